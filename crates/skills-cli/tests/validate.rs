@@ -1,0 +1,165 @@
+//! `skills validate` as a user runs it: real files, the real binary, exit codes and output.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn skills(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(args)
+        .output()
+        .expect("the skills binary runs")
+}
+
+fn write_skill(root: &Path, dir: &str, frontmatter: &str) {
+    let dir = root.join(dir);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("SKILL.md"),
+        format!("---\n{frontmatter}---\n# Body\n"),
+    )
+    .unwrap();
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[test]
+fn the_shipped_example_skills_are_valid_even_strictly() {
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
+    let output = skills(&["validate", "--strict", examples]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        "1 skill(s) checked: 0 error(s), 0 warning(s)\n"
+    );
+}
+
+#[test]
+fn diagnostics_are_one_line_each_and_errors_exit_1() {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "good", "name: good\ndescription: Fine.\n");
+    write_skill(
+        root.path(),
+        "group/Bad",
+        "name: Bad\ndescription: Fine.\nversion: 2\n",
+    );
+    write_skill(root.path(), "empty", "name: empty\ndescription:\n");
+
+    let lenient = skills(&["validate", root.path().to_str().unwrap()]);
+    assert_eq!(lenient.status.code(), Some(1));
+    let text = stdout(&lenient);
+    let bad = root.path().join("group/Bad/SKILL.md");
+    let empty = root.path().join("empty/SKILL.md");
+    assert!(
+        text.contains(&format!(
+            "{}: error: description: Skill description is required",
+            empty.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{}: warning: name: Skill name `Bad` must be lowercase",
+            bad.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{}: warning: version: unknown top-level key",
+            bad.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("3 skill(s) checked: 1 error(s), 2 warning(s)\n"),
+        "{text}"
+    );
+
+    let strict = skills(&["validate", "--strict", bad.to_str().unwrap()]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(stdout(&strict).contains(": error: name: Skill name `Bad` must be lowercase"));
+}
+
+#[test]
+fn json_output_is_an_array_of_diagnostics() {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "mismatch", "name: other\ndescription: d\n");
+    let output = skills(&[
+        "validate",
+        "--json",
+        "--strict",
+        root.path().to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let diagnostics: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        diagnostics,
+        serde_json::json!([{
+            "path": root.path().join("mismatch/SKILL.md"),
+            "severity": "error",
+            "field": "name",
+            "message": "Skill name `other` does not match its directory `mismatch`; rename one to match the other",
+        }])
+    );
+    let clean = skills(&[
+        "validate",
+        "--json",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills"),
+    ]);
+    assert_eq!(clean.status.code(), Some(0));
+    assert_eq!(stdout(&clean).trim(), "[]");
+}
+
+#[test]
+fn unreadable_files_and_empty_roots_are_errors_not_crashes() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("binary");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("SKILL.md"),
+        b"---\nname: binary\ndescription: \xff\xfe\n---\n",
+    )
+    .unwrap();
+    let output = skills(&["validate", root.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("error: SKILL.md: the file is not UTF-8"),
+        "{}",
+        stdout(&output)
+    );
+
+    let empty = tempfile::tempdir().unwrap();
+    let output = skills(&["validate", empty.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("no SKILL.md found"));
+
+    let output = skills(&["validate", "{ \"frontmatter\": [unclosed"]);
+    assert!(stdout(&output).is_empty());
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_clear_line() {
+    let output = skills(&["validate", "/definitely/not/here"]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(
+        message.starts_with("skills: /definitely/not/here: "),
+        "{message}"
+    );
+    assert!(!message.contains("panicked"));
+
+    assert_eq!(skills(&["validate"]).status.code(), Some(2));
+    assert_eq!(
+        skills(&["validate", "--frobnicate", "."]).status.code(),
+        Some(2)
+    );
+    assert_eq!(skills(&["--help"]).status.code(), Some(0));
+}
