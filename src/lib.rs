@@ -6,22 +6,46 @@
 //! | feature | default | brings |
 //! |---|---|---|
 //! | `frontmatter` | yes | [`frontmatter`]: the `SKILL.md` parser and spec validation |
+//! | `discovery` | yes | [`discovery`]: file skills found under skill roots |
+//! | `provider` | yes | [`provider`]: the catalog, the three tools, inline skills, the source pipeline |
 //!
 //! # Example
 //! ```
-//! # #[cfg(feature = "frontmatter")] {
-//! use agent_skills::frontmatter::{FrontmatterLoader, ValidationMode};
+//! # #[cfg(all(feature = "discovery", feature = "provider"))]
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! use std::sync::Arc;
+//! use agent_skills::core::SourceContext;
+//! use agent_skills::discovery::FileSkillsSource;
+//! use agent_skills::provider::SkillsProvider;
+//! use serde_json::json;
 //!
-//! let text = "---\nname: unit-converter\ndescription: Converts units.\n---\n# Steps\n";
-//! let loader = FrontmatterLoader::new(ValidationMode::Strict);
-//! let loaded = loader.load(text, Some("unit-converter")).unwrap();
-//! assert_eq!(loaded.frontmatter.description, "Converts units.");
-//! # }
+//! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
+//! let source = FileSkillsSource::builder().root(root).build().unwrap();
+//! let provider = SkillsProvider::new(Arc::new(source));
+//!
+//! // On every agent run: the catalog for the system prompt, and the three tools.
+//! let run = provider.context(&SourceContext::default()).await.unwrap();
+//! assert!(run.instructions().unwrap().contains("<name>unit-converter</name>"));
+//! let names: Vec<_> = run.tools().iter().map(|tool| tool.name()).collect();
+//! assert_eq!(names, ["load_skill", "read_skill_resource", "run_skill_script"]);
+//!
+//! // The model calls a tool with JSON arguments; it gets text back.
+//! let read = run.tool("read_skill_resource").unwrap();
+//! let table = read
+//!     .invoke(json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"}))
+//!     .await
+//!     .into_model_text();
+//! assert!(table.contains("1.609344"));
+//! # });
 //! ```
 #![deny(missing_docs)]
 
 pub use skills_core as core;
 pub use skills_core::{Diagnostic, Severity, SkillFrontmatter, Value};
 
+#[cfg(feature = "discovery")]
+pub use skills_discovery as discovery;
 #[cfg(feature = "frontmatter")]
 pub use skills_frontmatter as frontmatter;
+#[cfg(feature = "provider")]
+pub use skills_provider as provider;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod inspect;
 mod validate;
 
 #[derive(Debug, Parser)]
@@ -25,6 +26,14 @@ struct Cli {
 enum Command {
     /// Check SKILL.md files against the Agent Skills specification.
     Validate(validate::Args),
+    /// List the skills under the roots (name and description; `--json` for every field).
+    List(inspect::ListArgs),
+    /// Print what `load_skill` returns for a skill.
+    Show(inspect::ShowArgs),
+    /// Print what `read_skill_resource` returns for a resource of a skill.
+    Read(inspect::ReadArgs),
+    /// Print the exact system-prompt text the skills provider injects.
+    Catalog(inspect::CatalogArgs),
 }
 
 /// What a command reports back to `main`.
@@ -59,8 +68,10 @@ fn main() -> ExitCode {
             };
         }
     };
+    init_tracing();
     let result = match cli.command {
         Command::Validate(args) => validate::run(args),
+        command => run_async(command),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
@@ -75,6 +86,35 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Commands that use the async skill sources run on a single-threaded tokio runtime.
+fn run_async(command: Command) -> anyhow::Result<Outcome> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        match command {
+            Command::List(args) => inspect::list(args).await,
+            Command::Show(args) => inspect::show(args).await,
+            Command::Read(args) => inspect::read(args).await,
+            Command::Catalog(args) => inspect::catalog(args).await,
+            Command::Validate(_) => unreachable!("validate runs without a runtime"),
+        }
+    })
+}
+
+/// Warnings of the libraries (a skipped skill, a symbolic link refused) go to stderr;
+/// `RUST_LOG` overrides the level.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_target(false)
+        .without_time()
+        .init();
 }
 
 /// A closed pipe (`skills validate | head`) is not an error worth reporting.

@@ -1,0 +1,151 @@
+//! `skills list`, `show`, `read` and `catalog` on real directories.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
+
+fn skills_in(dir: &Path, home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the skills binary runs")
+}
+
+fn skills(args: &[&str]) -> Output {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    skills_in(here, here, args)
+}
+
+fn write_skill(root: &Path, name: &str, description: &str) {
+    let dir = root.join(name);
+    fs::create_dir_all(dir.join("references")).unwrap();
+    fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: {description}\n---\nDo it.\n"),
+    )
+    .unwrap();
+    fs::write(dir.join("references/notes.md"), format!("notes of {name}\n")).unwrap();
+}
+
+fn out(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn err(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[test]
+fn list_json_has_every_field() {
+    let output = skills(&["list", "--json", EXAMPLES]);
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    let listed: serde_json::Value = serde_json::from_str(&out(&output)).unwrap();
+    let skill = &listed[0];
+    let keys: Vec<&str> = skill.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "name", "description", "license", "compatibility", "allowed_tools", "metadata",
+            "extra", "path", "resources", "scripts", "warnings"
+        ]
+    );
+    assert_eq!(skill["name"], "unit-converter");
+    assert_eq!(skill["license"], "MIT");
+    assert_eq!(skill["metadata"]["version"], "1.0");
+    assert_eq!(skill["resources"], serde_json::json!(["references/conversion-table.md"]));
+    assert_eq!(skill["scripts"], serde_json::json!(["scripts/convert.py"]));
+    assert_eq!(skill["warnings"], serde_json::json!([]));
+    assert!(skill["path"].as_str().unwrap().ends_with("examples/skills/unit-converter"));
+}
+
+#[test]
+fn list_reports_bad_skills_on_stderr_and_exits_1() {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "good", "Works.");
+    let bad = root.path().join("bad");
+    fs::create_dir_all(&bad).unwrap();
+    fs::write(bad.join("SKILL.md"), "---\nname: bad\n---\n").unwrap();
+    let output = skills(&["list", root.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(out(&output), "good  Works.\n");
+    assert!(err(&output).contains("description"), "{}", err(&output));
+}
+
+#[test]
+fn show_prints_what_load_skill_returns() {
+    let output = skills(&["show", "unit-converter", EXAMPLES]);
+    assert_eq!(output.status.code(), Some(0));
+    let skill_md = fs::read_to_string(format!("{EXAMPLES}/unit-converter/SKILL.md")).unwrap();
+    let text = out(&output);
+    assert!(text.starts_with(&skill_md));
+    assert!(text.contains("<available_scripts>"));
+
+    let missing = skills(&["show", "unit-convertor", EXAMPLES]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(err(&missing).contains("Error: Skill 'unit-convertor' not found."), "{}", err(&missing));
+    assert!(err(&missing).contains("unit-converter"), "a did-you-mean: {}", err(&missing));
+}
+
+#[test]
+fn read_prints_a_resource_and_pages_on_request() {
+    let output = skills(&["read", "unit-converter", "references/conversion-table.md", EXAMPLES]);
+    assert_eq!(output.status.code(), Some(0));
+    let table =
+        fs::read_to_string(format!("{EXAMPLES}/unit-converter/references/conversion-table.md")).unwrap();
+    assert_eq!(out(&output), table);
+
+    let page = skills(&[
+        "read", "unit-converter", "references/conversion-table.md", "--limit", "20", EXAMPLES,
+    ]);
+    assert!(out(&page).starts_with(&table[..20]));
+    assert!(out(&page).contains("call read_skill_resource again with offset=20"), "{}", out(&page));
+
+    let missing = skills(&["read", "unit-converter", "nope.md", EXAMPLES]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(err(&missing).contains("Error: Resource 'nope.md' not found in skill 'unit-converter'."));
+}
+
+#[test]
+fn catalog_prints_the_system_prompt() {
+    let output = skills(&["catalog", EXAMPLES]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = out(&output);
+    assert!(text.starts_with("You have access to skills containing domain-specific knowledge and capabilities.\n"));
+    assert!(text.contains("<available_skills>\n  <skill>\n    <name>unit-converter</name>"));
+    assert!(text.ends_with("Only load what is needed, when it is needed.\n"));
+}
+
+#[test]
+fn default_roots_are_the_project_then_home_and_the_first_wins() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    fs::create_dir(project.path().join(".git")).unwrap();
+    let nested = project.path().join("src/deep");
+    fs::create_dir_all(&nested).unwrap();
+    write_skill(&project.path().join(".agents/skills"), "shared", "From the project.");
+    write_skill(&project.path().join(".agents/skills"), "local", "Only here.");
+    write_skill(&home.path().join(".agents/skills"), "shared", "From home.");
+    write_skill(&home.path().join(".agents/skills"), "personal", "Only at home.");
+
+    let output = skills_in(&nested, home.path(), &["list"]);
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert_eq!(
+        out(&output),
+        "local     Only here.\nshared    From the project.\npersonal  Only at home.\n"
+    );
+    let read = skills_in(&nested, home.path(), &["read", "shared", "references/notes.md"]);
+    assert_eq!(out(&read), "notes of shared\n");
+}
+
+#[test]
+fn a_missing_root_is_a_usage_error() {
+    let output = skills(&["list", "/no/such/root"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(err(&output).lines().count(), 1);
+    assert!(err(&output).starts_with("skills: /no/such/root: "));
+}

@@ -1,0 +1,10 @@
+//! Behaviour of the provider, its tools, inline skills and the source pipeline, through the public
+//! API only. One test binary, one module per area.
+
+mod common;
+mod inline;
+mod lookup;
+mod paging;
+mod pipeline;
+mod prompt;
+mod tools;
