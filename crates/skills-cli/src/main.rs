@@ -69,10 +69,7 @@ fn main() -> ExitCode {
         }
     };
     init_tracing();
-    let result = match cli.command {
-        Command::Validate(args) => validate::run(args),
-        command => run_async(command),
-    };
+    let result = run(cli.command);
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Invalid) => ExitCode::from(1),
@@ -88,8 +85,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// Commands that use the async skill sources run on a single-threaded tokio runtime.
-fn run_async(command: Command) -> anyhow::Result<Outcome> {
+/// Commands run on a single-threaded tokio runtime; file work goes to its blocking pool.
+fn run(command: Command) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -99,7 +96,7 @@ fn run_async(command: Command) -> anyhow::Result<Outcome> {
             Command::Show(args) => inspect::show(args).await,
             Command::Read(args) => inspect::read(args).await,
             Command::Catalog(args) => inspect::catalog(args).await,
-            Command::Validate(_) => unreachable!("validate runs without a runtime"),
+            Command::Validate(args) => validate::run(args).await,
         }
     })
 }

@@ -29,7 +29,11 @@ fn write_skill(root: &Path, name: &str, description: &str) {
         format!("---\nname: {name}\ndescription: {description}\n---\nDo it.\n"),
     )
     .unwrap();
-    fs::write(dir.join("references/notes.md"), format!("notes of {name}\n")).unwrap();
+    fs::write(
+        dir.join("references/notes.md"),
+        format!("notes of {name}\n"),
+    )
+    .unwrap();
 }
 
 fn out(output: &Output) -> String {
@@ -46,21 +50,43 @@ fn list_json_has_every_field() {
     assert_eq!(output.status.code(), Some(0), "{}", err(&output));
     let listed: serde_json::Value = serde_json::from_str(&out(&output)).unwrap();
     let skill = &listed[0];
-    let keys: Vec<&str> = skill.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = skill
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         keys,
         [
-            "name", "description", "license", "compatibility", "allowed_tools", "metadata",
-            "extra", "path", "resources", "scripts", "warnings"
+            "name",
+            "description",
+            "license",
+            "compatibility",
+            "allowed_tools",
+            "metadata",
+            "extra",
+            "path",
+            "resources",
+            "scripts",
+            "warnings"
         ]
     );
     assert_eq!(skill["name"], "unit-converter");
     assert_eq!(skill["license"], "MIT");
     assert_eq!(skill["metadata"]["version"], "1.0");
-    assert_eq!(skill["resources"], serde_json::json!(["references/conversion-table.md"]));
+    assert_eq!(
+        skill["resources"],
+        serde_json::json!(["references/conversion-table.md"])
+    );
     assert_eq!(skill["scripts"], serde_json::json!(["scripts/convert.py"]));
     assert_eq!(skill["warnings"], serde_json::json!([]));
-    assert!(skill["path"].as_str().unwrap().ends_with("examples/skills/unit-converter"));
+    assert!(
+        skill["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("examples/skills/unit-converter")
+    );
 }
 
 #[test]
@@ -87,27 +113,53 @@ fn show_prints_what_load_skill_returns() {
 
     let missing = skills(&["show", "unit-convertor", EXAMPLES]);
     assert_eq!(missing.status.code(), Some(1));
-    assert!(err(&missing).contains("Error: Skill 'unit-convertor' not found."), "{}", err(&missing));
-    assert!(err(&missing).contains("unit-converter"), "a did-you-mean: {}", err(&missing));
+    assert!(
+        err(&missing).contains("Error: Skill 'unit-convertor' not found."),
+        "{}",
+        err(&missing)
+    );
+    assert!(
+        err(&missing).contains("unit-converter"),
+        "a did-you-mean: {}",
+        err(&missing)
+    );
 }
 
 #[test]
 fn read_prints_a_resource_and_pages_on_request() {
-    let output = skills(&["read", "unit-converter", "references/conversion-table.md", EXAMPLES]);
+    let output = skills(&[
+        "read",
+        "unit-converter",
+        "references/conversion-table.md",
+        EXAMPLES,
+    ]);
     assert_eq!(output.status.code(), Some(0));
-    let table =
-        fs::read_to_string(format!("{EXAMPLES}/unit-converter/references/conversion-table.md")).unwrap();
+    let table = fs::read_to_string(format!(
+        "{EXAMPLES}/unit-converter/references/conversion-table.md"
+    ))
+    .unwrap();
     assert_eq!(out(&output), table);
 
     let page = skills(&[
-        "read", "unit-converter", "references/conversion-table.md", "--limit", "20", EXAMPLES,
+        "read",
+        "unit-converter",
+        "references/conversion-table.md",
+        "--limit",
+        "20",
+        EXAMPLES,
     ]);
     assert!(out(&page).starts_with(&table[..20]));
-    assert!(out(&page).contains("call read_skill_resource again with offset=20"), "{}", out(&page));
+    assert!(
+        out(&page).contains("call read_skill_resource again with offset=20"),
+        "{}",
+        out(&page)
+    );
 
     let missing = skills(&["read", "unit-converter", "nope.md", EXAMPLES]);
     assert_eq!(missing.status.code(), Some(1));
-    assert!(err(&missing).contains("Error: Resource 'nope.md' not found in skill 'unit-converter'."));
+    assert!(
+        err(&missing).contains("Error: Resource 'nope.md' not found in skill 'unit-converter'.")
+    );
 }
 
 #[test]
@@ -115,7 +167,9 @@ fn catalog_prints_the_system_prompt() {
     let output = skills(&["catalog", EXAMPLES]);
     assert_eq!(output.status.code(), Some(0));
     let text = out(&output);
-    assert!(text.starts_with("You have access to skills containing domain-specific knowledge and capabilities.\n"));
+    assert!(text.starts_with(
+        "You have access to skills containing domain-specific knowledge and capabilities.\n"
+    ));
     assert!(text.contains("<available_skills>\n  <skill>\n    <name>unit-converter</name>"));
     assert!(text.ends_with("Only load what is needed, when it is needed.\n"));
 }
@@ -127,10 +181,22 @@ fn default_roots_are_the_project_then_home_and_the_first_wins() {
     fs::create_dir(project.path().join(".git")).unwrap();
     let nested = project.path().join("src/deep");
     fs::create_dir_all(&nested).unwrap();
-    write_skill(&project.path().join(".agents/skills"), "shared", "From the project.");
-    write_skill(&project.path().join(".agents/skills"), "local", "Only here.");
+    write_skill(
+        &project.path().join(".agents/skills"),
+        "shared",
+        "From the project.",
+    );
+    write_skill(
+        &project.path().join(".agents/skills"),
+        "local",
+        "Only here.",
+    );
     write_skill(&home.path().join(".agents/skills"), "shared", "From home.");
-    write_skill(&home.path().join(".agents/skills"), "personal", "Only at home.");
+    write_skill(
+        &home.path().join(".agents/skills"),
+        "personal",
+        "Only at home.",
+    );
 
     let output = skills_in(&nested, home.path(), &["list"]);
     assert_eq!(output.status.code(), Some(0), "{}", err(&output));
@@ -138,7 +204,11 @@ fn default_roots_are_the_project_then_home_and_the_first_wins() {
         out(&output),
         "local     Only here.\nshared    From the project.\npersonal  Only at home.\n"
     );
-    let read = skills_in(&nested, home.path(), &["read", "shared", "references/notes.md"]);
+    let read = skills_in(
+        &nested,
+        home.path(),
+        &["read", "shared", "references/notes.md"],
+    );
     assert_eq!(out(&read), "notes of shared\n");
 }
 

@@ -130,7 +130,7 @@ fn unreadable_files_and_empty_roots_are_errors_not_crashes() {
     let output = skills(&["validate", root.path().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        stdout(&output).contains("error: SKILL.md: the file is not UTF-8"),
+        stdout(&output).contains("error: SKILL.md: the frontmatter is not UTF-8"),
         "{}",
         stdout(&output)
     );

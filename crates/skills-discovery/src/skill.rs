@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
+use skills_core::content::{available_resources_block, available_scripts_block};
 use skills_core::{
     Diagnostic, FileScriptRequest, ResourceContent, SharedScriptRunner, Skill, SkillError,
     SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
@@ -147,48 +148,11 @@ impl Skill for FileSkill {
 
 /// The resource and script blocks that follow the `SKILL.md` text in [`Skill::content`].
 fn listing(resources: &[Arc<dyn SkillResource>], scripts: &[Arc<dyn SkillScript>]) -> String {
-    let mut out = String::new();
-    if resources.is_empty() {
-        out.push_str("<available_resources />");
-    } else {
-        out.push_str("<available_resources>\n");
-        for resource in resources {
-            let name = escape(resource.name(), true);
-            out.push_str(&format!("  <resource name=\"{name}\"/>\n"));
-        }
-        out.push_str("</available_resources>");
-    }
-    out.push_str("\n\n");
-    if scripts.is_empty() {
-        out.push_str("<available_scripts />");
-    } else {
-        let schema = escape(&FILE_SCRIPT_SCHEMA.to_string(), false);
-        out.push_str("<available_scripts>\n");
-        for script in scripts {
-            let name = escape(script.name(), true);
-            out.push_str(&format!(
-                "  <script name=\"{name}\">\n    <parameters_schema>{schema}</parameters_schema>\n  </script>\n"
-            ));
-        }
-        out.push_str("</available_scripts>");
-    }
-    out
-}
-
-/// Escapes XML text: `& < >` always, and `" '` too when `quotes` (attribute values).
-fn escape(text: &str, quotes: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if quotes => out.push_str("&quot;"),
-            '\'' if quotes => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
+    format!(
+        "{}\n\n{}",
+        available_resources_block(resources),
+        available_scripts_block(scripts)
+    )
 }
 
 /// A file of a skill offered to the model to read, such as `references/FAQ.md`.
