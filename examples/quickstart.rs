@@ -2,6 +2,7 @@
 //! Run it with `cargo run --example quickstart`.
 
 use std::sync::Arc;
+
 use agent_skills::core::SourceContext;
 use agent_skills::discovery::FileSkillsSource;
 use agent_skills::provider::{SkillsProvider, SkillsSourceBuilder};
@@ -9,17 +10,25 @@ use serde_json::json;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let files = FileSkillsSource::builder().root("examples/skills").build()?;
-    let source = SkillsSourceBuilder::new().source(Arc::new(files)).cache().build();
+    let files = FileSkillsSource::builder()
+        .root("examples/skills")
+        .build()?;
+    let source = SkillsSourceBuilder::new()
+        .source(Arc::new(files))
+        .cache()
+        .build();
     let provider = SkillsProvider::new(source);
 
-    let run = provider.context(&SourceContext::default()).await?; // on every agent run
-    let system_prompt = run.instructions().unwrap_or_default();  // the catalog, MAF's wording
-    println!("{system_prompt}");
-    for tool in run.tools() {                                     // load_skill, read_skill_resource, run_skill_script
+    // On every agent run: the catalog for the system prompt (MAF's wording) and three tools.
+    let run = provider.context(&SourceContext::default()).await?;
+    println!("{}", run.instructions().unwrap_or_default());
+    for tool in run.tools() {
         println!("{}: {}", tool.name(), tool.parameters());
     }
+
+    // The model calls a tool with JSON arguments and is shown text.
     let load = run.tool("load_skill").expect("skills were found");
-    println!("{}", load.invoke(json!({"skillName": "unit-converter"})).await.into_model_text());
+    let content = load.invoke(json!({"skillName": "unit-converter"})).await;
+    println!("{}", content.into_model_text());
     Ok(())
 }
