@@ -20,6 +20,7 @@ pub mod content;
 mod diagnostic;
 mod error;
 mod frontmatter;
+mod risk;
 mod skill;
 mod source;
 mod value;
@@ -27,6 +28,7 @@ mod value;
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::SkillError;
 pub use frontmatter::{SPEC_FIELDS, SkillFrontmatter};
+pub use risk::{RiskTier, UnknownRiskTier};
 pub use skill::{ResourceContent, Skill, SkillOrigin, SkillResource, SkillScript};
 pub use source::{
     FileScriptRequest, FileScriptRunner, SharedScriptRunner, SkillsSource, SourceContext,

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 
 use crate::error::SkillError;
 use crate::frontmatter::SkillFrontmatter;
+use crate::risk::RiskTier;
 
 /// A skill: frontmatter for the catalog, content for `load_skill`, and the resources and scripts
 /// the model may use.
@@ -112,6 +113,12 @@ pub trait SkillScript: Send + Sync + fmt::Debug {
     /// The JSON schema of the arguments the script takes.
     fn parameters_schema(&self) -> Option<&serde_json::Value> {
         None
+    }
+
+    /// How much harm running the script can do; approval policies decide by it.
+    /// Scripts that declare nothing are [`RiskTier::SCRIPT_DEFAULT`].
+    fn risk_tier(&self) -> RiskTier {
+        RiskTier::SCRIPT_DEFAULT
     }
 
     /// Runs the script with the model's arguments and returns what the model is shown.

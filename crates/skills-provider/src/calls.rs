@@ -5,7 +5,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use skills_core::{ResourceContent, Skill};
+use skills_core::{ResourceContent, RiskTier, Skill};
 
 use crate::lookup::{Resolution, resolve};
 use crate::paging::{PageError, page};
@@ -216,6 +216,26 @@ impl Snapshot {
                 )
             })?;
         Ok(script.annotate(skill.annotate(output)))
+    }
+
+    /// The risk tier of the script a `run_skill_script` call names, found as the call would find
+    /// it; a call that names no script it can run is [`RiskTier::SCRIPT_DEFAULT`].
+    pub(crate) fn script_risk(&self, arguments: serde_json::Value) -> RiskTier {
+        let found = parse_arguments::<RunSkillScriptArguments>(ToolKind::RunSkillScript, arguments)
+            .ok()
+            .and_then(|arguments| {
+                let skill = self.find_skill(arguments.skill_name?).ok()?;
+                let script = find_member(
+                    Member::Script,
+                    &skill.name,
+                    arguments.script_name?,
+                    named(skill.item.scripts(), |script| script.name()),
+                    |name| skill.item.script(name),
+                )
+                .ok()?;
+                Some(script.item.risk_tier())
+            });
+        found.unwrap_or(RiskTier::SCRIPT_DEFAULT)
     }
 
     fn find_skill(&self, requested: String) -> Result<Found<Arc<dyn Skill>>, ToolError> {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
+use skills_core::RiskTier;
 
 use crate::calls::Snapshot;
 use crate::tool_error::ToolError;
@@ -232,6 +233,17 @@ impl SkillTool {
     /// Whether the tool only reads; see [`ToolKind::is_read_only`].
     pub fn is_read_only(&self) -> bool {
         self.id.kind.is_read_only()
+    }
+
+    /// How much harm this call can do: `load_skill` and `read_skill_resource` only read;
+    /// `run_skill_script` has the tier of the script it names (see
+    /// [`SkillScript::risk_tier`](skills_core::SkillScript::risk_tier)). An approval policy
+    /// decides by it before [`SkillTool::invoke`].
+    pub fn risk_tier(&self, arguments: &serde_json::Value) -> RiskTier {
+        match self.id.kind {
+            ToolKind::LoadSkill | ToolKind::ReadSkillResource => RiskTier::Read,
+            ToolKind::RunSkillScript => self.snapshot.script_risk(arguments.clone()),
+        }
     }
 
     /// Runs the tool on the model's arguments: a JSON object, or a string holding one (some

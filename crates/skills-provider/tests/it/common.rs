@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde_json::Value;
 use skills_core::{
-    ResourceContent, Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
-    SourceContext,
+    ResourceContent, RiskTier, Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource,
+    SkillScript, SourceContext,
 };
 use skills_provider::{
     InlineSkill, InlineSkillsSource, RunContext, SkillsProvider, ToolError, ToolOutput,
@@ -62,12 +62,17 @@ impl SkillResource for TestResource {
 pub struct TestScript {
     pub name: String,
     pub failure: Option<String>,
+    pub risk: Option<RiskTier>,
 }
 
 #[async_trait]
 impl SkillScript for TestScript {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn risk_tier(&self) -> RiskTier {
+        self.risk.unwrap_or(RiskTier::SCRIPT_DEFAULT)
     }
 
     async fn run(&self, arguments: Value) -> Result<String, SkillError> {
@@ -119,6 +124,16 @@ impl TestSkill {
         self.scripts.push(Arc::new(TestScript {
             name: name.to_owned(),
             failure: failure.map(str::to_owned),
+            risk: None,
+        }));
+        self
+    }
+
+    pub fn script_with_risk(mut self, name: &str, risk: RiskTier) -> Self {
+        self.scripts.push(Arc::new(TestScript {
+            name: name.to_owned(),
+            failure: None,
+            risk: Some(risk),
         }));
         self
     }

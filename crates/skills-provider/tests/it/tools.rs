@@ -327,3 +327,39 @@ async fn arguments_of_the_wrong_shape_are_invalid_arguments() {
         InvalidArguments
     );
 }
+
+#[tokio::test]
+async fn each_call_has_the_risk_tier_of_what_it_would_run() {
+    let skill = TestSkill::new("ops")
+        .script_with_risk("scripts/status.sh", skills_core::RiskTier::Read)
+        .script_with_risk("scripts/wipe.sh", skills_core::RiskTier::Destructive)
+        .script("scripts/deploy.sh", None);
+    let run = run(vec![Arc::new(skill) as Arc<dyn Skill>]).await;
+    let tier = |tool: &str, arguments: Value| run.tool(tool).unwrap().risk_tier(&arguments);
+    use skills_core::RiskTier::*;
+    assert_eq!(tier("load_skill", json!({"skillName": "ops"})), Read);
+    assert_eq!(
+        tier(
+            "read_skill_resource",
+            json!({"skillName": "ops", "resourceName": "x"})
+        ),
+        Read
+    );
+    let script = |name: &str| json!({"skillName": "ops", "scriptName": name});
+    assert_eq!(tier("run_skill_script", script("scripts/status.sh")), Read);
+    assert_eq!(
+        tier("run_skill_script", script("scripts/wipe.sh")),
+        Destructive
+    );
+    // Found as the call finds it: a dropped directory and extension still name the script.
+    assert_eq!(tier("run_skill_script", script("wipe")), Destructive);
+    assert_eq!(
+        tier("run_skill_script", script("scripts/deploy.sh")),
+        WriteHigh
+    );
+    assert_eq!(
+        tier("run_skill_script", script("scripts/unknown.sh")),
+        WriteHigh
+    );
+    assert_eq!(tier("run_skill_script", json!("not an object")), WriteHigh);
+}
