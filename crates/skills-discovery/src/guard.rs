@@ -105,14 +105,14 @@ fn is_strictly_inside(dir: &Path, path: &Path) -> bool {
 /// the one checked, and refusing one larger than `limit` bytes.
 ///
 /// # Errors
-/// [`SkillError::UnsafePath`] as for [`check_inside`], or when the file changed between opening
-/// and checking; [`SkillError::Io`] when it cannot be read or is over
-/// the limit.
+/// [`SkillError::UnsafePath`] as for [`check_inside`], or when the file changed between checking
+/// and opening; [`SkillError::Io`] when it cannot be read or is over the limit.
 pub(crate) fn read_inside(
     dir: &Path,
     relative: &str,
     limit: Option<u64>,
 ) -> Result<Vec<u8>, SkillError> {
+    let (_, on_disk) = check_inside(dir, relative)?;
     let path = relative
         .split('/')
         .fold(dir.to_path_buf(), |path, segment| path.join(segment));
@@ -120,11 +120,10 @@ pub(crate) fn read_inside(
         path: path.clone(),
         source,
     };
-    // Opened before the checks: a link swapped in before the open fails the identity check, and
-    // one swapped in after it cannot redirect a file that is already open.
+    // Checked before opening, so a planted FIFO or device is refused rather than opened; and the
+    // file opened must be the file checked, so a link swapped in between is refused too.
     let mut file = File::open(&path).map_err(io_error)?;
     let opened = file.metadata().map_err(io_error)?;
-    let (_, on_disk) = check_inside(dir, relative)?;
     if !same_file(&opened, &on_disk) {
         return Err(SkillError::UnsafePath {
             path,

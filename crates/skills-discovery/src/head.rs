@@ -48,7 +48,7 @@ pub(crate) fn read_head(path: &Path, options: &ParseOptions) -> Result<String, H
         ));
     }
     let cap = (options.max_frontmatter_bytes as u64).saturating_add(DELIMITER_ALLOWANCE);
-    let mut reader = BufReader::with_capacity(8 * 1024, file.take(cap));
+    let mut reader = BufReader::with_capacity(4 * 1024, file.take(cap));
     let mut head = Vec::new();
     let mut opens = false;
     let mut closed = false;

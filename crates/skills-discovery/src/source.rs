@@ -1,3 +1,4 @@
+use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -16,9 +17,15 @@ const MIN_BATCH: usize = 64;
 ///
 /// Built with [`FileSkillsSource::builder`]. Every call to [`FileSkillsSource::discover`] (or
 /// [`SkillsSource::skills`]) walks the roots afresh on tokio's blocking pool.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FileSkillsSource {
     config: Arc<Config>,
+}
+
+impl fmt::Debug for FileSkillsSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.config.fmt(f)
+    }
 }
 
 /// What one discovery run found.

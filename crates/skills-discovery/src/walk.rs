@@ -243,13 +243,14 @@ impl Searcher<'_> {
                     self.events.push(Event::Found(outcome));
                     return Vec::new();
                 }
-                Kind::Symlink => {
-                    "skill skipped: SKILL.md is a symbolic link and links are not followed; copy the file instead"
-                }
-                Kind::Other => "skill skipped: SKILL.md is not a regular file",
-                Kind::Dir => "",
+                Kind::Symlink => Some(
+                    "skill skipped: SKILL.md is a symbolic link and links are not followed; copy the file instead",
+                ),
+                Kind::Other => Some("skill skipped: SKILL.md is not a regular file"),
+                // A directory that happens to be called SKILL.md: searched like any other.
+                Kind::Dir => None,
             };
-            if !refusal.is_empty() {
+            if let Some(refusal) = refusal {
                 self.skip(&dir.join(SKILL_FILE), SKILL_FILE, refusal.into());
                 return Vec::new();
             }
@@ -264,12 +265,12 @@ impl Searcher<'_> {
             }
             match entry.kind {
                 Kind::Dir => subdirs.push(dir.join(&entry.name)),
-                Kind::Symlink if dir.join(&entry.name).is_dir() => self.skip(
+                Kind::Symlink => self.skip(
                     &dir.join(&entry.name),
                     "path",
-                    "directory skipped: it is a symbolic link and links below a skills root are not followed; move the skill here or add its directory as a root".into(),
+                    "skipped: it is a symbolic link and links below a skills root are not followed; move the skill here or add its directory as a root".into(),
                 ),
-                _ => {}
+                Kind::File | Kind::Other => {}
             }
         }
         subdirs

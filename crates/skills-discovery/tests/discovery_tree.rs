@@ -257,3 +257,27 @@ async fn skills_source_yields_the_discovered_skills() {
         skills_core::SkillOrigin::Directory(tree.path("one"))
     );
 }
+
+#[tokio::test]
+async fn a_large_tree_keeps_its_order_and_first_wins_rule_across_parallel_batches() {
+    let tree = Tree::new();
+    let expected: Vec<String> = (0..300).map(|i| format!("skill-{i:03}")).collect();
+    for name in &expected {
+        tree.skill(name);
+    }
+    // Sorted after every `skill-*` directory, so searched in a later batch.
+    let late = tree.write(
+        "zz-group/skill-000/SKILL.md",
+        skill_md("skill-000", "Late copy."),
+    );
+
+    let found = discover(&[&tree.root]).await;
+
+    assert_eq!(names(&found), expected);
+    assert_eq!(found.skills[0].dir(), tree.path("skill-000"));
+    assert!(
+        about(&found.diagnostics, &late)[0]
+            .message
+            .contains("already taken")
+    );
+}
