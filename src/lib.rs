@@ -8,6 +8,8 @@
 //! | `frontmatter` | yes | [`frontmatter`]: the `SKILL.md` parser and spec validation |
 //! | `discovery` | yes | [`discovery`]: file skills found under skill roots |
 //! | `provider` | yes | [`provider`]: the catalog, the three tools, inline skills, the source pipeline |
+//! | `scripts` | no | [`scripts`]: the safe subprocess runner for the scripts of file skills |
+//! | `agent` | no | [`chat`]: the chat client for OpenAI-compatible servers; [`decorators`]: ensure-user-message, the tool loop with approval, tracing; [`agent`]: the agent and its session |
 //!
 //! # Example
 //! ```
@@ -43,9 +45,17 @@
 pub use skills_core as core;
 pub use skills_core::{Diagnostic, Severity, SkillFrontmatter, Value};
 
+#[cfg(feature = "agent")]
+pub use agent;
+#[cfg(feature = "agent")]
+pub use chat_client as chat;
+#[cfg(feature = "agent")]
+pub use chat_decorators as decorators;
 #[cfg(feature = "discovery")]
 pub use skills_discovery as discovery;
 #[cfg(feature = "frontmatter")]
 pub use skills_frontmatter as frontmatter;
 #[cfg(feature = "provider")]
 pub use skills_provider as provider;
+#[cfg(feature = "scripts")]
+pub use skills_scripts as scripts;

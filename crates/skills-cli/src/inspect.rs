@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::json;
-use skills_core::{Diagnostic, Skill, SourceContext};
+use skills_core::{Diagnostic, RiskTier, SharedScriptRunner, Skill, SourceContext};
 use skills_discovery::{Discovery, FileSkill, FileSkillsSource};
 use skills_frontmatter::{FrontmatterLoader, ValidationMode};
 use skills_provider::{SkillsProvider, ToolOutput};
+use skills_scripts::ProcessRunner;
 
 use crate::{Outcome, UsageError};
 
@@ -67,30 +68,54 @@ pub(crate) struct CatalogArgs {
 
 impl Roots {
     fn source(&self) -> anyhow::Result<FileSkillsSource> {
-        let roots = if self.roots.is_empty() {
-            default_roots()
-        } else {
-            for root in &self.roots {
-                if !root.exists() {
-                    return Err(UsageError(format!(
-                        "{}: no such directory; give an existing skills root",
-                        root.display()
-                    ))
-                    .into());
-                }
-            }
-            self.roots.clone()
-        };
-        let mode = if self.strict {
-            ValidationMode::Strict
-        } else {
-            ValidationMode::Lenient
-        };
-        Ok(FileSkillsSource::builder()
-            .roots(roots)
-            .loader(FrontmatterLoader::new(mode))
-            .build()?)
+        file_source(&self.roots, self.strict)
     }
+
+    /// The skills under the roots, their scripts run by `runner`.
+    pub(crate) fn source_with(
+        &self,
+        runner: SharedScriptRunner,
+    ) -> anyhow::Result<FileSkillsSource> {
+        file_source_with(&self.roots, self.strict, runner)
+    }
+}
+
+/// The file source over `roots` (the default roots when none are given), as every command that
+/// reads skills builds it; its scripts run with the default [`ProcessRunner`].
+pub(crate) fn file_source(roots: &[PathBuf], strict: bool) -> anyhow::Result<FileSkillsSource> {
+    file_source_with(roots, strict, Arc::new(ProcessRunner::new()))
+}
+
+/// [`file_source`], its scripts run by `runner`.
+pub(crate) fn file_source_with(
+    roots: &[PathBuf],
+    strict: bool,
+    runner: SharedScriptRunner,
+) -> anyhow::Result<FileSkillsSource> {
+    let roots = if roots.is_empty() {
+        default_roots()
+    } else {
+        for root in roots {
+            if !root.exists() {
+                return Err(UsageError(format!(
+                    "{}: no such directory; give an existing skills root",
+                    root.display()
+                ))
+                .into());
+            }
+        }
+        roots.to_vec()
+    };
+    let mode = if strict {
+        ValidationMode::Strict
+    } else {
+        ValidationMode::Lenient
+    };
+    Ok(FileSkillsSource::builder()
+        .roots(roots)
+        .loader(FrontmatterLoader::new(mode))
+        .script_runner(runner)
+        .build()?)
 }
 
 /// The project's `.agents/skills`, looked for from the current directory up to the repository
@@ -145,6 +170,10 @@ struct Listed<'a> {
     path: &'a Path,
     resources: Vec<String>,
     scripts: Vec<String>,
+    /// The tier the skill declares for all its scripts (`metadata.risk`), if any.
+    risk: Option<RiskTier>,
+    /// Each script's tier, as an approval policy sees it.
+    script_risks: indexmap::IndexMap<String, RiskTier>,
     warnings: Vec<String>,
 }
 
@@ -168,6 +197,12 @@ fn listed(skill: &FileSkill) -> Listed<'_> {
             .scripts()
             .iter()
             .map(|s| s.name().to_owned())
+            .collect(),
+        risk: skill.risk_tier(),
+        script_risks: skill
+            .scripts()
+            .iter()
+            .map(|s| (s.name().to_owned(), s.risk_tier()))
             .collect(),
         warnings: skill
             .diagnostics()

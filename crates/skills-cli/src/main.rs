@@ -1,21 +1,24 @@
 //! The `skills` command: validates, lists and inspects Agent Skills.
 //!
 //! A thin binary: it parses arguments, calls the library crates and prints. Every failure is one
-//! line on stderr; exit codes are 0 (ok), 1 (validation errors) and 2 (usage errors).
+//! line on stderr; exit codes are 0 (ok), 1 (validation errors, a missing skill, a script that
+//! failed or timed out) and 2 (usage errors).
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod converse;
 mod inspect;
+mod run_script;
 mod validate;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "skills",
     version,
-    about = "Validate, list and inspect Agent Skills"
+    about = "Validate, list and inspect Agent Skills, and run them with a model"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -34,6 +37,12 @@ enum Command {
     Read(inspect::ReadArgs),
     /// Print the exact system-prompt text the skills provider injects.
     Catalog(inspect::CatalogArgs),
+    /// Run a script of a skill with the agent's runner and limits; print what the model sees.
+    RunScript(run_script::RunScriptArgs),
+    /// Ask a model once, with the skills as tools (OpenAI-compatible server; approvals asked).
+    Run(converse::RunArgs),
+    /// Talk with a model, with the skills as tools, one prompt per line.
+    Chat(converse::ChatArgs),
 }
 
 /// What a command reports back to `main`.
@@ -42,6 +51,8 @@ enum Outcome {
     Ok,
     /// Done, and the input has errors.
     Invalid,
+    /// Done, and what was run failed (a script's non-zero exit or timeout).
+    Failed,
 }
 
 /// A mistake in how the command was called, as opposed to a problem in the skills.
@@ -72,7 +83,7 @@ fn main() -> ExitCode {
     let result = run(cli.command);
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::Invalid) => ExitCode::from(1),
+        Ok(Outcome::Invalid | Outcome::Failed) => ExitCode::from(1),
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             let _ = writeln!(io::stderr(), "skills: {error:#}");
@@ -96,7 +107,10 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Show(args) => inspect::show(args).await,
             Command::Read(args) => inspect::read(args).await,
             Command::Catalog(args) => inspect::catalog(args).await,
+            Command::RunScript(args) => run_script::run_script(args).await,
             Command::Validate(args) => validate::run(args).await,
+            Command::Run(args) => converse::run(args).await,
+            Command::Chat(args) => converse::chat(args).await,
         }
     })
 }

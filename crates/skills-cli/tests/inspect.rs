@@ -1,4 +1,4 @@
-//! `skills list`, `show`, `read` and `catalog` on real directories.
+//! `skills list`, `show`, `read`, `catalog` and `run-script` on real directories.
 
 use std::fs;
 use std::path::Path;
@@ -69,8 +69,15 @@ fn list_json_has_every_field() {
             "path",
             "resources",
             "scripts",
+            "risk",
+            "script_risks",
             "warnings"
         ]
+    );
+    assert_eq!(skill["risk"], serde_json::Value::Null);
+    assert_eq!(
+        skill["script_risks"],
+        serde_json::json!({"scripts/convert.py": "write-high"})
     );
     assert_eq!(skill["name"], "unit-converter");
     assert_eq!(skill["license"], "MIT");
@@ -110,6 +117,7 @@ fn show_prints_what_load_skill_returns() {
     let text = out(&output);
     assert!(text.starts_with(&skill_md));
     assert!(text.contains("<available_scripts>"));
+    assert!(text.contains(r#"<script name="scripts/convert.py" risk="write-high">"#));
 
     let missing = skills(&["show", "unit-convertor", EXAMPLES]);
     assert_eq!(missing.status.code(), Some(1));
@@ -218,4 +226,99 @@ fn a_missing_root_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(err(&output).lines().count(), 1);
     assert!(err(&output).starts_with("skills: /no/such/root: "));
+}
+
+#[test]
+fn run_script_prints_the_rendered_output_of_the_unit_converter() {
+    let output = skills(&[
+        "run-script",
+        "unit-converter",
+        "scripts/convert.py",
+        EXAMPLES,
+        "--",
+        "--value",
+        "26.2",
+        "--factor",
+        "1.609344",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert_eq!(
+        out(&output),
+        "{\"value\": 26.2, \"factor\": 1.609344, \"result\": 42.1648}\n"
+    );
+}
+
+/// A root holding the skill `tools` with one script, `scripts/run.sh`.
+fn tools_root(script: &str) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "tools", "Tools.");
+    fs::create_dir_all(root.path().join("tools/scripts")).unwrap();
+    fs::write(root.path().join("tools/scripts/run.sh"), script).unwrap();
+    root
+}
+
+#[test]
+fn run_script_passes_arguments_verbatim_and_exits_1_when_the_script_fails() {
+    let root = tools_root("printf '%s\\n' \"$@\"\necho oops >&2\nexit 4\n");
+    let dir = root.path().to_str().unwrap();
+    let output = skills(&[
+        "run-script",
+        "tools",
+        "scripts/run.sh",
+        dir,
+        "--",
+        "$(id)",
+        "a;b",
+        "--flag",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", err(&output));
+    assert_eq!(
+        out(&output),
+        "$(id)\na;b\n--flag\n[stderr]\noops\n[exit code: 4]\n"
+    );
+}
+
+#[test]
+fn run_script_kills_a_script_past_its_timeout_and_exits_1() {
+    let root = tools_root("echo started\nsleep 300\n");
+    let dir = root.path().to_str().unwrap();
+    let output = skills(&[
+        "run-script",
+        "tools",
+        "scripts/run.sh",
+        dir,
+        "--timeout",
+        "0.5",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", err(&output));
+    let text = out(&output);
+    assert!(text.starts_with("started\n[timed out after "), "{text}");
+
+    let zero = skills(&[
+        "run-script",
+        "tools",
+        "scripts/run.sh",
+        dir,
+        "--timeout",
+        "0",
+    ]);
+    assert_eq!(zero.status.code(), Some(2));
+}
+
+#[test]
+fn run_script_names_what_is_missing() {
+    let output = skills(&["run-script", "unit-converter", "scripts/nope.py", EXAMPLES]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        err(&output),
+        "skills: script 'scripts/nope.py' failed: skill 'unit-converter' has no such script; its scripts are: 'scripts/convert.py'\n"
+    );
+    let output = skills(&[
+        "run-script",
+        "unit-convertor",
+        "scripts/convert.py",
+        EXAMPLES,
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(err(&output).contains("no skill named 'unit-convertor'"));
 }

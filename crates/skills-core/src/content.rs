@@ -16,7 +16,7 @@
 //! </available_resources>
 //!
 //! <available_scripts>
-//!   <script name="s" description="d">
+//!   <script name="s" description="d" risk="write-high">
 //!     <parameters_schema>{"type":"object"}</parameters_schema>
 //!   </script>
 //! </available_scripts>
@@ -24,6 +24,10 @@
 //!
 //! An empty category is written self-closing (`<available_scripts />`) so the model knows there
 //! is nothing to guess at. File skills put the two `available_*` blocks after their raw `SKILL.md`.
+//!
+//! One addition to the reference: every `<script>` carries a `risk` attribute, its
+//! [`RiskTier`](crate::RiskTier) (`read`, `write-low`, `write-high`, `destructive`), so the model
+//! knows which scripts an approval policy will ask about.
 
 use std::sync::Arc;
 
@@ -117,14 +121,20 @@ pub fn available_resources_block(resources: &[Arc<dyn SkillResource>]) -> String
 
 /// The `<available_scripts>` block: a script with a parameters schema is an element holding
 /// `<parameters_schema>` (the schema as compact JSON, only `& < >` escaped), one without is
-/// self-closing; `<available_scripts />` when there are none. No leading or trailing newline.
+/// self-closing; `<available_scripts />` when there are none. Each `<script>` has the attributes
+/// `name`, `description` (when not blank) and `risk` (its [`SkillScript::risk_tier`]). No
+/// leading or trailing newline.
 pub fn available_scripts_block(scripts: &[Arc<dyn SkillScript>]) -> String {
     if scripts.is_empty() {
         return "<available_scripts />".to_owned();
     }
     let mut block = String::from("<available_scripts>\n");
     for script in scripts {
-        let attributes = attributes(script.name(), script.description());
+        let attributes = format!(
+            "{} risk=\"{}\"",
+            attributes(script.name(), script.description()),
+            script.risk_tier()
+        );
         match script.parameters_schema() {
             Some(schema) => block.push_str(&format!(
                 "  <script {attributes}>\n    <parameters_schema>{}</parameters_schema>\n  </script>\n",
@@ -151,6 +161,7 @@ mod tests {
 
     use super::*;
     use crate::error::SkillError;
+    use crate::risk::RiskTier;
     use crate::skill::ResourceContent;
 
     #[derive(Debug)]
@@ -158,6 +169,7 @@ mod tests {
         name: &'static str,
         description: Option<&'static str>,
         schema: Option<serde_json::Value>,
+        risk: RiskTier,
     }
 
     #[async_trait]
@@ -184,6 +196,9 @@ mod tests {
         fn parameters_schema(&self) -> Option<&serde_json::Value> {
             self.schema.as_ref()
         }
+        fn risk_tier(&self) -> RiskTier {
+            self.risk
+        }
         async fn run(&self, _arguments: serde_json::Value) -> Result<String, SkillError> {
             Ok(String::new())
         }
@@ -194,6 +209,7 @@ mod tests {
             name,
             description,
             schema: None,
+            risk: RiskTier::SCRIPT_DEFAULT,
         })
     }
 
@@ -219,18 +235,20 @@ mod tests {
     }
 
     #[test]
-    fn scripts_block_nests_schemas_and_escapes_only_angle_brackets_and_ampersands_in_them() {
+    fn scripts_block_nests_schemas_escapes_only_angle_brackets_and_ampersands_in_them_and_shows_tiers()
+     {
         let with_schema = Arc::new(Listed {
             name: "s",
             description: Some("d & \"e\""),
             schema: Some(serde_json::json!({"type": "object", "description": "<a & 'b'>"})),
+            risk: RiskTier::Read,
         });
         let scripts: Vec<Arc<dyn SkillScript>> = vec![with_schema, listed("t", None)];
         assert_eq!(
             available_scripts_block(&scripts),
-            "<available_scripts>\n  <script name=\"s\" description=\"d &amp; &quot;e&quot;\">\n    \
+            "<available_scripts>\n  <script name=\"s\" description=\"d &amp; &quot;e&quot;\" risk=\"read\">\n    \
              <parameters_schema>{\"type\":\"object\",\"description\":\"&lt;a &amp; 'b'&gt;\"}</parameters_schema>\n  \
-             </script>\n  <script name=\"t\"/>\n</available_scripts>"
+             </script>\n  <script name=\"t\" risk=\"write-high\"/>\n</available_scripts>"
         );
     }
 
@@ -243,7 +261,7 @@ mod tests {
             inline_skill_content(&frontmatter, "if a < b", &resources, &scripts),
             "<name>a&amp;b</name>\n<description>use &lt;this&gt;</description>\n\n<instructions>\nif a &lt; b\n</instructions>\n\n\
              <available_resources>\n  <resource name=\"r\"/>\n</available_resources>\n\n\
-             <available_scripts>\n  <script name=\"s\"/>\n</available_scripts>"
+             <available_scripts>\n  <script name=\"s\" risk=\"write-high\"/>\n</available_scripts>"
         );
     }
 }

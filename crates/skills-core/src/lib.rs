@@ -21,6 +21,7 @@ mod diagnostic;
 mod error;
 mod frontmatter;
 mod risk;
+mod schema;
 mod skill;
 mod source;
 mod value;
@@ -28,7 +29,8 @@ mod value;
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::SkillError;
 pub use frontmatter::{SPEC_FIELDS, SkillFrontmatter};
-pub use risk::{RiskTier, UnknownRiskTier};
+pub use risk::{DeclaredRisk, RISK_KEY, RiskTier, SCRIPT_RISK_PREFIX, UnknownRiskTier};
+pub use schema::arguments_schema;
 pub use skill::{ResourceContent, Skill, SkillOrigin, SkillResource, SkillScript};
 pub use source::{
     FileScriptRequest, FileScriptRunner, SharedScriptRunner, SkillsSource, SourceContext,

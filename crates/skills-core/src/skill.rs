@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use crate::error::SkillError;
 use crate::frontmatter::SkillFrontmatter;
-use crate::risk::RiskTier;
+use crate::risk::{DeclaredRisk, RiskTier};
 
 /// A skill: frontmatter for the catalog, content for `load_skill`, and the resources and scripts
 /// the model may use.
@@ -41,6 +41,15 @@ pub trait Skill: Send + Sync + fmt::Debug {
     /// The script called exactly `name`, if the skill has one.
     fn script(&self, name: &str) -> Option<Arc<dyn SkillScript>> {
         self.scripts().into_iter().find(|s| s.name() == name)
+    }
+
+    /// The risk tier the skill declares for all its scripts, if it declares one: by default its
+    /// `metadata` key `risk` (see [`DeclaredRisk`](crate::DeclaredRisk)); `None` when absent or
+    /// not a tier. The catalog shows it.
+    fn risk_tier(&self) -> Option<RiskTier> {
+        DeclaredRisk::from_metadata(&self.frontmatter().metadata)
+            .0
+            .skill()
     }
 }
 

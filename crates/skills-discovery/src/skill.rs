@@ -5,8 +5,8 @@ use std::sync::{Arc, LazyLock};
 use async_trait::async_trait;
 use skills_core::content::{available_resources_block, available_scripts_block};
 use skills_core::{
-    Diagnostic, FileScriptRequest, ResourceContent, SharedScriptRunner, Skill, SkillError,
-    SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
+    DeclaredRisk, Diagnostic, FileScriptRequest, ResourceContent, RiskTier, SharedScriptRunner,
+    Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
 };
 
 use crate::guard::{blocking, check_inside, read_inside};
@@ -51,7 +51,35 @@ pub(crate) struct FoundSkill {
 }
 
 impl FileSkill {
-    pub(crate) fn new(found: FoundSkill, policy: &ScriptPolicy) -> Self {
+    /// The skill, its scripts' risk tiers read from its `metadata` (a declaration that is not a
+    /// tier, or names no script of the skill, becomes a warning).
+    pub(crate) fn new(mut found: FoundSkill, policy: &ScriptPolicy) -> Self {
+        let skill_md = found.dir.join(SKILL_FILE);
+        let (risk, warnings) = DeclaredRisk::from_metadata(&found.frontmatter.metadata);
+        let ignored = warnings.into_iter().map(|warning| {
+            let message = format!(
+                "{}; the declaration is ignored, so the skill's other tiers or the default ({}) apply",
+                warning.message,
+                RiskTier::SCRIPT_DEFAULT
+            );
+            Diagnostic::warning(warning.field, message)
+        });
+        let unknown = risk
+            .script_names()
+            .filter(|name| !found.scripts.iter().any(|script| script == name))
+            .map(|name| {
+                Diagnostic::warning(
+                    format!("metadata.{}{name}", skills_core::SCRIPT_RISK_PREFIX),
+                    format!(
+                        "a risk tier is declared for `{name}`, which is not one of the skill's scripts; use a script name exactly as `skills list --json` lists it"
+                    ),
+                )
+            })
+            .collect::<Vec<_>>();
+        for warning in ignored.chain(unknown) {
+            tracing::warn!(path = %skill_md.display(), field = %warning.field, "{}", warning.message);
+            found.diagnostics.push(warning.with_path(&skill_md));
+        }
         let dir: Arc<Path> = Arc::from(found.dir);
         let skill_name: Arc<str> = Arc::from(found.frontmatter.name.as_str());
         let resources = found
@@ -69,6 +97,7 @@ impl FileSkill {
             .into_iter()
             .map(|name| {
                 Arc::new(FileScript {
+                    risk: risk.script(&name),
                     name,
                     dir: dir.clone(),
                     skill_name: skill_name.clone(),
@@ -96,11 +125,83 @@ impl FileSkill {
         self.dir.join(SKILL_FILE)
     }
 
-    /// The warnings found while loading the skill (its frontmatter, and files that were
-    /// skipped), each naming its file.
+    /// The warnings found while loading the skill (its frontmatter, its risk tiers, and files
+    /// that were skipped), each naming its file.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
+
+    /// The names of every file discovery admitted: `SKILL.md`, then the resources, then the
+    /// scripts, each `/`-separated and relative to the skill's directory.
+    pub fn file_names(&self) -> Vec<&str> {
+        std::iter::once(SKILL_FILE)
+            .chain(self.resources.iter().map(|r| r.name()))
+            .chain(self.scripts.iter().map(|s| s.name()))
+            .collect()
+    }
+
+    /// The bytes of one file discovery admitted (a name from [`FileSkill::file_names`]), as they
+    /// are on disk now, checked afresh to lie inside the skill's directory and to be reached
+    /// without a symbolic link. `SKILL.md` keeps its frontmatter and any byte-order mark.
+    ///
+    /// # Errors
+    /// [`SkillError::UnsafePath`] for a name the skill does not list, or a file that fails the
+    /// check now; [`SkillError::Io`] when it cannot be read.
+    pub async fn read_file(&self, name: &str) -> Result<Vec<u8>, SkillError> {
+        if !self.file_names().contains(&name) {
+            return Err(SkillError::UnsafePath {
+                path: self.dir.join(name),
+                reason: format!(
+                    "skill '{}' does not list this file; only SKILL.md, its resources and its scripts are read",
+                    self.frontmatter.name
+                ),
+            });
+        }
+        let dir = self.dir.clone();
+        let name = name.to_owned();
+        let limit = (name == SKILL_FILE).then_some(self.max_file_bytes);
+        blocking(move || read_inside(&dir, &name, limit)).await
+    }
+
+    /// The file of the script called exactly `name`, checked afresh to lie inside the skill's
+    /// directory and to be reached without a symbolic link: what a runner is given.
+    ///
+    /// # Errors
+    /// [`SkillError::Script`] when the skill lists no such script;
+    /// [`SkillError::UnsafePath`] or [`SkillError::Io`] when the file fails the check now.
+    pub async fn script_path(&self, name: &str) -> Result<PathBuf, SkillError> {
+        if self.script(name).is_none() {
+            return Err(SkillError::Script {
+                script: name.to_owned(),
+                message: format!(
+                    "skill '{}' has no such script; its scripts are: {}",
+                    self.frontmatter.name,
+                    listed_names(&self.scripts)
+                ),
+            });
+        }
+        checked_script_path(&self.dir, name).await
+    }
+}
+
+/// The scripts' names, quoted and separated by commas; `none` when there are none.
+fn listed_names(scripts: &[Arc<dyn SkillScript>]) -> String {
+    if scripts.is_empty() {
+        return "none".to_owned();
+    }
+    scripts
+        .iter()
+        .map(|script| format!("'{}'", script.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `name` below `dir`, checked to lie inside it and to be reached without a symbolic link.
+async fn checked_script_path(dir: &Arc<Path>, name: &str) -> Result<PathBuf, SkillError> {
+    let dir = dir.clone();
+    let name = name.to_owned();
+    let (path, _) = blocking(move || check_inside(&dir, &name)).await?;
+    Ok(path)
 }
 
 #[async_trait]
@@ -116,9 +217,7 @@ impl Skill for FileSkill {
     /// The `SKILL.md` as it is on disk now (frontmatter included, without a byte-order mark),
     /// then the `<available_resources>` and `<available_scripts>` blocks.
     async fn content(&self) -> Result<String, SkillError> {
-        let dir = self.dir.clone();
-        let limit = self.max_file_bytes;
-        let bytes = blocking(move || read_inside(&dir, SKILL_FILE, Some(limit))).await?;
+        let bytes = self.read_file(SKILL_FILE).await?;
         let text = String::from_utf8(bytes).map_err(|error| SkillError::Io {
             path: self.skill_md_path(),
             source: io::Error::new(
@@ -189,6 +288,7 @@ impl SkillResource for FileResource {
 /// A script file of a skill, such as `scripts/convert.py`, run by the source's runner.
 #[derive(Debug)]
 struct FileScript {
+    risk: RiskTier,
     name: String,
     dir: Arc<Path>,
     skill_name: Arc<str>,
@@ -203,6 +303,12 @@ impl SkillScript for FileScript {
 
     fn parameters_schema(&self) -> Option<&serde_json::Value> {
         Some(&FILE_SCRIPT_SCHEMA)
+    }
+
+    /// The tier declared in the skill's `metadata` (see [`DeclaredRisk`]), else
+    /// [`RiskTier::SCRIPT_DEFAULT`].
+    fn risk_tier(&self) -> RiskTier {
+        self.risk
     }
 
     /// Re-checks the script's path, then hands it and the raw arguments to the runner.
@@ -221,9 +327,7 @@ impl SkillScript for FileScript {
                 script: self.name.clone(),
             });
         };
-        let dir = self.dir.clone();
-        let name = self.name.clone();
-        let (script_path, _) = blocking(move || check_inside(&dir, &name)).await?;
+        let script_path = checked_script_path(&self.dir, &self.name).await?;
         runner
             .run(FileScriptRequest::new(
                 self.skill_name.as_ref(),

@@ -169,8 +169,9 @@ pub(crate) fn assemble(config: &Config, events: impl IntoIterator<Item = Event>)
                     continue;
                 }
                 seen.insert(key, skill_md);
-                found.diagnostics.extend_from_slice(&skill.diagnostics);
-                found.skills.push(Arc::new(FileSkill::new(*skill, &policy)));
+                let skill = FileSkill::new(*skill, &policy);
+                found.diagnostics.extend_from_slice(skill.diagnostics());
+                found.skills.push(Arc::new(skill));
             }
         }
     }

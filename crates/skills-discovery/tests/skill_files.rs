@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use common::{Tree, about, discover, names, resource_names, script_names};
-use skills_core::{FileScriptRequest, FileScriptRunner, ResourceContent, Skill, SkillError};
+use skills_core::{
+    FileScriptRequest, FileScriptRunner, ResourceContent, RiskTier, Skill, SkillError,
+};
 use skills_discovery::{BuildError, ExtensionList, FileSkill, FileSkillsSource};
 
 async fn only_skill(root: &Path) -> Arc<FileSkill> {
@@ -426,7 +428,7 @@ async fn content_is_the_raw_skill_md_then_the_resources_and_scripts_blocks() {
     let skill = only_skill(&tree.root).await;
 
     let expected = format!(
-        "{raw}\n<available_resources>\n  <resource name=\"references/FAQ.md\"/>\n  <resource name=\"references/a&amp;b&apos;s.md\"/>\n</available_resources>\n\n<available_scripts>\n  <script name=\"scripts/convert.py\">\n    <parameters_schema>{{\"type\":\"array\",\"items\":{{\"type\":\"string\"}}}}</parameters_schema>\n  </script>\n</available_scripts>"
+        "{raw}\n<available_resources>\n  <resource name=\"references/FAQ.md\"/>\n  <resource name=\"references/a&amp;b&apos;s.md\"/>\n</available_resources>\n\n<available_scripts>\n  <script name=\"scripts/convert.py\" risk=\"write-high\">\n    <parameters_schema>{{\"type\":\"array\",\"items\":{{\"type\":\"string\"}}}}</parameters_schema>\n  </script>\n</available_scripts>"
     );
     assert_eq!(skill.content().await.unwrap(), expected);
 }
@@ -574,4 +576,125 @@ async fn a_script_swapped_for_a_symlink_after_discovery_is_not_run() {
         "{result:?}"
     );
     assert!(runner.requests.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn script_path_is_checked_again_and_names_the_listed_scripts_when_unknown() {
+    let tree = script_tree();
+    let skill = only_skill(&tree.root).await;
+    assert_eq!(
+        skill.script_path("scripts/convert.py").await.unwrap(),
+        tree.path("runner/scripts/convert.py")
+    );
+    match skill.script_path("scripts/other.py").await {
+        Err(SkillError::Script { script, message }) => {
+            assert_eq!(script, "scripts/other.py");
+            assert!(
+                message.contains("its scripts are: 'scripts/convert.py'"),
+                "{message}"
+            );
+        }
+        other => panic!("expected an unknown script, got {other:?}"),
+    }
+    let outside = Tree::new();
+    let evil = outside.write("evil.py", "import os\n");
+    fs::remove_file(tree.path("runner/scripts/convert.py")).unwrap();
+    symlink(&evil, tree.path("runner/scripts/convert.py")).unwrap();
+    assert!(matches!(
+        skill.script_path("scripts/convert.py").await,
+        Err(SkillError::UnsafePath { .. })
+    ));
+}
+
+/// A skill `tiers` with three scripts and `metadata` lines.
+fn tiered_tree(metadata: &str) -> Tree {
+    let tree = Tree::new();
+    tree.write(
+        "tiers/SKILL.md",
+        format!("---\nname: tiers\ndescription: Risk tiers.\nmetadata:\n{metadata}---\nBody.\n"),
+    );
+    for script in ["scripts/list.sh", "scripts/convert.py", "scripts/wipe.sh"] {
+        tree.write(&format!("tiers/{script}"), "echo\n");
+    }
+    tree
+}
+
+fn tiers(skill: &FileSkill) -> Vec<(String, RiskTier)> {
+    skill
+        .scripts()
+        .iter()
+        .map(|script| (script.name().to_owned(), script.risk_tier()))
+        .collect()
+}
+
+#[tokio::test]
+async fn scripts_take_their_own_declared_tier_else_the_skill_tier() {
+    let tree = tiered_tree(
+        "  risk: write-low\n  risk.scripts/convert.py: read\n  risk.scripts/wipe.sh: destructive\n",
+    );
+    let found = discover(&[&tree.root]).await;
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let skill = &found.skills[0];
+    assert_eq!(skill.risk_tier(), Some(RiskTier::WriteLow));
+    assert_eq!(
+        tiers(skill),
+        [
+            ("scripts/convert.py".to_owned(), RiskTier::Read),
+            ("scripts/list.sh".to_owned(), RiskTier::WriteLow),
+            ("scripts/wipe.sh".to_owned(), RiskTier::Destructive),
+        ]
+    );
+    let content = skill.content().await.unwrap();
+    assert!(
+        content.contains(r#"<script name="scripts/convert.py" risk="read">"#),
+        "{content}"
+    );
+    assert!(content.contains(r#"<script name="scripts/wipe.sh" risk="destructive">"#));
+}
+
+#[tokio::test]
+async fn scripts_that_declare_nothing_are_write_high() {
+    let tree = tiered_tree("  author: someone\n");
+    let skill = only_skill(&tree.root).await;
+    assert_eq!(skill.risk_tier(), None);
+    assert!(
+        tiers(&skill)
+            .iter()
+            .all(|(_, tier)| *tier == RiskTier::WriteHigh)
+    );
+}
+
+#[tokio::test]
+async fn unknown_tiers_and_unknown_scripts_are_warnings_on_the_skill_and_the_default_applies() {
+    let tree = tiered_tree(
+        "  risk: harmless\n  risk.scripts/convert.py: read\n  risk.scripts/missing.py: read\n",
+    );
+    let found = discover(&[&tree.root]).await;
+    let skill = &found.skills[0];
+    let skill_md = tree.path("tiers/SKILL.md");
+    let fields: Vec<&str> = skill
+        .diagnostics()
+        .iter()
+        .map(|diagnostic| diagnostic.field.as_str())
+        .collect();
+    assert_eq!(
+        fields,
+        ["metadata.risk", "metadata.risk.scripts/missing.py"]
+    );
+    assert!(skill.diagnostics().iter().all(|d| !d.is_error()));
+    assert_eq!(about(&found.diagnostics, &skill_md).len(), 2);
+    assert!(
+        skill.diagnostics()[0]
+            .message
+            .contains("unknown risk tier `harmless`")
+    );
+    assert_eq!(skill.risk_tier(), None);
+    assert_eq!(
+        tiers(skill),
+        [
+            ("scripts/convert.py".to_owned(), RiskTier::Read),
+            ("scripts/list.sh".to_owned(), RiskTier::WriteHigh),
+            ("scripts/wipe.sh".to_owned(), RiskTier::WriteHigh),
+        ]
+    );
 }

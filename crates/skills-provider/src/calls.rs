@@ -5,8 +5,9 @@ use std::sync::Arc;
 use base64::Engine as _;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use skills_core::{ResourceContent, RiskTier, Skill};
+use skills_core::{ResourceContent, RiskTier, Skill, SkillScript};
 
+use crate::idempotency::{Call, Replays};
 use crate::lookup::{Resolution, resolve};
 use crate::paging::{PageError, page};
 use crate::tool_error::{ToolError, ToolErrorCode};
@@ -40,12 +41,16 @@ struct RunSkillScriptArguments {
     script_name: Option<String>,
     #[serde(default)]
     arguments: serde_json::Value,
+    idempotency_key: Option<String>,
 }
 
 /// The skills of one run, shared by that run's tools.
 pub(crate) struct Snapshot {
     skills: Vec<Arc<dyn Skill>>,
     max_resource_bytes: usize,
+    /// The provider's idempotency keys, and the session (isolation key) of this run.
+    replays: Arc<Replays>,
+    session: Option<String>,
 }
 
 /// Something found under a name the model gave, perhaps not exactly the name it has.
@@ -99,10 +104,17 @@ impl Member {
 }
 
 impl Snapshot {
-    pub(crate) fn new(skills: Vec<Arc<dyn Skill>>, max_resource_bytes: usize) -> Self {
+    pub(crate) fn new(
+        skills: Vec<Arc<dyn Skill>>,
+        max_resource_bytes: usize,
+        replays: Arc<Replays>,
+        session: Option<String>,
+    ) -> Self {
         Self {
             skills,
             max_resource_bytes,
+            replays,
+            session,
         }
     }
 
@@ -192,6 +204,16 @@ impl Snapshot {
             parse_arguments(ToolKind::RunSkillScript, arguments)?;
         let skill_name = required(arguments.skill_name, SKILL_NAME_EMPTY, "skillName")?;
         let script_name = required(arguments.script_name, SCRIPT_NAME_EMPTY, "scriptName")?;
+        if arguments
+            .idempotency_key
+            .as_deref()
+            .is_some_and(|key| key.trim().is_empty())
+        {
+            return Err(ToolError::invalid_arguments(
+                "Error: idempotencyKey cannot be empty.",
+                "Pass a new unique string (e.g. a UUID) for each new call, or leave idempotencyKey out.",
+            ));
+        }
         let skill = self.find_skill(skill_name)?;
         let script = find_member(
             Member::Script,
@@ -200,21 +222,31 @@ impl Snapshot {
             named(skill.item.scripts(), |script| script.name()),
             |name| skill.item.script(name),
         )?;
-        let output = script
-            .item
-            .run(arguments.arguments)
-            .await
-            .map_err(|error| {
-                tracing::warn!(skill = %skill.name, script = %script.name, %error, "script failed");
-                ToolError::from_skill_error(
-                    ToolErrorCode::ScriptFailed,
-                    format!(
-                        "Error: Failed to execute script '{}' from skill '{}'.",
-                        script.name, skill.name
-                    ),
-                    &error,
-                )
-            })?;
+        let Some(key) = arguments.idempotency_key else {
+            let output = run_script(&skill, &script, arguments.arguments).await?;
+            return Ok(script.annotate(skill.annotate(output)));
+        };
+        let call = Call {
+            skill: skill.name.clone(),
+            script: script.name.clone(),
+            arguments: arguments.arguments,
+        };
+        let slot = self
+            .replays
+            .claim(self.session.as_deref(), &key, call.clone())
+            .map_err(|first| key_conflict(&key, &first))?;
+        // A repeat that arrives while the first call runs waits here for its result.
+        let mut result = slot.result.lock().await;
+        let output = match result.as_ref() {
+            Some(first) => format!(
+                "{first}\n\n[replayed: idempotencyKey '{key}' was already used for this call; this is the first call's result, and the script did not run again]"
+            ),
+            None => {
+                let output = run_script(&skill, &script, call.arguments).await?;
+                *result = Some(output.clone());
+                output
+            }
+        };
         Ok(script.annotate(skill.annotate(output)))
     }
 
@@ -259,6 +291,39 @@ impl Snapshot {
             )),
         }
     }
+}
+
+/// Runs `script` of `skill`, turning its failure into the reference's error.
+async fn run_script(
+    skill: &Found<Arc<dyn Skill>>,
+    script: &Found<Arc<dyn SkillScript>>,
+    arguments: serde_json::Value,
+) -> Result<String, ToolError> {
+    script.item.run(arguments).await.map_err(|error| {
+        tracing::warn!(skill = %skill.name, script = %script.name, %error, "script failed");
+        ToolError::from_skill_error(
+            ToolErrorCode::ScriptFailed,
+            format!(
+                "Error: Failed to execute script '{}' from skill '{}'.",
+                script.name, skill.name
+            ),
+            &error,
+        )
+    })
+}
+
+/// The error for an idempotency key repeated with a call other than the `first` one it was used
+/// for.
+fn key_conflict(key: &str, first: &Call) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::IdempotencyKeyReused,
+        format!(
+            "Error: idempotencyKey '{key}' was already used for a different call (script '{}' of skill '{}' with arguments {}).",
+            first.script, first.skill, first.arguments
+        ),
+        "Use a new idempotencyKey for a new call; repeat a key only to retry the very same call."
+            .to_owned(),
+    )
 }
 
 /// Finds a resource or script of `skill`: among the listed ones exactly, then through the skill's

@@ -8,12 +8,11 @@ use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use skills_core::content::inline_skill_content;
 use skills_core::{
-    ResourceContent, Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
-    SkillsSource, SourceContext,
+    DeclaredRisk, ResourceContent, RiskTier, Skill, SkillError, SkillFrontmatter, SkillOrigin,
+    SkillResource, SkillScript, SkillsSource, SourceContext,
 };
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -47,6 +46,16 @@ pub enum InlineSkillError {
         kind: &'static str,
         /// The shared name.
         name: String,
+    },
+    /// A risk tier in the skill's `metadata` is not a tier, or names no script of the skill.
+    #[error("skill '{skill}': `{field}`: {message}")]
+    Risk {
+        /// The skill's name.
+        skill: String,
+        /// The metadata key, as `metadata.KEY`.
+        field: String,
+        /// What is wrong with it.
+        message: String,
     },
 }
 
@@ -216,10 +225,15 @@ impl InlineSkillBuilder {
 
     /// Checks the parts and builds the skill.
     ///
+    /// A script without a tier of its own ([`InlineScript::with_risk_tier`]) gets the one the
+    /// skill's `metadata` declares for it (see [`DeclaredRisk`]), else
+    /// [`RiskTier::SCRIPT_DEFAULT`].
+    ///
     /// # Errors
     /// A blank name, description or instructions; a resource or script with a blank name; two
-    /// resources or two scripts with the same name.
-    pub fn build(self) -> Result<InlineSkill, InlineSkillError> {
+    /// resources or two scripts with the same name; a risk tier in `metadata` that is not a tier
+    /// or names no script of the skill.
+    pub fn build(mut self) -> Result<InlineSkill, InlineSkillError> {
         for (field, text) in [
             ("name", &self.frontmatter.name),
             ("description", &self.frontmatter.description),
@@ -232,6 +246,10 @@ impl InlineSkillBuilder {
         let skill = &self.frontmatter.name;
         check_member_names(skill, "resource", self.resources.iter().map(|r| r.name()))?;
         check_member_names(skill, "script", self.scripts.iter().map(|s| s.name()))?;
+        let declared = declared_risk(&self.frontmatter, &self.scripts)?;
+        for script in &mut self.scripts {
+            script.risk.get_or_insert(declared.script(&script.name));
+        }
         Ok(InlineSkill {
             resources: self
                 .resources
@@ -248,6 +266,35 @@ impl InlineSkillBuilder {
             content: OnceLock::new(),
         })
     }
+}
+
+/// The risk tiers `frontmatter` declares, each naming one of `scripts`.
+fn declared_risk(
+    frontmatter: &SkillFrontmatter,
+    scripts: &[InlineScript],
+) -> Result<DeclaredRisk, InlineSkillError> {
+    let skill = &frontmatter.name;
+    let (declared, warnings) = DeclaredRisk::from_metadata(&frontmatter.metadata);
+    if let Some(warning) = warnings.into_iter().next() {
+        return Err(InlineSkillError::Risk {
+            skill: skill.clone(),
+            field: warning.field,
+            message: warning.message,
+        });
+    }
+    if let Some(unknown) = declared
+        .script_names()
+        .find(|name| !scripts.iter().any(|script| script.name == *name))
+    {
+        return Err(InlineSkillError::Risk {
+            skill: skill.clone(),
+            field: format!("metadata.{}{unknown}", skills_core::SCRIPT_RISK_PREFIX),
+            message: format!(
+                "the skill has no script named '{unknown}'; use a script's exact name"
+            ),
+        });
+    }
+    Ok(declared)
 }
 
 fn check_member_names<'a>(
@@ -358,6 +405,7 @@ pub struct InlineScript {
     name: String,
     description: Option<String>,
     schema: serde_json::Value,
+    risk: Option<RiskTier>,
     run: Box<RunFn>,
 }
 
@@ -392,27 +440,18 @@ impl InlineScript {
         Self {
             name,
             description: Some(description.into()).filter(|text| !text.trim().is_empty()),
-            schema: arguments_schema::<Args>(),
+            schema: skills_core::arguments_schema::<Args>(),
+            risk: None,
             run: Box::new(run),
         }
     }
-}
 
-/// The schema of `Args`, self-contained (no `$defs`) and without the `$schema` and `title` keys,
-/// which only lengthen the prompt.
-fn arguments_schema<Args: JsonSchema>() -> serde_json::Value {
-    let mut schema = SchemaSettings::draft2020_12()
-        .with(|settings| {
-            settings.meta_schema = None;
-            settings.inline_subschemas = true;
-        })
-        .into_generator()
-        .into_root_schema_for::<Args>()
-        .to_value();
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("title");
+    /// The same script, with the risk tier an approval policy decides by; without one it has the
+    /// tier its skill's `metadata` declares, else [`RiskTier::SCRIPT_DEFAULT`].
+    pub fn with_risk_tier(mut self, tier: RiskTier) -> Self {
+        self.risk = Some(tier);
+        self
     }
-    schema
 }
 
 /// The kind of a JSON value as .NET's `JsonValueKind` names it, for MAF's wording.
@@ -434,6 +473,7 @@ impl fmt::Debug for InlineScript {
             .field("name", &self.name)
             .field("description", &self.description)
             .field("schema", &self.schema)
+            .field("risk", &self.risk)
             .finish_non_exhaustive()
     }
 }
@@ -450,6 +490,10 @@ impl SkillScript for InlineScript {
 
     fn parameters_schema(&self) -> Option<&serde_json::Value> {
         Some(&self.schema)
+    }
+
+    fn risk_tier(&self) -> RiskTier {
+        self.risk.unwrap_or(RiskTier::SCRIPT_DEFAULT)
     }
 
     async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError> {

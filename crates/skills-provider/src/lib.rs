@@ -11,7 +11,9 @@
 //!
 //! Beyond the reference, the tools forgive the names models get wrong (case, a dropped extension
 //! or directory: `FAQ` for `references/FAQ.md`) when exactly one name fits, suggest the closest
-//! names when none does, and return long resources in pages instead of whole.
+//! names when none does, and return long resources in pages instead of whole. `run_skill_script`
+//! takes an optional `idempotencyKey`: a retry with the same key returns the first result instead
+//! of running the script again (see [`SkillsProvider`]).
 //!
 //! # Output budget
 //! `read_skill_resource` returns at most [`DEFAULT_MAX_RESOURCE_BYTES`] (64 KiB, configurable
@@ -53,6 +55,7 @@
 #![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod calls;
+mod idempotency;
 mod inline;
 mod lookup;
 mod paging;
@@ -62,6 +65,7 @@ mod provider;
 mod tool_error;
 mod tools;
 
+pub use idempotency::DEFAULT_IDEMPOTENCY_KEYS;
 pub use inline::{
     InlineResource, InlineScript, InlineSkill, InlineSkillBuilder, InlineSkillError,
     InlineSkillsSource,

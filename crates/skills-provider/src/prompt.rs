@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use skills_core::Skill;
 use skills_core::content::escape_xml;
+use skills_core::{RiskTier, Skill};
 
 /// The placeholder a prompt template must contain; the skills catalog replaces it.
 pub const SKILLS_PLACEHOLDER: &str = "{skills}";
@@ -28,20 +28,31 @@ Only load what is needed, when it is needed.";
 /// `template` with every `{skills}` replaced by the catalog of `skills`: one
 /// `<skill>` element per skill, sorted by name (then description) in byte order, so that the same
 /// skills always give the same bytes.
+///
+/// A skill that declares a risk tier for its scripts ([`Skill::risk_tier`], the `metadata` key
+/// `risk`) has a `<risk>` line after its description; the others are written exactly as the
+/// reference writes them.
 pub(crate) fn instructions(template: &str, skills: &[Arc<dyn Skill>]) -> String {
-    let mut entries: Vec<(&str, &str)> = skills
+    let mut entries: Vec<(&str, &str, Option<RiskTier>)> = skills
         .iter()
         .map(|skill| {
             let frontmatter = skill.frontmatter();
-            (frontmatter.name.as_str(), frontmatter.description.as_str())
+            (
+                frontmatter.name.as_str(),
+                frontmatter.description.as_str(),
+                skill.risk_tier(),
+            )
         })
         .collect();
     entries.sort_unstable();
     let catalog = entries
         .iter()
-        .map(|(name, description)| {
+        .map(|(name, description, risk)| {
+            let risk = risk
+                .map(|tier| format!("    <risk>{tier}</risk>\n"))
+                .unwrap_or_default();
             format!(
-                "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n  </skill>",
+                "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n{risk}  </skill>",
                 escape_xml(name),
                 escape_xml(description)
             )

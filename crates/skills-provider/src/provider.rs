@@ -6,6 +6,7 @@ use std::sync::Arc;
 use skills_core::{Skill, SkillError, SkillsSource, SourceContext};
 
 use crate::calls::Snapshot;
+use crate::idempotency::{DEFAULT_IDEMPOTENCY_KEYS, Replays};
 use crate::prompt::{DEFAULT_PROMPT_TEMPLATE, SKILLS_PLACEHOLDER, instructions};
 use crate::tools::{ProviderId, SkillTool, ToolKind};
 
@@ -24,11 +25,25 @@ pub enum ProviderError {
     /// The resource output budget is zero.
     #[error("the resource output budget must be at least 1 byte")]
     ZeroResourceBudget,
+    /// No idempotency key could be remembered.
+    #[error("the provider must remember at least 1 idempotency key")]
+    ZeroIdempotencyKeys,
 }
 
 /// Serves the skills of a [`SkillsSource`] to a model, as the Microsoft Agent Framework's
 /// `AgentSkillsProvider` does: the catalog in the system prompt, and `load_skill`,
 /// `read_skill_resource` and `run_skill_script` to disclose the rest on demand.
+///
+/// # Idempotency keys
+/// `run_skill_script` takes an optional `idempotencyKey`. A call that repeats a key already used
+/// in the same session for the same skill, script and arguments returns the first call's result
+/// (with a note saying so) instead of running the script again; a concurrent repeat waits for
+/// the first call. A key repeated with a different skill, script or arguments is refused
+/// ([`ToolErrorCode::IdempotencyKeyReused`](crate::ToolErrorCode::IdempotencyKeyReused)). Only
+/// results are remembered: after a failed call the same key runs the script again. The session
+/// is the [`SourceContext`]'s `isolation_key` (`None` is one shared session); the provider
+/// remembers the [`DEFAULT_IDEMPOTENCY_KEYS`] (1,000) most recently used keys across all
+/// sessions ([`SkillsProviderBuilder::idempotency_keys`]), for as long as it lives.
 ///
 /// # Example
 /// ```
@@ -53,6 +68,7 @@ pub struct SkillsProvider {
     source: Arc<dyn SkillsSource>,
     template: String,
     max_resource_bytes: usize,
+    replays: Arc<Replays>,
 }
 
 impl SkillsProvider {
@@ -63,6 +79,7 @@ impl SkillsProvider {
             source,
             template: DEFAULT_PROMPT_TEMPLATE.to_owned(),
             max_resource_bytes: DEFAULT_MAX_RESOURCE_BYTES,
+            replays: Arc::new(Replays::new(DEFAULT_IDEMPOTENCY_KEYS)),
         }
     }
 
@@ -71,6 +88,7 @@ impl SkillsProvider {
         SkillsProviderBuilder {
             template: None,
             max_resource_bytes: DEFAULT_MAX_RESOURCE_BYTES,
+            idempotency_keys: DEFAULT_IDEMPOTENCY_KEYS,
             source,
         }
     }
@@ -91,7 +109,12 @@ impl SkillsProvider {
             return Ok(RunContext::default());
         }
         let instructions = instructions(&self.template, &skills);
-        let snapshot = Arc::new(Snapshot::new(skills.clone(), self.max_resource_bytes));
+        let snapshot = Arc::new(Snapshot::new(
+            skills.clone(),
+            self.max_resource_bytes,
+            Arc::clone(&self.replays),
+            context.isolation_key.clone(),
+        ));
         let tools = ToolKind::ALL
             .into_iter()
             .map(|kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot)))
@@ -121,6 +144,7 @@ pub struct SkillsProviderBuilder {
     source: Arc<dyn SkillsSource>,
     template: Option<String>,
     max_resource_bytes: usize,
+    idempotency_keys: usize,
 }
 
 impl SkillsProviderBuilder {
@@ -136,10 +160,17 @@ impl SkillsProviderBuilder {
         self
     }
 
+    /// How many idempotency keys of `run_skill_script` are remembered, across all sessions
+    /// (default [`DEFAULT_IDEMPOTENCY_KEYS`]); past it the least recently used is forgotten.
+    pub fn idempotency_keys(mut self, keys: usize) -> Self {
+        self.idempotency_keys = keys;
+        self
+    }
+
     /// Builds the provider.
     ///
     /// # Errors
-    /// A custom template without `{skills}`; a zero output budget.
+    /// A custom template without `{skills}`; a zero output budget; zero idempotency keys.
     pub fn build(self) -> Result<SkillsProvider, ProviderError> {
         if self
             .template
@@ -151,11 +182,15 @@ impl SkillsProviderBuilder {
         if self.max_resource_bytes == 0 {
             return Err(ProviderError::ZeroResourceBudget);
         }
+        if self.idempotency_keys == 0 {
+            return Err(ProviderError::ZeroIdempotencyKeys);
+        }
         let mut provider = SkillsProvider::new(self.source);
         if let Some(template) = self.template {
             provider.template = template;
         }
         provider.max_resource_bytes = self.max_resource_bytes;
+        provider.replays = Arc::new(Replays::new(self.idempotency_keys));
         Ok(provider)
     }
 }

@@ -24,6 +24,8 @@ pub enum ToolErrorCode {
     ResourceReadFailed,
     /// The script could not run, or ran and failed.
     ScriptFailed,
+    /// An idempotency key was repeated for a different call than the one it was first used for.
+    IdempotencyKeyReused,
 }
 
 /// An error a tool returns to the model, shown to it as the JSON object

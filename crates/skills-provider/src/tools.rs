@@ -35,7 +35,8 @@ pub enum ToolKind {
     LoadSkill,
     /// `read_skill_resource(skillName, resourceName, offset?, limit?)`: one resource, paged.
     ReadSkillResource,
-    /// `run_skill_script(skillName, scriptName, arguments?)`: runs one script.
+    /// `run_skill_script(skillName, scriptName, arguments?, idempotencyKey?)`: runs one script;
+    /// a retry with the same idempotency key returns the first result instead of running again.
     RunSkillScript,
 }
 
@@ -122,6 +123,10 @@ impl ToolKind {
                         ],
                         "default": null,
                         "description": "The script's arguments: an object matching its parameters_schema, an array of strings for a command-line script, or null for none."
+                    },
+                    "idempotencyKey": {
+                        "type": "string",
+                        "description": "Optional: a unique key for this call (e.g. a UUID). Repeating the same call with the same key (a retry) returns the first call's result without running the script again; use a new key for every new call."
                     }
                 },
                 "required": ["skillName", "scriptName"]

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skills_core::{ResourceContent, Skill, SkillError, SkillsSource, SourceContext};
+use skills_core::{ResourceContent, RiskTier, Skill, SkillError, SkillsSource, SourceContext};
 use skills_provider::{
     InlineResource, InlineScript, InlineSkill, InlineSkillError, InlineSkillsSource, ToolErrorCode,
 };
@@ -62,10 +62,10 @@ Say &quot;hello&quot; to &lt;name&gt;.
 </available_resources>
 
 <available_scripts>
-  <script name="greet" description="Greets one person.">
+  <script name="greet" description="Greets one person." risk="write-high">
     <parameters_schema>{"type":"object","properties":{"name":{"type":"string","description":"Who to greet."}},"required":["name"]}</parameters_schema>
   </script>
-  <script name="shout">
+  <script name="shout" risk="write-high">
     <parameters_schema>{"type":"object","properties":{"loud":{"type":"boolean","default":false}}}</parameters_schema>
   </script>
 </available_scripts>"#
@@ -346,4 +346,67 @@ async fn the_inline_source_offers_its_skills_in_order() {
         .collect();
     assert_eq!(names, ["greeter", "b"]);
     assert_eq!(skills[0].origin(), skills_core::SkillOrigin::Inline);
+}
+
+fn tiered(metadata: &[(&str, &str)]) -> Result<InlineSkill, InlineSkillError> {
+    let mut frontmatter = skills_core::SkillFrontmatter::new("ops", "Operations.");
+    for (key, value) in metadata {
+        frontmatter
+            .metadata
+            .insert((*key).to_owned(), (*value).to_owned());
+    }
+    let script = |name: &str| InlineScript::new(name, "", |_: Options| async { Ok(String::new()) });
+    InlineSkill::builder_from(frontmatter)
+        .instructions("Run them.")
+        .add_script(script("status"))
+        .add_script(script("wipe").with_risk_tier(RiskTier::Destructive))
+        .add_script(script("deploy"))
+        .build()
+}
+
+fn script_tiers(skill: &InlineSkill) -> Vec<RiskTier> {
+    skill
+        .scripts()
+        .iter()
+        .map(|script| script.risk_tier())
+        .collect()
+}
+
+#[tokio::test]
+async fn inline_scripts_take_their_own_tier_else_the_metadata_tier_and_show_it() {
+    let skill = tiered(&[("risk", "write-low"), ("risk.status", "read")]).unwrap();
+    assert_eq!(
+        script_tiers(&skill),
+        [RiskTier::Read, RiskTier::Destructive, RiskTier::WriteLow]
+    );
+    let content = skill.content().await.unwrap();
+    assert!(
+        content.contains(r#"<script name="status" risk="read">"#),
+        "{content}"
+    );
+    assert!(content.contains(r#"<script name="wipe" risk="destructive">"#));
+    let undeclared = tiered(&[]).unwrap();
+    assert_eq!(
+        script_tiers(&undeclared),
+        [
+            RiskTier::WriteHigh,
+            RiskTier::Destructive,
+            RiskTier::WriteHigh
+        ]
+    );
+}
+
+#[test]
+fn inline_risk_metadata_that_is_no_tier_or_names_no_script_is_refused() {
+    assert_eq!(
+        tiered(&[("risk", "safe")]).unwrap_err().to_string(),
+        "skill 'ops': `metadata.risk`: unknown risk tier `safe`; use read, write-low, write-high or destructive"
+    );
+    match tiered(&[("risk.missing", "read")]).unwrap_err() {
+        InlineSkillError::Risk { field, message, .. } => {
+            assert_eq!(field, "metadata.risk.missing");
+            assert!(message.contains("no script named 'missing'"), "{message}");
+        }
+        other => panic!("unexpected error: {other}"),
+    }
 }

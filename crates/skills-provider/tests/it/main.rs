@@ -2,6 +2,7 @@
 //! API only. One test binary, one module per area.
 
 mod common;
+mod idempotency;
 mod inline;
 mod lookup;
 mod paging;

@@ -147,3 +147,49 @@ async fn a_failing_source_fails_the_run() {
         .unwrap_err();
     assert_eq!(error.to_string(), "server down");
 }
+
+#[tokio::test]
+async fn a_skill_that_declares_a_risk_tier_shows_it_in_the_catalog_and_the_others_do_not() {
+    let mut declared = TestSkill::new("ops");
+    declared
+        .frontmatter
+        .metadata
+        .insert("risk".into(), "read".into());
+    let mut per_script = TestSkill::new("scripts-only");
+    per_script
+        .frontmatter
+        .metadata
+        .insert("risk.scripts/a.sh".into(), "read".into());
+    let mut invalid = TestSkill::new("wrong");
+    invalid
+        .frontmatter
+        .metadata
+        .insert("risk".into(), "very".into());
+    let run = run(vec![
+        Arc::new(declared) as Arc<dyn Skill>,
+        Arc::new(per_script),
+        Arc::new(invalid),
+    ])
+    .await;
+    let instructions = run.instructions().unwrap();
+    let start = instructions.find("<available_skills>").unwrap();
+    let end = instructions.find("</available_skills>").unwrap();
+    assert_eq!(
+        &instructions[start..end],
+        "<available_skills>
+  <skill>
+    <name>ops</name>
+    <description>The ops skill.</description>
+    <risk>read</risk>
+  </skill>
+  <skill>
+    <name>scripts-only</name>
+    <description>The scripts-only skill.</description>
+  </skill>
+  <skill>
+    <name>wrong</name>
+    <description>The wrong skill.</description>
+  </skill>
+"
+    );
+}

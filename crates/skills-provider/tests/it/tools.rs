@@ -83,7 +83,10 @@ async fn tool_schemas_use_the_reference_camel_case_parameters() {
         .unwrap()
         .keys()
         .collect();
-    assert_eq!(properties, ["skillName", "scriptName", "arguments"]);
+    assert_eq!(
+        properties,
+        ["skillName", "scriptName", "arguments", "idempotencyKey"]
+    );
     assert_eq!(run_script["required"], json!(["skillName", "scriptName"]));
     assert_eq!(
         run_script["properties"]["arguments"]["default"],

@@ -1,0 +1,60 @@
+//! The script runner's overhead: running a script that does nothing through
+//! `ProcessRunner::execute` (clean environment, process group, output capture, timeout) against a
+//! bare `tokio::process::Command` spawn of the same interpreter on the same file, its output piped
+//! and collected. Two interpreters: `python3` (the case, `pass`) and `bash` (`:`), whose
+//! quick start shows the runner's own cost more plainly. The target: the runner at most
+//! 1.2 times the bare spawn.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use agent_skills::core::FileScriptRequest;
+use agent_skills::scripts::ProcessRunner;
+use criterion::{Criterion, criterion_group, criterion_main};
+use tokio::runtime::Runtime;
+
+fn runner_overhead(c: &mut Criterion) {
+    let runtime = Runtime::new().expect("a tokio runtime");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let runner = ProcessRunner::new();
+    for (interpreter, file, text) in [("python3", "pass.py", "pass\n"), ("bash", "noop.sh", ":\n")]
+    {
+        let script = dir.path().join(file);
+        std::fs::write(&script, text).expect("the script is written");
+        let request =
+            FileScriptRequest::new("bench", dir.path(), file, &script, serde_json::Value::Null);
+        let mut group = c.benchmark_group(format!("{interpreter} {file}"));
+        group.sample_size(30);
+        group.measurement_time(Duration::from_secs(10));
+        group.bench_function("bare tokio::process::Command", |b| {
+            b.iter(|| {
+                let output = runtime.block_on(bare_spawn(interpreter, &script));
+                assert!(output.status.success());
+            });
+        });
+        group.bench_function("ProcessRunner::execute", |b| {
+            b.iter(|| {
+                let output = runtime
+                    .block_on(runner.execute(&request))
+                    .expect("the script runs");
+                assert!(output.succeeded());
+            });
+        });
+        group.finish();
+    }
+}
+
+/// `interpreter script` in the script's directory, stdin closed, output collected.
+async fn bare_spawn(interpreter: &str, script: &Path) -> std::process::Output {
+    tokio::process::Command::new(interpreter)
+        .arg(script)
+        .current_dir(script.parent().expect("the script has a directory"))
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("the interpreter runs")
+}
+
+criterion_group!(benches, runner_overhead);
+criterion_main!(benches);

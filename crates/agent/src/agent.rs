@@ -1,0 +1,279 @@
+//! The agent: one run of a conversation through the decorated chat client.
+
+use std::fmt;
+use std::sync::Arc;
+
+use chat_client::{
+    ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, Content, Message,
+    Role, Usage,
+};
+use chat_decorators::{
+    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, TracingLayer, not_approved,
+};
+use skills_provider::SkillsProvider;
+
+use crate::context::{ContextProvider, SkillsContext};
+use crate::error::AgentError;
+use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
+use crate::session::Session;
+
+/// What a run is given: a prompt, or the answers to pending approvals.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// A new prompt. Calls still waiting for approval are answered as not approved.
+    Text(String),
+    /// Answers to the calls waiting for approval; the run resumes.
+    Approvals(Vec<ApprovalResponse>),
+}
+
+impl From<&str> for Input {
+    fn from(text: &str) -> Self {
+        Input::Text(text.to_owned())
+    }
+}
+
+impl From<String> for Input {
+    fn from(text: String) -> Self {
+        Input::Text(text)
+    }
+}
+
+impl From<Vec<ApprovalResponse>> for Input {
+    fn from(responses: Vec<ApprovalResponse>) -> Self {
+        Input::Approvals(responses)
+    }
+}
+
+/// What a run gives back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentResponse {
+    /// The new messages: the model's tool calls, the tool results, the answer.
+    pub messages: Vec<Message>,
+    /// Calls waiting for approval; answer them with [`Input::Approvals`].
+    pub pending: Vec<ApprovalRequest>,
+    /// Tokens used over the run's model calls, when the server reports them.
+    pub usage: Option<Usage>,
+}
+
+impl AgentResponse {
+    /// The text of the last assistant message.
+    pub fn text(&self) -> String {
+        Message::last_assistant_text(&self.messages)
+    }
+}
+
+/// An agent: a chat client wrapped in the decorators (function invocation with approval,
+/// ensure-user-message, tracing), instructions, and context providers that add instructions and
+/// tools to every run (the skills provider: its catalog and its three tools).
+///
+/// # Example
+/// ```no_run
+/// use std::sync::Arc;
+/// use agent::{Agent, ApprovalRules, AutoApprove, Session};
+/// use chat_client::OpenAiClient;
+/// use skills_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let skill = InlineSkill::builder("greeter", "Greets people.").instructions("Say hello.").build()?;
+/// let provider = Arc::new(SkillsProvider::new(Arc::new(InlineSkillsSource::new([skill]))));
+/// let agent = Agent::builder(OpenAiClient::builder("http://127.0.0.1:1234/v1").build()?)
+///     .instructions("You are helpful.")
+///     .skills(provider)
+///     .approval(ApprovalRules::new(AutoApprove::ReadOnly))
+///     .build();
+/// let mut session = Session::new();
+/// let response = agent.run("Greet me.", &mut session).await?;
+/// println!("{}", response.text());
+/// # Ok(())
+/// # }
+/// ```
+pub struct Agent {
+    client: Box<dyn ChatClient>,
+    instructions: Option<String>,
+    providers: Vec<Arc<dyn ContextProvider>>,
+    options: ChatOptions,
+}
+
+impl Agent {
+    /// Starts building an agent over `client` (the model's client, e.g. an
+    /// [`OpenAiClient`](chat_client::OpenAiClient)); the decorators are added by the builder.
+    pub fn builder(client: impl ChatClient + 'static) -> AgentBuilder {
+        AgentBuilder {
+            client: Box::new(client),
+            instructions: None,
+            providers: Vec::new(),
+            skills: Vec::new(),
+            rules: ApprovalRules::default(),
+            limits: Limits::default(),
+            options: ChatOptions::default(),
+        }
+    }
+
+    /// Runs one turn of `session`: a prompt, or approval answers that resume a held-back run.
+    ///
+    /// The session gains the input and every new message; on error it is left unchanged.
+    ///
+    /// # Errors
+    /// The model failed ([`AgentError::Chat`]), a context provider failed, or an approval answer
+    /// names no pending call.
+    pub async fn run(
+        &self,
+        input: impl Into<Input>,
+        session: &mut Session,
+    ) -> Result<AgentResponse, AgentError> {
+        let pending = session.pending_approvals();
+        let mut new = Vec::new();
+        match input.into() {
+            Input::Text(text) => {
+                if !pending.is_empty() {
+                    let results = pending
+                        .iter()
+                        .map(|request| Content::FunctionResult(not_approved(&request.call)))
+                        .collect();
+                    new.push(Message::new(Role::Tool, results));
+                }
+                new.push(Message::user(text));
+            }
+            Input::Approvals(responses) => {
+                if let Some(unknown) = responses.iter().find(|response| {
+                    !pending
+                        .iter()
+                        .any(|request| request.call.call_id == response.call_id)
+                }) {
+                    return Err(AgentError::UnknownApproval {
+                        call_id: unknown.call_id.clone(),
+                    });
+                }
+                new.push(Message::new(
+                    Role::User,
+                    responses
+                        .into_iter()
+                        .map(Content::ApprovalResponse)
+                        .collect(),
+                ));
+            }
+        }
+
+        let mut instructions: Vec<String> = self.instructions.iter().cloned().collect();
+        let mut tools = Vec::new();
+        for provider in &self.providers {
+            let context = provider.context(session).await?;
+            instructions.extend(context.instructions);
+            tools.extend(context.tools);
+        }
+        let mut messages = Vec::new();
+        if !instructions.is_empty() {
+            messages.push(Message::system(instructions.join("\n\n")));
+        }
+        messages.extend(session.messages().iter().cloned());
+        messages.extend(new.iter().cloned());
+        let mut options = self.options.clone();
+        options.conversation_id = Some(session.id().to_owned());
+
+        let response = self
+            .client
+            .get_response(
+                ChatRequest::new(messages)
+                    .with_tools(tools)
+                    .with_options(options),
+            )
+            .await?;
+        session.extend(new);
+        session.extend(response.messages.iter().cloned());
+        Ok(AgentResponse {
+            pending: response.approval_requests(),
+            messages: response.messages,
+            usage: response.usage,
+        })
+    }
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("client", &self.client)
+            .field("instructions", &self.instructions)
+            .field("providers", &self.providers)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+/// Configures an [`Agent`].
+#[must_use]
+pub struct AgentBuilder {
+    client: Box<dyn ChatClient>,
+    instructions: Option<String>,
+    providers: Vec<Arc<dyn ContextProvider>>,
+    skills: Vec<skills_provider::ProviderId>,
+    rules: ApprovalRules,
+    limits: Limits,
+    options: ChatOptions,
+}
+
+impl AgentBuilder {
+    /// The agent's own instructions, first in the system prompt.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// A skills provider: its catalog joins the instructions and its tools the request on every
+    /// run, and the approval rules apply to its tools.
+    pub fn skills(mut self, provider: Arc<SkillsProvider>) -> Self {
+        self.skills.push(provider.id());
+        self.providers.push(Arc::new(SkillsContext(provider)));
+        self
+    }
+
+    /// Another context provider. Its tools always ask for approval.
+    pub fn context_provider(mut self, provider: Arc<dyn ContextProvider>) -> Self {
+        self.providers.push(provider);
+        self
+    }
+
+    /// The approval rules (default: every call asks; destructive calls are refused).
+    pub fn approval(mut self, rules: ApprovalRules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    /// The tool loop's limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Settings for every model call (model, temperature, max tokens).
+    pub fn options(mut self, options: ChatOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Builds the agent: `FunctionInvocation → EnsureUserMessage → Tracing → client`.
+    pub fn build(self) -> Agent {
+        let policy = SkillsApprovalPolicy {
+            providers: self.skills,
+            rules: self.rules,
+        };
+        let client = FunctionInvocationLayer::new()
+            .limits(self.limits)
+            .approval(Arc::new(policy))
+            .layer(EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)));
+        Agent {
+            client: Box::new(client),
+            instructions: self.instructions,
+            providers: self.providers,
+            options: self.options,
+        }
+    }
+}
+
+impl fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("client", &self.client)
+            .field("rules", &self.rules)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,82 @@
+//! Context providers: what each run adds to the instructions and the tools.
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chat_client::{SharedTool, Tool};
+use skills_core::SourceContext;
+use skills_provider::{SkillTool, SkillsProvider, ToolOutput};
+
+use crate::error::AgentError;
+use crate::session::Session;
+
+/// What a [`ContextProvider`] adds to one run.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// Text appended to the system prompt.
+    pub instructions: Option<String>,
+    /// Tools offered to the model.
+    pub tools: Vec<SharedTool>,
+}
+
+/// Adds instructions and tools to every run of an agent (the skills provider is one).
+#[async_trait]
+pub trait ContextProvider: Send + Sync + fmt::Debug {
+    /// What to add to a run of `session`.
+    ///
+    /// # Errors
+    /// The provider could not say (its source failed); the run does not start.
+    async fn context(&self, session: &Session) -> Result<Context, AgentError>;
+}
+
+/// The skills provider as a context provider: its catalog and its three tools, afresh each run.
+#[derive(Debug)]
+pub(crate) struct SkillsContext(pub(crate) Arc<SkillsProvider>);
+
+#[async_trait]
+impl ContextProvider for SkillsContext {
+    async fn context(&self, _session: &Session) -> Result<Context, AgentError> {
+        let run = self.0.context(&SourceContext::default()).await?;
+        Ok(Context {
+            instructions: run.instructions().map(str::to_owned),
+            tools: run
+                .tools()
+                .iter()
+                .map(|tool| Arc::new(SkillFunction(tool.clone())) as SharedTool)
+                .collect(),
+        })
+    }
+}
+
+/// A [`SkillTool`] as a chat tool. The approval policy recognises the provider's tools by this
+/// type and the tool's [`ToolId`](skills_provider::ToolId), never by name.
+#[derive(Debug)]
+pub(crate) struct SkillFunction(pub(crate) SkillTool);
+
+#[async_trait]
+impl Tool for SkillFunction {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn description(&self) -> &str {
+        self.0.description()
+    }
+
+    fn parameters(&self) -> &serde_json::Value {
+        self.0.parameters()
+    }
+
+    async fn invoke(&self, arguments: serde_json::Value) -> Result<String, String> {
+        match self.0.invoke(arguments).await {
+            ToolOutput::Text(text) => Ok(text),
+            error @ ToolOutput::Error(_) => Err(error.into_model_text()),
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

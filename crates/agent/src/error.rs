@@ -1,0 +1,22 @@
+//! Why a run failed.
+
+use chat_client::ChatError;
+use skills_core::SkillError;
+
+/// Why an agent run failed. The session is left as it was, so the run can be retried.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The model could not be reached or answered with an error.
+    #[error(transparent)]
+    Chat(#[from] ChatError),
+    /// A context provider failed (the skills source could not be read).
+    #[error("cannot gather the run's context: {0}")]
+    Context(#[from] SkillError),
+    /// An approval answer names a call that is not waiting for approval.
+    #[error("no call `{call_id}` is waiting for approval in this session")]
+    UnknownApproval {
+        /// The id the answer named.
+        call_id: String,
+    },
+}

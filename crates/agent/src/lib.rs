@@ -1,0 +1,52 @@
+//! An agent that ties a chat client, its decorators and context providers together, with a
+//! session that survives a process restart.
+//!
+//! [`Agent::run`] sends the instructions (the agent's own, then each provider's, e.g. the skills
+//! catalog), the session's history and the input, with every provider's tools, through
+//! `FunctionInvocation → EnsureUserMessage → Tracing → client`. Calls the [`ApprovalRules`] do not
+//! approve come back as pending approval requests; a later run with the answers resumes. The
+//! [`Session`] is plain serde data, so a pending approval can be saved, the process ended, and
+//! the run resumed elsewhere.
+//!
+//! It owns the composition and the skills approval policy (rules matched on the skills
+//! provider's own tool instances); it does no I/O of its own beyond what the client and the
+//! providers do.
+//!
+//! # Example
+//! ```no_run
+//! use std::sync::Arc;
+//! use agent::{Agent, ApprovalRules, AutoApprove, Session};
+//! use chat_client::{ApprovalResponse, OpenAiClient};
+//! use skills_discovery::FileSkillsSource;
+//! use skills_provider::SkillsProvider;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let source = FileSkillsSource::builder().root("examples/skills").build()?;
+//! let agent = Agent::builder(OpenAiClient::builder("http://127.0.0.1:1234/v1").build()?)
+//!     .skills(Arc::new(SkillsProvider::new(Arc::new(source))))
+//!     .approval(ApprovalRules::new(AutoApprove::ReadOnly))
+//!     .build();
+//! let mut session = Session::new();
+//! let mut response = agent.run("A marathon is 26.2 miles. How many km?", &mut session).await?;
+//! while !response.pending.is_empty() {
+//!     let answers = response.pending.iter().map(|r| ApprovalResponse::approve(&r.call.call_id)).collect::<Vec<_>>();
+//!     response = agent.run(answers, &mut session).await?;
+//! }
+//! println!("{}", response.text());
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
+
+mod agent;
+mod context;
+mod error;
+mod policy;
+mod session;
+
+pub use agent::{Agent, AgentBuilder, AgentResponse, Input};
+pub use context::{Context, ContextProvider};
+pub use error::AgentError;
+pub use policy::{ApprovalRules, AutoApprove};
+pub use session::Session;

@@ -1,0 +1,110 @@
+//! The approval policy for skill tools: read-only and all rules matched on the provider's own
+//! tool instances, and risk tiers.
+
+use chat_client::Tool;
+use chat_decorators::{ApprovalPolicy, Decision};
+use skills_core::RiskTier;
+use skills_provider::ProviderId;
+
+use crate::context::SkillFunction;
+
+/// Which skill tools run without asking.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AutoApprove {
+    /// None: every call asks (unless a tier rule or a remembered approval covers it).
+    #[default]
+    None,
+    /// The provider's read-only tools: `load_skill` and `read_skill_resource`.
+    ReadOnly,
+    /// All three of the provider's tools, `run_skill_script` included.
+    All,
+}
+
+/// The approval rules of an agent, checked in this order for each call of a skills provider's
+/// own tools (matched by instance, not by name):
+///
+/// 1. a call at or above [`refuse_from`](Self::refuse_from) is refused: the model is told, the
+///    call never runs, no approval overrides it;
+/// 2. [`auto_approve`](Self::auto_approve): the read-only or all rule;
+/// 3. a call at or below [`approve_up_to`](Self::approve_up_to) runs (e.g. `read` scripts);
+/// 4. otherwise the call asks, unless the person approved it for good earlier in the session.
+///
+/// Tools of anyone else (another context provider, even one calling its tool `load_skill`)
+/// always ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ApprovalRules {
+    /// The read-only or all rule.
+    pub auto_approve: AutoApprove,
+    /// Calls whose risk tier is at most this run without asking.
+    pub approve_up_to: Option<RiskTier>,
+    /// Calls whose risk tier is at least this are refused (default `destructive`).
+    pub refuse_from: Option<RiskTier>,
+}
+
+impl Default for ApprovalRules {
+    fn default() -> Self {
+        Self {
+            auto_approve: AutoApprove::None,
+            approve_up_to: None,
+            refuse_from: Some(RiskTier::Destructive),
+        }
+    }
+}
+
+impl ApprovalRules {
+    /// The default rules with `auto_approve`.
+    pub fn new(auto_approve: AutoApprove) -> Self {
+        Self {
+            auto_approve,
+            ..Self::default()
+        }
+    }
+
+    /// The same rules, also approving calls up to `tier`.
+    pub fn approve_up_to(mut self, tier: RiskTier) -> Self {
+        self.approve_up_to = Some(tier);
+        self
+    }
+
+    /// The same rules, refusing calls from `tier` up (`None`: refuse nothing).
+    pub fn refuse_from(mut self, tier: Option<RiskTier>) -> Self {
+        self.refuse_from = tier;
+        self
+    }
+}
+
+/// [`ApprovalRules`] applied to the tools of the agent's skills providers.
+#[derive(Debug)]
+pub(crate) struct SkillsApprovalPolicy {
+    pub(crate) providers: Vec<ProviderId>,
+    pub(crate) rules: ApprovalRules,
+}
+
+impl ApprovalPolicy for SkillsApprovalPolicy {
+    fn decide(&self, tool: &dyn Tool, arguments: &serde_json::Value) -> Decision {
+        let Some(SkillFunction(skill_tool)) = tool
+            .as_any()
+            .downcast_ref::<SkillFunction>()
+            .filter(|function| self.providers.contains(&function.0.id().provider))
+        else {
+            return Decision::Ask;
+        };
+        let tier = skill_tool.risk_tier(arguments);
+        if let Some(refused) = self.rules.refuse_from.filter(|refused| tier >= *refused) {
+            return Decision::Refuse(format!(
+                "its risk tier is `{tier}`, and this agent refuses `{refused}` and above"
+            ));
+        }
+        let by_rule = match self.rules.auto_approve {
+            AutoApprove::All => true,
+            AutoApprove::ReadOnly => skill_tool.is_read_only(),
+            AutoApprove::None => false,
+        };
+        if by_rule || self.rules.approve_up_to.is_some_and(|up_to| tier <= up_to) {
+            Decision::Approve
+        } else {
+            Decision::Ask
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! A script runner that really runs python3, skills with declared risk tiers, and helpers.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use chat_client::OpenAiClient;
+use serde_json::{Value, json};
+use skills_core::{
+    FileScriptRequest, FileScriptRunner, RiskTier, Skill, SkillError, SkillFrontmatter,
+    SkillOrigin, SkillResource, SkillScript, SkillsSource, SourceContext,
+};
+use skills_discovery::FileSkillsSource;
+use skills_provider::SkillsProvider;
+
+pub const MARATHON: &str = "A marathon is 26.2 miles. How many kilometres is that?";
+
+pub fn examples() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/skills"
+    ))
+}
+
+/// Runs `.py` scripts with python3: an object's entries become `--key value`, an array is argv.
+#[derive(Debug, Default)]
+pub struct PythonRunner {
+    runs: AtomicUsize,
+}
+
+impl PythonRunner {
+    pub fn runs(&self) -> usize {
+        self.runs.load(Ordering::SeqCst)
+    }
+}
+
+#[async_trait]
+impl FileScriptRunner for PythonRunner {
+    async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        let mut argv: Vec<String> = Vec::new();
+        match &request.arguments {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    argv.push(format!("--{key}"));
+                    argv.push(match value {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    });
+                }
+            }
+            Value::Array(items) => {
+                argv.extend(
+                    items
+                        .iter()
+                        .map(|item| item.as_str().unwrap_or_default().to_owned()),
+                );
+            }
+            _ => {}
+        }
+        let output = tokio::process::Command::new("python3")
+            .arg(&request.script_path)
+            .args(&argv)
+            .current_dir(&request.skill_dir)
+            .output()
+            .await
+            .map_err(|error| SkillError::Script {
+                script: request.script_name.clone(),
+                message: error.to_string(),
+            })?;
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        if output.status.success() {
+            Ok(stdout)
+        } else {
+            Err(SkillError::Script {
+                script: request.script_name,
+                message: String::from_utf8_lossy(&output.stderr).into_owned(),
+            })
+        }
+    }
+}
+
+/// A provider over `examples/skills` whose scripts run with `runner`.
+pub fn example_provider(runner: Arc<PythonRunner>) -> Arc<SkillsProvider> {
+    let source = FileSkillsSource::builder()
+        .root(examples())
+        .script_runner(runner)
+        .build()
+        .unwrap();
+    Arc::new(SkillsProvider::new(Arc::new(source)))
+}
+
+pub fn client(url: &str) -> OpenAiClient {
+    OpenAiClient::builder(url).max_retries(0).build().unwrap()
+}
+
+pub fn load_skill() -> Value {
+    json!({"skillName": "unit-converter"})
+}
+
+pub fn read_table() -> Value {
+    json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"})
+}
+
+pub fn run_convert() -> Value {
+    json!({"skillName": "unit-converter", "scriptName": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}})
+}
+
+/// A script that declares its risk tier and counts its runs.
+#[derive(Debug)]
+pub struct TieredScript {
+    pub name: &'static str,
+    pub tier: RiskTier,
+    pub runs: AtomicUsize,
+}
+
+#[async_trait]
+impl SkillScript for TieredScript {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn risk_tier(&self) -> RiskTier {
+        self.tier
+    }
+    async fn run(&self, _arguments: Value) -> Result<String, SkillError> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        Ok(format!("{} ran", self.name))
+    }
+}
+
+/// A skill `ops` with a `read` script `status` and a `destructive` script `wipe`.
+#[derive(Debug)]
+pub struct OpsSkill {
+    frontmatter: SkillFrontmatter,
+    pub scripts: Vec<Arc<TieredScript>>,
+}
+
+impl OpsSkill {
+    pub fn new() -> Arc<Self> {
+        let script = |name, tier| {
+            Arc::new(TieredScript {
+                name,
+                tier,
+                runs: AtomicUsize::new(0),
+            })
+        };
+        Arc::new(Self {
+            frontmatter: SkillFrontmatter::new("ops", "Checks and cleans the server."),
+            scripts: vec![
+                script("status", RiskTier::Read),
+                script("wipe", RiskTier::Destructive),
+            ],
+        })
+    }
+}
+
+#[async_trait]
+impl Skill for OpsSkill {
+    fn frontmatter(&self) -> &SkillFrontmatter {
+        &self.frontmatter
+    }
+    fn origin(&self) -> SkillOrigin {
+        SkillOrigin::Inline
+    }
+    async fn content(&self) -> Result<String, SkillError> {
+        Ok("Run `status` to check, `wipe` to clean.".to_owned())
+    }
+    fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
+        Vec::new()
+    }
+    fn scripts(&self) -> Vec<Arc<dyn SkillScript>> {
+        self.scripts
+            .iter()
+            .map(|script| Arc::clone(script) as Arc<dyn SkillScript>)
+            .collect()
+    }
+}
+
+#[derive(Debug)]
+pub struct OpsSource(pub Arc<OpsSkill>);
+
+#[async_trait]
+impl SkillsSource for OpsSource {
+    async fn skills(&self, _context: &SourceContext) -> Result<Vec<Arc<dyn Skill>>, SkillError> {
+        Ok(vec![Arc::clone(&self.0) as Arc<dyn Skill>])
+    }
+}

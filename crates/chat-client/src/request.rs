@@ -1,0 +1,112 @@
+//! What a chat client is asked and what it answers.
+
+use crate::message::{ApprovalRequest, Message};
+use crate::tool::SharedTool;
+
+/// One request to a chat model.
+#[derive(Debug, Clone, Default)]
+pub struct ChatRequest {
+    /// The conversation so far, oldest first.
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    pub tools: Vec<SharedTool>,
+    /// Settings for this request.
+    pub options: ChatOptions,
+}
+
+impl ChatRequest {
+    /// A request with `messages` and no tools.
+    pub fn new(messages: Vec<Message>) -> Self {
+        Self {
+            messages,
+            ..Self::default()
+        }
+    }
+
+    /// The same request offering `tools`.
+    pub fn with_tools(mut self, tools: Vec<SharedTool>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The same request with `options`.
+    pub fn with_options(mut self, options: ChatOptions) -> Self {
+        self.options = options;
+        self
+    }
+}
+
+/// Settings of one request; unset fields take the client's defaults.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ChatOptions {
+    /// The model, overriding the client's.
+    pub model: Option<String>,
+    /// Whether and which tool the model must call.
+    pub tool_choice: Option<ToolChoice>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// The most tokens to generate.
+    pub max_tokens: Option<u32>,
+    /// Names the conversation, so that decorators keep per-conversation state apart.
+    pub conversation_id: Option<String>,
+}
+
+/// Whether and which tool the model must call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// No tool calls.
+    None,
+    /// At least one tool call.
+    Required,
+    /// This tool.
+    Function(String),
+}
+
+/// Tokens a model call used, as the server reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Tokens of the prompt.
+    pub prompt_tokens: u64,
+    /// Tokens generated.
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another call's usage.
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+}
+
+/// What a chat client answers: the new messages, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChatResponse {
+    /// The messages this call produced (the model's, and tool results when a decorator ran tools).
+    pub messages: Vec<Message>,
+    /// The model that answered, as the server names it.
+    pub model: Option<String>,
+    /// Why the model stopped (`stop`, `tool_calls`, `length`), as the server says.
+    pub finish_reason: Option<String>,
+    /// Tokens used, when the server reports them (summed over every model call).
+    pub usage: Option<Usage>,
+}
+
+impl ChatResponse {
+    /// The text of the last assistant message; empty when there is none.
+    pub fn text(&self) -> String {
+        Message::last_assistant_text(&self.messages)
+    }
+
+    /// The calls waiting for approval.
+    pub fn approval_requests(&self) -> Vec<ApprovalRequest> {
+        self.messages
+            .iter()
+            .flat_map(Message::approval_requests)
+            .cloned()
+            .collect()
+    }
+}
