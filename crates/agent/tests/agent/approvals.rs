@@ -13,10 +13,11 @@ use skills_core::RiskTier;
 use skills_provider::SkillsProvider;
 
 use crate::common::{
-    MARATHON, OpsSkill, OpsSource, PythonRunner, client, example_provider, load_skill, run_convert,
+    CountingRunner, MARATHON, OpsSkill, OpsSource, client, example_provider, load_skill,
+    run_convert,
 };
 
-fn agent(url: &str, runner: &Arc<PythonRunner>, rules: ApprovalRules) -> Agent {
+fn agent(url: &str, runner: &Arc<CountingRunner>, rules: ApprovalRules) -> Agent {
     Agent::builder(client(url))
         .skills(example_provider(Arc::clone(runner)))
         .approval(rules)
@@ -28,7 +29,7 @@ async fn by_default_every_call_asks_and_resumes_once_approved() {
     let server = TestServer::start().await;
     server.push(Reply::tool_call("c1", "load_skill", load_skill()));
     server.push(Reply::text("loaded"));
-    let runner = Arc::new(PythonRunner::default());
+    let runner = Arc::new(CountingRunner::default());
     let agent = agent(server.url(), &runner, ApprovalRules::default());
     let mut session = Session::new();
     let first = agent.run(MARATHON, &mut session).await.unwrap();
@@ -50,7 +51,7 @@ async fn a_rejected_script_is_not_run_and_the_model_hears_why() {
     let server = TestServer::start().await;
     server.push(Reply::tool_call("c1", "run_skill_script", run_convert()));
     server.push(Reply::text("I could not run it."));
-    let runner = Arc::new(PythonRunner::default());
+    let runner = Arc::new(CountingRunner::default());
     let agent = agent(
         server.url(),
         &runner,
@@ -81,7 +82,7 @@ async fn always_approving_a_tool_is_remembered_in_the_session() {
     server.push(Reply::text("42.16 km"));
     server.push(Reply::tool_call("c2", "run_skill_script", run_convert()));
     server.push(Reply::text("still 42.16 km"));
-    let runner = Arc::new(PythonRunner::default());
+    let runner = Arc::new(CountingRunner::default());
     let agent = agent(
         server.url(),
         &runner,
@@ -109,7 +110,7 @@ async fn a_pending_approval_survives_the_process_through_a_file() {
     server.push(Reply::text("A marathon is about 42.16 km."));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("session.json");
-    let runner = Arc::new(PythonRunner::default());
+    let runner = Arc::new(CountingRunner::default());
     {
         let agent = agent(
             server.url(),
@@ -147,7 +148,7 @@ async fn a_new_prompt_answers_pending_calls_as_not_approved() {
     let server = TestServer::start().await;
     server.push(Reply::tool_call("c1", "run_skill_script", run_convert()));
     server.push(Reply::text("Something else, then."));
-    let runner = Arc::new(PythonRunner::default());
+    let runner = Arc::new(CountingRunner::default());
     let agent = agent(
         server.url(),
         &runner,
@@ -172,7 +173,7 @@ async fn a_new_prompt_answers_pending_calls_as_not_approved() {
 #[tokio::test]
 async fn an_answer_for_no_pending_call_is_an_error() {
     let server = TestServer::start().await;
-    let runner = Arc::new(PythonRunner::default());
+    let runner = Arc::new(CountingRunner::default());
     let agent = agent(server.url(), &runner, ApprovalRules::default());
     let mut session = Session::new();
     let error = agent

@@ -13,6 +13,7 @@ use skills_core::{
 };
 use skills_discovery::FileSkillsSource;
 use skills_provider::SkillsProvider;
+use skills_scripts::ProcessRunner;
 
 pub const MARATHON: &str = "A marathon is 26.2 miles. How many kilometres is that?";
 
@@ -23,66 +24,38 @@ pub fn examples() -> PathBuf {
     ))
 }
 
-/// Runs `.py` scripts with python3: an object's entries become `--key value`, an array is argv.
-#[derive(Debug, Default)]
-pub struct PythonRunner {
+/// The real process runner of `skills-scripts`, counting the scripts it runs.
+#[derive(Debug)]
+pub struct CountingRunner {
+    inner: ProcessRunner,
     runs: AtomicUsize,
 }
 
-impl PythonRunner {
+impl Default for CountingRunner {
+    fn default() -> Self {
+        Self {
+            inner: ProcessRunner::new(),
+            runs: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl CountingRunner {
     pub fn runs(&self) -> usize {
         self.runs.load(Ordering::SeqCst)
     }
 }
 
 #[async_trait]
-impl FileScriptRunner for PythonRunner {
+impl FileScriptRunner for CountingRunner {
     async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError> {
         self.runs.fetch_add(1, Ordering::SeqCst);
-        let mut argv: Vec<String> = Vec::new();
-        match &request.arguments {
-            Value::Object(map) => {
-                for (key, value) in map {
-                    argv.push(format!("--{key}"));
-                    argv.push(match value {
-                        Value::String(text) => text.clone(),
-                        other => other.to_string(),
-                    });
-                }
-            }
-            Value::Array(items) => {
-                argv.extend(
-                    items
-                        .iter()
-                        .map(|item| item.as_str().unwrap_or_default().to_owned()),
-                );
-            }
-            _ => {}
-        }
-        let output = tokio::process::Command::new("python3")
-            .arg(&request.script_path)
-            .args(&argv)
-            .current_dir(&request.skill_dir)
-            .output()
-            .await
-            .map_err(|error| SkillError::Script {
-                script: request.script_name.clone(),
-                message: error.to_string(),
-            })?;
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        if output.status.success() {
-            Ok(stdout)
-        } else {
-            Err(SkillError::Script {
-                script: request.script_name,
-                message: String::from_utf8_lossy(&output.stderr).into_owned(),
-            })
-        }
+        self.inner.run(request).await
     }
 }
 
 /// A provider over `examples/skills` whose scripts run with `runner`.
-pub fn example_provider(runner: Arc<PythonRunner>) -> Arc<SkillsProvider> {
+pub fn example_provider(runner: Arc<CountingRunner>) -> Arc<SkillsProvider> {
     let source = FileSkillsSource::builder()
         .root(examples())
         .script_runner(runner)

@@ -7,7 +7,7 @@ use chat_client::{ApprovalResponse, Role};
 use chat_test_server::{Reply, TestServer};
 
 use crate::common::{
-    MARATHON, PythonRunner, client, example_provider, load_skill, read_table, run_convert,
+    CountingRunner, MARATHON, client, example_provider, load_skill, read_table, run_convert,
 };
 
 #[tokio::test]
@@ -17,7 +17,7 @@ async fn the_marathon_conversation_runs_end_to_end() {
     server.push(Reply::tool_call("c2", "read_skill_resource", read_table()));
     server.push(Reply::tool_call("c3", "run_skill_script", run_convert()));
     server.push(Reply::text("A marathon is about 42.16 km."));
-    let runner = Arc::new(PythonRunner::default());
+    let runner = Arc::new(CountingRunner::default());
     let agent = Agent::builder(client(server.url()))
         .instructions("You are a careful assistant.")
         .skills(example_provider(Arc::clone(&runner)))

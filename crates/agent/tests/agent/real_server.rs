@@ -7,7 +7,7 @@ use std::time::Duration;
 use agent::{Agent, ApprovalRules, AutoApprove, Session};
 use chat_client::{ChatOptions, OpenAiClient};
 
-use crate::common::{MARATHON, PythonRunner, example_provider};
+use crate::common::{CountingRunner, MARATHON, example_provider};
 
 #[tokio::test]
 #[ignore = "needs a real OpenAI-compatible server named by SKILLS_TEST_ENDPOINT"]
@@ -21,7 +21,7 @@ async fn the_marathon_prompt_against_a_real_server() {
     let mut options = ChatOptions::default();
     options.temperature = Some(0.0);
     options.max_tokens = Some(512);
-    let runner = Arc::new(PythonRunner::default());
+    let runner = Arc::new(CountingRunner::default());
     let agent = Agent::builder(builder.build().unwrap())
         .skills(example_provider(runner))
         .approval(ApprovalRules::new(AutoApprove::All))
