@@ -325,7 +325,10 @@ mod tests {
         assert_eq!(client.retry_delay(0, &headers), Duration::from_secs(2));
         headers.insert(RETRY_AFTER, HeaderValue::from_static("3600"));
         assert_eq!(client.retry_delay(0, &headers), Duration::from_secs(5));
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        headers.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(client.retry_delay(0, &headers), Duration::ZERO);
         let now = httpdate::parse_http_date("Wed, 21 Oct 2015 07:27:58 GMT").unwrap();
         assert_eq!(
