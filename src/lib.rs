@@ -9,6 +9,8 @@
 //! | `discovery` | yes | [`discovery`]: file skills found under skill roots |
 //! | `provider` | yes | [`provider`]: the catalog, the three tools, inline skills, the source pipeline |
 //! | `scripts` | no | [`scripts`]: the safe subprocess runner for the scripts of file skills |
+//! | `plugins` | no | [`plugins`]: class skills loaded from plugin libraries (links `abi_stable`) |
+//! | `mcp` | no | [`mcp`]: skills from MCP servers (stdio, streamable HTTP; `skill-md` and archive entries), and a skills directory served over MCP |
 //! | `agent` | no | [`chat`]: the chat client for OpenAI-compatible servers; [`decorators`]: ensure-user-message, the tool loop with approval, tracing; [`agent`]: the agent and its session |
 //!
 //! # Example
@@ -55,6 +57,10 @@ pub use chat_decorators as decorators;
 pub use skills_discovery as discovery;
 #[cfg(feature = "frontmatter")]
 pub use skills_frontmatter as frontmatter;
+#[cfg(feature = "mcp")]
+pub use skills_mcp as mcp;
+#[cfg(feature = "plugins")]
+pub use skills_plugin_host as plugins;
 #[cfg(feature = "provider")]
 pub use skills_provider as provider;
 #[cfg(feature = "scripts")]

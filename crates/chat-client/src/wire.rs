@@ -89,9 +89,11 @@ fn wire_messages(message: &Message) -> Vec<Value> {
     }
 }
 
+/// Arguments go as JSON text. Text that is not JSON (a call cut off by the token limit) goes as
+/// a JSON string: engines parse the arguments of past calls and reject the request otherwise.
 fn wire_call(call: &FunctionCall) -> Value {
     let arguments = match &call.arguments {
-        Value::String(raw) => raw.clone(),
+        Value::String(raw) if serde_json::from_str::<Value>(raw).is_ok() => raw.clone(),
         other => other.to_string(),
     };
     json!({
@@ -258,6 +260,19 @@ mod tests {
             wire,
             [json!({"role": "tool", "tool_call_id": "a", "content": "ok"})]
         );
+    }
+
+    #[test]
+    fn arguments_go_back_as_json_even_when_the_model_cut_them_off() {
+        let call = |arguments: Value| FunctionCall {
+            call_id: "a".into(),
+            name: "f".into(),
+            arguments,
+        };
+        let sent = |arguments| wire_call(&call(arguments))["function"]["arguments"].clone();
+        assert_eq!(sent(json!({"x": 1})), json!("{\"x\":1}"));
+        assert_eq!(sent(json!("{\"x\": 1}")), json!("{\"x\": 1}"));
+        assert_eq!(sent(json!("{\"x\": \"m")), json!("\"{\\\"x\\\": \\\"m\""));
     }
 
     #[test]

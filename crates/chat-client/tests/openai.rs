@@ -279,3 +279,83 @@ async fn a_body_that_is_not_a_completion_is_a_typed_error() {
         "{error}"
     );
 }
+
+/// A completion recorded from llama.cpp's server (xllamacpp 2026.10.11549, Qwen2.5-Coder-0.5B,
+/// `max_tokens` 48): `content: ""`, ids without `call_`, arguments with spaces, the second call
+/// cut off by the token limit, `timings` and `prompt_tokens_details`.
+#[tokio::test]
+async fn reads_a_completion_recorded_from_llama_cpp() {
+    let server = TestServer::start().await;
+    server.push(Reply::Completion(json!({
+        "choices": [{"finish_reason": "length", "index": 0, "message": {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"type": "function", "function": {"name": "load_skill", "arguments": "{\"skillName\": \"unit-converter\"}"}, "id": "D71S5K5F4MxfpxDzUfDr5kqVq9D6R4Wu"},
+                {"type": "function", "function": {"name": "read_skill_resource", "arguments": "{\"skillName\": \"unit-converter\", \"resourceName\": \"m"}, "id": "4fuTyTJMX70DLG7ITBafnaUPn9yKQx0P"}
+            ]
+        }}],
+        "created": 1795999530,
+        "model": "/work/main/target/llm/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        "system_fingerprint": "b0-unknown",
+        "object": "chat.completion",
+        "usage": {"completion_tokens": 48, "prompt_tokens": 886, "total_tokens": 934, "prompt_tokens_details": {"cached_tokens": 885}},
+        "id": "chatcmpl-bSDApfnYJjISkrSlfSCAs47RaWP9d9FO",
+        "timings": {"cache_n": 885, "prompt_n": 1, "prompt_ms": 1713.426, "predicted_n": 48, "predicted_ms": 15926.778}
+    })));
+    let response = client(&server)
+        .get_response(ChatRequest::new(vec![Message::user("go")]))
+        .await
+        .unwrap();
+
+    assert_eq!(response.finish_reason.as_deref(), Some("length"));
+    assert_eq!(response.usage.unwrap().prompt_tokens, 886);
+    let message = &response.messages[0];
+    assert_eq!(message.joined_text(), "");
+    let calls: Vec<&FunctionCall> = message.function_calls().collect();
+    assert_eq!(calls[0].call_id, "D71S5K5F4MxfpxDzUfDr5kqVq9D6R4Wu");
+    assert_eq!(calls[0].arguments, json!({"skillName": "unit-converter"}));
+    assert_eq!(
+        calls[1].arguments,
+        json!("{\"skillName\": \"unit-converter\", \"resourceName\": \"m"),
+        "cut-off arguments are kept as text, for the tool to report"
+    );
+
+    // Sent back, the cut-off arguments are JSON text (a string), which the engine parses.
+    server.push(Reply::text("ok"));
+    let mut follow_up = vec![Message::user("go"), message.clone()];
+    follow_up.extend(calls.iter().map(|call| result(&call.call_id)));
+    client(&server)
+        .get_response(ChatRequest::new(follow_up))
+        .await
+        .unwrap();
+    let sent = server.requests()[1].messages()[1]["tool_calls"][1]["function"]["arguments"].clone();
+    assert_eq!(
+        sent,
+        json!(r#""{\"skillName\": \"unit-converter\", \"resourceName\": \"m""#)
+    );
+}
+
+/// llama.cpp answers a template's `raise_exception` with HTTP 400 (older builds: 500) and a
+/// longer message around the template's own.
+#[tokio::test]
+async fn a_template_rejecting_the_request_is_a_typed_error_as_400_or_500() {
+    let engine_message = format!(
+        "Unable to generate parser for this template. Automatic parser generation failed: \n\
+         ------------\nWhile executing CallExpression at line 28, column 24 in source:\n...\n\
+         Error: Jinja Exception: {NO_USER_QUERY}"
+    );
+    for status in [400, 500] {
+        let server = TestServer::start().await;
+        server.repeat(Reply::error(status, &engine_message));
+        let error = client(&server)
+            .get_response(ChatRequest::new(vec![Message::user("go")]))
+            .await
+            .unwrap_err();
+        assert_eq!(error.status(), Some(status));
+        assert!(
+            matches!(&error, ChatError::Status { message, .. } if message.ends_with(NO_USER_QUERY)),
+            "{error}"
+        );
+    }
+}

@@ -29,8 +29,9 @@ pub struct Limits {
     /// The run stops when the same tool fails with the same error this many times in a row
     /// (default 3).
     pub max_repeated_failures: usize,
-    /// The same tool called with the same arguments this many times in a row is not run again;
-    /// one more such call ends the run (default 3).
+    /// The same tool called with the same arguments this many times in a row (in consecutive
+    /// model turns, or within one turn) is not run again; one more such call ends the run
+    /// (default 3).
     pub max_identical_calls: usize,
     /// The most calls approved without asking (by the policy or a remembered approval) in one
     /// request; past it every call asks (default 40).
@@ -56,6 +57,9 @@ impl Default for Limits {
 ///   run with a final message saying so.
 /// - The same tool with the same arguments called [`Limits::max_identical_calls`] times in a row
 ///   is not run: the model is told to use the results it has; one more such call ends the run.
+///   "In a row" means in consecutive model turns (a model repeating a whole turn of several
+///   calls repeats each of them) or within one turn; the model's turns since the last user query
+///   count, also those of earlier requests (a call held for approval and resumed counts once).
 /// - With an [`ApprovalPolicy`], a call the policy (or a remembered approval) does not approve is
 ///   not run: the response ends with an assistant message holding [`ApprovalRequest`]s, and a
 ///   later request carrying the person's [`ApprovalResponse`](chat_client::ApprovalResponse)s
@@ -99,6 +103,40 @@ enum Step {
     Stop(String),
 }
 
+/// A call's tool and arguments.
+type Signature = (String, serde_json::Value);
+
+/// How often each call (tool and arguments) was made in a row: in consecutive model turns, and
+/// again within one turn. A turn without a call ends its streak.
+#[derive(Default)]
+struct Streaks {
+    previous: Vec<(Signature, usize)>,
+    current: Vec<(Signature, usize)>,
+}
+
+impl Streaks {
+    /// Counts `call` in the current turn; how many times in a row it has been made.
+    fn count(&mut self, call: &FunctionCall) -> usize {
+        let signature = (call.name.clone(), call.arguments.clone());
+        if let Some((_, count)) = self.current.iter_mut().find(|(made, _)| *made == signature) {
+            *count += 1;
+            return *count;
+        }
+        let count = self
+            .previous
+            .iter()
+            .find(|(made, _)| *made == signature)
+            .map_or(1, |(_, count)| count + 1);
+        self.current.push((signature, count));
+        count
+    }
+
+    /// Ends the model's turn.
+    fn end_turn(&mut self) {
+        self.previous = std::mem::take(&mut self.current);
+    }
+}
+
 /// The state of one request's loop.
 struct Run<'a> {
     limits: Limits,
@@ -106,29 +144,40 @@ struct Run<'a> {
     approval: Option<&'a dyn ApprovalPolicy>,
     remembered: RememberedApprovals,
     auto_approved: usize,
-    last_call: Option<(String, serde_json::Value)>,
-    identical: usize,
+    streaks: Streaks,
     failures: HashMap<String, (String, usize)>,
 }
 
 impl Run<'_> {
-    fn step(&mut self, call: &FunctionCall) -> Step {
-        let signature = (call.name.clone(), call.arguments.clone());
-        if self.last_call.as_ref() == Some(&signature) {
-            self.identical += 1;
-        } else {
-            self.last_call = Some(signature);
-            self.identical = 1;
+    /// Counts the model's turns since the last user query, so that a streak of identical calls
+    /// carries over the requests of one question (approvals answered, a session resumed).
+    fn follow(&mut self, messages: &[Message]) {
+        let since_query = messages
+            .iter()
+            .rposition(|message| message.user_query().is_some())
+            .map_or(0, |query| query + 1);
+        for turn in messages[since_query..]
+            .iter()
+            .filter(|message| message.role == Role::Assistant)
+        {
+            for call in turn.function_calls() {
+                self.streaks.count(call);
+            }
+            self.streaks.end_turn();
         }
+    }
+
+    fn step(&mut self, call: &FunctionCall) -> Step {
+        let identical = self.streaks.count(call);
         let limit = self.limits.max_identical_calls;
-        if self.identical > limit {
+        if identical > limit {
             return Step::Stop(format!(
-                "Stopped: the model kept calling `{}` with the same arguments ({} times in a row) \
-                 instead of answering. Ask again, perhaps more precisely.",
-                call.name, self.identical
+                "Stopped: the model kept calling `{}` with the same arguments ({identical} times \
+                 in a row) instead of answering. Ask again, perhaps more precisely.",
+                call.name
             ));
         }
-        if self.identical == limit {
+        if identical == limit {
             return Step::Answer(error_result(
                 call,
                 format!(
@@ -289,10 +338,10 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             approval: self.approval.as_deref(),
             remembered: RememberedApprovals::from_messages(&messages),
             auto_approved: 0,
-            last_call: None,
-            identical: 0,
+            streaks: Streaks::default(),
             failures: HashMap::new(),
         };
+        run.follow(&messages);
         let mut output = Output::default();
 
         let resumed = resume(&run, &messages).await;
@@ -327,6 +376,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 return Ok(output.finish());
             }
             let steps: Vec<Step> = calls.iter().map(|call| run.step(call)).collect();
+            run.streaks.end_turn();
 
             if let Some(stop) = steps.iter().find_map(|step| match step {
                 Step::Stop(text) => Some(text.clone()),

@@ -3,9 +3,10 @@
 //!
 //! Each test scripts the replies, in order. The server is as strict as a local engine: it answers
 //! HTTP 400 `No user query found in messages.` to a request without a user message whose content
-//! is a plain non-empty string (what Qwen-family chat templates demand), and HTTP 400 when a
-//! `tool` message does not answer a preceding `tool_call_id` or a tool call goes unanswered. It
-//! records every request it receives, rejected ones included.
+//! is a plain non-empty string (what Qwen-family chat templates demand), HTTP 400 when a
+//! `tool` message does not answer a preceding `tool_call_id` or a tool call goes unanswered, and
+//! HTTP 500 when the arguments of a past tool call are not JSON text (as llama.cpp). It records
+//! every request it receives, rejected ones included.
 //!
 //! # Example
 //! ```
@@ -234,7 +235,7 @@ async fn chat(
         .map(str::to_owned);
     let mut script = script.lock().unwrap_or_else(|poison| poison.into_inner());
     let reply = match check(&body) {
-        Err(message) => Reply::error(400, &message),
+        Err((status, message)) => Reply::error(status, &message),
         Ok(()) => match script
             .replies
             .pop_front()
@@ -272,11 +273,11 @@ async fn chat(
     response
 }
 
-/// What a strict engine checks before generating.
-fn check(body: &Value) -> Result<(), String> {
+/// What a strict engine checks before generating: the status and message of a rejection.
+fn check(body: &Value) -> Result<(), (u16, String)> {
     let messages = body["messages"]
         .as_array()
-        .ok_or("'messages' must be an array")?;
+        .ok_or((400, "'messages' must be an array".to_owned()))?;
     let has_query = messages.iter().any(|message| {
         message["role"] == "user"
             && message["content"]
@@ -284,7 +285,7 @@ fn check(body: &Value) -> Result<(), String> {
                 .is_some_and(|text| !text.trim().is_empty())
     });
     if !has_query {
-        return Err(NO_USER_QUERY.to_owned());
+        return Err((400, NO_USER_QUERY.to_owned()));
     }
     let mut open: HashSet<String> = HashSet::new();
     for message in messages {
@@ -292,25 +293,37 @@ fn check(body: &Value) -> Result<(), String> {
         if role == "tool" {
             let id = message["tool_call_id"].as_str().unwrap_or_default();
             if !open.remove(id) {
-                return Err(format!(
-                    "tool message with tool_call_id '{id}' does not answer a preceding tool call"
+                return Err((
+                    400,
+                    format!(
+                        "tool message with tool_call_id '{id}' does not answer a preceding tool call"
+                    ),
                 ));
             }
             continue;
         }
         if !open.is_empty() {
-            return Err(format!(
-                "tool calls {open:?} must be answered by tool messages before the next {role} message"
+            return Err((
+                400,
+                format!(
+                    "tool calls {open:?} must be answered by tool messages before the next {role} message"
+                ),
             ));
         }
-        if let Some(calls) = message["tool_calls"].as_array() {
-            for call in calls {
-                open.insert(call["id"].as_str().unwrap_or_default().to_owned());
+        for call in message["tool_calls"].as_array().into_iter().flatten() {
+            // As llama.cpp, which parses the arguments of past calls for the chat template.
+            let arguments = call["function"]["arguments"].as_str().unwrap_or_default();
+            if let Err(error) = serde_json::from_str::<Value>(arguments) {
+                return Err((
+                    500,
+                    format!("Failed to parse tool call arguments as JSON: {error}"),
+                ));
             }
+            open.insert(call["id"].as_str().unwrap_or_default().to_owned());
         }
     }
     if !open.is_empty() {
-        return Err(format!("tool calls {open:?} are never answered"));
+        return Err((400, format!("tool calls {open:?} are never answered")));
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ use skills_core::RiskTier;
 use skills_provider::SkillsProvider;
 
 use crate::inspect::file_source;
+use crate::mcp::McpSources;
 use crate::{Outcome, UsageError};
 
 /// The most characters of a tool result the transcript shows.
@@ -52,10 +53,18 @@ pub(crate) struct AgentArgs {
     /// Also run scripts up to this risk tier without asking (read, write-low, write-high).
     #[arg(long, value_name = "TIER")]
     approve_up_to: Option<RiskTier>,
+    /// Sampling temperature (0: the most likely tokens, the same answer each time).
+    #[arg(long, env = "SKILLS_TEMPERATURE")]
+    temperature: Option<f32>,
+    /// The most tokens the model may generate per call.
+    #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS")]
+    max_tokens: Option<u32>,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn.
     /// A run stopped with an approval pending resumes from it.
     #[arg(long, value_name = "FILE")]
     session: Option<PathBuf>,
+    #[command(flatten)]
+    mcp: McpSources,
 }
 
 #[derive(Debug, clap::Args)]
@@ -74,8 +83,8 @@ pub(crate) struct ChatArgs {
 
 impl AgentArgs {
     fn agent(&self) -> anyhow::Result<Agent> {
-        let source = file_source(&self.skills, false)?;
-        let provider = Arc::new(SkillsProvider::new(Arc::new(source)));
+        let source = self.mcp.compose(file_source(&self.skills, false)?)?;
+        let provider = Arc::new(SkillsProvider::new(source));
         let mut client = OpenAiClient::builder(&self.endpoint);
         if let Some(key) = std::env::var(&self.api_key_env)
             .ok()
@@ -85,6 +94,8 @@ impl AgentArgs {
         }
         let mut options = ChatOptions::default();
         options.model = self.model.clone();
+        options.temperature = self.temperature;
+        options.max_tokens = self.max_tokens;
         let auto = match self.approve {
             Approve::ReadOnly => AutoApprove::ReadOnly,
             Approve::All => AutoApprove::All,

@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::json;
-use skills_core::{Diagnostic, RiskTier, SharedScriptRunner, Skill, SourceContext};
+use skills_core::{Diagnostic, RiskTier, SharedScriptRunner, Skill, SkillsSource, SourceContext};
 use skills_discovery::{Discovery, FileSkill, FileSkillsSource};
 use skills_frontmatter::{FrontmatterLoader, ValidationMode};
-use skills_provider::{SkillsProvider, ToolOutput};
+use skills_plugin_host::PluginSkillsSource;
+use skills_provider::{SkillsProvider, SkillsSourceBuilder, ToolOutput};
 use skills_scripts::ProcessRunner;
 
+use crate::mcp::McpSources;
 use crate::{Outcome, UsageError};
 
 /// Where skills are looked for: the roots given, or the default ones.
@@ -27,6 +29,42 @@ pub(crate) struct Roots {
     strict: bool,
 }
 
+/// Where class-skill plugins are loaded from, besides the skill roots.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Plugins {
+    /// A directory of class-skill plugins (`lib<name>.so`, `<name>.dll`, `lib<name>.dylib`), or
+    /// one plugin file; repeatable. Without a ROOT, the project's `.agents/plugins` (searched
+    /// upward like `.agents/skills`) and `~/.agents/plugins` are loaded too.
+    #[arg(long = "plugins", value_name = "DIR")]
+    plugins: Vec<PathBuf>,
+}
+
+impl Plugins {
+    /// The plugins given, and the default plugin directories when `roots` are the default ones.
+    fn source(&self, roots: &Roots) -> anyhow::Result<PluginSkillsSource> {
+        let mut source = PluginSkillsSource::new();
+        if roots.roots.is_empty() {
+            source = default_dirs("plugins")
+                .into_iter()
+                .fold(source, PluginSkillsSource::dir);
+        }
+        for path in &self.plugins {
+            source = if path.is_file() {
+                source.file(path)
+            } else if path.is_dir() {
+                source.dir(path)
+            } else {
+                return Err(UsageError(format!(
+                    "{}: no such directory; give a directory of plugins or a plugin file",
+                    path.display()
+                ))
+                .into());
+            };
+        }
+        Ok(source)
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct ListArgs {
     /// Print a JSON array with every field of every skill.
@@ -34,6 +72,10 @@ pub(crate) struct ListArgs {
     json: bool,
     #[command(flatten)]
     roots: Roots,
+    #[command(flatten)]
+    mcp: McpSources,
+    #[command(flatten)]
+    plugins: Plugins,
 }
 
 #[derive(Debug, clap::Args)]
@@ -42,6 +84,10 @@ pub(crate) struct ShowArgs {
     name: String,
     #[command(flatten)]
     roots: Roots,
+    #[command(flatten)]
+    mcp: McpSources,
+    #[command(flatten)]
+    plugins: Plugins,
 }
 
 #[derive(Debug, clap::Args)]
@@ -58,17 +104,39 @@ pub(crate) struct ReadArgs {
     limit: Option<u64>,
     #[command(flatten)]
     roots: Roots,
+    #[command(flatten)]
+    mcp: McpSources,
+    #[command(flatten)]
+    plugins: Plugins,
 }
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CatalogArgs {
     #[command(flatten)]
     roots: Roots,
+    #[command(flatten)]
+    mcp: McpSources,
+    #[command(flatten)]
+    plugins: Plugins,
 }
 
 impl Roots {
     fn source(&self) -> anyhow::Result<FileSkillsSource> {
         file_source(&self.roots, self.strict)
+    }
+
+    /// The skills under the roots, then those of the MCP servers, then those of the plugins (on
+    /// a repeated name the first wins).
+    fn with_mcp(
+        &self,
+        mcp: &McpSources,
+        plugins: &Plugins,
+    ) -> anyhow::Result<Arc<dyn SkillsSource>> {
+        let plugins = plugins.source(self)?;
+        Ok(SkillsSourceBuilder::new()
+            .source(mcp.compose(self.source()?)?)
+            .source(Arc::new(plugins))
+            .build())
     }
 
     /// The skills under the roots, their scripts run by `runner`.
@@ -93,7 +161,7 @@ pub(crate) fn file_source_with(
     runner: SharedScriptRunner,
 ) -> anyhow::Result<FileSkillsSource> {
     let roots = if roots.is_empty() {
-        default_roots()
+        default_dirs("skills")
     } else {
         for root in roots {
             if !root.exists() {
@@ -118,13 +186,13 @@ pub(crate) fn file_source_with(
         .build()?)
 }
 
-/// The project's `.agents/skills`, looked for from the current directory up to the repository
-/// root, then the user's `~/.agents/skills`.
-fn default_roots() -> Vec<PathBuf> {
+/// The project's `.agents/KIND` (`skills`, `plugins`), looked for from the current directory up
+/// to the repository root, then the user's `~/.agents/KIND`.
+fn default_dirs(kind: &str) -> Vec<PathBuf> {
     let mut roots = Vec::new();
     if let Ok(cwd) = std::env::current_dir() {
         for dir in cwd.ancestors() {
-            let candidate = dir.join(".agents").join("skills");
+            let candidate = dir.join(".agents").join(kind);
             if candidate.is_dir() {
                 roots.push(candidate);
                 break;
@@ -136,7 +204,7 @@ fn default_roots() -> Vec<PathBuf> {
     }
     let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
     if let Some(home) = home {
-        roots.push(Path::new(&home).join(".agents").join("skills"));
+        roots.push(Path::new(&home).join(".agents").join(kind));
     }
     roots
 }
@@ -178,6 +246,16 @@ struct Listed<'a> {
 }
 
 fn listed(skill: &FileSkill) -> Listed<'_> {
+    let warnings = skill
+        .diagnostics()
+        .iter()
+        .map(|d| format!("{}: {}", d.field, d.message))
+        .collect();
+    listed_skill(skill, skill.dir(), warnings)
+}
+
+/// The listing of any skill found at `path` (its directory, or its plugin file).
+fn listed_skill<'a>(skill: &'a dyn Skill, path: &'a Path, warnings: Vec<String>) -> Listed<'a> {
     let frontmatter = skill.frontmatter();
     Listed {
         name: &frontmatter.name,
@@ -187,7 +265,7 @@ fn listed(skill: &FileSkill) -> Listed<'_> {
         allowed_tools: &frontmatter.allowed_tools,
         metadata: &frontmatter.metadata,
         extra: &frontmatter.extra,
-        path: skill.dir(),
+        path,
         resources: skill
             .resources()
             .iter()
@@ -204,31 +282,49 @@ fn listed(skill: &FileSkill) -> Listed<'_> {
             .iter()
             .map(|s| (s.name().to_owned(), s.risk_tier()))
             .collect(),
-        warnings: skill
-            .diagnostics()
-            .iter()
-            .map(|d| format!("{}: {}", d.field, d.message))
-            .collect(),
+        warnings,
     }
 }
 
 pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
     let discovery = args.roots.source()?.discover().await;
+    let remote = args.mcp.skills().await?;
+    let plugins = args.plugins.source(&args.roots)?;
+    let plugins = plugins.load().await?;
     let mut out = io::stdout().lock();
     if args.json {
-        let skills: Vec<Listed<'_>> = discovery.skills.iter().map(|s| listed(s)).collect();
+        let mut skills = Vec::new();
+        for skill in &discovery.skills {
+            skills.push(serde_json::to_value(listed(skill))?);
+        }
+        skills.extend(
+            remote
+                .iter()
+                .map(|skill| crate::mcp::listed(skill.as_ref())),
+        );
+        for skill in &plugins.skills {
+            let listed = listed_skill(skill.as_ref(), skill.path(), Vec::new());
+            skills.push(serde_json::to_value(listed)?);
+        }
         serde_json::to_writer_pretty(&mut out, &skills)?;
         writeln!(out)?;
     } else {
         print_diagnostics(&discovery.diagnostics)?;
-        let width = discovery
-            .skills
-            .iter()
-            .map(|s| s.frontmatter().name.chars().count())
+        let frontmatters = || {
+            let remote = remote.iter().map(|s| s.frontmatter());
+            let plugins = plugins.skills.iter().map(|s| s.frontmatter());
+            discovery
+                .skills
+                .iter()
+                .map(|s| s.frontmatter())
+                .chain(remote)
+                .chain(plugins)
+        };
+        let width = frontmatters()
+            .map(|frontmatter| frontmatter.name.chars().count())
             .max()
             .unwrap_or(0);
-        for skill in &discovery.skills {
-            let frontmatter = skill.frontmatter();
+        for frontmatter in frontmatters() {
             writeln!(
                 out,
                 "{:width$}  {}",
@@ -236,16 +332,22 @@ pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
             )?;
         }
     }
-    Ok(outcome(&discovery))
+    if plugins.errors.is_empty() {
+        Ok(outcome(&discovery))
+    } else {
+        Ok(Outcome::Invalid)
+    }
 }
 
 /// Runs one of the provider's tools as a model would, and prints its text.
 async fn call_tool(
     roots: &Roots,
+    mcp: &McpSources,
+    plugins: &Plugins,
     tool: &str,
     arguments: serde_json::Value,
 ) -> anyhow::Result<Outcome> {
-    let provider = SkillsProvider::new(Arc::new(roots.source()?));
+    let provider = SkillsProvider::new(roots.with_mcp(mcp, plugins)?);
     let run = provider.context(&SourceContext::default()).await?;
     let Some(tool) = run.tool(tool) else {
         anyhow::bail!("no skills found; give a ROOT that holds skills (see `skills list`)");
@@ -267,7 +369,15 @@ async fn call_tool(
 }
 
 pub(crate) async fn show(args: ShowArgs) -> anyhow::Result<Outcome> {
-    call_tool(&args.roots, "load_skill", json!({ "skillName": args.name })).await
+    let arguments = json!({ "skillName": args.name });
+    call_tool(
+        &args.roots,
+        &args.mcp,
+        &args.plugins,
+        "load_skill",
+        arguments,
+    )
+    .await
 }
 
 pub(crate) async fn read(args: ReadArgs) -> anyhow::Result<Outcome> {
@@ -278,12 +388,12 @@ pub(crate) async fn read(args: ReadArgs) -> anyhow::Result<Outcome> {
     if let Some(limit) = args.limit {
         arguments["limit"] = limit.into();
     }
-    call_tool(&args.roots, "read_skill_resource", arguments).await
+    let (roots, mcp, plugins) = (&args.roots, &args.mcp, &args.plugins);
+    call_tool(roots, mcp, plugins, "read_skill_resource", arguments).await
 }
 
 pub(crate) async fn catalog(args: CatalogArgs) -> anyhow::Result<Outcome> {
-    let source = args.roots.source()?;
-    let provider = SkillsProvider::new(Arc::new(source));
+    let provider = SkillsProvider::new(args.roots.with_mcp(&args.mcp, &args.plugins)?);
     let run = provider.context(&SourceContext::default()).await?;
     if let Some(instructions) = run.instructions() {
         writeln!(io::stdout().lock(), "{instructions}")?;

@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod converse;
 mod inspect;
+mod mcp;
 mod run_script;
 mod validate;
 
@@ -39,6 +40,8 @@ enum Command {
     Catalog(inspect::CatalogArgs),
     /// Run a script of a skill with the agent's runner and limits; print what the model sees.
     RunScript(run_script::RunScriptArgs),
+    /// Serve the skills under the roots as an MCP server (stdio, or streamable HTTP).
+    Serve(mcp::ServeArgs),
     /// Ask a model once, with the skills as tools (OpenAI-compatible server; approvals asked).
     Run(converse::RunArgs),
     /// Talk with a model, with the skills as tools, one prompt per line.
@@ -109,6 +112,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Catalog(args) => inspect::catalog(args).await,
             Command::RunScript(args) => run_script::run_script(args).await,
             Command::Validate(args) => validate::run(args).await,
+            Command::Serve(args) => mcp::serve(args).await,
             Command::Run(args) => converse::run(args).await,
             Command::Chat(args) => converse::chat(args).await,
         }
@@ -119,7 +123,8 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
 /// `RUST_LOG` overrides the level.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        // rmcp logs a failed connection itself; the one line the command prints says it all.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)

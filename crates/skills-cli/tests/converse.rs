@@ -4,7 +4,9 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
+use chat_client::{Content, Role};
 use chat_test_server::{Reply, TestServer};
 use serde_json::json;
 
@@ -190,4 +192,97 @@ async fn chat_answers_one_prompt_per_line_in_one_session() {
     let second = &server.requests()[1];
     assert_eq!(second.contents("user"), ["Hi", "Are you there?"]);
     assert_eq!(second.contents("assistant"), ["Hello."]);
+}
+
+/// `skills run --approve ask` against the real engine of `cargo xtask llm-server --require-user`
+/// (opt-in, run by CI): `SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p skills-cli
+/// --test converse -- --ignored real_engine`. With no answer on stdin, the first call waits in
+/// the session file; a second process answers it, the call runs, and the engine accepts the
+/// follow-up (HTTP 200: any error status ends `skills run` with exit code 1).
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE"]
+async fn real_engine_pending_approval_resumes_in_a_second_process() {
+    let endpoint = std::env::var("SKILLS_REAL_ENGINE").expect(
+        "set SKILLS_REAL_ENGINE to the engine's base URL, e.g. http://127.0.0.1:8090/v1, after \
+         `cargo xtask llm-server --port 8090 --require-user`",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("session.json");
+    let session = file.to_str().unwrap().to_owned();
+    let args = |prompt: Option<&str>| -> Vec<String> {
+        let mut args = vec!["run".to_owned()];
+        args.extend(prompt.map(str::to_owned));
+        for arg in [
+            "--endpoint",
+            &endpoint,
+            "--approve",
+            "ask",
+            "--session",
+            &session,
+            "--temperature",
+            "0",
+            "--max-tokens",
+            "48",
+            "--skills",
+            EXAMPLES,
+        ] {
+            args.push(arg.to_owned());
+        }
+        args
+    };
+    let bounded = |args, stdin| async move {
+        tokio::time::timeout(Duration::from_secs(300), skills(args, stdin))
+            .await
+            .expect("skills run finished within 300 s")
+    };
+    let read_session = || -> agent::Session {
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).expect("a session file")
+    };
+    let prompt = "Use the unit-converter skill: a marathon is 26.2 miles, how many km?";
+
+    let first = bounded(args(Some(prompt)), "").await;
+    let stdout = text(&first.stdout);
+    eprintln!("{stdout}");
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert!(
+        stdout.ends_with(&format!(
+            "(approval pending; answer it later with `skills run --session {session}`)\n"
+        )),
+        "{stdout}"
+    );
+    let pending = read_session().pending_approvals();
+    assert!(
+        !pending.is_empty(),
+        "the first call waits in the session file"
+    );
+    let skill_tools = ["load_skill", "read_skill_resource", "run_skill_script"];
+    assert!(
+        skill_tools.contains(&pending[0].call.name.as_str()),
+        "{pending:?}"
+    );
+
+    // One `y` per pending call; the process ends at the next question, if any.
+    let answers: &'static str = "y\n".repeat(pending.len()).leak();
+    let second = bounded(args(None), answers).await;
+    let stdout = text(&second.stdout);
+    eprintln!("{stdout}");
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    assert!(stdout.contains("<< tool result: "), "{stdout}");
+
+    let resumed = read_session();
+    let messages = resumed.messages();
+    let answered = messages
+        .iter()
+        .rposition(|message| {
+            message.contents.iter().any(|content| {
+                matches!(content, Content::FunctionResult(result) if result.call_id == pending[0].call.call_id)
+            })
+        })
+        .expect("the approved call ran and its result is in the session");
+    assert!(
+        messages[answered + 1..]
+            .iter()
+            .any(|message| message.role == Role::Assistant),
+        "the engine answered the follow-up: {messages:?}"
+    );
 }

@@ -1,5 +1,8 @@
 //! `skills list`, `show`, `read`, `catalog` and `run-script` on real directories.
 
+#[path = "inspect/plugins.rs"]
+mod plugins;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};

@@ -4,4 +4,5 @@
 mod approvals;
 mod common;
 mod marathon;
+mod real_engine;
 mod real_server;

@@ -1,5 +1,5 @@
 //! The marathon prompt against a real server (opt-in): `SKILLS_TEST_ENDPOINT=http://127.0.0.1:1234/v1
-//! cargo test -p agent -- --ignored` (optionally `SKILLS_TEST_MODEL`).
+//! cargo test -p agent -- --ignored real_server` (optionally `SKILLS_TEST_MODEL`).
 
 use std::sync::Arc;
 use std::time::Duration;

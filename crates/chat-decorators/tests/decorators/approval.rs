@@ -9,7 +9,7 @@ use chat_decorators::{
 use chat_test_server::{Reply, TestServer};
 use serde_json::json;
 
-use crate::common::{Behaviour, TestPolicy, TestTool, base, request};
+use crate::common::{Behaviour, TestPolicy, TestTool, base, repeating_model, request};
 
 fn approving(limits: Limits) -> FunctionInvocationLayer {
     FunctionInvocationLayer::new()
@@ -238,4 +238,53 @@ async fn auto_approvals_are_capped() {
     let pending = response.approval_requests();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].call.call_id, "c2");
+}
+
+#[tokio::test]
+async fn identical_calls_count_across_approvals_until_the_guard_stops_them() {
+    let server = TestServer::start().await;
+    repeating_model(&server, "guarded");
+    let guarded = TestTool::new("guarded", Behaviour::Echo);
+    let client = approving(Limits::default()).layer(base(server.url()));
+
+    // Each request answers the call before: approved, run, and the model repeats itself.
+    let mut messages = vec![Message::user("go")];
+    let mut response = client
+        .get_response(request(messages.clone(), &[&guarded]))
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let pending = response.approval_requests();
+        assert_eq!(pending.len(), 1, "{:?}", response.messages);
+        messages.extend(response.messages.iter().cloned());
+        messages.push(answer(vec![ApprovalResponse::approve(
+            &pending[0].call.call_id,
+        )]));
+        response = client
+            .get_response(request(messages.clone(), &[&guarded]))
+            .await
+            .unwrap();
+    }
+
+    assert_eq!(
+        guarded.calls(),
+        2,
+        "the third identical call is neither asked nor run"
+    );
+    assert!(response.approval_requests().is_empty());
+    assert!(
+        server.requests()[3].contents("tool")[2].starts_with(
+            "Not run: `guarded` was called with these same arguments 3 times in a row."
+        ),
+        "{:?}",
+        server.requests()[3].contents("tool")
+    );
+    assert!(
+        response.text().starts_with(
+            "Stopped: the model kept calling `guarded` with the same arguments (4 times"
+        ),
+        "{}",
+        response.text()
+    );
+    assert_eq!(server.requests().len(), 4);
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chat_client::{ChatRequest, Message, OpenAiClient, SharedTool, Tool};
 use chat_decorators::{ApprovalPolicy, Decision};
+use chat_test_server::{Reply, TestServer};
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
@@ -101,4 +102,17 @@ pub fn request(messages: Vec<Message>, tools: &[&Arc<TestTool>]) -> ChatRequest 
         .map(|tool| Arc::clone(*tool) as SharedTool)
         .collect();
     ChatRequest::new(messages).with_tools(tools)
+}
+
+/// A model that calls `name` with the same arguments four times (ids `c1`..`c4`), then answers a
+/// text no guarded run should ask for.
+pub fn repeating_model(server: &TestServer, name: &str) {
+    for n in 1..=4 {
+        server.push(Reply::tool_call(
+            &format!("c{n}"),
+            name,
+            json!({"skillName": "unit-converter"}),
+        ));
+    }
+    server.repeat(Reply::text("never asked"));
 }

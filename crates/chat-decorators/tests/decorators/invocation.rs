@@ -9,7 +9,7 @@ use chat_test_server::{Reply, TestServer};
 use serde_json::json;
 use tokio::sync::Barrier;
 
-use crate::common::{Behaviour, TestTool, base, request};
+use crate::common::{Behaviour, TestTool, base, repeating_model, request};
 
 #[tokio::test]
 async fn runs_the_tool_and_returns_every_new_message() {
@@ -144,14 +144,7 @@ async fn a_different_failure_resets_the_count() {
 #[tokio::test]
 async fn identical_calls_are_not_run_a_third_time_and_a_fourth_ends_the_run() {
     let server = TestServer::start().await;
-    for n in 1..=4 {
-        server.push(Reply::tool_call(
-            &format!("c{n}"),
-            "load_skill",
-            json!({"skillName": "unit-converter"}),
-        ));
-    }
-    server.repeat(Reply::text("never asked"));
+    repeating_model(&server, "load_skill");
     let load = TestTool::new("load_skill", Behaviour::Echo);
     let client = FunctionInvocationLayer::new().layer(base(server.url()));
     let response = client
@@ -178,6 +171,51 @@ async fn identical_calls_are_not_run_a_third_time_and_a_fourth_ends_the_run() {
     // Every call in the history has its result, so the conversation can go on.
     let last_tool = &response.messages[response.messages.len() - 2];
     assert!(matches!(&last_tool.contents[0], Content::FunctionResult(r) if r.call_id == "c4"));
+}
+
+#[tokio::test]
+async fn a_model_repeating_a_turn_of_several_calls_is_guarded_too() {
+    let server = TestServer::start().await;
+    for n in 1..=4 {
+        server.push(Reply::tool_calls(&[
+            (
+                &format!("a{n}"),
+                "load_skill",
+                json!({"skillName": "unit-converter"}),
+            ),
+            (&format!("b{n}"), "read", json!({"resourceName": "table"})),
+        ]));
+    }
+    server.repeat(Reply::text("never asked"));
+    let load = TestTool::new("load_skill", Behaviour::Echo);
+    let read = TestTool::new("read", Behaviour::Echo);
+    let client = FunctionInvocationLayer::new().layer(base(server.url()));
+    let response = client
+        .get_response(request(vec![Message::user("go")], &[&load, &read]))
+        .await
+        .unwrap();
+
+    assert_eq!(
+        (load.calls(), read.calls()),
+        (2, 2),
+        "the third turn is not run"
+    );
+    let results = server.requests()[3].contents("tool");
+    assert!(
+        results[4].starts_with("Not run: `load_skill` was called"),
+        "{results:?}"
+    );
+    assert!(
+        results[5].starts_with("Not run: `read` was called"),
+        "{results:?}"
+    );
+    assert!(
+        response.text().starts_with(
+            "Stopped: the model kept calling `load_skill` with the same arguments (4 times"
+        ),
+        "{}",
+        response.text()
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,248 @@
+//! The agent against a real llama.cpp server with a small model: the engine of `cargo xtask
+//! llm-server --require-user` (Qwen2.5-Coder-0.5B, a chat template that rejects requests without
+//! a user message). Opt-in, run by CI:
+//!
+//! ```sh
+//! cargo xtask llm-server --port 8090 --require-user
+//! SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p agent --test agent -- --ignored --test-threads=1 real_engine
+//! ```
+//!
+//! They assert protocol facts, not the model's wisdom, with temperature 0, a few tokens per model
+//! call and a timeout on each. Without `SKILLS_REAL_ENGINE` they fail: they never skip.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent::{Agent, ApprovalRules, AutoApprove, Session};
+use async_trait::async_trait;
+use chat_client::{
+    ChatClient, ChatError, ChatOptions, ChatRequest, ChatResponse, Content, FunctionCall,
+    FunctionResult, Message, OpenAiClient, Role,
+};
+use chat_decorators::{EnsureUserMessageLayer, Layer};
+use chat_test_server::NO_USER_QUERY;
+
+use crate::common::{CountingRunner, example_provider, load_skill};
+
+const PROMPT: &str = "Use the unit-converter skill: a marathon is 26.2 miles, how many km?";
+const TOOLS: [&str; 3] = ["load_skill", "read_skill_resource", "run_skill_script"];
+
+/// The engine's base URL.
+fn engine() -> String {
+    std::env::var("SKILLS_REAL_ENGINE").expect(
+        "set SKILLS_REAL_ENGINE to the engine's base URL, e.g. http://127.0.0.1:8090/v1, after \
+         `cargo xtask llm-server --port 8090 --require-user`",
+    )
+}
+
+/// No retries (an error shows at once), a bounded wait per call.
+fn engine_client() -> OpenAiClient {
+    OpenAiClient::builder(engine())
+        .timeout(Duration::from_secs(180))
+        .max_retries(0)
+        .build()
+        .unwrap()
+}
+
+/// Temperature 0, at most `max_tokens`.
+fn options(max_tokens: u32) -> ChatOptions {
+    let mut options = ChatOptions::default();
+    options.temperature = Some(0.0);
+    options.max_tokens = Some(max_tokens);
+    options
+}
+
+/// One model call as it went to the engine, and what came back.
+#[derive(Debug, Clone)]
+struct Exchange {
+    request: ChatRequest,
+    response: Result<ChatResponse, ChatError>,
+}
+
+/// The innermost client: records every request exactly as it goes to the engine.
+#[derive(Debug, Clone)]
+struct Recording {
+    inner: OpenAiClient,
+    exchanges: Arc<Mutex<Vec<Exchange>>>,
+}
+
+impl Recording {
+    fn new() -> Self {
+        Self {
+            inner: engine_client(),
+            exchanges: Arc::default(),
+        }
+    }
+
+    fn exchanges(&self) -> Vec<Exchange> {
+        self.exchanges.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl ChatClient for Recording {
+    async fn get_response(&self, request: ChatRequest) -> Result<ChatResponse, ChatError> {
+        let response = self.inner.get_response(request.clone()).await;
+        self.exchanges.lock().unwrap().push(Exchange {
+            request,
+            response: response.clone(),
+        });
+        response
+    }
+}
+
+/// The result the session holds for `call`.
+fn result_of<'a>(session: &'a Session, call: &FunctionCall) -> &'a FunctionResult {
+    session
+        .messages()
+        .iter()
+        .flat_map(|message| &message.contents)
+        .find_map(|content| match content {
+            Content::FunctionResult(result) if result.call_id == call.call_id => Some(result),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no result for {call:?}"))
+}
+
+fn transcript(session: &Session) -> String {
+    session
+        .messages()
+        .iter()
+        .map(|message| format!("{message:?}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE (see the module's documentation)"]
+async fn real_engine_gets_the_catalog_and_tools_its_call_runs_and_the_loop_guard_stops_it() {
+    let recording = Recording::new();
+    let runner = Arc::new(CountingRunner::default());
+    let agent = Agent::builder(recording.clone())
+        .skills(example_provider(runner))
+        .approval(ApprovalRules::new(AutoApprove::All))
+        .options(options(48))
+        .build();
+    let mut session = Session::new();
+
+    let response = agent
+        .run(PROMPT, &mut session)
+        .await
+        .unwrap_or_else(|error| panic!("the engine failed: {error}"));
+    let story = transcript(&session);
+    eprintln!("{story}");
+
+    // Every model call carried the catalog and the three tools, and was answered with 200:
+    // the follow-ups too, which carry tool results and no new user message.
+    let exchanges = recording.exchanges();
+    assert!(exchanges.len() >= 2, "a follow-up was sent: {story}");
+    for (n, exchange) in exchanges.iter().enumerate() {
+        let tools: Vec<&str> = exchange.request.tools.iter().map(|t| t.name()).collect();
+        assert_eq!(tools, TOOLS, "model call {n}");
+        let system = exchange.request.messages[0].joined_text();
+        assert!(
+            system.contains("<name>unit-converter</name>"),
+            "model call {n}: {system}"
+        );
+        if let Err(error) = &exchange.response {
+            panic!("model call {n} failed: {error}\n{story}");
+        }
+    }
+
+    // The engine's call (its own id, `content: ""`) was read, run, and answered by its id.
+    let first_turn = exchanges[0].response.as_ref().unwrap();
+    let load = first_turn
+        .messages
+        .iter()
+        .flat_map(Message::function_calls)
+        .find(|call| call.name == "load_skill")
+        .unwrap_or_else(|| panic!("the first answer holds a load_skill call: {first_turn:?}"));
+    assert_eq!(load.arguments, load_skill());
+    let result = result_of(&session, load);
+    assert!(!result.is_error, "{}", result.result);
+    assert!(
+        result.result.contains("name: unit-converter"),
+        "load_skill returned the skill: {}",
+        result.result
+    );
+
+    // The model repeats itself: the guard answers the third identical call instead of running
+    // it, and a guard ends the run with a message saying why.
+    let results: Vec<&FunctionResult> = session
+        .messages()
+        .iter()
+        .flat_map(|message| &message.contents)
+        .filter_map(|content| match content {
+            Content::FunctionResult(result) => Some(result),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        results
+            .iter()
+            .any(|result| result.result.starts_with("Not run: `")
+                && result.result.contains("times in a row")),
+        "the guard answered a repeated call: {story}"
+    );
+    let ran_load = results
+        .iter()
+        .filter(|result| result.result.starts_with("---\nname: unit-converter"))
+        .count();
+    assert!(ran_load <= 2, "load_skill ran {ran_load} times: {story}");
+    assert!(
+        response.text().starts_with("Stopped: the "),
+        "{}",
+        response.text()
+    );
+    assert!(response.pending.is_empty());
+}
+
+#[tokio::test]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE (see the module's documentation)"]
+async fn real_engine_rejects_a_request_without_a_user_query_and_ensure_user_message_fixes_it() {
+    let call = FunctionCall {
+        call_id: "call-1".to_owned(),
+        name: "load_skill".to_owned(),
+        arguments: load_skill(),
+    };
+    let follow_up = vec![
+        Message::system("Answer in one word."),
+        Message::new(Role::Assistant, vec![Content::FunctionCall(call)]),
+        Message::new(
+            Role::Tool,
+            vec![Content::FunctionResult(FunctionResult {
+                call_id: "call-1".to_owned(),
+                result: "The skill says: answer OK.".to_owned(),
+                is_error: false,
+            })],
+        ),
+    ];
+    let mut options = options(4);
+    options.conversation_id = Some("real-engine".to_owned());
+
+    let error = engine_client()
+        .get_response(ChatRequest::new(follow_up.clone()).with_options(options.clone()))
+        .await
+        .expect_err("the require-user template rejects a request without a user query");
+    assert!(
+        matches!(error.status(), Some(400 | 500)),
+        "an HTTP error status: {error}"
+    );
+    assert!(error.to_string().contains(NO_USER_QUERY), "{error}");
+
+    let client = EnsureUserMessageLayer.layer(engine_client());
+    let first = vec![
+        Message::system("Answer in one word."),
+        Message::user("Say OK."),
+    ];
+    client
+        .get_response(ChatRequest::new(first).with_options(options.clone()))
+        .await
+        .unwrap_or_else(|error| panic!("the first request: {error}"));
+    let response = client
+        .get_response(ChatRequest::new(follow_up).with_options(options))
+        .await
+        .unwrap_or_else(|error| panic!("the follow-up with the query put back: {error}"));
+    assert_eq!(response.messages.len(), 1, "{response:?}");
+    assert_eq!(response.messages[0].role, Role::Assistant);
+}
