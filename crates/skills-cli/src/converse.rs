@@ -14,7 +14,7 @@ use chat_client::{
 use skills_core::RiskTier;
 use skills_provider::SkillsProvider;
 
-use crate::inspect::file_source;
+use crate::inspect::{Plugins, all_sources};
 use crate::mcp::McpSources;
 use crate::{Outcome, UsageError};
 
@@ -65,6 +65,8 @@ pub(crate) struct AgentArgs {
     session: Option<PathBuf>,
     #[command(flatten)]
     mcp: McpSources,
+    #[command(flatten)]
+    plugins: Plugins,
 }
 
 #[derive(Debug, clap::Args)]
@@ -83,7 +85,7 @@ pub(crate) struct ChatArgs {
 
 impl AgentArgs {
     fn agent(&self) -> anyhow::Result<Agent> {
-        let source = self.mcp.compose(file_source(&self.skills, false)?)?;
+        let source = all_sources(&self.skills, false, &self.mcp, &self.plugins)?;
         let provider = Arc::new(SkillsProvider::new(source));
         let mut client = OpenAiClient::builder(&self.endpoint);
         if let Some(key) = std::env::var(&self.api_key_env)

@@ -40,10 +40,11 @@ pub(crate) struct Plugins {
 }
 
 impl Plugins {
-    /// The plugins given, and the default plugin directories when `roots` are the default ones.
-    fn source(&self, roots: &Roots) -> anyhow::Result<PluginSkillsSource> {
+    /// The plugins given, and the default plugin directories when the skill roots are the
+    /// default ones (`roots` is empty).
+    fn source(&self, roots: &[PathBuf]) -> anyhow::Result<PluginSkillsSource> {
         let mut source = PluginSkillsSource::new();
-        if roots.roots.is_empty() {
+        if roots.is_empty() {
             source = default_dirs("plugins")
                 .into_iter()
                 .fold(source, PluginSkillsSource::dir);
@@ -125,18 +126,12 @@ impl Roots {
         file_source(&self.roots, self.strict)
     }
 
-    /// The skills under the roots, then those of the MCP servers, then those of the plugins (on
-    /// a repeated name the first wins).
     fn with_mcp(
         &self,
         mcp: &McpSources,
         plugins: &Plugins,
     ) -> anyhow::Result<Arc<dyn SkillsSource>> {
-        let plugins = plugins.source(self)?;
-        Ok(SkillsSourceBuilder::new()
-            .source(mcp.compose(self.source()?)?)
-            .source(Arc::new(plugins))
-            .build())
+        all_sources(&self.roots, self.strict, mcp, plugins)
     }
 
     /// The skills under the roots, their scripts run by `runner`.
@@ -146,6 +141,21 @@ impl Roots {
     ) -> anyhow::Result<FileSkillsSource> {
         file_source_with(&self.roots, self.strict, runner)
     }
+}
+
+/// The skills under `roots`, then those of the MCP servers, then those of the plugins (on a
+/// repeated name the first wins): what every command that offers skills to a model reads.
+pub(crate) fn all_sources(
+    roots: &[PathBuf],
+    strict: bool,
+    mcp: &McpSources,
+    plugins: &Plugins,
+) -> anyhow::Result<Arc<dyn SkillsSource>> {
+    let plugins = plugins.source(roots)?;
+    Ok(SkillsSourceBuilder::new()
+        .source(mcp.compose(file_source(roots, strict)?)?)
+        .source(Arc::new(plugins))
+        .build())
 }
 
 /// The file source over `roots` (the default roots when none are given), as every command that
@@ -289,7 +299,7 @@ fn listed_skill<'a>(skill: &'a dyn Skill, path: &'a Path, warnings: Vec<String>)
 pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
     let discovery = args.roots.source()?.discover().await;
     let remote = args.mcp.skills().await?;
-    let plugins = args.plugins.source(&args.roots)?;
+    let plugins = args.plugins.source(&args.roots.roots)?;
     let plugins = plugins.load().await?;
     let mut out = io::stdout().lock();
     if args.json {

@@ -212,3 +212,60 @@ fn a_plugin_scaffolded_by_xtask_builds_loads_and_is_listed() {
         err(&read)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_offers_plugin_skills_to_the_model_and_runs_their_scripts() {
+    use chat_test_server::{Reply, TestServer};
+    use serde_json::json;
+
+    let temp = tempfile::tempdir().unwrap();
+    let plugins = temp.path().join("plugins");
+    plugin_dir(&plugins, &["temperature_converter"]);
+    let model = TestServer::start().await;
+    model.push(Reply::tool_call(
+        "c1",
+        "run_skill_script",
+        json!({
+            "skillName": "temperature-converter",
+            "scriptName": "convert-temperature",
+            "arguments": {"value": 100, "from": "C", "to": "F"}
+        }),
+    ));
+    model.push(Reply::text("100 °C is 212 °F."));
+    let args: Vec<String> = [
+        "run",
+        "How warm is 100 °C in Fahrenheit?",
+        "--skills",
+        EXAMPLES,
+        "--plugins",
+        plugins.to_str().unwrap(),
+        "--endpoint",
+        model.url(),
+        "--approve",
+        "all",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect();
+    let output = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        skills(&args)
+    })
+    .await
+    .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert!(
+        out(&output).contains("<< tool result: "),
+        "{}",
+        out(&output)
+    );
+    assert!(out(&output).contains("212"), "{}", out(&output));
+    let system = model.requests()[0].contents("system");
+    assert!(
+        system
+            .iter()
+            .any(|text| text.contains("<name>temperature-converter</name>")
+                && text.contains("<name>unit-converter</name>")),
+        "{system:?}"
+    );
+}
