@@ -48,6 +48,9 @@ pub struct ChatOptions {
     pub temperature: Option<f32>,
     /// The most tokens to generate.
     pub max_tokens: Option<u32>,
+    /// A sampling seed, for servers that make sampling repeatable with one (llama.cpp, vLLM,
+    /// OpenAI on a best-effort basis).
+    pub seed: Option<u64>,
     /// Names the conversation, so that decorators keep per-conversation state apart.
     pub conversation_id: Option<String>,
 }

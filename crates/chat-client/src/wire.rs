@@ -50,6 +50,9 @@ pub(crate) fn request_body(request: &ChatRequest, default_model: Option<&str>) -
     if let Some(max_tokens) = request.options.max_tokens {
         body.insert("max_tokens".into(), max_tokens.into());
     }
+    if let Some(seed) = request.options.seed {
+        body.insert("seed".into(), seed.into());
+    }
     body.insert("stream".into(), false.into());
     Value::Object(body)
 }

@@ -70,6 +70,7 @@ async fn sends_messages_tools_and_options_and_reads_the_answer() {
     options.tool_choice = Some(ToolChoice::Function("echo".into()));
     options.temperature = Some(0.0);
     options.max_tokens = Some(64);
+    options.seed = Some(7);
     let request = ChatRequest::new(vec![Message::system("Be brief."), Message::user("Sky?")])
         .with_tools(vec![Arc::new(Echo(schema.clone()))])
         .with_options(options);
@@ -95,6 +96,7 @@ async fn sends_messages_tools_and_options_and_reads_the_answer() {
         json!({"type": "function", "function": {"name": "echo"}})
     );
     assert_eq!(sent["max_tokens"], 64);
+    assert_eq!(sent["seed"], 7);
 }
 
 #[tokio::test]

@@ -56,6 +56,9 @@ pub(crate) struct AgentArgs {
     /// Sampling temperature (0: the most likely tokens, the same answer each time).
     #[arg(long, env = "SKILLS_TEMPERATURE")]
     temperature: Option<f32>,
+    /// A sampling seed, for servers that make sampling repeatable with one.
+    #[arg(long, env = "SKILLS_SEED")]
+    seed: Option<u64>,
     /// The most tokens the model may generate per call.
     #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS")]
     max_tokens: Option<u32>,
@@ -97,6 +100,7 @@ impl AgentArgs {
         let mut options = ChatOptions::default();
         options.model = self.model.clone();
         options.temperature = self.temperature;
+        options.seed = self.seed;
         options.max_tokens = self.max_tokens;
         let auto = match self.approve {
             Approve::ReadOnly => AutoApprove::ReadOnly,

@@ -44,10 +44,11 @@ fn engine_client() -> OpenAiClient {
         .unwrap()
 }
 
-/// Temperature 0, at most `max_tokens`.
+/// Temperature 0 and a fixed seed, at most `max_tokens`.
 fn options(max_tokens: u32) -> ChatOptions {
     let mut options = ChatOptions::default();
     options.temperature = Some(0.0);
+    options.seed = Some(42);
     options.max_tokens = Some(max_tokens);
     options
 }
