@@ -3,8 +3,8 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use agent_skills::frontmatter::{FrontmatterLoader, ParseOptions, ValidationMode, parse};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use skillful::frontmatter::{FrontmatterLoader, ParseOptions, ValidationMode, parse};
 
 fn corpus() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");

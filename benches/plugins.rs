@@ -14,7 +14,7 @@
 //!   thread: the boundary (an `extern "C"` call, the plugin's `catch_unwind`, the result's
 //!   `RString`) plus the script's own work (decoding its arguments, converting, formatting);
 //! - `call/plugin-script`: `convert-temperature` of `temperature-converter` through
-//!   [`SkillScript::run`](agent_skills::core::SkillScript::run): to JSON text, `spawn_blocking`,
+//!   [`SkillScript::run`](skillful::core::SkillScript::run): to JSON text, `spawn_blocking`,
 //!   across the boundary, the plugin's own argument decoding and work, and back;
 //! - `call/plugin-resource`: a read of `clock`'s dynamic `current-time`.
 //!
@@ -27,13 +27,13 @@ use std::time::{Duration, Instant};
 
 use abi_stable::library::lib_header_from_path;
 use abi_stable::std_types::RStr;
-use agent_skills::core::{Skill, SkillError};
-use agent_skills::plugins::PluginSkill;
-use agent_skills::provider::InlineSkill;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use skills_plugin_abi::ffi::SkillPluginRef;
-use skills_plugin_build::PluginBuild;
+use skillful::core::{Skill, SkillError};
+use skillful::plugins::PluginSkill;
+use skillful::provider::InlineSkill;
+use skillful_plugin_abi::ffi::SkillPluginRef;
+use skillful_plugin_build::PluginBuild;
 use tokio::runtime::Runtime;
 
 const COLD_LOADS: u32 = 20;

@@ -9,9 +9,9 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use agent_skills::core::FileScriptRequest;
-use agent_skills::scripts::ProcessRunner;
 use criterion::{Criterion, criterion_group, criterion_main};
+use skillful::core::FileScriptRequest;
+use skillful::scripts::ProcessRunner;
 use tokio::runtime::Runtime;
 
 fn runner_overhead(c: &mut Criterion) {

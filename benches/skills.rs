@@ -14,10 +14,10 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_skills::core::{Skill, SourceContext};
-use agent_skills::discovery::FileSkillsSource;
-use agent_skills::provider::{InlineSkillsSource, SkillsProvider};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use skillful::core::{Skill, SourceContext};
+use skillful::discovery::FileSkillsSource;
+use skillful::provider::{InlineSkillsSource, SkillsProvider};
 use tokio::runtime::Runtime;
 
 const SIZES: [usize; 2] = [1_000, 10_000];

@@ -20,9 +20,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_skills::core::{Skill, SkillsSource, SourceContext};
-use agent_skills::discovery::FileSkillsSource;
-use agent_skills::provider::{InlineSkillsSource, SkillsProvider};
+use skillful::core::{Skill, SkillsSource, SourceContext};
+use skillful::discovery::FileSkillsSource;
+use skillful::provider::{InlineSkillsSource, SkillsProvider};
 
 const USAGE: &str = "usage: bench_phases DIR [--repeat N]";
 

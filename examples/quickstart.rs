@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use agent_skills::core::SourceContext;
-use agent_skills::discovery::FileSkillsSource;
-use agent_skills::provider::{SkillsProvider, SkillsSourceBuilder};
 use serde_json::json;
+use skillful::core::SourceContext;
+use skillful::discovery::FileSkillsSource;
+use skillful::provider::{SkillsProvider, SkillsSourceBuilder};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -18,9 +18,9 @@
 //! # #[cfg(all(feature = "discovery", feature = "provider"))]
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! use std::sync::Arc;
-//! use agent_skills::core::SourceContext;
-//! use agent_skills::discovery::FileSkillsSource;
-//! use agent_skills::provider::SkillsProvider;
+//! use skillful::core::SourceContext;
+//! use skillful::discovery::FileSkillsSource;
+//! use skillful::provider::SkillsProvider;
 //! use serde_json::json;
 //!
 //! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
@@ -44,24 +44,24 @@
 //! ```
 #![deny(missing_docs)]
 
-pub use skills_core as core;
-pub use skills_core::{Diagnostic, Severity, SkillFrontmatter, Value};
+pub use skillful_core as core;
+pub use skillful_core::{Diagnostic, Severity, SkillFrontmatter, Value};
 
 #[cfg(feature = "agent")]
-pub use agent;
+pub use skillful_agent as agent;
 #[cfg(feature = "agent")]
-pub use chat_client as chat;
+pub use skillful_chat as chat;
 #[cfg(feature = "agent")]
-pub use chat_decorators as decorators;
+pub use skillful_decorators as decorators;
 #[cfg(feature = "discovery")]
-pub use skills_discovery as discovery;
+pub use skillful_discovery as discovery;
 #[cfg(feature = "frontmatter")]
-pub use skills_frontmatter as frontmatter;
+pub use skillful_frontmatter as frontmatter;
 #[cfg(feature = "mcp")]
-pub use skills_mcp as mcp;
+pub use skillful_mcp as mcp;
 #[cfg(feature = "plugins")]
-pub use skills_plugin_host as plugins;
+pub use skillful_plugin_host as plugins;
 #[cfg(feature = "provider")]
-pub use skills_provider as provider;
+pub use skillful_provider as provider;
 #[cfg(feature = "scripts")]
-pub use skills_scripts as scripts;
+pub use skillful_scripts as scripts;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use agent_skills::frontmatter::{FrontmatterLoader, ValidationMode};
+use skillful::frontmatter::{FrontmatterLoader, ValidationMode};
 
 /// (path under the corpora, name, start of the description, description length in characters).
 const EXPECTED: &[(&str, &str, &str, usize)] = &[

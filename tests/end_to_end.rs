@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use agent_skills::core::{FileScriptRequest, FileScriptRunner, SkillError, SourceContext};
-use agent_skills::discovery::FileSkillsSource;
-use agent_skills::provider::{SkillsProvider, SkillsSourceBuilder, ToolOutput};
 use serde_json::json;
+use skillful::core::{FileScriptRequest, FileScriptRunner, SkillError, SourceContext};
+use skillful::discovery::FileSkillsSource;
+use skillful::provider::{SkillsProvider, SkillsSourceBuilder, ToolOutput};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 

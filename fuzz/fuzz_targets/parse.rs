@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skills_frontmatter::{FrontmatterLoader, ParseOptions, ValidationMode, parse};
+use skillful_frontmatter::{FrontmatterLoader, ParseOptions, ValidationMode, parse};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

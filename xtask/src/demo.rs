@@ -72,12 +72,12 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     );
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let mut skills = Command::new(cargo)
-        .args(["run", "--quiet", "--package", "skills-cli", "--"])
+        .args(["run", "--quiet", "--package", "skillful-cli", "--"])
         .args(skills_args)
         .current_dir(crate::workspace_root())
         .stdin(Stdio::piped())
         .spawn()
-        .context("cannot run `cargo run --package skills-cli`")?;
+        .context("cannot run `cargo run --package skillful-cli`")?;
     // A model that stops asking leaves answers unread: the pipe may close early.
     let _ = skills
         .stdin

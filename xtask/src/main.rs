@@ -20,8 +20,8 @@ use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use skills_frontmatter::{FrontmatterLoader, ValidationMode};
-use skills_plugin_build::{PluginBuild, workspace_packages};
+use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
+use skillful_plugin_build::{PluginBuild, workspace_packages};
 
 mod demo;
 mod llm;
@@ -227,7 +227,7 @@ fn new_plugin(name: &str, dir: PathBuf) -> anyhow::Result<()> {
     {
         bail!("the workspace already has a package named `{name}`; choose another name");
     }
-    let abi_path = relative_path(&plugin_dir, &root.join("crates/skills-plugin-abi"));
+    let abi_path = relative_path(&plugin_dir, &root.join("crates/plugin-abi"));
     let lib_name = name.replace('-', "_");
     let type_name: String = name
         .split('-')
@@ -332,11 +332,8 @@ mod tests {
     #[test]
     fn relative_paths_climb_to_the_common_ancestor() {
         assert_eq!(
-            relative_path(
-                Path::new("/w/plugins/x"),
-                Path::new("/w/crates/skills-plugin-abi")
-            ),
-            "../../crates/skills-plugin-abi"
+            relative_path(Path::new("/w/plugins/x"), Path::new("/w/crates/plugin-abi")),
+            "../../crates/plugin-abi"
         );
         assert_eq!(
             relative_path(Path::new("/tmp/a/b/c"), Path::new("/w/crates/abi")),

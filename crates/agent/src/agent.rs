@@ -3,14 +3,14 @@
 use std::fmt;
 use std::sync::Arc;
 
-use chat_client::{
+use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, Content, Message,
     Role, Usage,
 };
-use chat_decorators::{
+use skillful_decorators::{
     EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, TracingLayer, not_approved,
 };
-use skills_provider::SkillsProvider;
+use skillful_provider::SkillsProvider;
 
 use crate::context::{ContextProvider, SkillsContext};
 use crate::error::AgentError;
@@ -69,9 +69,9 @@ impl AgentResponse {
 /// # Example
 /// ```no_run
 /// use std::sync::Arc;
-/// use agent::{Agent, ApprovalRules, AutoApprove, Session};
-/// use chat_client::OpenAiClient;
-/// use skills_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
+/// use skillful_agent::{Agent, ApprovalRules, AutoApprove, Session};
+/// use skillful_chat::OpenAiClient;
+/// use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
 ///
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let skill = InlineSkill::builder("greeter", "Greets people.").instructions("Say hello.").build()?;
@@ -96,7 +96,7 @@ pub struct Agent {
 
 impl Agent {
     /// Starts building an agent over `client` (the model's client, e.g. an
-    /// [`OpenAiClient`](chat_client::OpenAiClient)); the decorators are added by the builder.
+    /// [`OpenAiClient`](skillful_chat::OpenAiClient)); the decorators are added by the builder.
     pub fn builder(client: impl ChatClient + 'static) -> AgentBuilder {
         AgentBuilder {
             client: Box::new(client),
@@ -205,7 +205,7 @@ pub struct AgentBuilder {
     client: Box<dyn ChatClient>,
     instructions: Option<String>,
     providers: Vec<Arc<dyn ContextProvider>>,
-    skills: Vec<skills_provider::ProviderId>,
+    skills: Vec<skillful_provider::ProviderId>,
     rules: ApprovalRules,
     limits: Limits,
     options: ChatOptions,

@@ -5,9 +5,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use chat_client::{SharedTool, Tool};
-use skills_core::SourceContext;
-use skills_provider::{SkillTool, SkillsProvider, ToolOutput};
+use skillful_chat::{SharedTool, Tool};
+use skillful_core::SourceContext;
+use skillful_provider::{SkillTool, SkillsProvider, ToolOutput};
 
 use crate::error::AgentError;
 use crate::session::Session;
@@ -51,7 +51,7 @@ impl ContextProvider for SkillsContext {
 }
 
 /// A [`SkillTool`] as a chat tool. The approval policy recognises the provider's tools by this
-/// type and the tool's [`ToolId`](skills_provider::ToolId), never by name.
+/// type and the tool's [`ToolId`](skillful_provider::ToolId), never by name.
 #[derive(Debug)]
 pub(crate) struct SkillFunction(pub(crate) SkillTool);
 

@@ -1,7 +1,7 @@
 //! Why a run failed.
 
-use chat_client::ChatError;
-use skills_core::SkillError;
+use skillful_chat::ChatError;
+use skillful_core::SkillError;
 
 /// Why an agent run failed. The session is left as it was, so the run can be retried.
 #[derive(Debug, thiserror::Error)]

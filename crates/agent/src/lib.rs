@@ -15,10 +15,10 @@
 //! # Example
 //! ```no_run
 //! use std::sync::Arc;
-//! use agent::{Agent, ApprovalRules, AutoApprove, Session};
-//! use chat_client::{ApprovalResponse, OpenAiClient};
-//! use skills_discovery::FileSkillsSource;
-//! use skills_provider::SkillsProvider;
+//! use skillful_agent::{Agent, ApprovalRules, AutoApprove, Session};
+//! use skillful_chat::{ApprovalResponse, OpenAiClient};
+//! use skillful_discovery::FileSkillsSource;
+//! use skillful_provider::SkillsProvider;
 //!
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let source = FileSkillsSource::builder().root("examples/skills").build()?;

@@ -1,10 +1,10 @@
 //! The approval policy for skill tools: read-only and all rules matched on the provider's own
 //! tool instances, and risk tiers.
 
-use chat_client::Tool;
-use chat_decorators::{ApprovalPolicy, Decision};
-use skills_core::RiskTier;
-use skills_provider::ProviderId;
+use skillful_chat::Tool;
+use skillful_core::RiskTier;
+use skillful_decorators::{ApprovalPolicy, Decision};
+use skillful_provider::ProviderId;
 
 use crate::context::SkillFunction;
 

@@ -3,9 +3,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use chat_client::{ApprovalRequest, Message};
-use chat_decorators::{RememberedApprovals, pending_approvals};
 use serde::{Deserialize, Serialize};
+use skillful_chat::{ApprovalRequest, Message};
+use skillful_decorators::{RememberedApprovals, pending_approvals};
 
 /// One conversation with an [`Agent`](crate::Agent): its id and its history.
 ///
@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 ///
 /// # Example
 /// ```
-/// let session = agent::Session::new();
+/// let session = skillful_agent::Session::new();
 /// let saved = serde_json::to_string(&session).unwrap();
-/// let restored: agent::Session = serde_json::from_str(&saved).unwrap();
+/// let restored: skillful_agent::Session = serde_json::from_str(&saved).unwrap();
 /// assert_eq!(restored.id(), session.id());
 /// assert!(restored.pending_approvals().is_empty());
 /// ```

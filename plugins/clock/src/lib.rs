@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use skills_plugin_abi::{ClassSkill, Resource, SkillFrontmatter, export_skill};
+use skillful_plugin_abi::{ClassSkill, Resource, SkillFrontmatter, export_skill};
 
 /// The skill: tells the model the current time.
 #[derive(Debug, Default)]

@@ -3,7 +3,7 @@
 //! and `K`.
 //!
 //! Build it with `cargo xtask build-plugins` (or `cargo build -p temperature-converter`) and load
-//! `libtemperature_converter.so` (`.dylib`, `.dll`) with `skills-plugin-host` or
+//! `libtemperature_converter.so` (`.dylib`, `.dll`) with `skillful-plugin-host` or
 //! `skills list --plugins DIR`.
 #![deny(missing_docs)]
 
@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use skills_plugin_abi::{ClassSkill, Resource, RiskTier, Script, SkillFrontmatter, export_skill};
+use skillful_plugin_abi::{ClassSkill, Resource, RiskTier, Script, SkillFrontmatter, export_skill};
 
 const FORMULAS: &str = "\
 # Temperature conversion formulas

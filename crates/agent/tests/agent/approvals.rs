@@ -4,13 +4,15 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use agent::{Agent, AgentError, ApprovalRules, AutoApprove, Context, ContextProvider, Session};
 use async_trait::async_trait;
-use chat_client::{ApprovalResponse, Remember, SharedTool, Tool};
-use chat_test_server::{Reply, TestServer};
 use serde_json::{Value, json};
-use skills_core::RiskTier;
-use skills_provider::SkillsProvider;
+use skillful_agent::{
+    Agent, AgentError, ApprovalRules, AutoApprove, Context, ContextProvider, Session,
+};
+use skillful_chat::{ApprovalResponse, Remember, SharedTool, Tool};
+use skillful_core::RiskTier;
+use skillful_provider::SkillsProvider;
+use skillful_test_server::{Reply, TestServer};
 
 use crate::common::{
     CountingRunner, MARATHON, OpsSkill, OpsSource, client, example_provider, load_skill,

@@ -5,15 +5,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use chat_client::OpenAiClient;
 use serde_json::{Value, json};
-use skills_core::{
+use skillful_chat::OpenAiClient;
+use skillful_core::{
     FileScriptRequest, FileScriptRunner, RiskTier, Skill, SkillError, SkillFrontmatter,
     SkillOrigin, SkillResource, SkillScript, SkillsSource, SourceContext,
 };
-use skills_discovery::FileSkillsSource;
-use skills_provider::SkillsProvider;
-use skills_scripts::ProcessRunner;
+use skillful_discovery::FileSkillsSource;
+use skillful_provider::SkillsProvider;
+use skillful_scripts::ProcessRunner;
 
 pub const MARATHON: &str = "A marathon is 26.2 miles. How many kilometres is that?";
 
@@ -24,7 +24,7 @@ pub fn examples() -> PathBuf {
     ))
 }
 
-/// The real process runner of `skills-scripts`, counting the scripts it runs.
+/// The real process runner of `skillful-scripts`, counting the scripts it runs.
 #[derive(Debug)]
 pub struct CountingRunner {
     inner: ProcessRunner,

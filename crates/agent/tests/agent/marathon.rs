@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use agent::{Agent, ApprovalRules, AutoApprove, Session};
-use chat_client::{ApprovalResponse, Role};
-use chat_test_server::{Reply, TestServer};
+use skillful_agent::{Agent, ApprovalRules, AutoApprove, Session};
+use skillful_chat::{ApprovalResponse, Role};
+use skillful_test_server::{Reply, TestServer};
 
 use crate::common::{
     CountingRunner, MARATHON, client, example_provider, load_skill, read_table, run_convert,

@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! cargo xtask llm-server --port 8090 --require-user
-//! SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p agent --test agent -- --ignored --test-threads=1 real_engine
+//! SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p skillful-agent --test agent -- --ignored --test-threads=1 real_engine
 //! ```
 //!
 //! They assert protocol facts, not the model's wisdom, with temperature 0, a few tokens per model
@@ -13,14 +13,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent::{Agent, ApprovalRules, AutoApprove, Session};
 use async_trait::async_trait;
-use chat_client::{
+use skillful_agent::{Agent, ApprovalRules, AutoApprove, Session};
+use skillful_chat::{
     ChatClient, ChatError, ChatOptions, ChatRequest, ChatResponse, Content, FunctionCall,
     FunctionResult, Message, OpenAiClient, Role,
 };
-use chat_decorators::{EnsureUserMessageLayer, Layer};
-use chat_test_server::NO_USER_QUERY;
+use skillful_decorators::{EnsureUserMessageLayer, Layer};
+use skillful_test_server::NO_USER_QUERY;
 
 use crate::common::{CountingRunner, example_provider, load_skill};
 

@@ -1,11 +1,11 @@
 //! The marathon prompt against a real server (opt-in): `SKILLS_TEST_ENDPOINT=http://127.0.0.1:1234/v1
-//! cargo test -p agent -- --ignored real_server` (optionally `SKILLS_TEST_MODEL`).
+//! cargo test -p skillful-agent -- --ignored real_server` (optionally `SKILLS_TEST_MODEL`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent::{Agent, ApprovalRules, AutoApprove, Session};
-use chat_client::{ChatOptions, OpenAiClient};
+use skillful_agent::{Agent, ApprovalRules, AutoApprove, Session};
+use skillful_chat::{ChatOptions, OpenAiClient};
 
 use crate::common::{CountingRunner, MARATHON, example_provider};
 

@@ -1,0 +1,44 @@
+//! A chat model's side of an agent: the message model, the [`ChatClient`] trait every client
+//! and decorator implements, and [`OpenAiClient`] for any OpenAI-compatible server.
+//!
+//! Messages hold text, tool calls, tool results, and the approval requests and answers that hold
+//! a call back until a person says yes. A [`Tool`] is a declaration plus the code that runs it;
+//! clients send the declaration, the function-invocation decorator runs the code.
+//!
+//! **It knows nothing of skills**, decorators or agents: those build on it.
+//!
+//! # Example
+//! ```no_run
+//! use skillful_chat::{ChatClient, ChatRequest, Message, OpenAiClient};
+//!
+//! # async fn demo() -> Result<(), skillful_chat::ChatError> {
+//! let client = OpenAiClient::builder(skillful_chat::DEFAULT_BASE_URL).build()?;
+//! let request = ChatRequest::new(vec![
+//!     Message::system("Answer in one word."),
+//!     Message::user("What colour is the sky?"),
+//! ]);
+//! let response = client.get_response(request).await?;
+//! println!("{}", response.text());
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
+
+mod client;
+mod error;
+mod message;
+mod openai;
+mod request;
+mod tool;
+mod wire;
+
+pub use client::ChatClient;
+pub use error::ChatError;
+pub use message::{
+    ApprovalRequest, ApprovalResponse, Content, FunctionCall, FunctionResult, Message, Remember,
+    Role,
+};
+pub use openai::{DEFAULT_BASE_URL, OpenAiClient, OpenAiClientBuilder};
+pub use request::{ChatOptions, ChatRequest, ChatResponse, ToolChoice, Usage};
+pub use tool::{SharedTool, Tool};

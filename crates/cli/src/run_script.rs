@@ -1,0 +1,82 @@
+//! `skills run-script`: runs one script of a skill directly, with the runner and limits an agent
+//! uses, and prints what the model would be shown.
+
+use std::io::{self, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+use skillful_core::{FileScriptRequest, Skill};
+use skillful_scripts::ProcessRunner;
+
+use crate::inspect::Roots;
+use crate::{Outcome, UsageError};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunScriptArgs {
+    /// The skill's name.
+    name: String,
+    /// The script's name, exactly as the skill lists it (e.g. `scripts/convert.py`).
+    script: String,
+    #[command(flatten)]
+    roots: Roots,
+    /// Kill the script and its child processes after this many seconds (default 30).
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    timeout: Option<Duration>,
+    /// The script's arguments, after `--`, passed to it exactly as given (no shell).
+    #[arg(last = true, value_name = "ARGS")]
+    args: Vec<String>,
+}
+
+/// A timeout in seconds (fractions allowed), above zero.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(format!("the timeout must be above 0 seconds, not {text}"));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|error| format!("`{text}`: {error}"))
+}
+
+/// Runs the script and prints its rendered output: exit code 0 when it exited with 0, 1 when it
+/// failed, timed out or could not start, or the skill or script does not exist.
+pub(crate) async fn run_script(args: RunScriptArgs) -> anyhow::Result<Outcome> {
+    let mut runner = ProcessRunner::builder();
+    if let Some(timeout) = args.timeout {
+        runner = runner.timeout(timeout);
+    }
+    let runner = runner
+        .build()
+        .map_err(|error| UsageError(error.to_string()))?;
+    let discovery = args
+        .roots
+        .source_with(Arc::new(runner.clone()))?
+        .discover()
+        .await;
+    let Some(skill) = discovery
+        .skills
+        .iter()
+        .find(|skill| skill.frontmatter().name == args.name)
+    else {
+        anyhow::bail!(
+            "no skill named '{}' under the roots; see `skills list` for the names",
+            args.name
+        );
+    };
+    let script_path = skill.script_path(&args.script).await?;
+    let request = FileScriptRequest::new(
+        args.name.as_str(),
+        skill.dir(),
+        args.script.as_str(),
+        script_path,
+        serde_json::json!(args.args),
+    );
+    let output = runner.execute(&request).await?;
+    let mut out = io::stdout().lock();
+    writeln!(out, "{}", output.render())?;
+    Ok(if output.succeeded() {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}

@@ -1,0 +1,288 @@
+//! `skills run` against a strict OpenAI-compatible server on 127.0.0.1, approvals answered on a
+//! piped stdin.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
+use skillful_chat::{Content, Role};
+use skillful_test_server::{Reply, TestServer};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
+const MARATHON: &str = "A marathon is 26.2 miles. How many km?";
+
+/// Runs `skills ARGS` with `stdin` piped in, off the runtime so the server keeps answering.
+async fn skills(args: Vec<String>, stdin: &'static str) -> Output {
+    tokio::task::spawn_blocking(move || {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+            .args(&args)
+            .current_dir(here)
+            .env("HOME", here)
+            .env_remove("RUST_LOG")
+            .env_remove("SKILLS_ENDPOINT")
+            .env_remove("SKILLS_MODEL")
+            .env_remove("SKILLS_API_KEY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the skills binary runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+fn run_args(server: &TestServer, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = ["run", "--skills", EXAMPLES, "--endpoint", server.url()]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect();
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    args
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_asks_on_the_terminal_and_shows_the_transcript() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call(
+        "c1",
+        "load_skill",
+        json!({"skillName": "unit-converter"}),
+    ));
+    server.push(Reply::tool_call(
+        "c2",
+        "read_skill_resource",
+        json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"}),
+    ));
+    server.push(Reply::tool_call(
+        "c3",
+        "read_skill_resource",
+        json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"}),
+    ));
+    server.push(Reply::text("A marathon is about 42.16 km."));
+
+    // "maybe" is not an answer: asked again. Then yes, always (for read_skill_resource).
+    let args = run_args(&server, &[MARATHON, "--approve", "ask"]);
+    let output = skills(args, "maybe\ny\na\n").await;
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+
+    let lines: Vec<&str> = stdout.lines().collect();
+    let ask_load = r#"?? approve load_skill (skill unit-converter) {"skillName":"unit-converter"}? [y]es / [n]o / [a]lways for this tool: "#;
+    assert_eq!(
+        lines[..3],
+        [
+            r#">> calling tool load_skill({"skillName":"unit-converter"})"#,
+            &format!("{ask_load}maybe"),
+            &format!("{ask_load}y"),
+        ],
+        "{stdout}"
+    );
+    assert!(
+        lines[3].starts_with("<< tool result: --- name: unit-converter"),
+        "{stdout}"
+    );
+    assert!(lines[4].starts_with(">> calling tool read_skill_resource("));
+    assert!(lines[5].starts_with("?? approve read_skill_resource (skill unit-converter)"));
+    assert!(lines[5].ends_with(": a"));
+    assert!(
+        lines[6].starts_with("<< tool result: # Conversion table"),
+        "{stdout}"
+    );
+    assert!(lines[7].starts_with(">> calling tool read_skill_resource("));
+    assert!(
+        lines[8].starts_with("<< tool result: "),
+        "always: not asked again: {stdout}"
+    );
+    assert_eq!(lines[9], "A marathon is about 42.16 km.");
+    assert_eq!(lines.len(), 10, "{stdout}");
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|request| request.status == 200)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unanswered_approval_waits_in_the_session_file() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call(
+        "c1",
+        "load_skill",
+        json!({"skillName": "unit-converter"}),
+    ));
+    server.push(Reply::text("Loaded it."));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("session.json");
+    let session = file.to_str().unwrap();
+
+    let first = skills(run_args(&server, &[MARATHON, "--session", session]), "").await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert!(
+        text(&first.stdout).contains(&format!(
+            "(approval pending; answer it later with `skills run --session {session}`)"
+        )),
+        "{}",
+        text(&first.stdout)
+    );
+    assert_eq!(server.requests().len(), 1);
+
+    let second = skills(run_args(&server, &["--session", session]), "y\n").await;
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    let stdout = text(&second.stdout);
+    assert!(
+        stdout.contains("<< tool result: --- name: unit-converter"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("Loaded it.\n"), "{stdout}");
+    let resumed = &server.requests()[1];
+    assert_eq!(resumed.status, 200);
+    assert_eq!(resumed.contents("user"), [MARATHON]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_server_is_one_line_naming_the_url() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let endpoint = format!("http://{address}/v1");
+    let args = vec![
+        "run".to_owned(),
+        MARATHON.to_owned(),
+        "--skills".to_owned(),
+        EXAMPLES.to_owned(),
+        "--endpoint".to_owned(),
+        endpoint.clone(),
+    ];
+    let output = skills(args, "").await;
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with(&format!(
+        "skills: cannot connect to {endpoint}/chat/completions ("
+    )));
+    assert!(stderr.contains("or pass --endpoint URL"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_answers_one_prompt_per_line_in_one_session() {
+    let server = TestServer::start().await;
+    server.push(Reply::text("Hello."));
+    server.push(Reply::text("Still here."));
+    let mut args = run_args(&server, &[]);
+    args[0] = "chat".to_owned();
+    let output = skills(args, "Hi\n\nAre you there?\nexit\n").await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "> Hello.\n> > Still here.\n> ");
+    let second = &server.requests()[1];
+    assert_eq!(second.contents("user"), ["Hi", "Are you there?"]);
+    assert_eq!(second.contents("assistant"), ["Hello."]);
+}
+
+/// `skills run --approve ask` against the real engine of `cargo xtask llm-server --require-user`
+/// (opt-in, run by CI): `SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p skillful-cli
+/// --test converse -- --ignored real_engine`. With no answer on stdin, the first call waits in
+/// the session file; a second process answers it, the call runs, and the engine accepts the
+/// follow-up (HTTP 200: any error status ends `skills run` with exit code 1).
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE"]
+async fn real_engine_pending_approval_resumes_in_a_second_process() {
+    let endpoint = std::env::var("SKILLS_REAL_ENGINE").expect(
+        "set SKILLS_REAL_ENGINE to the engine's base URL, e.g. http://127.0.0.1:8090/v1, after \
+         `cargo xtask llm-server --port 8090 --require-user`",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("session.json");
+    let session = file.to_str().unwrap().to_owned();
+    let args = |prompt: Option<&str>| -> Vec<String> {
+        let mut args = vec!["run".to_owned()];
+        args.extend(prompt.map(str::to_owned));
+        for arg in [
+            "--endpoint",
+            &endpoint,
+            "--approve",
+            "ask",
+            "--session",
+            &session,
+            "--temperature",
+            "0",
+            "--max-tokens",
+            "48",
+            "--skills",
+            EXAMPLES,
+        ] {
+            args.push(arg.to_owned());
+        }
+        args
+    };
+    let bounded = |args, stdin| async move {
+        tokio::time::timeout(Duration::from_secs(300), skills(args, stdin))
+            .await
+            .expect("skills run finished within 300 s")
+    };
+    let read_session = || -> skillful_agent::Session {
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).expect("a session file")
+    };
+    let prompt = "Use the unit-converter skill: a marathon is 26.2 miles, how many km?";
+
+    let first = bounded(args(Some(prompt)), "").await;
+    let stdout = text(&first.stdout);
+    eprintln!("{stdout}");
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert!(
+        stdout.ends_with(&format!(
+            "(approval pending; answer it later with `skills run --session {session}`)\n"
+        )),
+        "{stdout}"
+    );
+    let pending = read_session().pending_approvals();
+    assert!(
+        !pending.is_empty(),
+        "the first call waits in the session file"
+    );
+    let skill_tools = ["load_skill", "read_skill_resource", "run_skill_script"];
+    assert!(
+        skill_tools.contains(&pending[0].call.name.as_str()),
+        "{pending:?}"
+    );
+
+    // One `y` per pending call; the process ends at the next question, if any.
+    let answers: &'static str = "y\n".repeat(pending.len()).leak();
+    let second = bounded(args(None), answers).await;
+    let stdout = text(&second.stdout);
+    eprintln!("{stdout}");
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    assert!(stdout.contains("<< tool result: "), "{stdout}");
+
+    let resumed = read_session();
+    let messages = resumed.messages();
+    let answered = messages
+        .iter()
+        .rposition(|message| {
+            message.contents.iter().any(|content| {
+                matches!(content, Content::FunctionResult(result) if result.call_id == pending[0].call.call_id)
+            })
+        })
+        .expect("the approved call ran and its result is in the session");
+    assert!(
+        messages[answered + 1..]
+            .iter()
+            .any(|message| message.role == Role::Assistant),
+        "the engine answered the follow-up: {messages:?}"
+    );
+}

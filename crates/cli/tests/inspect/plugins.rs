@@ -1,0 +1,271 @@
+//! Class-skill plugins in `skills list`, `show`, `read` and `catalog` (`--plugins`, the default
+//! plugin directories), and a plugin scaffolded by `cargo xtask new-plugin`. The plugins are
+//! built by a nested `cargo build` (the test harness does not build `cdylib`s).
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use skillful_plugin_build::PluginBuild;
+
+use super::{EXAMPLES, err, out, skills, skills_in};
+
+fn workspace() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// The example plugins and a library that is not a plugin, by library name, built once.
+fn library(name: &str) -> &'static Path {
+    static BUILT: OnceLock<HashMap<String, PathBuf>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| {
+        PluginBuild::new()
+            .manifest_path(workspace().join("Cargo.toml"))
+            .package("temperature-converter")
+            .package("clock")
+            .package("not-a-plugin")
+            .run()
+            .unwrap_or_else(|error| panic!("{error}"))
+            .into_iter()
+            .map(|library| (library.name, library.path))
+            .collect()
+    });
+    built
+        .get(name)
+        .unwrap_or_else(|| panic!("no library {name} in {built:?}"))
+}
+
+/// A directory holding copies of the named libraries.
+fn plugin_dir(dir: &Path, names: &[&str]) {
+    fs::create_dir_all(dir).unwrap();
+    for name in names {
+        fs::copy(library(name), dir.join(library(name).file_name().unwrap())).unwrap();
+    }
+}
+
+fn names(output: &Output) -> Vec<String> {
+    out(output)
+        .lines()
+        .map(|line| line.split_whitespace().next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn plugin_skills_are_listed_after_file_skills_and_a_bad_plugin_is_reported() {
+    let temp = tempfile::tempdir().unwrap();
+    let plugins = temp.path().join("plugins");
+    plugin_dir(
+        &plugins,
+        &["temperature_converter", "clock", "not_a_plugin"],
+    );
+    let output = skills(&["list", "--plugins", plugins.to_str().unwrap(), EXAMPLES]);
+    assert_eq!(
+        names(&output),
+        ["unit-converter", "clock", "temperature-converter"]
+    );
+    let bad = library("not_a_plugin")
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    let stderr = err(&output);
+    assert!(
+        stderr.contains(bad) && stderr.contains("not a skills plugin"),
+        "{stderr}"
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a plugin that cannot load makes the list invalid"
+    );
+
+    let json = skills(&[
+        "list",
+        "--json",
+        "--plugins",
+        library("clock").to_str().unwrap(),
+        EXAMPLES,
+    ]);
+    assert_eq!(json.status.code(), Some(0), "{}", err(&json));
+    let listed: serde_json::Value = serde_json::from_str(&out(&json)).unwrap();
+    let clock = &listed[1];
+    assert_eq!(clock["name"], "clock");
+    assert_eq!(clock["path"], library("clock").to_str().unwrap());
+    assert_eq!(clock["resources"], serde_json::json!(["current-time"]));
+}
+
+#[test]
+fn show_read_and_catalog_serve_plugin_skills_like_file_skills() {
+    let converter = library("temperature_converter").to_str().unwrap();
+    let shown = skills(&[
+        "show",
+        "temperature-converter",
+        "--plugins",
+        converter,
+        EXAMPLES,
+    ]);
+    assert_eq!(shown.status.code(), Some(0), "{}", err(&shown));
+    assert!(out(&shown).contains("<script name=\"convert-temperature\""));
+
+    let read = skills(&[
+        "read",
+        "temperature-converter",
+        "temperature-conversion-formulas",
+        "--plugins",
+        converter,
+        EXAMPLES,
+    ]);
+    assert_eq!(read.status.code(), Some(0), "{}", err(&read));
+    assert!(out(&read).contains("K = C + 273.15"));
+
+    let catalog = skills(&["catalog", "--plugins", converter, EXAMPLES]);
+    let catalog = out(&catalog);
+    assert!(catalog.contains("<name>unit-converter</name>"), "{catalog}");
+    assert!(
+        catalog.contains("<name>temperature-converter</name>"),
+        "{catalog}"
+    );
+}
+
+#[test]
+fn without_a_root_the_default_plugin_directories_are_loaded() {
+    let temp = tempfile::tempdir().unwrap();
+    let (project, home) = (temp.path().join("project"), temp.path().join("home"));
+    fs::create_dir_all(project.join(".git")).unwrap();
+    plugin_dir(&project.join(".agents/plugins"), &["clock"]);
+    plugin_dir(&home.join(".agents/plugins"), &["temperature_converter"]);
+    let nested = project.join("src/deep");
+    fs::create_dir_all(&nested).unwrap();
+
+    let output = skills_in(&nested, &home, &["list"]);
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert_eq!(names(&output), ["clock", "temperature-converter"]);
+
+    // Roots given: only the plugins given.
+    let explicit = skills_in(&nested, &home, &["list", EXAMPLES]);
+    assert_eq!(names(&explicit), ["unit-converter"]);
+}
+
+#[test]
+fn a_missing_plugin_directory_is_a_usage_error() {
+    let output = skills(&["list", "--plugins", "/no/such/plugins", EXAMPLES]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        err(&output).contains("/no/such/plugins: no such directory"),
+        "{}",
+        err(&output)
+    );
+}
+
+#[test]
+fn a_plugin_scaffolded_by_xtask_builds_loads_and_is_listed() {
+    let temp = tempfile::tempdir().unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let scaffold = Command::new(&cargo)
+        .args(["run", "--quiet", "--package", "xtask", "--manifest-path"])
+        .arg(workspace().join("Cargo.toml"))
+        .args(["--", "new-plugin", "hello-plugin", "--dir"])
+        .arg(temp.path())
+        .output()
+        .unwrap();
+    assert!(scaffold.status.success(), "{}", err(&scaffold));
+    let crate_dir = temp.path().join("hello-plugin");
+
+    // The scaffold is a workspace of its own: build it in this workspace's target directory, with
+    // this workspace's lock file and `[profile.dev]`, so the dependencies already built are reused.
+    fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target"));
+    let built = PluginBuild::new()
+        .manifest_path(crate_dir.join("Cargo.toml"))
+        .target_dir(target_dir)
+        .config(r#"profile.dev.debug="line-tables-only""#)
+        .config(r#"profile.dev.package."*".debug=false"#)
+        .run()
+        .unwrap_or_else(|error| panic!("{error}"));
+    let [library] = built.as_slice() else {
+        panic!("one library expected: {built:?}");
+    };
+    assert_eq!(library.name, "hello_plugin");
+
+    let plugin = library.path.to_str().unwrap();
+    let listed = skills(&["list", "--plugins", plugin, EXAMPLES]);
+    assert_eq!(listed.status.code(), Some(0), "{}", err(&listed));
+    assert!(
+        out(&listed).contains("hello-plugin    TODO: what this skill does and when to use it."),
+        "{}",
+        out(&listed)
+    );
+    let read = skills(&[
+        "read",
+        "hello-plugin",
+        "notes",
+        "--plugins",
+        plugin,
+        EXAMPLES,
+    ]);
+    assert!(
+        out(&read).starts_with("TODO: reference material"),
+        "{}",
+        err(&read)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_offers_plugin_skills_to_the_model_and_runs_their_scripts() {
+    use serde_json::json;
+    use skillful_test_server::{Reply, TestServer};
+
+    let temp = tempfile::tempdir().unwrap();
+    let plugins = temp.path().join("plugins");
+    plugin_dir(&plugins, &["temperature_converter"]);
+    let model = TestServer::start().await;
+    model.push(Reply::tool_call(
+        "c1",
+        "run_skill_script",
+        json!({
+            "skillName": "temperature-converter",
+            "scriptName": "convert-temperature",
+            "arguments": {"value": 100, "from": "C", "to": "F"}
+        }),
+    ));
+    model.push(Reply::text("100 °C is 212 °F."));
+    let args: Vec<String> = [
+        "run",
+        "How warm is 100 °C in Fahrenheit?",
+        "--skills",
+        EXAMPLES,
+        "--plugins",
+        plugins.to_str().unwrap(),
+        "--endpoint",
+        model.url(),
+        "--approve",
+        "all",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect();
+    let output = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        skills(&args)
+    })
+    .await
+    .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert!(
+        out(&output).contains("<< tool result: "),
+        "{}",
+        out(&output)
+    );
+    assert!(out(&output).contains("212"), "{}", out(&output));
+    let system = model.requests()[0].contents("system");
+    assert!(
+        system
+            .iter()
+            .any(|text| text.contains("<name>temperature-converter</name>")
+                && text.contains("<name>unit-converter</name>")),
+        "{system:?}"
+    );
+}

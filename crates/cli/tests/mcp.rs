@@ -1,0 +1,321 @@
+//! `skills serve` and the `--mcp-stdio` / `--mcp-http` sources: our binary on both ends, over a
+//! child process's stdio and over HTTP on 127.0.0.1, and the Python MCP SDK's client.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::json;
+use skillful_test_server::{Reply, TestServer};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skills");
+const PYTHON_CLIENT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/python_mcp_client.py"
+);
+
+/// A served root with `remote-notes`, a local root with `local-notes`, and a home and a
+/// temporary directory of their own.
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        };
+        write(
+            "served/remote-notes/SKILL.md",
+            "---\nname: remote-notes\ndescription: Notes from the server.\n---\nRead references/notes.md.\n",
+        );
+        write("served/remote-notes/references/notes.md", "served notes\n");
+        write("served/remote-notes/scripts/run.py", "print('no')\n");
+        write(
+            "local/local-notes/SKILL.md",
+            "---\nname: local-notes\ndescription: Notes on disk.\n---\nLocal.\n",
+        );
+        for dir_name in ["home", "tmp"] {
+            fs::create_dir_all(dir.path().join(dir_name)).unwrap();
+        }
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn arg(&self, name: &str) -> String {
+        self.path(name).to_str().unwrap().to_owned()
+    }
+
+    /// The command line of a server for the served root.
+    fn server_command(&self, extra: &str) -> String {
+        format!("\"{BIN}\" serve --stdio {extra} \"{}\"", self.arg("served"))
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("HOME", self.path("home"))
+            .env("TMPDIR", self.path("tmp"))
+            .env_remove("RUST_LOG");
+        command
+    }
+
+    fn skills(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("the skills binary runs")
+    }
+}
+
+fn out(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn err(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn list_show_and_read_skills_of_a_stdio_server() {
+    let setup = Setup::new();
+    let server = setup.server_command("");
+    let local = setup.arg("local");
+
+    let list = setup.skills(&["list", &local, "--mcp-stdio", &server]);
+    assert_eq!(list.status.code(), Some(0), "{}", err(&list));
+    assert_eq!(
+        out(&list),
+        "local-notes   Notes on disk.\nremote-notes  Notes from the server.\n"
+    );
+
+    let show = setup.skills(&["show", "remote-notes", &local, "--mcp-stdio", &server]);
+    assert_eq!(show.status.code(), Some(0), "{}", err(&show));
+    assert!(
+        out(&show).starts_with("---\nname: remote-notes\n"),
+        "{}",
+        out(&show)
+    );
+    assert!(out(&show).contains("Read references/notes.md."));
+
+    let read = setup.skills(&[
+        "read",
+        "remote-notes",
+        "references/notes.md",
+        &local,
+        "--mcp-stdio",
+        &server,
+    ]);
+    assert_eq!(read.status.code(), Some(0), "{}", err(&read));
+    assert_eq!(out(&read), "served notes\n");
+
+    // Scripts are not resources: the server does not hand them out.
+    let script = setup.skills(&[
+        "read",
+        "remote-notes",
+        "scripts/run.py",
+        &local,
+        "--mcp-stdio",
+        &server,
+    ]);
+    assert_eq!(script.status.code(), Some(1), "{}", out(&script));
+}
+
+#[test]
+fn archive_entries_are_unpacked_below_the_temporary_directory() {
+    let setup = Setup::new();
+    let server = setup.server_command("--archives");
+    let list = setup.skills(&[
+        "list",
+        "--json",
+        &setup.arg("local"),
+        "--mcp-stdio",
+        &server,
+    ]);
+    assert_eq!(list.status.code(), Some(0), "{}", err(&list));
+    let listed: serde_json::Value = serde_json::from_str(&out(&list)).unwrap();
+    let remote = &listed[1];
+    assert_eq!(remote["name"], "remote-notes");
+    assert_eq!(remote["resources"], json!(["references/notes.md"]));
+    assert_eq!(remote["scripts"], json!(["scripts/run.py"]));
+    let origin = PathBuf::from(remote["origin"].as_str().unwrap());
+    let extracted = fs::canonicalize(setup.path("tmp").join("skillful-mcp")).unwrap();
+    assert!(origin.starts_with(&extracted), "{}", origin.display());
+    assert_eq!(
+        fs::read_to_string(origin.join("references/notes.md")).unwrap(),
+        "served notes\n"
+    );
+}
+
+/// A server started by the test with `--http`; killed when dropped.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start(setup: &Setup, addr: &str) -> Self {
+        let mut child = setup
+            .command(&["serve", &setup.arg("served"), "--http", addr])
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the skills binary runs");
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("skills: serving MCP at ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_owned();
+        Self { child, url }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn skills_of_an_http_server_on_loopback() {
+    let setup = Setup::new();
+    let server = HttpServer::start(&setup, "0");
+    assert!(
+        server.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    assert!(server.url.ends_with("/mcp"));
+    let local = setup.arg("local");
+    let list = setup.skills(&["list", &local, "--mcp-http", &server.url]);
+    assert_eq!(list.status.code(), Some(0), "{}", err(&list));
+    assert!(out(&list).contains("remote-notes  Notes from the server."));
+    let read = setup.skills(&[
+        "read",
+        "remote-notes",
+        "references/notes.md",
+        &local,
+        "--mcp-http",
+        &server.url,
+    ]);
+    assert_eq!(out(&read), "served notes\n", "{}", err(&read));
+}
+
+#[test]
+fn an_unreachable_server_is_one_line_naming_it() {
+    let setup = Setup::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    drop(listener);
+    let list = setup.skills(&["list", &setup.arg("local"), "--mcp-http", &url]);
+    assert_eq!(list.status.code(), Some(1));
+    let stderr = err(&list);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot connect to MCP server {url}")),
+        "{stderr}"
+    );
+
+    let quoted = setup.skills(&["list", "--mcp-stdio", "\"unclosed"]);
+    assert_eq!(quoted.status.code(), Some(2), "{}", err(&quoted));
+    let bad_addr = setup.skills(&["serve", "--http", "nowhere"]);
+    assert_eq!(bad_addr.status.code(), Some(2), "{}", err(&bad_addr));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_offers_the_skills_of_an_mcp_server_to_the_model() {
+    let setup = Setup::new();
+    let model = TestServer::start().await;
+    model.push(Reply::tool_call(
+        "c1",
+        "load_skill",
+        json!({"skillName": "remote-notes"}),
+    ));
+    model.push(Reply::text("Done."));
+    let server = setup.server_command("");
+    let (local, endpoint) = (setup.arg("local"), model.url().to_owned());
+    let output = tokio::task::spawn_blocking(move || {
+        setup
+            .command(&[
+                "run",
+                "Use the notes.",
+                "--mcp-stdio",
+                &server,
+                "--skills",
+                &local,
+                "--endpoint",
+                &endpoint,
+                "--approve",
+                "read-only",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert!(
+        out(&output).contains("<< tool result: --- name: remote-notes"),
+        "{}",
+        out(&output)
+    );
+    let system = &model.requests()[0].contents("system");
+    assert!(
+        system.iter().any(|text| text.contains("remote-notes")),
+        "{system:?}"
+    );
+}
+
+#[test]
+fn the_python_mcp_client_reads_our_stdio_server() {
+    let setup = Setup::new();
+    let output = Command::new("python3")
+        .args([PYTHON_CLIENT, BIN, "serve", "--stdio", &setup.arg("served")])
+        .env("HOME", setup.path("home"))
+        .output()
+        .expect("python3 runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "python3 with the `mcp` package (pip install mcp) reads the server: {}",
+        err(&output)
+    );
+    let read: serde_json::Value = serde_json::from_str(&out(&output)).unwrap();
+    assert_eq!(
+        read["schema"],
+        "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+    );
+    let skill = &read["skills"][0];
+    assert_eq!(skill["name"], "remote-notes");
+    assert_eq!(skill["type"], "skill-md");
+    assert_eq!(skill["url"], "skill://remote-notes/SKILL.md");
+    assert_eq!(skill["digest_matches"], true);
+    assert!(
+        skill["skill_md"]
+            .as_str()
+            .unwrap()
+            .contains("Read references/notes.md.")
+    );
+    assert_eq!(
+        read["uris"],
+        json!([
+            "skill://index.json",
+            "skill://remote-notes/SKILL.md",
+            "skill://remote-notes/references/notes.md"
+        ])
+    );
+    assert_eq!(read["resource"], "served notes\n");
+    assert!(Path::new(PYTHON_CLIENT).exists());
+}

@@ -1,0 +1,556 @@
+//! Function invocation: the model → tools → model loop, with approval, a repeated-failure breaker
+//! and a guard against identical calls.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use futures_util::future::join_all;
+use skillful_chat::{
+    ApprovalRequest, ChatClient, ChatError, ChatRequest, ChatResponse, Content, FunctionCall,
+    FunctionResult, Message, Role, SharedTool, Usage,
+};
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use crate::approval::{
+    ApprovalPolicy, Decision, RememberedApprovals, approval_responses, pending_approvals,
+};
+use crate::layer::Layer;
+
+/// The loop's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// The most model calls in one request (default 40).
+    pub max_iterations: usize,
+    /// The run stops when the same tool fails with the same error this many times in a row
+    /// (default 3).
+    pub max_repeated_failures: usize,
+    /// The same tool called with the same arguments this many times in a row (in consecutive
+    /// model turns, or within one turn) is not run again; one more such call ends the run
+    /// (default 3).
+    pub max_identical_calls: usize,
+    /// The most calls approved without asking (by the policy or a remembered approval) in one
+    /// request; past it every call asks (default 40).
+    pub max_auto_approvals: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_iterations: 40,
+            max_repeated_failures: 3,
+            max_identical_calls: 3,
+            max_auto_approvals: 40,
+        }
+    }
+}
+
+/// Runs the tools the model calls and calls the model again with their results, until it answers
+/// without calling a tool.
+///
+/// - Calls of one turn run concurrently; a tool's error goes back to the model as its result.
+/// - The same tool failing the same way [`Limits::max_repeated_failures`] times in a row ends the
+///   run with a final message saying so.
+/// - The same tool with the same arguments called [`Limits::max_identical_calls`] times in a row
+///   is not run: the model is told to use the results it has; one more such call ends the run.
+///   "In a row" means in consecutive model turns (a model repeating a whole turn of several
+///   calls repeats each of them) or within one turn; the model's turns since the last user query
+///   count, also those of earlier requests (a call held for approval and resumed counts once).
+/// - With an [`ApprovalPolicy`], a call the policy (or a remembered approval) does not approve is
+///   not run: the response ends with an assistant message holding [`ApprovalRequest`]s, and a
+///   later request carrying the person's [`ApprovalResponse`](skillful_chat::ApprovalResponse)s
+///   resumes: approved calls run, rejected ones go back to the model as results saying so (with
+///   the reason), unanswered ones as not approved. A refused call is never run.
+///
+/// The response holds every message the loop produced: the model's, the tool results, and the
+/// final answer (or the approval requests).
+pub struct FunctionInvocation<C> {
+    inner: C,
+    limits: Limits,
+    approval: Option<Arc<dyn ApprovalPolicy>>,
+}
+
+impl<C> FunctionInvocation<C> {
+    /// Wraps `inner` with the default limits and no approval (every call runs).
+    pub fn new(inner: C) -> Self {
+        Self {
+            inner,
+            limits: Limits::default(),
+            approval: None,
+        }
+    }
+}
+
+impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FunctionInvocation")
+            .field("inner", &self.inner)
+            .field("limits", &self.limits)
+            .field("approval", &self.approval)
+            .finish()
+    }
+}
+
+/// What happens to one call of a turn.
+enum Step {
+    Run(SharedTool),
+    Answer(FunctionResult),
+    Ask,
+    Stop(String),
+}
+
+/// A call's tool and arguments.
+type Signature = (String, serde_json::Value);
+
+/// How often each call (tool and arguments) was made in a row: in consecutive model turns, and
+/// again within one turn. A turn without a call ends its streak.
+#[derive(Default)]
+struct Streaks {
+    previous: Vec<(Signature, usize)>,
+    current: Vec<(Signature, usize)>,
+}
+
+impl Streaks {
+    /// Counts `call` in the current turn; how many times in a row it has been made.
+    fn count(&mut self, call: &FunctionCall) -> usize {
+        let signature = (call.name.clone(), call.arguments.clone());
+        if let Some((_, count)) = self.current.iter_mut().find(|(made, _)| *made == signature) {
+            *count += 1;
+            return *count;
+        }
+        let count = self
+            .previous
+            .iter()
+            .find(|(made, _)| *made == signature)
+            .map_or(1, |(_, count)| count + 1);
+        self.current.push((signature, count));
+        count
+    }
+
+    /// Ends the model's turn.
+    fn end_turn(&mut self) {
+        self.previous = std::mem::take(&mut self.current);
+    }
+}
+
+/// The state of one request's loop.
+struct Run<'a> {
+    limits: Limits,
+    tools: &'a [SharedTool],
+    approval: Option<&'a dyn ApprovalPolicy>,
+    remembered: RememberedApprovals,
+    auto_approved: usize,
+    streaks: Streaks,
+    failures: HashMap<String, (String, usize)>,
+}
+
+impl Run<'_> {
+    /// Counts the model's turns since the last user query, so that a streak of identical calls
+    /// carries over the requests of one question (approvals answered, a session resumed).
+    fn follow(&mut self, messages: &[Message]) {
+        let since_query = messages
+            .iter()
+            .rposition(|message| message.user_query().is_some())
+            .map_or(0, |query| query + 1);
+        for turn in messages[since_query..]
+            .iter()
+            .filter(|message| message.role == Role::Assistant)
+        {
+            for call in turn.function_calls() {
+                self.streaks.count(call);
+            }
+            self.streaks.end_turn();
+        }
+    }
+
+    fn step(&mut self, call: &FunctionCall) -> Step {
+        let identical = self.streaks.count(call);
+        let limit = self.limits.max_identical_calls;
+        if identical > limit {
+            return Step::Stop(format!(
+                "Stopped: the model kept calling `{}` with the same arguments ({identical} times \
+                 in a row) instead of answering. Ask again, perhaps more precisely.",
+                call.name
+            ));
+        }
+        if identical == limit {
+            return Step::Answer(error_result(
+                call,
+                format!(
+                    "Not run: `{}` was called with these same arguments {limit} times in a row. \
+                     Its result will not change; use the results you already have and answer.",
+                    call.name
+                ),
+            ));
+        }
+        let Some(tool) = self.tools.iter().find(|tool| tool.name() == call.name) else {
+            let names: Vec<&str> = self.tools.iter().map(|tool| tool.name()).collect();
+            return Step::Answer(error_result(
+                call,
+                format!(
+                    "Error: there is no tool named '{}'. Available tools: {}.",
+                    call.name,
+                    names.join(", ")
+                ),
+            ));
+        };
+        let Some(policy) = self.approval else {
+            return Step::Run(Arc::clone(tool));
+        };
+        let approved = match policy.decide(tool.as_ref(), &call.arguments) {
+            Decision::Refuse(reason) => {
+                return Step::Answer(error_result(
+                    call,
+                    format!("Error: this call was refused and not run: {reason}"),
+                ));
+            }
+            Decision::Approve => true,
+            Decision::Ask => self.remembered.covers(call),
+        };
+        if approved && self.auto_approved < self.limits.max_auto_approvals {
+            self.auto_approved += 1;
+            Step::Run(Arc::clone(tool))
+        } else {
+            Step::Ask
+        }
+    }
+
+    /// Runs `calls` concurrently, each in its own span; the results in the same order.
+    async fn execute(&self, calls: Vec<(FunctionCall, SharedTool)>) -> Vec<FunctionResult> {
+        join_all(calls.into_iter().map(|(call, tool)| {
+            let span = tracing::info_span!(
+                "tool_call",
+                tool = %call.name,
+                call_id = %call.call_id,
+                duration_ms = Empty,
+                outcome = Empty,
+            );
+            let inner = span.clone();
+            async move {
+                let started = Instant::now();
+                let output = tool.invoke(call.arguments).await;
+                span.record("duration_ms", started.elapsed().as_millis() as u64);
+                span.record("outcome", if output.is_ok() { "ok" } else { "error" });
+                let is_error = output.is_err();
+                FunctionResult {
+                    call_id: call.call_id,
+                    result: output.unwrap_or_else(|error| error),
+                    is_error,
+                }
+            }
+            .instrument(inner)
+        }))
+        .await
+    }
+
+    /// Counts failures; the message ending the run when a tool failed the same way too often.
+    fn breaker(&mut self, calls: &[FunctionCall], results: &[FunctionResult]) -> Option<String> {
+        for (call, result) in calls.iter().zip(results) {
+            if !result.is_error {
+                self.failures.remove(&call.name);
+                continue;
+            }
+            let entry = self
+                .failures
+                .entry(call.name.clone())
+                .or_insert_with(|| (result.result.clone(), 0));
+            if entry.0 != result.result {
+                *entry = (result.result.clone(), 0);
+            }
+            entry.1 += 1;
+            if entry.1 >= self.limits.max_repeated_failures {
+                return Some(format!(
+                    "Stopped: the tool `{}` failed the same way {} times in a row: {}",
+                    call.name, entry.1, result.result
+                ));
+            }
+        }
+        None
+    }
+}
+
+fn error_result(call: &FunctionCall, text: String) -> FunctionResult {
+    FunctionResult {
+        call_id: call.call_id.clone(),
+        result: text,
+        is_error: true,
+    }
+}
+
+/// The result of a call that waited for approval and got none: it was not run.
+pub fn not_approved(call: &FunctionCall) -> FunctionResult {
+    error_result(
+        call,
+        format!(
+            "Not run: the user did not approve this call of `{}`.",
+            call.name
+        ),
+    )
+}
+
+fn tool_message(results: Vec<FunctionResult>) -> Message {
+    Message::new(
+        Role::Tool,
+        results.into_iter().map(Content::FunctionResult).collect(),
+    )
+}
+
+/// What the loop has produced so far.
+#[derive(Default)]
+struct Output {
+    messages: Vec<Message>,
+    model: Option<String>,
+    finish_reason: Option<String>,
+    usage: Option<Usage>,
+}
+
+impl Output {
+    fn push(&mut self, conversation: &mut Vec<Message>, message: Message) {
+        conversation.push(message.clone());
+        self.messages.push(message);
+    }
+
+    fn finish(self) -> ChatResponse {
+        ChatResponse {
+            messages: self.messages,
+            model: self.model,
+            finish_reason: self.finish_reason,
+            usage: self.usage,
+        }
+    }
+}
+
+#[async_trait]
+impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
+    async fn get_response(&self, request: ChatRequest) -> Result<ChatResponse, ChatError> {
+        let ChatRequest {
+            mut messages,
+            tools,
+            options,
+        } = request;
+        let mut run = Run {
+            limits: self.limits,
+            tools: &tools,
+            approval: self.approval.as_deref(),
+            remembered: RememberedApprovals::from_messages(&messages),
+            auto_approved: 0,
+            streaks: Streaks::default(),
+            failures: HashMap::new(),
+        };
+        run.follow(&messages);
+        let mut output = Output::default();
+
+        let resumed = resume(&run, &messages).await;
+        if let Some(results) = resumed {
+            output.push(&mut messages, tool_message(results));
+        }
+
+        for _ in 0..self.limits.max_iterations {
+            let response = self
+                .inner
+                .get_response(ChatRequest {
+                    messages: messages.clone(),
+                    tools: tools.clone(),
+                    options: options.clone(),
+                })
+                .await?;
+            output.model = response.model.or(output.model);
+            output.finish_reason = response.finish_reason;
+            if let Some(usage) = response.usage {
+                output.usage.get_or_insert_with(Usage::default).add(usage);
+            }
+            let mut replies = response.messages;
+            let calls: Vec<FunctionCall> = replies
+                .iter()
+                .flat_map(Message::function_calls)
+                .cloned()
+                .collect();
+            if calls.is_empty() {
+                for reply in replies {
+                    output.push(&mut messages, reply);
+                }
+                return Ok(output.finish());
+            }
+            let steps: Vec<Step> = calls.iter().map(|call| run.step(call)).collect();
+            run.streaks.end_turn();
+
+            if let Some(stop) = steps.iter().find_map(|step| match step {
+                Step::Stop(text) => Some(text.clone()),
+                _ => None,
+            }) {
+                let results = calls
+                    .iter()
+                    .zip(steps)
+                    .map(|(call, step)| match step {
+                        Step::Answer(result) => result,
+                        _ => error_result(call, "Not run: the run was stopped.".to_owned()),
+                    })
+                    .collect();
+                for reply in replies {
+                    output.push(&mut messages, reply);
+                }
+                output.push(&mut messages, tool_message(results));
+                output.push(&mut messages, Message::assistant(stop));
+                return Ok(output.finish());
+            }
+
+            let asking = steps.iter().any(|step| matches!(step, Step::Ask));
+            if asking {
+                let held: Vec<&str> = calls
+                    .iter()
+                    .zip(&steps)
+                    .filter(|(_, step)| matches!(step, Step::Ask))
+                    .map(|(call, _)| call.call_id.as_str())
+                    .collect();
+                hold_back(&mut replies, &held);
+            }
+            let mut to_run = Vec::new();
+            let mut results: Vec<Option<FunctionResult>> = Vec::new();
+            for (call, step) in calls.iter().zip(steps) {
+                match step {
+                    Step::Run(tool) => {
+                        to_run.push((call.clone(), tool));
+                        results.push(None);
+                    }
+                    Step::Answer(result) => results.push(Some(result)),
+                    Step::Ask | Step::Stop(_) => {}
+                }
+            }
+            let ran_calls: Vec<FunctionCall> =
+                to_run.iter().map(|(call, _)| call.clone()).collect();
+            let ran = run.execute(to_run).await;
+            let broken = run.breaker(&ran_calls, &ran);
+            let results = merge(results, ran);
+            for reply in replies {
+                output.push(&mut messages, reply);
+            }
+            if !results.is_empty() {
+                output.push(&mut messages, tool_message(results));
+            }
+            if let Some(stop) = broken {
+                output.push(&mut messages, Message::assistant(stop));
+                return Ok(output.finish());
+            }
+            if asking {
+                return Ok(output.finish());
+            }
+        }
+        output.push(
+            &mut messages,
+            Message::assistant(format!(
+                "Stopped: no final answer after {} model calls (the limit).",
+                self.limits.max_iterations
+            )),
+        );
+        Ok(output.finish())
+    }
+}
+
+/// Turns the calls in `held` into approval requests.
+fn hold_back(replies: &mut [Message], held: &[&str]) {
+    for content in replies.iter_mut().flat_map(|reply| &mut reply.contents) {
+        if let Content::FunctionCall(call) = content {
+            if held.contains(&call.call_id.as_str()) {
+                *content = Content::ApprovalRequest(ApprovalRequest { call: call.clone() });
+            }
+        }
+    }
+}
+
+/// Answers the approval requests still open in `messages`: approved calls run, rejected and
+/// unanswered ones get a result saying so. `None` when nothing was pending.
+async fn resume(run: &Run<'_>, messages: &[Message]) -> Option<Vec<FunctionResult>> {
+    let pending = pending_approvals(messages);
+    if pending.is_empty() {
+        return None;
+    }
+    let answers: HashMap<&str, _> = messages
+        .iter()
+        .flat_map(approval_responses)
+        .map(|response| (response.call_id.as_str(), response))
+        .collect();
+    let mut results: Vec<Option<FunctionResult>> = Vec::new();
+    let mut to_run = Vec::new();
+    for ApprovalRequest { call } in pending {
+        let tool = run.tools.iter().find(|tool| tool.name() == call.name);
+        let result = match (answers.get(call.call_id.as_str()), tool) {
+            (Some(answer), Some(tool)) if answer.approved => {
+                to_run.push((call, Arc::clone(tool)));
+                None
+            }
+            (Some(answer), None) if answer.approved => Some(error_result(
+                &call,
+                format!("Error: the tool '{}' is no longer available.", call.name),
+            )),
+            (Some(answer), _) => {
+                let reason = answer
+                    .reason
+                    .as_deref()
+                    .map(|reason| format!(" Reason: {reason}"))
+                    .unwrap_or_default();
+                Some(error_result(
+                    &call,
+                    format!(
+                        "Rejected: the user did not approve this call of `{}`, so it was not run.{reason}",
+                        call.name
+                    ),
+                ))
+            }
+            (None, _) => Some(not_approved(&call)),
+        };
+        results.push(result);
+    }
+    Some(merge(results, run.execute(to_run).await))
+}
+
+/// Fills the empty slots of `slots`, in order, with the results of the calls that ran.
+fn merge(slots: Vec<Option<FunctionResult>>, ran: Vec<FunctionResult>) -> Vec<FunctionResult> {
+    let mut ran = ran.into_iter();
+    slots
+        .into_iter()
+        .filter_map(|slot| slot.or_else(|| ran.next()))
+        .collect()
+}
+
+/// Builds [`FunctionInvocation`].
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct FunctionInvocationLayer {
+    limits: Limits,
+    approval: Option<Arc<dyn ApprovalPolicy>>,
+}
+
+impl FunctionInvocationLayer {
+    /// Default limits, no approval.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// These limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Calls need approval as `policy` decides (the tool-approval decorator of the loop).
+    pub fn approval(mut self, policy: Arc<dyn ApprovalPolicy>) -> Self {
+        self.approval = Some(policy);
+        self
+    }
+}
+
+impl<C> Layer<C> for FunctionInvocationLayer {
+    type Client = FunctionInvocation<C>;
+
+    fn layer(&self, inner: C) -> FunctionInvocation<C> {
+        FunctionInvocation {
+            inner,
+            limits: self.limits,
+            approval: self.approval.clone(),
+        }
+    }
+}

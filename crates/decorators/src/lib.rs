@@ -1,0 +1,41 @@
+//! Decorators over any [`ChatClient`](skillful_chat::ChatClient), each a client wrapping another:
+//!
+//! - [`EnsureUserMessage`]: puts the conversation's last user query back into a request that has
+//!   none, for local engines whose chat templates demand one;
+//! - [`FunctionInvocation`]: the model → tools → model loop, with concurrent calls, errors fed
+//!   back to the model, a repeated-failure breaker, a guard against identical calls, and **tool
+//!   approval** through an [`ApprovalPolicy`] (calls held back as approval requests, resumed
+//!   with the answers, approvals remembered in the conversation);
+//! - [`Tracing`]: a `tracing` span per model call (tool calls get theirs from the loop).
+//!
+//! Each has a [`Layer`] that builds it. A typical stack, outermost first:
+//! `FunctionInvocation → EnsureUserMessage → Tracing → OpenAiClient`, so every model call of the
+//! loop is checked for a user query and traced.
+//!
+//! **It knows nothing of skills**: tools are `skillful_chat::Tool`s, and which of them may run
+//! without asking is the policy's business, supplied by the caller.
+//!
+//! # Example
+//! ```
+//! use skillful_chat::OpenAiClient;
+//! use skillful_decorators::{EnsureUserMessageLayer, FunctionInvocationLayer, Layer, TracingLayer};
+//!
+//! let base = OpenAiClient::builder("http://127.0.0.1:1234/v1").build().unwrap();
+//! let client = FunctionInvocationLayer::new()
+//!     .layer(EnsureUserMessageLayer.layer(TracingLayer.layer(base)));
+//! # let _ = client;
+//! ```
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
+
+mod approval;
+mod ensure_user;
+mod invocation;
+mod layer;
+mod trace;
+
+pub use approval::{ApprovalPolicy, Decision, RememberedApprovals, pending_approvals};
+pub use ensure_user::{EnsureUserMessage, EnsureUserMessageLayer};
+pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved};
+pub use layer::Layer;
+pub use trace::{Tracing, TracingLayer};

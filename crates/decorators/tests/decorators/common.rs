@@ -1,0 +1,118 @@
+//! Tools and a policy for the decorator tests.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use skillful_chat::{ChatRequest, Message, OpenAiClient, SharedTool, Tool};
+use skillful_decorators::{ApprovalPolicy, Decision};
+use skillful_test_server::{Reply, TestServer};
+use tokio::sync::Barrier;
+
+/// What a test tool does when called.
+#[derive(Debug)]
+pub enum Behaviour {
+    /// Answers `called NAME with ARGS`.
+    Echo,
+    /// Fails with this message.
+    Fail(&'static str),
+    /// Waits until another call of a tool sharing the barrier arrives.
+    Meet(Arc<Barrier>),
+}
+
+/// A tool that counts its calls.
+#[derive(Debug)]
+pub struct TestTool {
+    name: &'static str,
+    schema: Value,
+    behaviour: Behaviour,
+    calls: AtomicUsize,
+}
+
+impl TestTool {
+    pub fn new(name: &'static str, behaviour: Behaviour) -> Arc<Self> {
+        Arc::new(Self {
+            name,
+            schema: json!({"type": "object"}),
+            behaviour,
+            calls: AtomicUsize::new(0),
+        })
+    }
+
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+#[async_trait]
+impl Tool for TestTool {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "A test tool."
+    }
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+    async fn invoke(&self, arguments: Value) -> Result<String, String> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        match &self.behaviour {
+            Behaviour::Echo => Ok(format!("called {} with {arguments}", self.name)),
+            Behaviour::Fail(message) => Err((*message).to_owned()),
+            Behaviour::Meet(barrier) => {
+                barrier.wait().await;
+                Ok("met".to_owned())
+            }
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Approves `echo`, refuses `danger`, asks for everything else.
+#[derive(Debug)]
+pub struct TestPolicy;
+
+impl ApprovalPolicy for TestPolicy {
+    fn decide(&self, tool: &dyn Tool, _arguments: &Value) -> Decision {
+        match tool.name() {
+            "echo" => Decision::Approve,
+            "danger" => Decision::Refuse("it deletes things".to_owned()),
+            _ => Decision::Ask,
+        }
+    }
+}
+
+pub fn base(url: &str) -> OpenAiClient {
+    OpenAiClient::builder(url)
+        .retry_backoff(Duration::from_millis(1))
+        .max_retries(0)
+        .build()
+        .unwrap()
+}
+
+pub fn request(messages: Vec<Message>, tools: &[&Arc<TestTool>]) -> ChatRequest {
+    let tools: Vec<SharedTool> = tools
+        .iter()
+        .map(|tool| Arc::clone(*tool) as SharedTool)
+        .collect();
+    ChatRequest::new(messages).with_tools(tools)
+}
+
+/// A model that calls `name` with the same arguments four times (ids `c1`..`c4`), then answers a
+/// text no guarded run should ask for.
+pub fn repeating_model(server: &TestServer, name: &str) {
+    for n in 1..=4 {
+        server.push(Reply::tool_call(
+            &format!("c{n}"),
+            name,
+            json!({"skillName": "unit-converter"}),
+        ));
+    }
+    server.repeat(Reply::text("never asked"));
+}

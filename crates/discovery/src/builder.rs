@@ -1,0 +1,302 @@
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use skillful_core::SharedScriptRunner;
+use skillful_frontmatter::FrontmatterLoader;
+
+use crate::source::FileSkillsSource;
+
+/// The extensions of resource files when none are configured.
+pub const DEFAULT_RESOURCE_EXTENSIONS: [&str; 7] =
+    [".md", ".json", ".yaml", ".yml", ".csv", ".xml", ".txt"];
+
+/// The extensions of script files when none are configured.
+pub const DEFAULT_SCRIPT_EXTENSIONS: [&str; 6] = [".py", ".js", ".sh", ".ps1", ".cs", ".csx"];
+
+/// How deep resources and scripts are looked for when not configured: the skill directory and
+/// one level below it.
+pub const DEFAULT_SEARCH_DEPTH: usize = 2;
+
+/// A predicate over `(skill name, relative path)` that keeps a file when it returns `true`.
+pub(crate) type FileFilter = Arc<dyn Fn(&str, &str) -> bool + Send + Sync>;
+
+/// Which extension list a [`BuildError`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtensionList {
+    /// [`FileSkillsSourceBuilder::resource_extensions`].
+    Resource,
+    /// [`FileSkillsSourceBuilder::script_extensions`].
+    Script,
+}
+
+impl fmt::Display for ExtensionList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ExtensionList::Resource => "resource",
+            ExtensionList::Script => "script",
+        })
+    }
+}
+
+/// Why a [`FileSkillsSourceBuilder`] refused its configuration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The search depth is below 1.
+    #[error(
+        "search depth {depth} is invalid: it must be at least 1 (1 = the skill directory only, 2 = one level below it)"
+    )]
+    SearchDepth {
+        /// The depth given.
+        depth: usize,
+    },
+    /// An extension does not have the form `.ext`.
+    #[error(
+        "{list} extension {extension:?} is invalid: each extension must start with '.' and name a file ending, e.g. \".md\""
+    )]
+    Extension {
+        /// The list it was given in.
+        list: ExtensionList,
+        /// The extension given.
+        extension: String,
+    },
+}
+
+/// Everything a discovery run needs, shared by the source and the skills it yields.
+pub(crate) struct Config {
+    pub(crate) roots: Vec<PathBuf>,
+    pub(crate) search_depth: usize,
+    pub(crate) resource_extensions: Vec<String>,
+    pub(crate) script_extensions: Vec<String>,
+    pub(crate) resource_filter: Option<FileFilter>,
+    pub(crate) script_filter: Option<FileFilter>,
+    pub(crate) loader: FrontmatterLoader,
+    pub(crate) runner: Option<SharedScriptRunner>,
+    pub(crate) scripts_runnable: bool,
+    /// How many batches discovery loads skills in at once.
+    pub(crate) parallelism: usize,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileSkillsSource")
+            .field("roots", &self.roots)
+            .field("search_depth", &self.search_depth)
+            .field("resource_extensions", &self.resource_extensions)
+            .field("script_extensions", &self.script_extensions)
+            .field("resource_filter", &self.resource_filter.is_some())
+            .field("script_filter", &self.script_filter.is_some())
+            .field("loader", &self.loader)
+            .field("runner", &self.runner)
+            .field("scripts_runnable", &self.scripts_runnable)
+            .finish()
+    }
+}
+
+/// Configures a [`FileSkillsSource`].
+///
+/// # Example
+/// ```
+/// use skillful_discovery::FileSkillsSource;
+/// use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
+///
+/// let source = FileSkillsSource::builder()
+///     .root("skills")
+///     .root(".agents/skills")
+///     .search_depth(3)
+///     .resource_extensions([".md", ".json"])
+///     .resource_filter(|_skill, path| !path.starts_with("drafts/"))
+///     .loader(FrontmatterLoader::new(ValidationMode::Strict))
+///     .build()
+///     .unwrap();
+/// # let _ = source;
+/// ```
+pub struct FileSkillsSourceBuilder {
+    roots: Vec<PathBuf>,
+    search_depth: usize,
+    resource_extensions: Vec<String>,
+    script_extensions: Vec<String>,
+    resource_filter: Option<FileFilter>,
+    script_filter: Option<FileFilter>,
+    loader: FrontmatterLoader,
+    runner: Option<SharedScriptRunner>,
+    scripts_runnable: bool,
+}
+
+impl Default for FileSkillsSourceBuilder {
+    fn default() -> Self {
+        Self {
+            roots: Vec::new(),
+            search_depth: DEFAULT_SEARCH_DEPTH,
+            resource_extensions: owned(DEFAULT_RESOURCE_EXTENSIONS),
+            script_extensions: owned(DEFAULT_SCRIPT_EXTENSIONS),
+            resource_filter: None,
+            script_filter: None,
+            loader: FrontmatterLoader::default(),
+            runner: None,
+            scripts_runnable: true,
+        }
+    }
+}
+
+impl fmt::Debug for FileSkillsSourceBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileSkillsSourceBuilder")
+            .field("roots", &self.roots)
+            .field("search_depth", &self.search_depth)
+            .finish_non_exhaustive()
+    }
+}
+
+fn owned<const N: usize>(extensions: [&str; N]) -> Vec<String> {
+    extensions.iter().map(|e| (*e).to_owned()).collect()
+}
+
+impl FileSkillsSourceBuilder {
+    /// Adds a directory to search. Roots are searched in the order added; on a duplicate skill
+    /// name the first one found wins. A root that does not exist yields no skills.
+    pub fn root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.roots.push(root.into());
+        self
+    }
+
+    /// Adds several directories to search, in order.
+    pub fn roots<I>(mut self, roots: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<PathBuf>,
+    {
+        self.roots.extend(roots.into_iter().map(Into::into));
+        self
+    }
+
+    /// How many directory levels are scanned for resources and scripts: 1 is the skill
+    /// directory only, 2 (the default) also its subdirectories, and so on.
+    pub fn search_depth(mut self, depth: usize) -> Self {
+        self.search_depth = depth;
+        self
+    }
+
+    /// The file endings that make a file a resource, replacing the defaults
+    /// ([`DEFAULT_RESOURCE_EXTENSIONS`]). Matched case-insensitively; each must start with `.`.
+    pub fn resource_extensions<I>(mut self, extensions: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.resource_extensions = extensions.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The file endings that make a file a script, replacing the defaults
+    /// ([`DEFAULT_SCRIPT_EXTENSIONS`]). Matched case-insensitively; each must start with `.`.
+    pub fn script_extensions<I>(mut self, extensions: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.script_extensions = extensions.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Keeps only the resources for which `filter(skill_name, relative_path)` is true.
+    pub fn resource_filter(
+        mut self,
+        filter: impl Fn(&str, &str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.resource_filter = Some(Arc::new(filter));
+        self
+    }
+
+    /// Keeps only the scripts for which `filter(skill_name, relative_path)` is true.
+    pub fn script_filter(
+        mut self,
+        filter: impl Fn(&str, &str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.script_filter = Some(Arc::new(filter));
+        self
+    }
+
+    /// How `SKILL.md` frontmatter is parsed and validated (default: lenient, default limits).
+    pub fn loader(mut self, loader: FrontmatterLoader) -> Self {
+        self.loader = loader;
+        self
+    }
+
+    /// The runner that executes script files. Without one, scripts are still listed and fail
+    /// with [`SkillError::NoScriptRunner`](skillful_core::SkillError::NoScriptRunner) when run.
+    pub fn script_runner(mut self, runner: SharedScriptRunner) -> Self {
+        self.runner = Some(runner);
+        self
+    }
+
+    /// Whether the scripts of these skills may run at all (default `true`). Set `false` for
+    /// skills from an untrusted place, such as an extracted archive: their scripts are listed,
+    /// and running one is refused.
+    pub fn scripts_runnable(mut self, runnable: bool) -> Self {
+        self.scripts_runnable = runnable;
+        self
+    }
+
+    /// Checks the configuration and builds the source.
+    ///
+    /// # Errors
+    /// [`BuildError::SearchDepth`] for a depth below 1, [`BuildError::Extension`] for an
+    /// extension that does not start with `.`.
+    pub fn build(self) -> Result<FileSkillsSource, BuildError> {
+        if self.search_depth < 1 {
+            return Err(BuildError::SearchDepth {
+                depth: self.search_depth,
+            });
+        }
+        let resource_extensions =
+            checked_extensions(ExtensionList::Resource, self.resource_extensions)?;
+        let script_extensions = checked_extensions(ExtensionList::Script, self.script_extensions)?;
+        Ok(FileSkillsSource::from_config(Config {
+            roots: self.roots,
+            search_depth: self.search_depth,
+            resource_extensions,
+            script_extensions,
+            resource_filter: self.resource_filter,
+            script_filter: self.script_filter,
+            loader: self.loader,
+            runner: self.runner,
+            scripts_runnable: self.scripts_runnable,
+            parallelism: std::thread::available_parallelism().map_or(1, usize::from),
+        }))
+    }
+}
+
+/// The extensions, or the first one that is not `.ext`.
+fn checked_extensions(
+    list: ExtensionList,
+    extensions: Vec<String>,
+) -> Result<Vec<String>, BuildError> {
+    extensions
+        .into_iter()
+        .map(|extension| {
+            let ending = extension.strip_prefix('.').unwrap_or_default();
+            let valid = !ending.is_empty()
+                && !ending
+                    .chars()
+                    .any(|c| c == '/' || c == '\\' || c.is_whitespace() || c.is_control());
+            if valid {
+                Ok(extension)
+            } else {
+                Err(BuildError::Extension { list, extension })
+            }
+        })
+        .collect()
+}
+
+impl Config {
+    /// Whether `file_name` ends with one of `extensions`, ignoring ASCII case.
+    pub(crate) fn has_extension(extensions: &[String], file_name: &str) -> bool {
+        let name = file_name.as_bytes();
+        extensions.iter().any(|extension| {
+            name.len() >= extension.len()
+                && name[name.len() - extension.len()..].eq_ignore_ascii_case(extension.as_bytes())
+        })
+    }
+}

@@ -1,0 +1,52 @@
+//! Finds file skills (directories holding a `SKILL.md`) under configured roots without ever
+//! leaving them, and serves them as [`skillful_core::Skill`]s.
+//!
+//! Discovery follows the rules of Microsoft Agent Framework: a directory with `SKILL.md` is a
+//! skill (and is not searched further for skills), looked for at most two levels below a root;
+//! resources and scripts are the files of the skill with a listed extension, named by their
+//! `/`-separated path. On top of those rules: no symbolic link below a root is followed, hidden
+//! directories and `node_modules` are skipped, one bad skill never hides the others, and only
+//! the frontmatter is read at discovery. Bodies and resources are read when asked for, after
+//! checking again that the file is still inside its skill and reached without a link.
+//!
+//! This crate owns the file system side of skills. It does not parse YAML (that is
+//! `skillful-frontmatter`), run scripts (that is the [`skillful_core::FileScriptRunner`] it is
+//! given), or know about prompts and tools.
+//!
+//! # Example
+//! ```
+//! use skillful_core::{ResourceContent, Skill};
+//! use skillful_discovery::FileSkillsSource;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! # let root = tempfile::tempdir().unwrap();
+//! # let skill = root.path().join("unit-converter");
+//! # std::fs::create_dir_all(skill.join("references")).unwrap();
+//! # std::fs::write(skill.join("SKILL.md"), "---\nname: unit-converter\ndescription: Converts units.\n---\nUse the table.\n").unwrap();
+//! # std::fs::write(skill.join("references/table.md"), "1 in = 2.54 cm\n").unwrap();
+//! let source = FileSkillsSource::builder().root(root.path()).build().unwrap();
+//! let found = source.discover().await;
+//! let skill = &found.skills[0];
+//! assert_eq!(skill.frontmatter().name, "unit-converter");
+//! assert!(skill.content().await.unwrap().contains(r#"<resource name="references/table.md"/>"#));
+//! let table = skill.resource("references/table.md").unwrap().read().await.unwrap();
+//! assert_eq!(table, ResourceContent::Text("1 in = 2.54 cm\n".into()));
+//! # }
+//! ```
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
+
+mod builder;
+mod guard;
+mod head;
+mod skill;
+mod source;
+mod walk;
+
+pub use builder::{
+    BuildError, DEFAULT_RESOURCE_EXTENSIONS, DEFAULT_SCRIPT_EXTENSIONS, DEFAULT_SEARCH_DEPTH,
+    ExtensionList, FileSkillsSourceBuilder,
+};
+pub use skill::FileSkill;
+pub use source::{Discovery, FileSkillsSource};

@@ -1,0 +1,341 @@
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
+
+use async_trait::async_trait;
+use skillful_core::content::{available_resources_block, available_scripts_block};
+use skillful_core::{
+    DeclaredRisk, Diagnostic, FileScriptRequest, ResourceContent, RiskTier, SharedScriptRunner,
+    Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
+};
+
+use crate::guard::{blocking, check_inside, read_inside};
+
+/// The file that makes a directory a skill.
+pub(crate) const SKILL_FILE: &str = "SKILL.md";
+
+/// What every file script accepts: the command-line arguments, as a JSON array of strings.
+static FILE_SCRIPT_SCHEMA: LazyLock<serde_json::Value> =
+    LazyLock::new(|| serde_json::json!({"type": "array", "items": {"type": "string"}}));
+
+/// A skill read from a directory holding `SKILL.md`.
+///
+/// Only the frontmatter and the file names were read at discovery. [`Skill::content`] and every
+/// resource read go back to the disk, and re-check that the file is still inside the skill
+/// directory and reached without a symbolic link.
+#[derive(Debug)]
+pub struct FileSkill {
+    frontmatter: SkillFrontmatter,
+    dir: Arc<Path>,
+    max_file_bytes: u64,
+    resources: Vec<Arc<dyn SkillResource>>,
+    scripts: Vec<Arc<dyn SkillScript>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// How the scripts of one source may run.
+#[derive(Debug, Clone)]
+pub(crate) struct ScriptPolicy {
+    pub(crate) runner: Option<SharedScriptRunner>,
+    pub(crate) runnable: bool,
+}
+
+/// The parts of a [`FileSkill`] that discovery finds.
+pub(crate) struct FoundSkill {
+    pub(crate) frontmatter: SkillFrontmatter,
+    pub(crate) dir: PathBuf,
+    pub(crate) max_file_bytes: u64,
+    pub(crate) resources: Vec<String>,
+    pub(crate) scripts: Vec<String>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+impl FileSkill {
+    /// The skill, its scripts' risk tiers read from its `metadata` (a declaration that is not a
+    /// tier, or names no script of the skill, becomes a warning).
+    pub(crate) fn new(mut found: FoundSkill, policy: &ScriptPolicy) -> Self {
+        let skill_md = found.dir.join(SKILL_FILE);
+        let (risk, warnings) = DeclaredRisk::from_metadata(&found.frontmatter.metadata);
+        let ignored = warnings.into_iter().map(|warning| {
+            let message = format!(
+                "{}; the declaration is ignored, so the skill's other tiers or the default ({}) apply",
+                warning.message,
+                RiskTier::SCRIPT_DEFAULT
+            );
+            Diagnostic::warning(warning.field, message)
+        });
+        let unknown = risk
+            .script_names()
+            .filter(|name| !found.scripts.iter().any(|script| script == name))
+            .map(|name| {
+                Diagnostic::warning(
+                    format!("metadata.{}{name}", skillful_core::SCRIPT_RISK_PREFIX),
+                    format!(
+                        "a risk tier is declared for `{name}`, which is not one of the skill's scripts; use a script name exactly as `skills list --json` lists it"
+                    ),
+                )
+            })
+            .collect::<Vec<_>>();
+        for warning in ignored.chain(unknown) {
+            tracing::warn!(path = %skill_md.display(), field = %warning.field, "{}", warning.message);
+            found.diagnostics.push(warning.with_path(&skill_md));
+        }
+        let dir: Arc<Path> = Arc::from(found.dir);
+        let skill_name: Arc<str> = Arc::from(found.frontmatter.name.as_str());
+        let resources = found
+            .resources
+            .into_iter()
+            .map(|name| {
+                Arc::new(FileResource {
+                    name,
+                    dir: dir.clone(),
+                }) as Arc<dyn SkillResource>
+            })
+            .collect();
+        let scripts = found
+            .scripts
+            .into_iter()
+            .map(|name| {
+                Arc::new(FileScript {
+                    risk: risk.script(&name),
+                    name,
+                    dir: dir.clone(),
+                    skill_name: skill_name.clone(),
+                    policy: policy.clone(),
+                }) as Arc<dyn SkillScript>
+            })
+            .collect();
+        Self {
+            frontmatter: found.frontmatter,
+            dir,
+            max_file_bytes: found.max_file_bytes,
+            resources,
+            scripts,
+            diagnostics: found.diagnostics,
+        }
+    }
+
+    /// The skill's directory (canonical).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The skill's `SKILL.md`.
+    pub fn skill_md_path(&self) -> PathBuf {
+        self.dir.join(SKILL_FILE)
+    }
+
+    /// The warnings found while loading the skill (its frontmatter, its risk tiers, and files
+    /// that were skipped), each naming its file.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The names of every file discovery admitted: `SKILL.md`, then the resources, then the
+    /// scripts, each `/`-separated and relative to the skill's directory.
+    pub fn file_names(&self) -> Vec<&str> {
+        std::iter::once(SKILL_FILE)
+            .chain(self.resources.iter().map(|r| r.name()))
+            .chain(self.scripts.iter().map(|s| s.name()))
+            .collect()
+    }
+
+    /// The bytes of one file discovery admitted (a name from [`FileSkill::file_names`]), as they
+    /// are on disk now, checked afresh to lie inside the skill's directory and to be reached
+    /// without a symbolic link. `SKILL.md` keeps its frontmatter and any byte-order mark.
+    ///
+    /// # Errors
+    /// [`SkillError::UnsafePath`] for a name the skill does not list, or a file that fails the
+    /// check now; [`SkillError::Io`] when it cannot be read.
+    pub async fn read_file(&self, name: &str) -> Result<Vec<u8>, SkillError> {
+        if !self.file_names().contains(&name) {
+            return Err(SkillError::UnsafePath {
+                path: self.dir.join(name),
+                reason: format!(
+                    "skill '{}' does not list this file; only SKILL.md, its resources and its scripts are read",
+                    self.frontmatter.name
+                ),
+            });
+        }
+        let dir = self.dir.clone();
+        let name = name.to_owned();
+        let limit = (name == SKILL_FILE).then_some(self.max_file_bytes);
+        blocking(move || read_inside(&dir, &name, limit)).await
+    }
+
+    /// The file of the script called exactly `name`, checked afresh to lie inside the skill's
+    /// directory and to be reached without a symbolic link: what a runner is given.
+    ///
+    /// # Errors
+    /// [`SkillError::Script`] when the skill lists no such script;
+    /// [`SkillError::UnsafePath`] or [`SkillError::Io`] when the file fails the check now.
+    pub async fn script_path(&self, name: &str) -> Result<PathBuf, SkillError> {
+        if self.script(name).is_none() {
+            return Err(SkillError::Script {
+                script: name.to_owned(),
+                message: format!(
+                    "skill '{}' has no such script; its scripts are: {}",
+                    self.frontmatter.name,
+                    listed_names(&self.scripts)
+                ),
+            });
+        }
+        checked_script_path(&self.dir, name).await
+    }
+}
+
+/// The scripts' names, quoted and separated by commas; `none` when there are none.
+fn listed_names(scripts: &[Arc<dyn SkillScript>]) -> String {
+    if scripts.is_empty() {
+        return "none".to_owned();
+    }
+    scripts
+        .iter()
+        .map(|script| format!("'{}'", script.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `name` below `dir`, checked to lie inside it and to be reached without a symbolic link.
+async fn checked_script_path(dir: &Arc<Path>, name: &str) -> Result<PathBuf, SkillError> {
+    let dir = dir.clone();
+    let name = name.to_owned();
+    let (path, _) = blocking(move || check_inside(&dir, &name)).await?;
+    Ok(path)
+}
+
+#[async_trait]
+impl Skill for FileSkill {
+    fn frontmatter(&self) -> &SkillFrontmatter {
+        &self.frontmatter
+    }
+
+    fn origin(&self) -> SkillOrigin {
+        SkillOrigin::Directory(self.dir.to_path_buf())
+    }
+
+    /// The `SKILL.md` as it is on disk now (frontmatter included, without a byte-order mark),
+    /// then the `<available_resources>` and `<available_scripts>` blocks.
+    async fn content(&self) -> Result<String, SkillError> {
+        let bytes = self.read_file(SKILL_FILE).await?;
+        let text = String::from_utf8(bytes).map_err(|error| SkillError::Io {
+            path: self.skill_md_path(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the file is not UTF-8 (invalid byte at offset {}); save it as UTF-8",
+                    error.utf8_error().valid_up_to()
+                ),
+            ),
+        })?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let separator = if text.ends_with('\n') { "\n" } else { "\n\n" };
+        Ok(format!(
+            "{text}{separator}{}",
+            listing(&self.resources, &self.scripts)
+        ))
+    }
+
+    fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
+        self.resources.clone()
+    }
+
+    fn scripts(&self) -> Vec<Arc<dyn SkillScript>> {
+        self.scripts.clone()
+    }
+}
+
+/// The resource and script blocks that follow the `SKILL.md` text in [`Skill::content`].
+fn listing(resources: &[Arc<dyn SkillResource>], scripts: &[Arc<dyn SkillScript>]) -> String {
+    format!(
+        "{}\n\n{}",
+        available_resources_block(resources),
+        available_scripts_block(scripts)
+    )
+}
+
+/// A file of a skill offered to the model to read, such as `references/FAQ.md`.
+#[derive(Debug)]
+struct FileResource {
+    name: String,
+    dir: Arc<Path>,
+}
+
+#[async_trait]
+impl SkillResource for FileResource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The file as it is now: text when it is UTF-8 (without a byte-order mark), bytes otherwise.
+    async fn read(&self) -> Result<ResourceContent, SkillError> {
+        let dir = self.dir.clone();
+        let name = self.name.clone();
+        let bytes = blocking(move || read_inside(&dir, &name, None)).await?;
+        Ok(match String::from_utf8(bytes) {
+            Ok(text) => ResourceContent::Text(match text.strip_prefix('\u{feff}') {
+                Some(rest) => rest.to_owned(),
+                None => text,
+            }),
+            Err(error) => ResourceContent::Binary {
+                bytes: error.into_bytes(),
+                mime_type: None,
+            },
+        })
+    }
+}
+
+/// A script file of a skill, such as `scripts/convert.py`, run by the source's runner.
+#[derive(Debug)]
+struct FileScript {
+    risk: RiskTier,
+    name: String,
+    dir: Arc<Path>,
+    skill_name: Arc<str>,
+    policy: ScriptPolicy,
+}
+
+#[async_trait]
+impl SkillScript for FileScript {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn parameters_schema(&self) -> Option<&serde_json::Value> {
+        Some(&FILE_SCRIPT_SCHEMA)
+    }
+
+    /// The tier declared in the skill's `metadata` (see [`DeclaredRisk`]), else
+    /// [`RiskTier::SCRIPT_DEFAULT`].
+    fn risk_tier(&self) -> RiskTier {
+        self.risk
+    }
+
+    /// Re-checks the script's path, then hands it and the raw arguments to the runner.
+    async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError> {
+        if !self.policy.runnable {
+            return Err(SkillError::Script {
+                script: self.name.clone(),
+                message: format!(
+                    "the scripts of skill '{}' are not allowed to run: it comes from an untrusted source (such as an archive); read its files instead, or load it from a trusted directory",
+                    self.skill_name
+                ),
+            });
+        }
+        let Some(runner) = &self.policy.runner else {
+            return Err(SkillError::NoScriptRunner {
+                script: self.name.clone(),
+            });
+        };
+        let script_path = checked_script_path(&self.dir, &self.name).await?;
+        runner
+            .run(FileScriptRequest::new(
+                self.skill_name.as_ref(),
+                self.dir.as_ref(),
+                self.name.as_str(),
+                script_path,
+                arguments,
+            ))
+            .await
+    }
+}

@@ -1,0 +1,339 @@
+//! The client side of one MCP server: where it is, connecting lazily, reading resources, and
+//! reconnecting after a transport failure.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+use rmcp::service::{
+    ClientInitializeError, Peer, RoleClient, RunningService, ServiceError, ServiceExt,
+};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use skillful_core::ResourceContent;
+
+use crate::error::McpSkillsError;
+
+/// Where an MCP server is: a command to run (spoken to over its stdin and stdout), or a
+/// streamable HTTP URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum McpEndpoint {
+    /// A child process speaking MCP over stdio.
+    Stdio {
+        /// The program to run.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A streamable HTTP endpoint, such as `http://127.0.0.1:8000/mcp`.
+    Http {
+        /// The URL.
+        url: String,
+    },
+}
+
+impl McpEndpoint {
+    /// A server run as `program args...`.
+    pub fn stdio<I>(program: impl Into<String>, args: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        McpEndpoint::Stdio {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// A server run from one command line: words separated by whitespace, `'...'` and `"..."`
+    /// group words with spaces (no other shell syntax).
+    ///
+    /// # Errors
+    /// [`McpSkillsError::Command`] for an empty line or an unclosed quote.
+    ///
+    /// # Example
+    /// ```
+    /// use skillful_mcp::McpEndpoint;
+    ///
+    /// let endpoint = McpEndpoint::command_line(r#"python3 "my server.py" --quiet"#).unwrap();
+    /// assert_eq!(endpoint, McpEndpoint::stdio("python3", ["my server.py", "--quiet"]));
+    /// ```
+    pub fn command_line(line: &str) -> Result<Self, McpSkillsError> {
+        let error = |message: &str| McpSkillsError::Command {
+            command: line.to_owned(),
+            message: message.to_owned(),
+        };
+        let mut words = Vec::new();
+        let mut word: Option<String> = None;
+        let mut quote = None;
+        for c in line.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+                (None, '\'' | '"') => {
+                    quote = Some(c);
+                    word.get_or_insert_with(String::new);
+                }
+                (None, c) if c.is_whitespace() => words.extend(word.take()),
+                (None, c) => word.get_or_insert_with(String::new).push(c),
+            }
+        }
+        if quote.is_some() {
+            return Err(error("a quote is not closed"));
+        }
+        words.extend(word);
+        let mut words = words.into_iter();
+        let program = words
+            .next()
+            .ok_or_else(|| error("it is empty; give the program to run and its arguments"))?;
+        Ok(McpEndpoint::stdio(program, words))
+    }
+
+    /// A server at a streamable HTTP URL.
+    pub fn http(url: impl Into<String>) -> Self {
+        McpEndpoint::Http { url: url.into() }
+    }
+}
+
+impl fmt::Display for McpEndpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpEndpoint::Stdio { program, args } => {
+                write!(f, "`{program}")?;
+                for arg in args {
+                    write!(f, " {arg}")?;
+                }
+                f.write_str("`")
+            }
+            McpEndpoint::Http { url } => f.write_str(url),
+        }
+    }
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+/// One server, connected on first use; after a transport failure the connection is dropped
+/// and the next request connects afresh.
+pub(crate) struct Connection {
+    server: String,
+    endpoint: Option<McpEndpoint>,
+    timeout: Duration,
+    /// The live client and how many connections came before it.
+    slot: tokio::sync::Mutex<(u64, Option<Arc<Client>>)>,
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("server", &self.server)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a resource held, with the MIME type the server gave.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    pub(crate) content: ResourceContent,
+    pub(crate) mime_type: Option<String>,
+}
+
+impl Connection {
+    /// A connection made when first needed.
+    pub(crate) fn lazy(endpoint: McpEndpoint, timeout: Duration) -> Self {
+        Self {
+            server: endpoint.to_string(),
+            endpoint: Some(endpoint),
+            timeout,
+            slot: tokio::sync::Mutex::new((0, None)),
+        }
+    }
+
+    /// A connection over a client the caller set up; it is not remade after a failure.
+    pub(crate) fn established(client: Client, server: String, timeout: Duration) -> Self {
+        Self {
+            server,
+            endpoint: None,
+            timeout,
+            slot: tokio::sync::Mutex::new((0, Some(Arc::new(client)))),
+        }
+    }
+
+    /// The server's command line or URL, for messages.
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
+    async fn peer(&self) -> Result<(u64, Peer<RoleClient>), McpSkillsError> {
+        let mut slot = self.slot.lock().await;
+        if let Some(client) = &slot.1 {
+            return Ok((slot.0, client.peer().clone()));
+        }
+        let Some(endpoint) = &self.endpoint else {
+            return Err(McpSkillsError::Connect {
+                server: self.server.clone(),
+                message: "the connection was closed and cannot be remade".into(),
+            });
+        };
+        let client = tokio::time::timeout(self.timeout, connect(endpoint))
+            .await
+            .map_err(|_| McpSkillsError::Connect {
+                server: self.server.clone(),
+                message: format!("no answer to the handshake within {:?}", self.timeout),
+            })?
+            .map_err(|message| McpSkillsError::Connect {
+                server: self.server.clone(),
+                message,
+            })?;
+        slot.0 += 1;
+        let peer = client.peer().clone();
+        slot.1 = Some(Arc::new(client));
+        Ok((slot.0, peer))
+    }
+
+    /// Forgets connection number `generation` (when it is still the live one), so that the next
+    /// request connects afresh.
+    async fn reset(&self, generation: u64) {
+        if self.endpoint.is_none() {
+            return;
+        }
+        let mut slot = self.slot.lock().await;
+        if slot.0 == generation {
+            slot.1 = None;
+        }
+    }
+
+    /// Reads the resource at `uri`: its text (several text parts joined by newlines) or the
+    /// bytes of its first blob.
+    ///
+    /// # Errors
+    /// [`McpSkillsError::Server`] when the server answers with an error, `Content` when it
+    /// answers with nothing usable, `Connect`/`Transport` when the connection fails.
+    pub(crate) async fn read(&self, uri: &str) -> Result<Fetched, McpSkillsError> {
+        let (generation, peer) = self.peer().await?;
+        let request = peer.read_resource(ReadResourceRequestParams::new(uri));
+        let transport = |message: String| McpSkillsError::Transport {
+            server: self.server.clone(),
+            uri: uri.to_owned(),
+            message,
+        };
+        let result = match tokio::time::timeout(self.timeout, request).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(ServiceError::McpError(error))) => {
+                return Err(McpSkillsError::Server {
+                    server: self.server.clone(),
+                    uri: uri.to_owned(),
+                    code: error.code.0,
+                    message: error.message.into_owned(),
+                });
+            }
+            Ok(Err(error)) => {
+                self.reset(generation).await;
+                return Err(transport(root_cause(&error)));
+            }
+            Err(_) => {
+                self.reset(generation).await;
+                return Err(transport(format!("no answer within {:?}", self.timeout)));
+            }
+        };
+        let content_error = |message: String| McpSkillsError::Content {
+            server: self.server.clone(),
+            uri: uri.to_owned(),
+            message,
+        };
+        let mut texts = Vec::new();
+        let mut mime = None;
+        for part in result.contents {
+            match part {
+                ResourceContents::TextResourceContents {
+                    text, mime_type, ..
+                } => {
+                    mime = mime.or(mime_type);
+                    texts.push(text);
+                }
+                ResourceContents::BlobResourceContents {
+                    blob, mime_type, ..
+                } if texts.is_empty() => {
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(blob.trim())
+                        .map_err(|error| {
+                            content_error(format!("the blob is not base64: {error}"))
+                        })?;
+                    return Ok(Fetched {
+                        content: ResourceContent::Binary {
+                            bytes,
+                            mime_type: mime_type.clone(),
+                        },
+                        mime_type,
+                    });
+                }
+                _ => {}
+            }
+        }
+        if texts.is_empty() {
+            return Err(content_error("the server sent no content".into()));
+        }
+        Ok(Fetched {
+            content: ResourceContent::Text(texts.join("\n")),
+            mime_type: mime,
+        })
+    }
+}
+
+async fn connect(endpoint: &McpEndpoint) -> Result<Client, String> {
+    match endpoint {
+        McpEndpoint::Stdio { program, args } => {
+            let mut command = tokio::process::Command::new(program);
+            command.args(args);
+            let transport = TokioChildProcess::new(command)
+                .map_err(|error| format!("cannot start `{program}`: {error}"))?;
+            ().serve(transport).await.map_err(handshake_error)
+        }
+        McpEndpoint::Http { url } => {
+            let transport = StreamableHttpClientTransport::with_client(
+                http_client()?,
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()),
+            );
+            ().serve(transport).await.map_err(handshake_error)
+        }
+    }
+}
+
+/// Why the handshake failed, in a few words.
+fn handshake_error(error: ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::TransportError { error, .. } => root_cause(&*error.error),
+        other => root_cause(&other),
+    }
+}
+
+/// The innermost cause of `error` (`Connection refused (os error 111)`), not the chain of
+/// wrappers around it.
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = error;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
+}
+
+/// An HTTP client whose TLS is rustls on `ring`, trusting the Mozilla roots.
+fn http_client() -> Result<reqwest013::Client, String> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|error| format!("cannot set up TLS: {error}"))?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    reqwest013::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .map_err(|error| format!("cannot set up the HTTP client: {error}"))
+}

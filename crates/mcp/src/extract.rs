@@ -1,0 +1,281 @@
+//! The extraction directory of one source: archive skills unpacked, replaced and pruned so that
+//! what is on disk always matches the index, even under concurrent refreshes.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, Weak};
+
+use skillful_core::{ResourceContent, Skill};
+
+use crate::archive::{self, ArchiveFormat, ArchiveLimits};
+use crate::connection::Connection;
+use crate::error::McpSkillsError;
+use crate::index::IndexEntry;
+
+/// One lock per extraction directory in this process, shared by every source that uses it.
+static LOCKS: LazyLock<Mutex<HashMap<PathBuf, Weak<tokio::sync::Mutex<()>>>>> =
+    LazyLock::new(Default::default);
+
+/// Tells temporary directories of this process apart.
+static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
+
+/// Where one source unpacks its archive skills: `{base}/{source id}/{skill name}/`.
+#[derive(Debug)]
+pub(crate) struct ArchiveStore {
+    dir: PathBuf,
+    limits: ArchiveLimits,
+    lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl ArchiveStore {
+    /// The store below `base` for the server called `server` (its command line or URL): its
+    /// own subdirectory, named by a hash of `server`, so that two servers never share one.
+    pub(crate) fn new(base: &Path, server: &str, limits: ArchiveLimits) -> Self {
+        let digest = rmcp::model::sha256_digest(server.as_bytes());
+        let id = digest.strip_prefix("sha256:").unwrap_or(&digest);
+        let dir = base.join(&id[..16]);
+        let lock = {
+            let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+            locks.retain(|_, lock| lock.strong_count() > 0);
+            match locks.get(&dir).and_then(Weak::upgrade) {
+                Some(lock) => lock,
+                None => {
+                    let lock = Arc::new(tokio::sync::Mutex::new(()));
+                    locks.insert(dir.clone(), Arc::downgrade(&lock));
+                    lock
+                }
+            }
+        };
+        Self { dir, limits, lock }
+    }
+
+    /// The directory this source extracts into.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Brings the directory in line with `entries` (archive entries with valid, distinct names):
+    /// prunes skills no longer listed, downloads, checks and unpacks each archive afresh, and
+    /// loads what was unpacked as file skills whose scripts never run. An archive that fails a
+    /// check is skipped with a warning, and nothing of it stays on disk.
+    ///
+    /// # Errors
+    /// A connection failure (the refresh stops; the next call tries again) or an unusable
+    /// extraction directory.
+    pub(crate) async fn refresh(
+        &self,
+        entries: &[IndexEntry],
+        connection: &Connection,
+        discovery: skillful_discovery::FileSkillsSourceBuilder,
+    ) -> Result<HashMap<String, Arc<dyn Skill>>, McpSkillsError> {
+        let _guard = self.lock.lock().await;
+        let dir = self.dir.clone();
+        let listed: HashSet<String> = entries.iter().map(|e| e.name.clone()).collect();
+        let dir = blocking(move || prune(&dir, &listed))
+            .await
+            .map_err(|source| McpSkillsError::ExtractionDir {
+                path: self.dir.clone(),
+                source,
+            })?;
+        let mut roots = Vec::new();
+        for entry in entries {
+            let target = dir.join(&entry.name);
+            match self.download(entry, connection).await? {
+                Some((bytes, format)) => {
+                    let temp = self.temporary("tmp");
+                    let (limits, install_at) = (self.limits, target.clone());
+                    let result =
+                        blocking(move || Ok(unpack(&bytes, format, &temp, &install_at, &limits)))
+                            .await;
+                    match result {
+                        Ok(Ok(())) => roots.push((entry.name.clone(), target)),
+                        Ok(Err(error)) => {
+                            tracing::warn!(skill = %entry.name, url = %entry.url, "archive skill skipped: {error}");
+                            self.forget(target).await;
+                        }
+                        Err(error) => {
+                            tracing::warn!(skill = %entry.name, "archive skill skipped: {error}");
+                            self.forget(target).await;
+                        }
+                    }
+                }
+                None => self.forget(target).await,
+            }
+        }
+        let source = discovery
+            .roots(roots.iter().map(|(_, root)| root.clone()))
+            .scripts_runnable(false)
+            .build()
+            .map_err(|error| McpSkillsError::ExtractionDir {
+                path: self.dir.clone(),
+                source: io::Error::other(error),
+            })?;
+        let found = source.discover().await;
+        let mut skills = HashMap::new();
+        for skill in found.skills {
+            let root = roots.iter().find(|(_, root)| skill.dir().starts_with(root));
+            if let Some((name, _)) = root
+                && skill.frontmatter().name == *name
+            {
+                skills
+                    .entry(name.clone())
+                    .or_insert(skill as Arc<dyn Skill>);
+            }
+        }
+        for (name, root) in roots {
+            if !skills.contains_key(&name) {
+                tracing::warn!(skill = %name, "archive skill skipped: the archive holds no valid SKILL.md named '{name}'");
+                self.forget(root).await;
+            }
+        }
+        Ok(skills)
+    }
+
+    /// The archive of `entry` and its format, after the size and digest checks; `None` (with a
+    /// warning) when it fails one or the server refuses it.
+    async fn download(
+        &self,
+        entry: &IndexEntry,
+        connection: &Connection,
+    ) -> Result<Option<(Vec<u8>, ArchiveFormat)>, McpSkillsError> {
+        let skip = |reason: String| {
+            tracing::warn!(skill = %entry.name, url = %entry.url, "archive skill skipped: {reason}");
+            Ok(None)
+        };
+        let fetched = match connection.read(&entry.url).await {
+            Ok(fetched) => fetched,
+            Err(error @ (McpSkillsError::Server { .. } | McpSkillsError::Content { .. })) => {
+                return skip(error.to_string());
+            }
+            Err(error) => return Err(error),
+        };
+        let ResourceContent::Binary { bytes, .. } = fetched.content else {
+            return skip("the archive resource holds text, not a blob".into());
+        };
+        if bytes.len() as u64 > self.limits.max_download_bytes {
+            return skip(format!(
+                "the archive has {} bytes, more than the limit of {}",
+                bytes.len(),
+                self.limits.max_download_bytes
+            ));
+        }
+        if bytes.is_empty() {
+            return skip("the archive is empty".into());
+        }
+        if let Some(digest) = &entry.digest {
+            if !rmcp::model::is_sha256_digest(digest) {
+                return skip(format!(
+                    "its digest {digest:?} is not `sha256:` and 64 lowercase hex digits"
+                ));
+            }
+            let actual = rmcp::model::sha256_digest(&bytes);
+            if actual != *digest {
+                return skip(format!(
+                    "its digest does not match: the index says {digest}, the archive has {actual}"
+                ));
+            }
+        }
+        match ArchiveFormat::detect(&bytes, fetched.mime_type.as_deref(), &entry.url) {
+            Some(format) => Ok(Some((bytes, format))),
+            None => skip(format!(
+                "it is neither zip nor tar.gz (MIME type {})",
+                fetched.mime_type.as_deref().unwrap_or("not given")
+            )),
+        }
+    }
+
+    /// Removes what an earlier refresh unpacked for a skill that is skipped now.
+    async fn forget(&self, target: PathBuf) {
+        let _ = blocking(move || {
+            remove(&target);
+            Ok(())
+        })
+        .await;
+    }
+
+    /// A fresh hidden path in the store (hidden: discovery never looks at it).
+    fn temporary(&self, kind: &str) -> PathBuf {
+        let n = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
+        self.dir.join(format!(".{kind}-{}-{n}", std::process::id()))
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> io::Result<T> + Send + 'static,
+) -> io::Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(io::Error::other)?
+}
+
+/// Creates `dir` (unless there is nothing to put in it) and removes every skill directory in it
+/// that `listed` does not name; returns its canonical path.
+fn prune(dir: &Path, listed: &HashSet<String>) -> io::Result<PathBuf> {
+    if listed.is_empty() && fs::symlink_metadata(dir).is_err() {
+        // Nothing to unpack and nothing to prune: leave the disk alone.
+        return Ok(dir.to_owned());
+    }
+    fs::create_dir_all(dir)?;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || listed.contains(name.as_ref()) {
+            continue;
+        }
+        tracing::debug!(skill = %name, "pruning an archive skill the server no longer lists");
+        remove(&entry.path());
+    }
+    fs::canonicalize(dir)
+}
+
+/// Extracts `bytes` into the new directory `temp` and puts it in place of `target`; on failure
+/// removes `temp` (and leaves `target` as it was).
+fn unpack(
+    bytes: &[u8],
+    format: ArchiveFormat,
+    temp: &Path,
+    target: &Path,
+    limits: &ArchiveLimits,
+) -> Result<(), archive::ArchiveError> {
+    if let Err(error) = archive::extract(bytes, format, temp, limits) {
+        remove(temp);
+        return Err(error);
+    }
+    install(temp, target).map_err(|source| archive::ArchiveError::Io {
+        path: target.to_owned(),
+        source,
+    })
+}
+
+/// Puts the directory `temp` in place of `target`, replacing what was there.
+fn install(temp: &Path, target: &Path) -> io::Result<()> {
+    if fs::symlink_metadata(target).is_ok() {
+        let n = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
+        let old = target.with_file_name(format!(".old-{}-{n}", std::process::id()));
+        fs::rename(target, &old)?;
+        let installed = fs::rename(temp, target);
+        remove(&old);
+        if installed.is_err() {
+            remove(temp);
+        }
+        return installed;
+    }
+    fs::rename(temp, target).inspect_err(|_| remove(temp))
+}
+
+/// Removes a file or directory tree (never following a link), warning when it cannot.
+fn remove(path: &Path) {
+    let result = match fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error),
+    };
+    if let Err(error) = result {
+        tracing::warn!(path = %path.display(), "cannot remove an extracted archive skill: {error}");
+    }
+}

@@ -1,0 +1,62 @@
+//! Agent Skills over the Model Context Protocol (SEP-2640, in the `skill://index.json` form
+//! Microsoft Agent Framework reads), on the official Rust SDK `rmcp`.
+//!
+//! Two sides:
+//!
+//! - [`McpSkillsSource`] is a [`skillful_core::SkillsSource`] over an MCP server, reached as a
+//!   child process over stdio or over streamable HTTP ([`McpEndpoint`]). It reads
+//!   `skill://index.json`; `skill-md` entries become [`McpSkill`]s whose `SKILL.md` and
+//!   resources are read lazily, and `archive` entries (zip or tar.gz) are checked, unpacked
+//!   within [`ArchiveLimits`] and loaded as file skills whose scripts never run.
+//! - [`SkillsMcpServer`] serves what a [`skillful_discovery::FileSkillsSource`] finds as
+//!   `skill://` resources, over stdio or streamable HTTP; `skills serve` is this server.
+//!
+//! This crate owns the MCP side of skills: the index format, resource URIs, archive checks and
+//! extraction. It does not walk directories or parse `SKILL.md` (that is `skillful-discovery` and
+//! `skillful-frontmatter`), and knows nothing of prompts, tools or the provider.
+//!
+//! # Example
+//! A server and a client in one process, over an in-memory pipe:
+//! ```
+//! use skillful_core::Skill;
+//! use skillful_discovery::FileSkillsSource;
+//! use skillful_mcp::{McpSkillsSource, SkillsMcpServer};
+//! use rmcp::ServiceExt;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! # let root = tempfile::tempdir().unwrap();
+//! # let skill = root.path().join("unit-converter");
+//! # std::fs::create_dir_all(&skill).unwrap();
+//! # std::fs::write(skill.join("SKILL.md"), "---\nname: unit-converter\ndescription: Converts units.\n---\nUse the table.\n").unwrap();
+//! let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+//! let files = FileSkillsSource::builder().root(root.path()).build().unwrap();
+//! tokio::spawn(SkillsMcpServer::new(files).serve(server_end));
+//!
+//! let client = ().serve(client_end).await.unwrap();
+//! let source = McpSkillsSource::builder_for_client(client, "in-process").build();
+//! let skills = source.load().await.unwrap();
+//! assert_eq!(skills[0].frontmatter().name, "unit-converter");
+//! assert!(skills[0].content().await.unwrap().contains("Use the table."));
+//! # }
+//! ```
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
+
+mod archive;
+mod connection;
+mod error;
+mod extract;
+mod index;
+mod names;
+mod server;
+mod skill;
+mod source;
+
+pub use archive::{ArchiveError, ArchiveFormat, ArchiveLimits};
+pub use connection::McpEndpoint;
+pub use error::McpSkillsError;
+pub use index::{ARCHIVE_TYPE, INDEX_SCHEMA, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
+pub use server::{HTTP_PATH, ServeError, SkillsMcpServer};
+pub use skill::McpSkill;
+pub use source::{DEFAULT_TIMEOUT, McpSkillsSource, McpSkillsSourceBuilder};

@@ -1,0 +1,488 @@
+//! What the three tools do, over the skills of one run.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use skillful_core::{ResourceContent, RiskTier, Skill, SkillScript};
+
+use crate::idempotency::{Call, Replays};
+use crate::lookup::{Resolution, resolve};
+use crate::paging::{PageError, page};
+use crate::tool_error::{ToolError, ToolErrorCode};
+use crate::tools::ToolKind;
+
+const SKILL_NAME_EMPTY: &str = "Error: Skill name cannot be empty.";
+const RESOURCE_NAME_EMPTY: &str = "Error: Resource name cannot be empty.";
+const SCRIPT_NAME_EMPTY: &str = "Error: Script name cannot be empty.";
+/// How many names a hint lists before it says how many more there are.
+const MAX_LISTED_NAMES: usize = 20;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoadSkillArguments {
+    skill_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReadSkillResourceArguments {
+    skill_name: Option<String>,
+    resource_name: Option<String>,
+    offset: Option<u64>,
+    limit: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunSkillScriptArguments {
+    skill_name: Option<String>,
+    script_name: Option<String>,
+    #[serde(default)]
+    arguments: serde_json::Value,
+    idempotency_key: Option<String>,
+}
+
+/// The skills of one run, shared by that run's tools.
+pub(crate) struct Snapshot {
+    skills: Vec<Arc<dyn Skill>>,
+    max_resource_bytes: usize,
+    /// The provider's idempotency keys, and the session (isolation key) of this run.
+    replays: Arc<Replays>,
+    session: Option<String>,
+}
+
+/// Something found under a name the model gave, perhaps not exactly the name it has.
+struct Found<T> {
+    item: T,
+    requested: String,
+    name: String,
+}
+
+impl<T> Found<T> {
+    /// `text`, followed by a note giving the exact name when the model did not use it.
+    fn annotate(&self, text: String) -> String {
+        if self.requested == self.name {
+            text
+        } else {
+            format!(
+                "{text}\n\n[resolved '{}' to '{}'; use the exact name next time]",
+                self.requested, self.name
+            )
+        }
+    }
+}
+
+/// What is looked up, for the wording of errors.
+#[derive(Clone, Copy)]
+enum Member {
+    Resource,
+    Script,
+}
+
+impl Member {
+    fn plural(self) -> &'static str {
+        match self {
+            Member::Resource => "resources",
+            Member::Script => "scripts",
+        }
+    }
+
+    fn not_found(self, requested: &str, skill: &str) -> (ToolErrorCode, String) {
+        match self {
+            Member::Resource => (
+                ToolErrorCode::ResourceNotFound,
+                format!("Error: Resource '{requested}' not found in skill '{skill}'."),
+            ),
+            Member::Script => (
+                ToolErrorCode::ScriptNotFound,
+                format!("Error: Script '{requested}' not found in skill '{skill}'."),
+            ),
+        }
+    }
+}
+
+impl Snapshot {
+    pub(crate) fn new(
+        skills: Vec<Arc<dyn Skill>>,
+        max_resource_bytes: usize,
+        replays: Arc<Replays>,
+        session: Option<String>,
+    ) -> Self {
+        Self {
+            skills,
+            max_resource_bytes,
+            replays,
+            session,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.skills.len()
+    }
+
+    pub(crate) fn max_resource_bytes(&self) -> usize {
+        self.max_resource_bytes
+    }
+
+    pub(crate) async fn load_skill(
+        &self,
+        arguments: serde_json::Value,
+    ) -> Result<String, ToolError> {
+        let arguments: LoadSkillArguments = parse_arguments(ToolKind::LoadSkill, arguments)?;
+        let requested = required(arguments.skill_name, SKILL_NAME_EMPTY, "skillName")?;
+        let skill = self.find_skill(requested)?;
+        let content = skill.item.content().await.map_err(|error| {
+            tracing::warn!(skill = %skill.name, %error, "cannot load skill");
+            ToolError::from_skill_error(
+                ToolErrorCode::SkillLoadFailed,
+                format!("Error: Failed to load skill '{}'.", skill.name),
+                &error,
+            )
+        })?;
+        Ok(skill.annotate(content))
+    }
+
+    pub(crate) async fn read_skill_resource(
+        &self,
+        arguments: serde_json::Value,
+    ) -> Result<String, ToolError> {
+        let arguments: ReadSkillResourceArguments =
+            parse_arguments(ToolKind::ReadSkillResource, arguments)?;
+        let skill_name = required(arguments.skill_name, SKILL_NAME_EMPTY, "skillName")?;
+        let resource_name = required(arguments.resource_name, RESOURCE_NAME_EMPTY, "resourceName")?;
+        let skill = self.find_skill(skill_name)?;
+        let resource = find_member(
+            Member::Resource,
+            &skill.name,
+            resource_name,
+            named(skill.item.resources(), |resource| resource.name()),
+            |name| skill.item.resource(name),
+        )?;
+        let content = resource.item.read().await.map_err(|error| {
+            tracing::warn!(skill = %skill.name, resource = %resource.name, %error, "cannot read resource");
+            ToolError::from_skill_error(
+                ToolErrorCode::ResourceReadFailed,
+                format!(
+                    "Error: Failed to read resource '{}' from skill '{}'.",
+                    resource.name, skill.name
+                ),
+                &error,
+            )
+        })?;
+        let paged = |text: &str| {
+            page(
+                text,
+                arguments.offset,
+                arguments.limit,
+                self.max_resource_bytes,
+            )
+        };
+        let text = match content {
+            ResourceContent::Text(text) => paged(&text),
+            ResourceContent::Binary { bytes, mime_type } => {
+                let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                paged(&encoded).map(|page| {
+                    let mime_type = mime_type.map(|mime| format!(" of {mime}")).unwrap_or_default();
+                    format!(
+                        "[binary resource: {} bytes{mime_type}, base64-encoded below; offset and limit count base64 characters]\n{page}",
+                        bytes.len()
+                    )
+                })
+            }
+        }
+        .map_err(|error| page_error(error, &resource.name, &skill.name, self.max_resource_bytes))?;
+        Ok(resource.annotate(skill.annotate(text)))
+    }
+
+    pub(crate) async fn run_skill_script(
+        &self,
+        arguments: serde_json::Value,
+    ) -> Result<String, ToolError> {
+        let arguments: RunSkillScriptArguments =
+            parse_arguments(ToolKind::RunSkillScript, arguments)?;
+        let skill_name = required(arguments.skill_name, SKILL_NAME_EMPTY, "skillName")?;
+        let script_name = required(arguments.script_name, SCRIPT_NAME_EMPTY, "scriptName")?;
+        if arguments
+            .idempotency_key
+            .as_deref()
+            .is_some_and(|key| key.trim().is_empty())
+        {
+            return Err(ToolError::invalid_arguments(
+                "Error: idempotencyKey cannot be empty.",
+                "Pass a new unique string (e.g. a UUID) for each new call, or leave idempotencyKey out.",
+            ));
+        }
+        let skill = self.find_skill(skill_name)?;
+        let script = find_member(
+            Member::Script,
+            &skill.name,
+            script_name,
+            named(skill.item.scripts(), |script| script.name()),
+            |name| skill.item.script(name),
+        )?;
+        let Some(key) = arguments.idempotency_key else {
+            let output = run_script(&skill, &script, arguments.arguments).await?;
+            return Ok(script.annotate(skill.annotate(output)));
+        };
+        let call = Call {
+            skill: skill.name.clone(),
+            script: script.name.clone(),
+            arguments: arguments.arguments,
+        };
+        let slot = self
+            .replays
+            .claim(self.session.as_deref(), &key, call.clone())
+            .map_err(|first| key_conflict(&key, &first))?;
+        // A repeat that arrives while the first call runs waits here for its result.
+        let mut result = slot.result.lock().await;
+        let output = match result.as_ref() {
+            Some(first) => format!(
+                "{first}\n\n[replayed: idempotencyKey '{key}' was already used for this call; this is the first call's result, and the script did not run again]"
+            ),
+            None => {
+                let output = run_script(&skill, &script, call.arguments).await?;
+                *result = Some(output.clone());
+                output
+            }
+        };
+        Ok(script.annotate(skill.annotate(output)))
+    }
+
+    /// The risk tier of the script a `run_skill_script` call names, found as the call would find
+    /// it; a call that names no script it can run is [`RiskTier::SCRIPT_DEFAULT`].
+    pub(crate) fn script_risk(&self, arguments: serde_json::Value) -> RiskTier {
+        let found = parse_arguments::<RunSkillScriptArguments>(ToolKind::RunSkillScript, arguments)
+            .ok()
+            .and_then(|arguments| {
+                let skill = self.find_skill(arguments.skill_name?).ok()?;
+                let script = find_member(
+                    Member::Script,
+                    &skill.name,
+                    arguments.script_name?,
+                    named(skill.item.scripts(), |script| script.name()),
+                    |name| skill.item.script(name),
+                )
+                .ok()?;
+                Some(script.item.risk_tier())
+            });
+        found.unwrap_or(RiskTier::SCRIPT_DEFAULT)
+    }
+
+    fn find_skill(&self, requested: String) -> Result<Found<Arc<dyn Skill>>, ToolError> {
+        let names: Vec<&str> = self
+            .skills
+            .iter()
+            .map(|skill| skill.frontmatter().name.as_str())
+            .collect();
+        match resolve(&requested, &names) {
+            Resolution::Found(index) => Ok(Found {
+                item: Arc::clone(&self.skills[index]),
+                name: names[index].to_owned(),
+                requested,
+            }),
+            failure => Err(ToolError::new(
+                ToolErrorCode::SkillNotFound,
+                format!("Error: Skill '{requested}' not found."),
+                not_found_hint(&requested, "skills", failure, || {
+                    "Use a name exactly as listed in <available_skills>.".to_owned()
+                }),
+            )),
+        }
+    }
+}
+
+/// Runs `script` of `skill`, turning its failure into the reference's error.
+async fn run_script(
+    skill: &Found<Arc<dyn Skill>>,
+    script: &Found<Arc<dyn SkillScript>>,
+    arguments: serde_json::Value,
+) -> Result<String, ToolError> {
+    script.item.run(arguments).await.map_err(|error| {
+        tracing::warn!(skill = %skill.name, script = %script.name, %error, "script failed");
+        ToolError::from_skill_error(
+            ToolErrorCode::ScriptFailed,
+            format!(
+                "Error: Failed to execute script '{}' from skill '{}'.",
+                script.name, skill.name
+            ),
+            &error,
+        )
+    })
+}
+
+/// The error for an idempotency key repeated with a call other than the `first` one it was used
+/// for.
+fn key_conflict(key: &str, first: &Call) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::IdempotencyKeyReused,
+        format!(
+            "Error: idempotencyKey '{key}' was already used for a different call (script '{}' of skill '{}' with arguments {}).",
+            first.script, first.skill, first.arguments
+        ),
+        "Use a new idempotencyKey for a new call; repeat a key only to retry the very same call."
+            .to_owned(),
+    )
+}
+
+/// Finds a resource or script of `skill`: among the listed ones exactly, then through the skill's
+/// own exact lookup (which may know names it does not list), then among the listed ones loosely.
+/// Names that try to climb out of the skill never reach the skill's own lookup.
+fn find_member<T: ?Sized>(
+    member: Member,
+    skill: &str,
+    requested: String,
+    (names, listed): (Vec<String>, Vec<Arc<T>>),
+    exact: impl FnOnce(&str) -> Option<Arc<T>>,
+) -> Result<Found<Arc<T>>, ToolError> {
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let unlisted = if name_refs.contains(&requested.as_str()) || !is_plain_relative_name(&requested)
+    {
+        None
+    } else {
+        exact(&requested)
+    };
+    if let Some(item) = unlisted {
+        return Ok(Found {
+            item,
+            name: requested.clone(),
+            requested,
+        });
+    }
+    match resolve(&requested, &name_refs) {
+        Resolution::Found(index) => Ok(Found {
+            item: Arc::clone(&listed[index]),
+            name: names[index].clone(),
+            requested,
+        }),
+        failure => {
+            let (code, message) = member.not_found(&requested, skill);
+            let hint = not_found_hint(&requested, member.plural(), failure, || {
+                if names.is_empty() {
+                    format!("Skill '{skill}' has no {}.", member.plural())
+                } else {
+                    format!("Its {} are: {}.", member.plural(), quoted(&names, ", "))
+                }
+            });
+            Err(ToolError::new(code, message, hint))
+        }
+    }
+}
+
+/// The names of `items`, and the items.
+fn named<T: ?Sized>(
+    items: Vec<Arc<T>>,
+    name_of: impl Fn(&Arc<T>) -> &str,
+) -> (Vec<String>, Vec<Arc<T>>) {
+    (
+        items.iter().map(|item| name_of(item).to_owned()).collect(),
+        items,
+    )
+}
+
+/// Whether `name` is a plain relative name: no `..` or `.` segment, no leading `/`, no
+/// backslash, percent-escape, drive or scheme colon, or NUL.
+fn is_plain_relative_name(name: &str) -> bool {
+    !name.starts_with('/')
+        && !name.contains(['\\', '%', ':', '\0'])
+        && name
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
+}
+
+fn not_found_hint(
+    requested: &str,
+    plural: &str,
+    failure: Resolution,
+    otherwise: impl FnOnce() -> String,
+) -> String {
+    match failure {
+        Resolution::Ambiguous(names) => format!(
+            "'{requested}' fits several {plural}: {}. Call again with one of these names exactly.",
+            quoted(&names, ", ")
+        ),
+        Resolution::NotFound(closest) if !closest.is_empty() => format!(
+            "Did you mean {}? Use the name exactly as listed.",
+            quoted(&closest, " or ")
+        ),
+        _ => otherwise(),
+    }
+}
+
+/// `'a', 'b', 'c'` (with `separator` between), and how many more past [`MAX_LISTED_NAMES`].
+fn quoted(names: &[String], separator: &str) -> String {
+    let mut listed = names
+        .iter()
+        .take(MAX_LISTED_NAMES)
+        .map(|name| format!("'{name}'"))
+        .collect::<Vec<_>>()
+        .join(separator);
+    if names.len() > MAX_LISTED_NAMES {
+        listed.push_str(&format!(" and {} more", names.len() - MAX_LISTED_NAMES));
+    }
+    listed
+}
+
+/// The tool's arguments: a JSON object, or a string holding one; null is `{}`.
+fn parse_arguments<T: DeserializeOwned>(
+    tool: ToolKind,
+    arguments: serde_json::Value,
+) -> Result<T, ToolError> {
+    let arguments = match arguments {
+        serde_json::Value::Null => serde_json::Value::Object(serde_json::Map::new()),
+        serde_json::Value::String(text) => {
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))
+        }
+        other => other,
+    };
+    let hint = "Pass a JSON object matching the tool's parameters schema.";
+    if !arguments.is_object() {
+        return Err(ToolError::invalid_arguments(
+            format!("Error: The arguments of '{tool}' must be a JSON object."),
+            hint,
+        ));
+    }
+    serde_json::from_value(arguments).map_err(|error| {
+        ToolError::invalid_arguments(
+            format!("Error: Invalid arguments for '{tool}': {error}."),
+            hint,
+        )
+    })
+}
+
+/// `name` when it is given and not blank; else MAF's `message` as an error.
+fn required(name: Option<String>, message: &str, parameter: &str) -> Result<String, ToolError> {
+    name.filter(|name| !name.trim().is_empty()).ok_or_else(|| {
+        ToolError::invalid_arguments(
+            message,
+            format!("Pass {parameter}, a name exactly as listed."),
+        )
+    })
+}
+
+fn page_error(
+    error: PageError,
+    resource: &str,
+    skill: &str,
+    max_resource_bytes: usize,
+) -> ToolError {
+    match error {
+        PageError::OffsetPastEnd { offset, total } => ToolError::invalid_arguments(
+            format!(
+                "Error: Offset {offset} is past the end of resource '{resource}' in skill '{skill}' ({total} bytes)."
+            ),
+            if total == 0 {
+                "The resource is empty; call again without an offset.".to_owned()
+            } else {
+                format!(
+                    "Call again with an offset below {total}, or without one to read from the start."
+                )
+            },
+        ),
+        PageError::ZeroLimit => ToolError::invalid_arguments(
+            "Error: Limit must be at least 1.",
+            format!("Omit limit to read up to {max_resource_bytes} bytes."),
+        ),
+    }
+}

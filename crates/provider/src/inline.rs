@@ -1,0 +1,546 @@
+//! Skills built in code: instructions, resources (static text or an async closure read afresh each
+//! time) and in-process scripts over a typed argument struct.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use skillful_core::content::inline_skill_content;
+use skillful_core::{
+    DeclaredRisk, ResourceContent, RiskTier, Skill, SkillError, SkillFrontmatter, SkillOrigin,
+    SkillResource, SkillScript, SkillsSource, SourceContext,
+};
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+type ReadFn = dyn Fn() -> BoxFuture<Result<String, SkillError>> + Send + Sync;
+type RunFn = dyn Fn(serde_json::Value) -> BoxFuture<Result<String, SkillError>> + Send + Sync;
+
+/// Why an [`InlineSkill`] could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InlineSkillError {
+    /// The skill's name, description or instructions are empty or only whitespace.
+    #[error("the inline skill's {field} is blank; give it some text")]
+    BlankField {
+        /// `name`, `description` or `instructions`.
+        field: &'static str,
+    },
+    /// A resource or script has an empty name.
+    #[error("skill '{skill}' has a {kind} with a blank name; name it")]
+    BlankMemberName {
+        /// The skill's name.
+        skill: String,
+        /// `resource` or `script`.
+        kind: &'static str,
+    },
+    /// Two resources, or two scripts, share a name.
+    #[error("skill '{skill}' has two {kind}s named '{name}'; give each a unique name")]
+    DuplicateMember {
+        /// The skill's name.
+        skill: String,
+        /// `resource` or `script`.
+        kind: &'static str,
+        /// The shared name.
+        name: String,
+    },
+    /// A risk tier in the skill's `metadata` is not a tier, or names no script of the skill.
+    #[error("skill '{skill}': `{field}`: {message}")]
+    Risk {
+        /// The skill's name.
+        skill: String,
+        /// The metadata key, as `metadata.KEY`.
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// A skill defined in code, built with [`InlineSkill::builder`].
+///
+/// Its content (what `load_skill` shows) is rendered once, on first use, in the XML layout of
+/// [`skillful_core::content`].
+///
+/// # Example
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use skillful_core::Skill;
+/// use skillful_provider::InlineSkill;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Convert {
+///     /// The value to convert.
+///     value: f64,
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let skill = InlineSkill::builder("unit-converter", "Converts units.")
+///     .instructions("Use the table, then the script.")
+///     .resource("table", "1 mile = 1.609344 km")
+///     .script("miles-to-km", "Converts miles to kilometres.", |args: Convert| async move {
+///         Ok(format!("{} km", args.value * 1.609344))
+///     })
+///     .build()
+///     .unwrap();
+/// let output = skill.scripts()[0].run(serde_json::json!({"value": 2.0})).await.unwrap();
+/// assert_eq!(output, "3.218688 km");
+/// assert!(skill.content().await.unwrap().contains("<resource name=\"table\"/>"));
+/// # });
+/// ```
+pub struct InlineSkill {
+    frontmatter: SkillFrontmatter,
+    instructions: String,
+    resources: Vec<Arc<dyn SkillResource>>,
+    scripts: Vec<Arc<dyn SkillScript>>,
+    content: OnceLock<String>,
+}
+
+impl InlineSkill {
+    /// Starts a skill with the frontmatter's two required fields.
+    pub fn builder(name: impl Into<String>, description: impl Into<String>) -> InlineSkillBuilder {
+        Self::builder_from(SkillFrontmatter::new(name, description))
+    }
+
+    /// Starts a skill with complete frontmatter (license, metadata, ...).
+    pub fn builder_from(frontmatter: SkillFrontmatter) -> InlineSkillBuilder {
+        InlineSkillBuilder {
+            frontmatter,
+            instructions: String::new(),
+            resources: Vec::new(),
+            scripts: Vec::new(),
+        }
+    }
+
+    /// The instructions, as given.
+    pub fn instructions(&self) -> &str {
+        &self.instructions
+    }
+}
+
+impl fmt::Debug for InlineSkill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InlineSkill")
+            .field("name", &self.frontmatter.name)
+            .field("resources", &self.resources)
+            .field("scripts", &self.scripts)
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl Skill for InlineSkill {
+    fn frontmatter(&self) -> &SkillFrontmatter {
+        &self.frontmatter
+    }
+
+    fn origin(&self) -> SkillOrigin {
+        SkillOrigin::Inline
+    }
+
+    async fn content(&self) -> Result<String, SkillError> {
+        Ok(self
+            .content
+            .get_or_init(|| {
+                inline_skill_content(
+                    &self.frontmatter,
+                    &self.instructions,
+                    &self.resources,
+                    &self.scripts,
+                )
+            })
+            .clone())
+    }
+
+    fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
+        self.resources.clone()
+    }
+
+    fn scripts(&self) -> Vec<Arc<dyn SkillScript>> {
+        self.scripts.clone()
+    }
+}
+
+/// Collects an [`InlineSkill`]'s parts; [`InlineSkillBuilder::build`] checks them.
+#[derive(Debug)]
+#[must_use]
+pub struct InlineSkillBuilder {
+    frontmatter: SkillFrontmatter,
+    instructions: String,
+    resources: Vec<InlineResource>,
+    scripts: Vec<InlineScript>,
+}
+
+impl InlineSkillBuilder {
+    /// Sets the instructions the model follows once it loads the skill.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = instructions.into();
+        self
+    }
+
+    /// Adds a resource whose text never changes.
+    pub fn resource(self, name: impl Into<String>, text: impl Into<String>) -> Self {
+        self.add_resource(InlineResource::text(name, text))
+    }
+
+    /// Adds a resource produced by `read` on every read.
+    pub fn dynamic_resource<F, Fut>(self, name: impl Into<String>, read: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, SkillError>> + Send + 'static,
+    {
+        self.add_resource(InlineResource::dynamic(name, read))
+    }
+
+    /// Adds a resource built separately (to give it a description).
+    pub fn add_resource(mut self, resource: InlineResource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds a script that runs `run` in-process on arguments deserialised into `Args`; the
+    /// schema the model sees is derived from `Args` (see [`InlineScript::new`]).
+    pub fn script<Args, F, Fut>(
+        self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        run: F,
+    ) -> Self
+    where
+        Args: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(Args) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, SkillError>> + Send + 'static,
+    {
+        self.add_script(InlineScript::new(name, description, run))
+    }
+
+    /// Adds a script built separately.
+    pub fn add_script(mut self, script: InlineScript) -> Self {
+        self.scripts.push(script);
+        self
+    }
+
+    /// Checks the parts and builds the skill.
+    ///
+    /// A script without a tier of its own ([`InlineScript::with_risk_tier`]) gets the one the
+    /// skill's `metadata` declares for it (see [`DeclaredRisk`]), else
+    /// [`RiskTier::SCRIPT_DEFAULT`].
+    ///
+    /// # Errors
+    /// A blank name, description or instructions; a resource or script with a blank name; two
+    /// resources or two scripts with the same name; a risk tier in `metadata` that is not a tier
+    /// or names no script of the skill.
+    pub fn build(mut self) -> Result<InlineSkill, InlineSkillError> {
+        for (field, text) in [
+            ("name", &self.frontmatter.name),
+            ("description", &self.frontmatter.description),
+            ("instructions", &self.instructions),
+        ] {
+            if text.trim().is_empty() {
+                return Err(InlineSkillError::BlankField { field });
+            }
+        }
+        let skill = &self.frontmatter.name;
+        check_member_names(skill, "resource", self.resources.iter().map(|r| r.name()))?;
+        check_member_names(skill, "script", self.scripts.iter().map(|s| s.name()))?;
+        let declared = declared_risk(&self.frontmatter, &self.scripts)?;
+        for script in &mut self.scripts {
+            script.risk.get_or_insert(declared.script(&script.name));
+        }
+        Ok(InlineSkill {
+            resources: self
+                .resources
+                .into_iter()
+                .map(|resource| Arc::new(resource) as Arc<dyn SkillResource>)
+                .collect(),
+            scripts: self
+                .scripts
+                .into_iter()
+                .map(|script| Arc::new(script) as Arc<dyn SkillScript>)
+                .collect(),
+            frontmatter: self.frontmatter,
+            instructions: self.instructions,
+            content: OnceLock::new(),
+        })
+    }
+}
+
+/// The risk tiers `frontmatter` declares, each naming one of `scripts`.
+fn declared_risk(
+    frontmatter: &SkillFrontmatter,
+    scripts: &[InlineScript],
+) -> Result<DeclaredRisk, InlineSkillError> {
+    let skill = &frontmatter.name;
+    let (declared, warnings) = DeclaredRisk::from_metadata(&frontmatter.metadata);
+    if let Some(warning) = warnings.into_iter().next() {
+        return Err(InlineSkillError::Risk {
+            skill: skill.clone(),
+            field: warning.field,
+            message: warning.message,
+        });
+    }
+    if let Some(unknown) = declared
+        .script_names()
+        .find(|name| !scripts.iter().any(|script| script.name == *name))
+    {
+        return Err(InlineSkillError::Risk {
+            skill: skill.clone(),
+            field: format!("metadata.{}{unknown}", skillful_core::SCRIPT_RISK_PREFIX),
+            message: format!(
+                "the skill has no script named '{unknown}'; use a script's exact name"
+            ),
+        });
+    }
+    Ok(declared)
+}
+
+fn check_member_names<'a>(
+    skill: &str,
+    kind: &'static str,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<(), InlineSkillError> {
+    let mut seen = std::collections::HashSet::new();
+    for name in names {
+        if name.trim().is_empty() {
+            return Err(InlineSkillError::BlankMemberName {
+                skill: skill.to_owned(),
+                kind,
+            });
+        }
+        if !seen.insert(name) {
+            return Err(InlineSkillError::DuplicateMember {
+                skill: skill.to_owned(),
+                kind,
+                name: name.to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A resource of an [`InlineSkill`]: fixed text, or text produced by a closure on every read.
+pub struct InlineResource {
+    name: String,
+    description: Option<String>,
+    value: ResourceValue,
+}
+
+enum ResourceValue {
+    Text(String),
+    Dynamic(Box<ReadFn>),
+}
+
+impl InlineResource {
+    /// A resource whose text never changes.
+    pub fn text(name: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: None,
+            value: ResourceValue::Text(text.into()),
+        }
+    }
+
+    /// A resource whose text `read` produces afresh on every read.
+    pub fn dynamic<F, Fut>(name: impl Into<String>, read: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, SkillError>> + Send + 'static,
+    {
+        Self {
+            name: name.into(),
+            description: None,
+            value: ResourceValue::Dynamic(Box::new(move || Box::pin(read()))),
+        }
+    }
+
+    /// The same resource, described to the model in the skill's resource listing.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}
+
+impl fmt::Debug for InlineResource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.value {
+            ResourceValue::Text(_) => "text",
+            ResourceValue::Dynamic(_) => "dynamic",
+        };
+        f.debug_struct("InlineResource")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("kind", &kind)
+            .finish()
+    }
+}
+
+#[async_trait]
+impl SkillResource for InlineResource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    async fn read(&self) -> Result<ResourceContent, SkillError> {
+        match &self.value {
+            ResourceValue::Text(text) => Ok(ResourceContent::Text(text.clone())),
+            ResourceValue::Dynamic(read) => read().await.map(ResourceContent::Text),
+        }
+    }
+}
+
+/// An in-process script of an [`InlineSkill`].
+///
+/// The model passes a JSON object of named arguments (or null for none, read as `{}`); it is
+/// deserialised into the script's argument type, whose JSON schema (derived with `schemars`) is
+/// shown to the model. Any other JSON value is refused with
+/// [`SkillError::InvalidArguments`], as is an object that does not fit the type.
+pub struct InlineScript {
+    name: String,
+    description: Option<String>,
+    schema: serde_json::Value,
+    risk: Option<RiskTier>,
+    run: Box<RunFn>,
+}
+
+impl InlineScript {
+    /// A script named `name` that runs `run` on arguments deserialised into `Args`.
+    ///
+    /// A blank `description` is not shown.
+    pub fn new<Args, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        run: F,
+    ) -> Self
+    where
+        Args: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(Args) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, SkillError>> + Send + 'static,
+    {
+        let name = name.into();
+        let script = name.clone();
+        let run = move |arguments: serde_json::Value| -> BoxFuture<Result<String, SkillError>> {
+            match serde_json::from_value::<Args>(arguments) {
+                Ok(arguments) => Box::pin(run(arguments)),
+                Err(error) => {
+                    let error = SkillError::InvalidArguments {
+                        script: script.clone(),
+                        message: error.to_string(),
+                    };
+                    Box::pin(async move { Err(error) })
+                }
+            }
+        };
+        Self {
+            name,
+            description: Some(description.into()).filter(|text| !text.trim().is_empty()),
+            schema: skillful_core::arguments_schema::<Args>(),
+            risk: None,
+            run: Box::new(run),
+        }
+    }
+
+    /// The same script, with the risk tier an approval policy decides by; without one it has the
+    /// tier its skill's `metadata` declares, else [`RiskTier::SCRIPT_DEFAULT`].
+    pub fn with_risk_tier(mut self, tier: RiskTier) -> Self {
+        self.risk = Some(tier);
+        self
+    }
+}
+
+/// The kind of a JSON value as .NET's `JsonValueKind` names it, for MAF's wording.
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "Null",
+        serde_json::Value::Bool(true) => "True",
+        serde_json::Value::Bool(false) => "False",
+        serde_json::Value::Number(_) => "Number",
+        serde_json::Value::String(_) => "String",
+        serde_json::Value::Array(_) => "Array",
+        serde_json::Value::Object(_) => "Object",
+    }
+}
+
+impl fmt::Debug for InlineScript {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InlineScript")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("schema", &self.schema)
+            .field("risk", &self.risk)
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl SkillScript for InlineScript {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    fn parameters_schema(&self) -> Option<&serde_json::Value> {
+        Some(&self.schema)
+    }
+
+    fn risk_tier(&self) -> RiskTier {
+        self.risk.unwrap_or(RiskTier::SCRIPT_DEFAULT)
+    }
+
+    async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError> {
+        let arguments = match arguments {
+            serde_json::Value::Null => serde_json::Value::Object(serde_json::Map::new()),
+            object @ serde_json::Value::Object(_) => object,
+            other => {
+                return Err(SkillError::InvalidArguments {
+                    script: self.name.clone(),
+                    message: format!(
+                        "Inline skill scripts expect arguments as a JSON object but received a JSON element of kind '{}'.",
+                        json_kind(&other)
+                    ),
+                });
+            }
+        };
+        (self.run)(arguments).await
+    }
+}
+
+/// A [`SkillsSource`] over a fixed list of skills, usually [`InlineSkill`]s.
+#[derive(Debug, Clone, Default)]
+pub struct InlineSkillsSource {
+    skills: Vec<Arc<dyn Skill>>,
+}
+
+impl InlineSkillsSource {
+    /// A source offering `skills`, in this order.
+    pub fn new(skills: impl IntoIterator<Item = InlineSkill>) -> Self {
+        Self::from_skills(
+            skills
+                .into_iter()
+                .map(|skill| Arc::new(skill) as Arc<dyn Skill>),
+        )
+    }
+
+    /// A source offering any skills already built, in this order.
+    pub fn from_skills(skills: impl IntoIterator<Item = Arc<dyn Skill>>) -> Self {
+        Self {
+            skills: skills.into_iter().collect(),
+        }
+    }
+}
+
+#[async_trait]
+impl SkillsSource for InlineSkillsSource {
+    async fn skills(&self, _context: &SourceContext) -> Result<Vec<Arc<dyn Skill>>, SkillError> {
+        Ok(self.skills.clone())
+    }
+}

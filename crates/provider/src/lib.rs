@@ -1,0 +1,81 @@
+//! Serves skills to a model as the Microsoft Agent Framework's `AgentSkillsProvider` does: the
+//! skills catalog in the system prompt, and three tools (`load_skill`, `read_skill_resource`,
+//! `run_skill_script`) that disclose a skill's instructions, resources and scripts on demand.
+//!
+//! It owns the prompt text, the tools (plain data with an async `invoke`, usable by any chat
+//! client), the errors they return to the model, skills built in code ([`InlineSkill`]) and the
+//! source pipeline ([`SkillsSourceBuilder`]: aggregate → cache → filter → dedupe).
+//!
+//! **It knows nothing of files, HTTP, MCP or plugins**: it works on `dyn Skill` and
+//! `dyn SkillsSource` from `skillful-core`, whoever implements them.
+//!
+//! Beyond the reference, the tools forgive the names models get wrong (case, a dropped extension
+//! or directory: `FAQ` for `references/FAQ.md`) when exactly one name fits, suggest the closest
+//! names when none does, and return long resources in pages instead of whole. `run_skill_script`
+//! takes an optional `idempotencyKey`: a retry with the same key returns the first result instead
+//! of running the script again (see [`SkillsProvider`]).
+//!
+//! # Output budget
+//! `read_skill_resource` returns at most [`DEFAULT_MAX_RESOURCE_BYTES`] (64 KiB, configurable
+//! with [`SkillsProviderBuilder::max_resource_bytes`]) of a resource per call. Its optional
+//! `offset` and `limit` count UTF-8 bytes, and a page never splits a character (an offset inside
+//! one starts at it). A page that is not the whole resource ends with a note such as
+//! `[truncated: showing bytes 0-65536 of 200000; call read_skill_resource again with offset=65536
+//! to continue]`. A binary resource is shown as a one-line description followed by its base64
+//! encoding, paged the same way (its offsets count base64 characters).
+//!
+//! # Example
+//! ```
+//! use std::sync::Arc;
+//! use skillful_core::SourceContext;
+//! use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider, SkillsSourceBuilder};
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let skill = InlineSkill::builder("style-guide", "House style for reports.")
+//!     .instructions("Read references/FAQ.md first.")
+//!     .resource("references/FAQ.md", "Use British spelling.")
+//!     .build()
+//!     .unwrap();
+//! let source = SkillsSourceBuilder::new()
+//!     .source(Arc::new(InlineSkillsSource::new([skill])))
+//!     .cache()
+//!     .build();
+//! let provider = SkillsProvider::builder(source).build().unwrap();
+//!
+//! let run = provider.context(&SourceContext::default()).await.unwrap();
+//! assert!(run.instructions().unwrap().contains("<name>style-guide</name>"));
+//! let read = run.tool("read_skill_resource").unwrap();
+//! let output = read
+//!     .invoke(serde_json::json!({"skillName": "style-guide", "resourceName": "FAQ"}))
+//!     .await;
+//! assert!(output.into_model_text().starts_with("Use British spelling."));
+//! # });
+//! ```
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
+
+mod calls;
+mod idempotency;
+mod inline;
+mod lookup;
+mod paging;
+mod pipeline;
+mod prompt;
+mod provider;
+mod tool_error;
+mod tools;
+
+pub use idempotency::DEFAULT_IDEMPOTENCY_KEYS;
+pub use inline::{
+    InlineResource, InlineScript, InlineSkill, InlineSkillBuilder, InlineSkillError,
+    InlineSkillsSource,
+};
+pub use pipeline::{
+    AggregatingSource, CachingSource, DedupingSource, FilteringSource, SkillsSourceBuilder,
+};
+pub use prompt::{DEFAULT_PROMPT_TEMPLATE, SKILLS_PLACEHOLDER};
+pub use provider::{
+    DEFAULT_MAX_RESOURCE_BYTES, ProviderError, RunContext, SkillsProvider, SkillsProviderBuilder,
+};
+pub use tool_error::{ToolError, ToolErrorCode};
+pub use tools::{ProviderId, SkillTool, ToolId, ToolKind, ToolOutput};

@@ -1,0 +1,232 @@
+//! The provider: per run, the catalog prompt and the three tools over one source's skills.
+
+use std::fmt;
+use std::sync::Arc;
+
+use skillful_core::{Skill, SkillError, SkillsSource, SourceContext};
+
+use crate::calls::Snapshot;
+use crate::idempotency::{DEFAULT_IDEMPOTENCY_KEYS, Replays};
+use crate::prompt::{DEFAULT_PROMPT_TEMPLATE, SKILLS_PLACEHOLDER, instructions};
+use crate::tools::{ProviderId, SkillTool, ToolKind};
+
+/// The default output budget of `read_skill_resource`: 64 KiB per call.
+pub const DEFAULT_MAX_RESOURCE_BYTES: usize = 64 * 1024;
+
+/// Why a [`SkillsProvider`] could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// A custom prompt template has nowhere to put the skills.
+    #[error(
+        "the custom prompt template must contain the '{{skills}}' placeholder for the generated skills list"
+    )]
+    MissingSkillsPlaceholder,
+    /// The resource output budget is zero.
+    #[error("the resource output budget must be at least 1 byte")]
+    ZeroResourceBudget,
+    /// No idempotency key could be remembered.
+    #[error("the provider must remember at least 1 idempotency key")]
+    ZeroIdempotencyKeys,
+}
+
+/// Serves the skills of a [`SkillsSource`] to a model, as the Microsoft Agent Framework's
+/// `AgentSkillsProvider` does: the catalog in the system prompt, and `load_skill`,
+/// `read_skill_resource` and `run_skill_script` to disclose the rest on demand.
+///
+/// # Idempotency keys
+/// `run_skill_script` takes an optional `idempotencyKey`. A call that repeats a key already used
+/// in the same session for the same skill, script and arguments returns the first call's result
+/// (with a note saying so) instead of running the script again; a concurrent repeat waits for
+/// the first call. A key repeated with a different skill, script or arguments is refused
+/// ([`ToolErrorCode::IdempotencyKeyReused`](crate::ToolErrorCode::IdempotencyKeyReused)). Only
+/// results are remembered: after a failed call the same key runs the script again. The session
+/// is the [`SourceContext`]'s `isolation_key` (`None` is one shared session); the provider
+/// remembers the [`DEFAULT_IDEMPOTENCY_KEYS`] (1,000) most recently used keys across all
+/// sessions ([`SkillsProviderBuilder::idempotency_keys`]), for as long as it lives.
+///
+/// # Example
+/// ```
+/// use std::sync::Arc;
+/// use skillful_core::SourceContext;
+/// use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let skill = InlineSkill::builder("greeter", "Greets people.")
+///     .instructions("Say hello.")
+///     .build()
+///     .unwrap();
+/// let provider = SkillsProvider::new(Arc::new(InlineSkillsSource::new([skill])));
+/// let run = provider.context(&SourceContext::default()).await.unwrap();
+/// assert!(run.instructions().unwrap().contains("<name>greeter</name>"));
+/// let output = run.tools()[0].invoke(serde_json::json!({"skillName": "greeter"})).await;
+/// assert!(output.into_model_text().contains("Say hello."));
+/// # });
+/// ```
+pub struct SkillsProvider {
+    id: ProviderId,
+    source: Arc<dyn SkillsSource>,
+    template: String,
+    max_resource_bytes: usize,
+    replays: Arc<Replays>,
+}
+
+impl SkillsProvider {
+    /// A provider with the default prompt and output budget.
+    pub fn new(source: Arc<dyn SkillsSource>) -> Self {
+        Self {
+            id: ProviderId::next(),
+            source,
+            template: DEFAULT_PROMPT_TEMPLATE.to_owned(),
+            max_resource_bytes: DEFAULT_MAX_RESOURCE_BYTES,
+            replays: Arc::new(Replays::new(DEFAULT_IDEMPOTENCY_KEYS)),
+        }
+    }
+
+    /// Starts configuring a provider over `source`.
+    pub fn builder(source: Arc<dyn SkillsSource>) -> SkillsProviderBuilder {
+        SkillsProviderBuilder {
+            template: None,
+            max_resource_bytes: DEFAULT_MAX_RESOURCE_BYTES,
+            idempotency_keys: DEFAULT_IDEMPOTENCY_KEYS,
+            source,
+        }
+    }
+
+    /// This provider's identity, part of each of its tools' [`ToolId`](crate::ToolId).
+    pub fn id(&self) -> ProviderId {
+        self.id
+    }
+
+    /// What to add to one run: the instructions and the three tools, over the skills the source
+    /// offers now. With no skills, nothing: no instructions and no tools.
+    ///
+    /// # Errors
+    /// The source's error, when it fails as a whole.
+    pub async fn context(&self, context: &SourceContext) -> Result<RunContext, SkillError> {
+        let skills = self.source.skills(context).await?;
+        if skills.is_empty() {
+            return Ok(RunContext::default());
+        }
+        let instructions = instructions(&self.template, &skills);
+        let snapshot = Arc::new(Snapshot::new(
+            skills.clone(),
+            self.max_resource_bytes,
+            Arc::clone(&self.replays),
+            context.isolation_key.clone(),
+        ));
+        let tools = ToolKind::ALL
+            .into_iter()
+            .map(|kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot)))
+            .collect();
+        Ok(RunContext {
+            instructions: Some(instructions),
+            tools,
+            skills,
+        })
+    }
+}
+
+impl fmt::Debug for SkillsProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SkillsProvider")
+            .field("id", &self.id)
+            .field("source", &self.source)
+            .field("max_resource_bytes", &self.max_resource_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures a [`SkillsProvider`].
+#[derive(Debug)]
+#[must_use]
+pub struct SkillsProviderBuilder {
+    source: Arc<dyn SkillsSource>,
+    template: Option<String>,
+    max_resource_bytes: usize,
+    idempotency_keys: usize,
+}
+
+impl SkillsProviderBuilder {
+    /// Replaces the default prompt; every `{skills}` in it is replaced by the catalog.
+    pub fn prompt_template(mut self, template: impl Into<String>) -> Self {
+        self.template = Some(template.into());
+        self
+    }
+
+    /// The most bytes `read_skill_resource` returns in one call; a longer resource comes in pages.
+    pub fn max_resource_bytes(mut self, bytes: usize) -> Self {
+        self.max_resource_bytes = bytes;
+        self
+    }
+
+    /// How many idempotency keys of `run_skill_script` are remembered, across all sessions
+    /// (default [`DEFAULT_IDEMPOTENCY_KEYS`]); past it the least recently used is forgotten.
+    pub fn idempotency_keys(mut self, keys: usize) -> Self {
+        self.idempotency_keys = keys;
+        self
+    }
+
+    /// Builds the provider.
+    ///
+    /// # Errors
+    /// A custom template without `{skills}`; a zero output budget; zero idempotency keys.
+    pub fn build(self) -> Result<SkillsProvider, ProviderError> {
+        if self
+            .template
+            .as_deref()
+            .is_some_and(|template| !template.contains(SKILLS_PLACEHOLDER))
+        {
+            return Err(ProviderError::MissingSkillsPlaceholder);
+        }
+        if self.max_resource_bytes == 0 {
+            return Err(ProviderError::ZeroResourceBudget);
+        }
+        if self.idempotency_keys == 0 {
+            return Err(ProviderError::ZeroIdempotencyKeys);
+        }
+        let mut provider = SkillsProvider::new(self.source);
+        if let Some(template) = self.template {
+            provider.template = template;
+        }
+        provider.max_resource_bytes = self.max_resource_bytes;
+        provider.replays = Arc::new(Replays::new(self.idempotency_keys));
+        Ok(provider)
+    }
+}
+
+/// What a [`SkillsProvider`] adds to one run.
+#[derive(Debug, Clone, Default)]
+pub struct RunContext {
+    instructions: Option<String>,
+    tools: Vec<SkillTool>,
+    skills: Vec<Arc<dyn Skill>>,
+}
+
+impl RunContext {
+    /// The text to append to the system prompt; `None` when there are no skills.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    /// `load_skill`, `read_skill_resource` and `run_skill_script`, in this order; none when there
+    /// are no skills.
+    pub fn tools(&self) -> &[SkillTool] {
+        &self.tools
+    }
+
+    /// The tool called `name`, if this run has it.
+    pub fn tool(&self, name: &str) -> Option<&SkillTool> {
+        self.tools.iter().find(|tool| tool.name() == name)
+    }
+
+    /// The skills of this run, in the source's order.
+    pub fn skills(&self) -> &[Arc<dyn Skill>] {
+        &self.skills
+    }
+
+    /// Whether the run has no skills, hence nothing to add.
+    pub fn is_empty(&self) -> bool {
+        self.skills.is_empty()
+    }
+}

@@ -1,0 +1,277 @@
+//! The three tools as plain data (name, description, parameters schema) with an async `invoke`, so
+//! that any chat client can offer them to a model.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::json;
+use skillful_core::RiskTier;
+
+use crate::calls::Snapshot;
+use crate::tool_error::ToolError;
+
+/// Identifies one [`SkillsProvider`](crate::SkillsProvider) for the lifetime of the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProviderId(u64);
+
+impl ProviderId {
+    pub(crate) fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl fmt::Display for ProviderId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "skillful-provider-{}", self.0)
+    }
+}
+
+/// Which of the three skill tools a [`SkillTool`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ToolKind {
+    /// `load_skill(skillName)`: the skill's full content.
+    LoadSkill,
+    /// `read_skill_resource(skillName, resourceName, offset?, limit?)`: one resource, paged.
+    ReadSkillResource,
+    /// `run_skill_script(skillName, scriptName, arguments?, idempotencyKey?)`: runs one script;
+    /// a retry with the same idempotency key returns the first result instead of running again.
+    RunSkillScript,
+}
+
+impl ToolKind {
+    /// The three kinds, in the order the tools are offered.
+    pub const ALL: [ToolKind; 3] = [
+        ToolKind::LoadSkill,
+        ToolKind::ReadSkillResource,
+        ToolKind::RunSkillScript,
+    ];
+
+    /// The tool's name as the model calls it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolKind::LoadSkill => "load_skill",
+            ToolKind::ReadSkillResource => "read_skill_resource",
+            ToolKind::RunSkillScript => "run_skill_script",
+        }
+    }
+
+    /// The tool's description, the reference's wording.
+    pub fn description(self) -> &'static str {
+        match self {
+            ToolKind::LoadSkill => "Loads the full content of a specific skill",
+            ToolKind::ReadSkillResource => {
+                "Reads a resource associated with a skill, such as references, assets, or dynamic data."
+            }
+            ToolKind::RunSkillScript => "Runs a script associated with a skill.",
+        }
+    }
+
+    /// Whether the tool only reads (`load_skill`, `read_skill_resource`); `run_skill_script` runs
+    /// code and is not read-only, so an approval layer should ask before it runs.
+    pub fn is_read_only(self) -> bool {
+        !matches!(self, ToolKind::RunSkillScript)
+    }
+
+    fn parameters(self, max_resource_bytes: usize) -> serde_json::Value {
+        let skill_name = json!({
+            "type": "string",
+            "description": "The name of the skill, exactly as listed in <available_skills>."
+        });
+        match self {
+            ToolKind::LoadSkill => json!({
+                "type": "object",
+                "properties": { "skillName": skill_name },
+                "required": ["skillName"]
+            }),
+            ToolKind::ReadSkillResource => json!({
+                "type": "object",
+                "properties": {
+                    "skillName": skill_name,
+                    "resourceName": {
+                        "type": "string",
+                        "description": "The name of the resource, exactly as the skill lists it."
+                    },
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "The UTF-8 byte offset to start reading at (default 0); a long resource is returned in pages, each saying the offset of the next."
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": max_resource_bytes,
+                        "description": format!("The most bytes to return (default and maximum {max_resource_bytes}).")
+                    }
+                },
+                "required": ["skillName", "resourceName"]
+            }),
+            ToolKind::RunSkillScript => json!({
+                "type": "object",
+                "properties": {
+                    "skillName": skill_name,
+                    "scriptName": {
+                        "type": "string",
+                        "description": "The name of the script, exactly as the skill lists it."
+                    },
+                    "arguments": {
+                        "anyOf": [
+                            { "type": "object" },
+                            { "type": "array", "items": { "type": "string" } },
+                            { "type": "null" }
+                        ],
+                        "default": null,
+                        "description": "The script's arguments: an object matching its parameters_schema, an array of strings for a command-line script, or null for none."
+                    },
+                    "idempotencyKey": {
+                        "type": "string",
+                        "description": "Optional: a unique key for this call (e.g. a UUID). Repeating the same call with the same key (a retry) returns the first call's result without running the script again; use a new key for every new call."
+                    }
+                },
+                "required": ["skillName", "scriptName"]
+            }),
+        }
+    }
+}
+
+impl fmt::Display for ToolKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The identity of one tool of one provider: an approval layer matches on this, so another tool
+/// that happens to be called `load_skill` is never mistaken for the provider's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ToolId {
+    /// The provider that made the tool.
+    pub provider: ProviderId,
+    /// Which tool it is.
+    pub kind: ToolKind,
+}
+
+impl fmt::Display for ToolId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.provider, self.kind)
+    }
+}
+
+/// What a tool call gives back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolOutput {
+    /// The result, as text for the model.
+    Text(String),
+    /// A mistake or failure the model can act on.
+    Error(ToolError),
+}
+
+impl ToolOutput {
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        matches!(self, ToolOutput::Error(_))
+    }
+
+    /// The text the model is shown: the result, or the error's JSON object.
+    pub fn into_model_text(self) -> String {
+        match self {
+            ToolOutput::Text(text) => text,
+            ToolOutput::Error(error) => error.to_string(),
+        }
+    }
+}
+
+impl From<Result<String, ToolError>> for ToolOutput {
+    fn from(result: Result<String, ToolError>) -> Self {
+        match result {
+            Ok(text) => ToolOutput::Text(text),
+            Err(error) => ToolOutput::Error(error),
+        }
+    }
+}
+
+/// One of the provider's tools: a name, a description and a JSON schema of its parameters, and
+/// [`SkillTool::invoke`] to run it on the model's JSON arguments.
+///
+/// It works on the skills of the run it was made for.
+#[derive(Clone)]
+pub struct SkillTool {
+    id: ToolId,
+    parameters: serde_json::Value,
+    snapshot: Arc<Snapshot>,
+}
+
+impl SkillTool {
+    pub(crate) fn new(provider: ProviderId, kind: ToolKind, snapshot: Arc<Snapshot>) -> Self {
+        Self {
+            id: ToolId { provider, kind },
+            parameters: kind.parameters(snapshot.max_resource_bytes()),
+            snapshot,
+        }
+    }
+
+    /// The tool's identity: its provider and kind.
+    pub fn id(&self) -> ToolId {
+        self.id
+    }
+
+    /// Which tool this is.
+    pub fn kind(&self) -> ToolKind {
+        self.id.kind
+    }
+
+    /// The name the model calls it by.
+    pub fn name(&self) -> &'static str {
+        self.id.kind.name()
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(&self) -> &'static str {
+        self.id.kind.description()
+    }
+
+    /// The JSON schema of the tool's arguments (an object with camelCase properties).
+    pub fn parameters(&self) -> &serde_json::Value {
+        &self.parameters
+    }
+
+    /// Whether the tool only reads; see [`ToolKind::is_read_only`].
+    pub fn is_read_only(&self) -> bool {
+        self.id.kind.is_read_only()
+    }
+
+    /// How much harm this call can do: `load_skill` and `read_skill_resource` only read;
+    /// `run_skill_script` has the tier of the script it names (see
+    /// [`SkillScript::risk_tier`](skillful_core::SkillScript::risk_tier)). An approval policy
+    /// decides by it before [`SkillTool::invoke`].
+    pub fn risk_tier(&self, arguments: &serde_json::Value) -> RiskTier {
+        match self.id.kind {
+            ToolKind::LoadSkill | ToolKind::ReadSkillResource => RiskTier::Read,
+            ToolKind::RunSkillScript => self.snapshot.script_risk(arguments.clone()),
+        }
+    }
+
+    /// Runs the tool on the model's arguments: a JSON object, or a string holding one (some
+    /// clients pass arguments unparsed); null counts as `{}`.
+    ///
+    /// Never fails as a Rust call: every mistake or failure is a [`ToolOutput::Error`] the model
+    /// can read.
+    pub async fn invoke(&self, arguments: serde_json::Value) -> ToolOutput {
+        let snapshot = &self.snapshot;
+        match self.id.kind {
+            ToolKind::LoadSkill => snapshot.load_skill(arguments).await,
+            ToolKind::ReadSkillResource => snapshot.read_skill_resource(arguments).await,
+            ToolKind::RunSkillScript => snapshot.run_skill_script(arguments).await,
+        }
+        .into()
+    }
+}
+
+impl fmt::Debug for SkillTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SkillTool")
+            .field("id", &self.id)
+            .field("skills", &self.snapshot.len())
+            .finish_non_exhaustive()
+    }
+}

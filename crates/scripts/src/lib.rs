@@ -1,0 +1,68 @@
+//! Runs the script files of file skills as subprocesses, safely by default: the
+//! [`ProcessRunner`] implements [`skillful_core::FileScriptRunner`] for `skillful-discovery`'s
+//! file source.
+//!
+//! A script of a third-party skill is untrusted code chosen by a model, so the runner:
+//!
+//! - picks the interpreter by extension (`.py` → `python3`, else `python`; `.js` → `node`;
+//!   `.sh` → `bash`; `.ps1` → `pwsh`; `.cs`/`.csx` → `dotnet script`; configurable), runs other
+//!   files only if they are executable, and names the interpreter that is not installed;
+//! - never goes through a shell: the model's JSON arguments become the command line as is
+//!   (an array of strings) or as `--key value` pairs (an object, `true` a bare `--key` flag,
+//!   `false` and `null` nothing), so `$(rm -rf /)`, `;`, `|` and backticks stay literal text;
+//! - runs the script in its own directory, with standard input closed and a clean environment
+//!   ([`DEFAULT_ALLOWED_ENV`]: `PATH`, `HOME`, `LANG`, `LC_ALL`, `LC_CTYPE`, `TZ`, `TMPDIR`, and
+//!   on Windows `SYSTEMROOT` and the like; the host adds more through the builder), so host
+//!   secrets such as `OPENAI_API_KEY` never reach it;
+//! - kills the script's whole process group after a wall-clock timeout (30 s by default), and
+//!   whatever the script leaves running in its group when it exits;
+//! - keeps at most 64 KiB of stdout and of stderr (reading and discarding the rest, so memory
+//!   stays bounded and the script never blocks), and says so;
+//! - reports a structured [`ScriptOutput`] (`stdout`, `stderr`, `exit_code`, `timed_out`,
+//!   `truncated`, `duration_ms`) and renders it for the model as the reference's runner does: the
+//!   output, then `[stderr]` and the error output, then `[exit code: N]` when not 0;
+//!   `(no output)` when there is none.
+//!
+//! Whether a script may run at all is not decided here: `skillful-discovery` refuses the scripts of
+//! untrusted sources (`scripts_runnable(false)`) before a runner sees them, and approval by risk
+//! tier belongs to the agent. This crate knows processes, not skills, prompts or models.
+//!
+//! # Example
+//! ```
+//! use std::sync::Arc;
+//! use skillful_core::{Skill, SkillsSource, SourceContext};
+//! use skillful_discovery::FileSkillsSource;
+//! use skillful_scripts::ProcessRunner;
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
+//! let source = FileSkillsSource::builder()
+//!     .root(root)
+//!     .script_runner(Arc::new(ProcessRunner::new()))
+//!     .build()
+//!     .unwrap();
+//! let skills = source.skills(&SourceContext::default()).await.unwrap();
+//! let convert = skills[0].script("scripts/convert.py").unwrap();
+//! let output = convert
+//!     .run(serde_json::json!({"value": 26.2, "factor": 1.609344}))
+//!     .await
+//!     .unwrap();
+//! assert_eq!(output, r#"{"value": 26.2, "factor": 1.609344, "result": 42.1648}"#);
+//! # });
+//! ```
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
+
+mod arguments;
+mod environment;
+mod error;
+mod group;
+mod interpreter;
+mod output;
+mod runner;
+
+pub use environment::DEFAULT_ALLOWED_ENV;
+pub use error::{BuildError, RunError, RunFailure};
+pub use interpreter::{Interpreter, default_interpreters};
+pub use output::ScriptOutput;
+pub use runner::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, ProcessRunner, ProcessRunnerBuilder};

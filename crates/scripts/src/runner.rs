@@ -1,0 +1,501 @@
+//! The runner: from a request to a finished, limited process.
+
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use skillful_core::{FileScriptRequest, FileScriptRunner, SkillError};
+use tokio::process::{Child, Command};
+
+use crate::arguments::command_line;
+use crate::environment::{DEFAULT_ALLOWED_ENV, script_environment};
+use crate::error::{BuildError, RunError, RunFailure};
+use crate::group::ProcessGroup;
+use crate::interpreter::{Interpreter, default_interpreters, extension_of};
+use crate::output::{Capture, ScriptOutput};
+
+/// How long a script may run when not configured: 30 seconds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How much of each output stream is kept when not configured: 64 KiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// Runs the script files of file skills as subprocesses, safely by default.
+///
+/// - **Which program**: by the file's extension (see [`default_interpreters`]; configurable); a
+///   file with no configured extension runs directly only if it is executable.
+/// - **Arguments**: never through a shell. A JSON array gives the command line as is, a JSON
+///   object gives `--key value` pairs (`true` a bare `--key` flag, `false` and `null` nothing),
+///   null gives none; anything else is refused.
+/// - **Where and with what**: in the script's directory, with standard input closed, and an
+///   environment of only [`DEFAULT_ALLOWED_ENV`] (plus what the host allows or sets through the
+///   builder): the host's secrets (`OPENAI_API_KEY`, ...) never reach a script.
+/// - **Limits**: a wall-clock timeout ([`DEFAULT_TIMEOUT`]) after which the script's whole
+///   process group is killed (on Unix the script leads a new process group; elsewhere only the
+///   script's own process is killed); whatever the script leaves running in its group when it
+///   exits is killed too. Each output stream is kept up to [`DEFAULT_MAX_OUTPUT_BYTES`] and read
+///   to its end, so memory stays bounded and the script never blocks on a full pipe.
+///
+/// A script that ran, whatever its exit code, gives a [`ScriptOutput`]; one that could not start
+/// gives a [`RunError`].
+///
+/// # Example
+/// ```
+/// use std::time::Duration;
+/// use skillful_core::FileScriptRequest;
+/// use skillful_scripts::ProcessRunner;
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let script = dir.path().join("greet.sh");
+/// # std::fs::write(&script, "echo \"hello $2\"\n").unwrap();
+/// let runner = ProcessRunner::builder()
+///     .timeout(Duration::from_secs(5))
+///     .build()
+///     .unwrap();
+/// let request = FileScriptRequest::new(
+///     "greeter",
+///     dir.path(),
+///     "greet.sh",
+///     &script,
+///     serde_json::json!({"name": "$USER; rm -rf /"}),
+/// );
+/// let output = runner.execute(&request).await.unwrap();
+/// assert_eq!(output.stdout, "hello $USER; rm -rf /\n");
+/// assert!(output.succeeded());
+/// # });
+/// ```
+#[derive(Debug, Clone)]
+pub struct ProcessRunner {
+    config: Arc<Config>,
+}
+
+#[derive(Debug)]
+struct Config {
+    interpreters: Vec<(String, Interpreter)>,
+    timeout: Duration,
+    max_output_bytes: usize,
+    environment: Vec<(OsString, OsString)>,
+}
+
+impl Default for ProcessRunner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ProcessRunner {
+    /// A runner with the defaults: the default interpreters, a 30 s timeout, 64 KiB per output
+    /// stream, and the allowed variables of this process's environment as it is now.
+    pub fn new() -> Self {
+        ProcessRunnerBuilder::default().finish()
+    }
+
+    /// Starts configuring a runner.
+    pub fn builder() -> ProcessRunnerBuilder {
+        ProcessRunnerBuilder::default()
+    }
+
+    /// How long a script may run.
+    pub fn timeout(&self) -> Duration {
+        self.config.timeout
+    }
+
+    /// How many bytes of each output stream are kept.
+    pub fn max_output_bytes(&self) -> usize {
+        self.config.max_output_bytes
+    }
+
+    /// The interpreters by extension (`.py`), in the order they were configured.
+    pub fn interpreters(&self) -> &[(String, Interpreter)] {
+        &self.config.interpreters
+    }
+
+    /// The environment every script gets, exactly.
+    pub fn environment(&self) -> &[(OsString, OsString)] {
+        &self.config.environment
+    }
+
+    /// Runs the script of `request` to its end, or until the timeout kills it.
+    ///
+    /// # Errors
+    /// A [`RunError`] when the script could not be started: arguments that make no command
+    /// line, a missing interpreter, a file that has no interpreter and is not executable, or
+    /// the operating system's refusal. A script that starts and then fails is an `Ok` output
+    /// with its exit code.
+    ///
+    /// # Cancel safety
+    /// Dropping the future kills the script's process group.
+    pub async fn execute(&self, request: &FileScriptRequest) -> Result<ScriptOutput, RunError> {
+        self.try_execute(request).await.map_err(|reason| RunError {
+            script: request.script_name.clone(),
+            reason,
+        })
+    }
+
+    async fn try_execute(&self, request: &FileScriptRequest) -> Result<ScriptOutput, RunFailure> {
+        let arguments = command_line(&request.arguments).map_err(RunFailure::InvalidArguments)?;
+        let script = request.script_path.as_path();
+        let dir = script.parent().unwrap_or(&request.skill_dir);
+        let started = Instant::now();
+        let child = match self.interpreter_for(script) {
+            Some((extension, interpreter)) => {
+                self.spawn_interpreted(extension, interpreter, script, dir, &arguments)?
+            }
+            None => self.spawn_direct(script, dir, &arguments).await?,
+        };
+        let output = self.supervise(child, started).await?;
+        if output.timed_out {
+            tracing::warn!(script = %request.script_name, skill = %request.skill_name, timeout = ?self.config.timeout, "script timed out and was killed");
+        }
+        if output.truncated {
+            tracing::warn!(script = %request.script_name, skill = %request.skill_name, limit = self.config.max_output_bytes, "script output over the limit was discarded");
+        }
+        Ok(output)
+    }
+
+    fn interpreter_for(&self, script: &Path) -> Option<(&str, &Interpreter)> {
+        let extension = extension_of(script)?;
+        self.config
+            .interpreters
+            .iter()
+            .find(|(configured, _)| configured.eq_ignore_ascii_case(&extension))
+            .map(|(extension, interpreter)| (extension.as_str(), interpreter))
+    }
+
+    /// Starts the first of the interpreter's programs that is installed.
+    fn spawn_interpreted(
+        &self,
+        extension: &str,
+        interpreter: &Interpreter,
+        script: &Path,
+        dir: &Path,
+        arguments: &[String],
+    ) -> Result<Child, RunFailure> {
+        for program in interpreter.programs() {
+            let Some(resolved) = self.resolve(program) else {
+                tracing::debug!(%program, "interpreter not found; trying the next one");
+                continue;
+            };
+            let mut command = self.command(&resolved, dir);
+            command
+                .args(interpreter.args())
+                .arg(script)
+                .args(interpreter.args_after_script())
+                .args(arguments);
+            match command.spawn() {
+                Ok(child) => return Ok(child),
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                    tracing::debug!(%program, "interpreter not found; trying the next one");
+                }
+                Err(error) => {
+                    return Err(RunFailure::Spawn {
+                        program: program.clone(),
+                        error,
+                    });
+                }
+            }
+        }
+        Err(RunFailure::InterpreterNotFound {
+            extension: extension.to_owned(),
+            tried: interpreter.programs().to_vec(),
+        })
+    }
+
+    /// Where `program` is: itself when it names a path, else the first executable file of that
+    /// name in an absolute directory of the scripts' `PATH`; `None` when there is none. Spawning
+    /// an absolute path also spares the operating system a second search (and lets it use
+    /// `posix_spawn`).
+    #[cfg(unix)]
+    fn resolve(&self, program: &str) -> Option<OsString> {
+        if program.contains('/') {
+            return Some(OsString::from(program));
+        }
+        let path = self
+            .config
+            .environment
+            .iter()
+            .find(|(name, _)| name == "PATH")?;
+        std::env::split_paths(&path.1)
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.join(program))
+            .find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| is_executable(&m)))
+            .map(OsString::from)
+    }
+
+    /// Elsewhere than on Unix the operating system's own search (with `PATHEXT`) finds it.
+    #[cfg(not(unix))]
+    fn resolve(&self, program: &str) -> Option<OsString> {
+        Some(OsString::from(program))
+    }
+
+    /// Starts the script itself, when it is an executable file.
+    async fn spawn_direct(
+        &self,
+        script: &Path,
+        dir: &Path,
+        arguments: &[String],
+    ) -> Result<Child, RunFailure> {
+        let metadata = tokio::fs::metadata(script)
+            .await
+            .map_err(|error| RunFailure::Io {
+                action: format!("inspecting {}", script.display()),
+                error,
+            })?;
+        if !is_executable(&metadata) {
+            return Err(RunFailure::NotExecutable {
+                path: script.to_path_buf(),
+            });
+        }
+        let mut command = self.command(script.as_os_str(), dir);
+        command.args(arguments);
+        command.spawn().map_err(|error| RunFailure::Spawn {
+            program: script.display().to_string(),
+            error,
+        })
+    }
+
+    /// `program` in `dir`, with the script environment, stdin closed, output piped, in a
+    /// process group of its own, killed if dropped.
+    fn command(&self, program: &OsStr, dir: &Path) -> Command {
+        let mut command = Command::new(program);
+        command
+            .current_dir(dir)
+            .env_clear()
+            .envs(self.config.environment.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        command.process_group(0);
+        command
+    }
+
+    /// Reads the child's output while it runs, kills its group when it exits or when the time is
+    /// up, and reports what happened.
+    async fn supervise(
+        &self,
+        mut child: Child,
+        started: Instant,
+    ) -> Result<ScriptOutput, RunFailure> {
+        let group = ProcessGroup::of(&child);
+        let stdout_pipe = child.stdout.take();
+        let stderr_pipe = child.stderr.take();
+        let mut stdout = Capture::new(self.config.max_output_bytes);
+        let mut stderr = Capture::new(self.config.max_output_bytes);
+        let mut status = None;
+        let finished = tokio::time::timeout(self.config.timeout, async {
+            let wait = async {
+                let exited = child.wait().await;
+                // Whatever the script left running in its group would hold the pipes open.
+                group.kill();
+                status = Some(exited);
+            };
+            tokio::join!(
+                wait,
+                stdout.read_from(stdout_pipe),
+                stderr.read_from(stderr_pipe)
+            );
+        })
+        .await
+        .is_ok();
+        if !finished {
+            group.kill();
+        }
+        let status = match status {
+            Some(exited) => exited,
+            None => {
+                if let Err(error) = child.start_kill() {
+                    tracing::debug!(%error, "the timed-out script had already exited");
+                }
+                child.wait().await
+            }
+        }
+        .map_err(|error| RunFailure::Io {
+            action: "waiting for the script".to_owned(),
+            error,
+        })?;
+        let truncated = stdout.truncated() || stderr.truncated();
+        Ok(ScriptOutput {
+            stdout: stdout.into_text(),
+            stderr: stderr.into_text(),
+            exit_code: status.code(),
+            timed_out: !finished,
+            truncated,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        })
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_metadata: &std::fs::Metadata) -> bool {
+    false
+}
+
+#[async_trait]
+impl FileScriptRunner for ProcessRunner {
+    /// Runs the script and renders its output for the model ([`ScriptOutput::render`]).
+    async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError> {
+        Ok(self.execute(&request).await?.render())
+    }
+}
+
+/// Configures a [`ProcessRunner`].
+///
+/// # Example
+/// ```
+/// use std::time::Duration;
+/// use skillful_scripts::{Interpreter, ProcessRunner};
+///
+/// let runner = ProcessRunner::builder()
+///     .timeout(Duration::from_secs(10))
+///     .max_output_bytes(16 * 1024)
+///     .interpreter(".rb", Interpreter::new("ruby"))
+///     .allow_env("PYTHONPATH")
+///     .env("SKILLS_SANDBOX", "1")
+///     .build()
+///     .unwrap();
+/// assert!(runner.environment().iter().any(|(name, _)| name == "SKILLS_SANDBOX"));
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct ProcessRunnerBuilder {
+    interpreters: Vec<(String, Interpreter)>,
+    timeout: Duration,
+    max_output_bytes: usize,
+    allowed_env: Vec<String>,
+    added_env: Vec<(OsString, OsString)>,
+    host_env: Option<Vec<(OsString, OsString)>>,
+}
+
+impl Default for ProcessRunnerBuilder {
+    fn default() -> Self {
+        Self {
+            interpreters: default_interpreters(),
+            timeout: DEFAULT_TIMEOUT,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            allowed_env: DEFAULT_ALLOWED_ENV
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect(),
+            added_env: Vec::new(),
+            host_env: None,
+        }
+    }
+}
+
+impl ProcessRunnerBuilder {
+    /// How long a script may run before its process group is killed (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How many bytes of stdout, and of stderr, are kept (default 64 KiB each).
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.max_output_bytes = bytes;
+        self
+    }
+
+    /// Runs files ending in `extension` (`.rb`; matched ignoring ASCII case) with `interpreter`,
+    /// replacing the interpreter configured for it before.
+    pub fn interpreter(mut self, extension: impl Into<String>, interpreter: Interpreter) -> Self {
+        let extension = extension.into();
+        self.interpreters
+            .retain(|(configured, _)| !configured.eq_ignore_ascii_case(&extension));
+        self.interpreters.push((extension, interpreter));
+        self
+    }
+
+    /// Forgets the interpreter for `extension`: such files then run only if executable.
+    pub fn without_interpreter(mut self, extension: &str) -> Self {
+        self.interpreters
+            .retain(|(configured, _)| !configured.eq_ignore_ascii_case(extension));
+        self
+    }
+
+    /// Lets scripts inherit the host's variable `name` too (beside [`DEFAULT_ALLOWED_ENV`]).
+    pub fn allow_env(mut self, name: impl Into<String>) -> Self {
+        self.allowed_env.push(name.into());
+        self
+    }
+
+    /// Sets `name` to `value` for every script, over any inherited value.
+    pub fn env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.added_env.push((name.into(), value.into()));
+        self
+    }
+
+    /// The host environment the allowed variables are taken from, instead of this process's
+    /// environment at [`build`](Self::build) time.
+    pub fn host_env<I, K, V>(mut self, variables: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<OsString>,
+        V: Into<OsString>,
+    {
+        self.host_env = Some(
+            variables
+                .into_iter()
+                .map(|(name, value)| (name.into(), value.into()))
+                .collect(),
+        );
+        self
+    }
+
+    /// Checks the configuration and builds the runner; the allowed variables are read from the
+    /// host environment now.
+    ///
+    /// # Errors
+    /// A zero timeout or output limit; an interpreter extension that is not `.ext`; an
+    /// interpreter with a blank program.
+    pub fn build(self) -> Result<ProcessRunner, BuildError> {
+        if self.timeout.is_zero() {
+            return Err(BuildError::ZeroTimeout);
+        }
+        if self.max_output_bytes == 0 {
+            return Err(BuildError::ZeroOutputLimit);
+        }
+        for (extension, interpreter) in &self.interpreters {
+            let ending = extension.strip_prefix('.').unwrap_or_default();
+            if ending.is_empty()
+                || ending.contains(['.', '/', '\\'])
+                || ending.contains(char::is_whitespace)
+            {
+                return Err(BuildError::Extension(extension.clone()));
+            }
+            if interpreter
+                .programs()
+                .iter()
+                .any(|program| program.trim().is_empty())
+            {
+                return Err(BuildError::BlankProgram(extension.clone()));
+            }
+        }
+        Ok(self.finish())
+    }
+
+    fn finish(self) -> ProcessRunner {
+        let host = self
+            .host_env
+            .unwrap_or_else(|| std::env::vars_os().collect());
+        ProcessRunner {
+            config: Arc::new(Config {
+                environment: script_environment(&host, &self.allowed_env, &self.added_env),
+                interpreters: self.interpreters,
+                timeout: self.timeout,
+                max_output_bytes: self.max_output_bytes,
+            }),
+        }
+    }
+}
