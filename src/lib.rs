@@ -42,7 +42,6 @@
 //! assert!(table.contains("1.609344"));
 //! # });
 //! ```
-#![deny(missing_docs)]
 
 pub use skillful_core as core;
 pub use skillful_core::{Diagnostic, Severity, SkillFrontmatter, Value};

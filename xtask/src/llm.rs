@@ -414,14 +414,14 @@ impl Engine {
 fn wait_until_healthy(port: u16, log: &Path, mut child: Option<&mut Child>) -> anyhow::Result<()> {
     let started = Instant::now();
     loop {
-        if let Some(child) = child.as_deref_mut() {
-            if let Some(status) = child.try_wait()? {
-                bail!(
-                    "the engine exited ({status}) before answering; its log, {}:\n{}",
-                    log.display(),
-                    tail(log)
-                );
-            }
+        if let Some(child) = child.as_deref_mut()
+            && let Some(status) = child.try_wait()?
+        {
+            bail!(
+                "the engine exited ({status}) before answering; its log, {}:\n{}",
+                log.display(),
+                tail(log)
+            );
         }
         match probe_engine(port) {
             Probe::Http { status: 200, .. } => return Ok(()),

@@ -36,8 +36,6 @@
 //! # Ok(())
 //! # }
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod agent;
 mod context;

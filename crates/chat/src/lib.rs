@@ -22,8 +22,6 @@
 //! # Ok(())
 //! # }
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod client;
 mod error;

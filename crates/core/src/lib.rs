@@ -13,8 +13,6 @@
 //! frontmatter.extra.insert("version".into(), Value::Integer(2));
 //! assert_eq!(frontmatter.name, "unit-converter");
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 pub mod content;
 mod diagnostic;

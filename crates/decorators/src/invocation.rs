@@ -453,10 +453,10 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
 /// Turns the calls in `held` into approval requests.
 fn hold_back(replies: &mut [Message], held: &[&str]) {
     for content in replies.iter_mut().flat_map(|reply| &mut reply.contents) {
-        if let Content::FunctionCall(call) = content {
-            if held.contains(&call.call_id.as_str()) {
-                *content = Content::ApprovalRequest(ApprovalRequest { call: call.clone() });
-            }
+        if let Content::FunctionCall(call) = content
+            && held.contains(&call.call_id.as_str())
+        {
+            *content = Content::ApprovalRequest(ApprovalRequest { call: call.clone() });
         }
     }
 }

@@ -25,8 +25,6 @@
 //!     .layer(EnsureUserMessageLayer.layer(TracingLayer.layer(base)));
 //! # let _ = client;
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod approval;
 mod ensure_user;

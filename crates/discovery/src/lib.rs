@@ -34,8 +34,6 @@
 //! assert_eq!(table, ResourceContent::Text("1 in = 2.54 cm\n".into()));
 //! # }
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod builder;
 mod guard;

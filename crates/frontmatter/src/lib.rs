@@ -21,8 +21,6 @@
 //! assert_eq!(loaded.frontmatter.extra["version"], skillful_core::Value::Integer(2));
 //! assert_eq!(loaded.diagnostics.len(), 1);
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod document;
 mod error;

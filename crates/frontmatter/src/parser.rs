@@ -81,17 +81,18 @@ fn resolve_plain(text: &str) -> Value {
         .into_iter()
         .find_map(|(prefix, radix)| text.strip_prefix(prefix).map(|rest| (rest, radix)));
     if let Some((rest, radix)) = radix {
-        if !rest.is_empty() && rest.chars().all(|c| c.is_digit(radix)) {
-            if let Ok(number) = i64::from_str_radix(rest, radix) {
-                return Value::Integer(number);
-            }
+        if !rest.is_empty()
+            && rest.chars().all(|c| c.is_digit(radix))
+            && let Ok(number) = i64::from_str_radix(rest, radix)
+        {
+            return Value::Integer(number);
         }
         return Value::String(text.to_owned());
     }
-    if is_core_float(digits) {
-        if let Ok(number) = text.parse::<f64>() {
-            return Value::Float(number);
-        }
+    if is_core_float(digits)
+        && let Ok(number) = text.parse::<f64>()
+    {
+        return Value::Float(number);
     }
     Value::String(text.to_owned())
 }

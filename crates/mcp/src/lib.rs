@@ -40,8 +40,6 @@
 //! assert!(skills[0].content().await.unwrap().contains("Use the table."));
 //! # }
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod archive;
 mod connection;

@@ -20,8 +20,6 @@
 //! }
 //! # Ok::<(), skillful_plugin_build::BuildError>(())
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

@@ -41,8 +41,6 @@
 //! }
 //! # });
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod error;
 mod skill;

@@ -68,10 +68,10 @@ impl Replays {
             result: tokio::sync::Mutex::new(None),
         });
         slots.insert(id, Arc::clone(&slot));
-        if slots.len() > self.capacity {
-            if let Some(((session, key), _)) = slots.shift_remove_index(0) {
-                tracing::debug!(?session, %key, "forgot the least recently used idempotency key");
-            }
+        if slots.len() > self.capacity
+            && let Some(((session, key), _)) = slots.shift_remove_index(0)
+        {
+            tracing::debug!(?session, %key, "forgot the least recently used idempotency key");
         }
         Ok(slot)
     }

@@ -50,8 +50,6 @@
 //! assert_eq!(output, r#"{"value": 26.2, "factor": 1.609344, "result": 42.1648}"#);
 //! # });
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 mod arguments;
 mod environment;

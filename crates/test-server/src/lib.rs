@@ -19,8 +19,6 @@
 //! assert!(server.requests().is_empty());
 //! # });
 //! ```
-#![deny(missing_docs)]
-#![warn(missing_debug_implementations, rust_2018_idioms, unreachable_pub)]
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -15,9 +15,9 @@ use skillful_discovery::FileSkillsSource;
 use skillful_provider::SkillsProvider;
 use skillful_scripts::ProcessRunner;
 
-pub const MARATHON: &str = "A marathon is 26.2 miles. How many kilometres is that?";
+pub(crate) const MARATHON: &str = "A marathon is 26.2 miles. How many kilometres is that?";
 
-pub fn examples() -> PathBuf {
+pub(crate) fn examples() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/skills"
@@ -26,7 +26,7 @@ pub fn examples() -> PathBuf {
 
 /// The real process runner of `skillful-scripts`, counting the scripts it runs.
 #[derive(Debug)]
-pub struct CountingRunner {
+pub(crate) struct CountingRunner {
     inner: ProcessRunner,
     runs: AtomicUsize,
 }
@@ -41,7 +41,7 @@ impl Default for CountingRunner {
 }
 
 impl CountingRunner {
-    pub fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         self.runs.load(Ordering::SeqCst)
     }
 }
@@ -55,7 +55,7 @@ impl FileScriptRunner for CountingRunner {
 }
 
 /// A provider over `examples/skills` whose scripts run with `runner`.
-pub fn example_provider(runner: Arc<CountingRunner>) -> Arc<SkillsProvider> {
+pub(crate) fn example_provider(runner: Arc<CountingRunner>) -> Arc<SkillsProvider> {
     let source = FileSkillsSource::builder()
         .root(examples())
         .script_runner(runner)
@@ -64,25 +64,25 @@ pub fn example_provider(runner: Arc<CountingRunner>) -> Arc<SkillsProvider> {
     Arc::new(SkillsProvider::new(Arc::new(source)))
 }
 
-pub fn client(url: &str) -> OpenAiClient {
+pub(crate) fn client(url: &str) -> OpenAiClient {
     OpenAiClient::builder(url).max_retries(0).build().unwrap()
 }
 
-pub fn load_skill() -> Value {
+pub(crate) fn load_skill() -> Value {
     json!({"skillName": "unit-converter"})
 }
 
-pub fn read_table() -> Value {
+pub(crate) fn read_table() -> Value {
     json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"})
 }
 
-pub fn run_convert() -> Value {
+pub(crate) fn run_convert() -> Value {
     json!({"skillName": "unit-converter", "scriptName": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}})
 }
 
 /// A script that declares its risk tier and counts its runs.
 #[derive(Debug)]
-pub struct TieredScript {
+pub(crate) struct TieredScript {
     pub name: &'static str,
     pub tier: RiskTier,
     pub runs: AtomicUsize,
@@ -104,13 +104,13 @@ impl SkillScript for TieredScript {
 
 /// A skill `ops` with a `read` script `status` and a `destructive` script `wipe`.
 #[derive(Debug)]
-pub struct OpsSkill {
+pub(crate) struct OpsSkill {
     frontmatter: SkillFrontmatter,
     pub scripts: Vec<Arc<TieredScript>>,
 }
 
 impl OpsSkill {
-    pub fn new() -> Arc<Self> {
+    pub(crate) fn new() -> Arc<Self> {
         let script = |name, tier| {
             Arc::new(TieredScript {
                 name,
@@ -151,7 +151,7 @@ impl Skill for OpsSkill {
 }
 
 #[derive(Debug)]
-pub struct OpsSource(pub Arc<OpsSkill>);
+pub(crate) struct OpsSource(pub Arc<OpsSkill>);
 
 #[async_trait]
 impl SkillsSource for OpsSource {

@@ -14,7 +14,7 @@ use tokio::sync::Barrier;
 
 /// What a test tool does when called.
 #[derive(Debug)]
-pub enum Behaviour {
+pub(crate) enum Behaviour {
     /// Answers `called NAME with ARGS`.
     Echo,
     /// Fails with this message.
@@ -25,7 +25,7 @@ pub enum Behaviour {
 
 /// A tool that counts its calls.
 #[derive(Debug)]
-pub struct TestTool {
+pub(crate) struct TestTool {
     name: &'static str,
     schema: Value,
     behaviour: Behaviour,
@@ -33,7 +33,7 @@ pub struct TestTool {
 }
 
 impl TestTool {
-    pub fn new(name: &'static str, behaviour: Behaviour) -> Arc<Self> {
+    pub(crate) fn new(name: &'static str, behaviour: Behaviour) -> Arc<Self> {
         Arc::new(Self {
             name,
             schema: json!({"type": "object"}),
@@ -42,7 +42,7 @@ impl TestTool {
         })
     }
 
-    pub fn calls(&self) -> usize {
+    pub(crate) fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
     }
 }
@@ -76,7 +76,7 @@ impl Tool for TestTool {
 
 /// Approves `echo`, refuses `danger`, asks for everything else.
 #[derive(Debug)]
-pub struct TestPolicy;
+pub(crate) struct TestPolicy;
 
 impl ApprovalPolicy for TestPolicy {
     fn decide(&self, tool: &dyn Tool, _arguments: &Value) -> Decision {
@@ -88,7 +88,7 @@ impl ApprovalPolicy for TestPolicy {
     }
 }
 
-pub fn base(url: &str) -> OpenAiClient {
+pub(crate) fn base(url: &str) -> OpenAiClient {
     OpenAiClient::builder(url)
         .retry_backoff(Duration::from_millis(1))
         .max_retries(0)
@@ -96,7 +96,7 @@ pub fn base(url: &str) -> OpenAiClient {
         .unwrap()
 }
 
-pub fn request(messages: Vec<Message>, tools: &[&Arc<TestTool>]) -> ChatRequest {
+pub(crate) fn request(messages: Vec<Message>, tools: &[&Arc<TestTool>]) -> ChatRequest {
     let tools: Vec<SharedTool> = tools
         .iter()
         .map(|tool| Arc::clone(*tool) as SharedTool)
@@ -106,7 +106,7 @@ pub fn request(messages: Vec<Message>, tools: &[&Arc<TestTool>]) -> ChatRequest 
 
 /// A model that calls `name` with the same arguments four times (ids `c1`..`c4`), then answers a
 /// text no guarded run should ask for.
-pub fn repeating_model(server: &TestServer, name: &str) {
+pub(crate) fn repeating_model(server: &TestServer, name: &str) {
     for n in 1..=4 {
         server.push(Reply::tool_call(
             &format!("c{n}"),

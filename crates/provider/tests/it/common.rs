@@ -13,7 +13,7 @@ use skillful_provider::{
 };
 
 /// An inline skill with only the required parts.
-pub fn inline(name: &str, description: &str) -> InlineSkill {
+pub(crate) fn inline(name: &str, description: &str) -> InlineSkill {
     InlineSkill::builder(name, description)
         .instructions(format!("Instructions of {name}."))
         .build()
@@ -22,7 +22,7 @@ pub fn inline(name: &str, description: &str) -> InlineSkill {
 
 /// What a [`TestResource`] gives when read.
 #[derive(Debug, Clone)]
-pub enum TestContent {
+pub(crate) enum TestContent {
     Text(String),
     Binary(Vec<u8>, Option<String>),
     IoError,
@@ -30,7 +30,7 @@ pub enum TestContent {
 }
 
 #[derive(Debug)]
-pub struct TestResource {
+pub(crate) struct TestResource {
     pub name: String,
     pub content: TestContent,
 }
@@ -59,7 +59,7 @@ impl SkillResource for TestResource {
 
 /// A script that echoes its arguments as JSON, or fails with a message.
 #[derive(Debug)]
-pub struct TestScript {
+pub(crate) struct TestScript {
     pub name: String,
     pub failure: Option<String>,
     pub risk: Option<RiskTier>,
@@ -89,7 +89,7 @@ impl SkillScript for TestScript {
 /// A skill made of test parts. When `answers_unlisted` is set, its exact lookups also answer
 /// names it does not list (as an MCP skill does); every name it is asked for is recorded.
 #[derive(Debug)]
-pub struct TestSkill {
+pub(crate) struct TestSkill {
     pub frontmatter: SkillFrontmatter,
     pub resources: Vec<Arc<dyn SkillResource>>,
     pub scripts: Vec<Arc<dyn SkillScript>>,
@@ -98,7 +98,7 @@ pub struct TestSkill {
 }
 
 impl TestSkill {
-    pub fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         Self {
             frontmatter: SkillFrontmatter::new(name, format!("The {name} skill.")),
             resources: Vec::new(),
@@ -108,11 +108,11 @@ impl TestSkill {
         }
     }
 
-    pub fn text(self, name: &str, text: &str) -> Self {
+    pub(crate) fn text(self, name: &str, text: &str) -> Self {
         self.content(name, TestContent::Text(text.to_owned()))
     }
 
-    pub fn content(mut self, name: &str, content: TestContent) -> Self {
+    pub(crate) fn content(mut self, name: &str, content: TestContent) -> Self {
         self.resources.push(Arc::new(TestResource {
             name: name.to_owned(),
             content,
@@ -120,7 +120,7 @@ impl TestSkill {
         self
     }
 
-    pub fn script(mut self, name: &str, failure: Option<&str>) -> Self {
+    pub(crate) fn script(mut self, name: &str, failure: Option<&str>) -> Self {
         self.scripts.push(Arc::new(TestScript {
             name: name.to_owned(),
             failure: failure.map(str::to_owned),
@@ -129,7 +129,7 @@ impl TestSkill {
         self
     }
 
-    pub fn script_with_risk(mut self, name: &str, risk: RiskTier) -> Self {
+    pub(crate) fn script_with_risk(mut self, name: &str, risk: RiskTier) -> Self {
         self.scripts.push(Arc::new(TestScript {
             name: name.to_owned(),
             failure: None,
@@ -175,27 +175,27 @@ impl Skill for TestSkill {
 }
 
 /// A provider over `skills` with the default settings.
-pub fn provider(skills: Vec<Arc<dyn Skill>>) -> SkillsProvider {
+pub(crate) fn provider(skills: Vec<Arc<dyn Skill>>) -> SkillsProvider {
     SkillsProvider::new(Arc::new(InlineSkillsSource::from_skills(skills)))
 }
 
 /// One run of `provider`.
-pub async fn run_of(provider: &SkillsProvider) -> RunContext {
+pub(crate) async fn run_of(provider: &SkillsProvider) -> RunContext {
     provider.context(&SourceContext::default()).await.unwrap()
 }
 
 /// One run over `skills`.
-pub async fn run(skills: Vec<Arc<dyn Skill>>) -> RunContext {
+pub(crate) async fn run(skills: Vec<Arc<dyn Skill>>) -> RunContext {
     run_of(&provider(skills)).await
 }
 
 /// Calls the tool `name` of `run` with `arguments`.
-pub async fn call(run: &RunContext, name: &str, arguments: Value) -> ToolOutput {
+pub(crate) async fn call(run: &RunContext, name: &str, arguments: Value) -> ToolOutput {
     run.tool(name).unwrap().invoke(arguments).await
 }
 
 /// The text of a successful call.
-pub fn expect_text(output: ToolOutput) -> String {
+pub(crate) fn expect_text(output: ToolOutput) -> String {
     match output {
         ToolOutput::Text(text) => text,
         ToolOutput::Error(error) => panic!("expected text, got {error}"),
@@ -203,7 +203,7 @@ pub fn expect_text(output: ToolOutput) -> String {
 }
 
 /// The error of a failed call.
-pub fn expect_error(output: ToolOutput) -> ToolError {
+pub(crate) fn expect_error(output: ToolOutput) -> ToolError {
     match output {
         ToolOutput::Error(error) => error,
         ToolOutput::Text(text) => panic!("expected an error, got {text:?}"),

@@ -8,7 +8,7 @@ use serde_json::Value;
 use skillful_core::FileScriptRequest;
 
 /// Writes `text` to `dir/name` (creating directories), executable when `executable`.
-pub fn script(dir: &Path, name: &str, text: &str, executable: bool) -> PathBuf {
+pub(crate) fn script(dir: &Path, name: &str, text: &str, executable: bool) -> PathBuf {
     let path = dir.join(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, text).unwrap();
@@ -27,10 +27,10 @@ fn set_executable(path: &Path, executable: bool) {
 fn set_executable(_path: &Path, _executable: bool) {}
 
 /// A request to run `path` (named by its file name) with `arguments`.
-pub fn request(path: &Path, arguments: Value) -> FileScriptRequest {
+pub(crate) fn request(path: &Path, arguments: Value) -> FileScriptRequest {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     FileScriptRequest::new("test-skill", path.parent().unwrap(), name, path, arguments)
 }
 
 /// A Python script that prints its command-line arguments as a JSON array.
-pub const PRINT_ARGV: &str = "import json, sys\nprint(json.dumps(sys.argv[1:]))\n";
+pub(crate) const PRINT_ARGV: &str = "import json, sys\nprint(json.dumps(sys.argv[1:]))\n";
