@@ -10,7 +10,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use skillful::core::FileScriptRequest;
+use skillful::discovery::FileScriptRequest;
 use skillful::scripts::ProcessRunner;
 use tokio::runtime::Runtime;
 

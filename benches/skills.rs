@@ -17,7 +17,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use skillful::core::{Skill, SourceContext};
 use skillful::discovery::FileSkillsSource;
-use skillful::provider::{InlineSkillsSource, SkillsProvider};
+use skillful::provider::{InlineSkillsSource, SkillsProvider, render_skill};
 use tokio::runtime::Runtime;
 
 const SIZES: [usize; 2] = [1_000, 10_000];
@@ -118,7 +118,8 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 runtime.block_on(async {
                     for skill in &tree.found {
-                        black_box(skill.content().await.expect("the skill's content"));
+                        let document = skill.document().await.expect("the skill's document");
+                        black_box(render_skill(skill.as_ref(), &document));
                     }
                 })
             })

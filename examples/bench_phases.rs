@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use skillful::core::{Skill, SkillsSource, SourceContext};
 use skillful::discovery::FileSkillsSource;
-use skillful::provider::{InlineSkillsSource, SkillsProvider};
+use skillful::provider::{InlineSkillsSource, SkillsProvider, render_skill};
 
 const USAGE: &str = "usage: bench_phases DIR [--repeat N]";
 
@@ -100,7 +100,8 @@ async fn once(source: &FileSkillsSource) -> Result<(Times, usize, usize), Box<dy
 
     let t0 = Instant::now();
     for skill in &skills {
-        std::hint::black_box(skill.content().await?);
+        let document = skill.document().await?;
+        std::hint::black_box(render_skill(skill.as_ref(), &document));
     }
     let load_all = t0.elapsed();
 

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use skillful::core::{FileScriptRequest, FileScriptRunner, SkillError, SourceContext};
+use skillful::core::{SkillError, SourceContext};
 use skillful::discovery::FileSkillsSource;
+use skillful::discovery::{FileScriptRequest, FileScriptRunner};
 use skillful::provider::{SkillsProvider, SkillsSourceBuilder, ToolOutput};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");

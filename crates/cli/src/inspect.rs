@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::json;
-use skillful_core::{Diagnostic, RiskTier, SharedScriptRunner, Skill, SkillsSource, SourceContext};
+use skillful_core::{Diagnostic, RiskTier, Skill, SkillsSource, SourceContext};
+use skillful_discovery::SharedScriptRunner;
 use skillful_discovery::{Discovery, FileSkill, FileSkillsSource};
 use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
 use skillful_plugin_host::PluginSkillsSource;

@@ -123,7 +123,7 @@ pub(crate) fn listed(skill: &dyn Skill) -> serde_json::Value {
     serde_json::json!({
         "name": frontmatter.name,
         "description": frontmatter.description,
-        "origin": skill.origin().to_string(),
+        "origin": skill.origin().location.clone().unwrap_or_else(|| skill.origin().label.clone()),
         "resources": skill.resources().iter().map(|r| r.name().to_owned()).collect::<Vec<_>>(),
         "scripts": skill.scripts().iter().map(|s| s.name().to_owned()).collect::<Vec<_>>(),
     })

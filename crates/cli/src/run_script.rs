@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
-use skillful_core::{FileScriptRequest, Skill};
+use skillful_core::Skill;
+use skillful_discovery::FileScriptRequest;
 use skillful_scripts::ProcessRunner;
 
 use crate::inspect::Roots;

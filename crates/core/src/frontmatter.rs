@@ -1,7 +1,7 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use crate::value::Mapping;
+use crate::value::{Mapping, Value};
 
 /// The top-level keys the Agent Skills specification defines, in the order it lists them.
 pub const SPEC_FIELDS: [&str; 6] = [
@@ -46,5 +46,39 @@ impl SkillFrontmatter {
             metadata: IndexMap::new(),
             extra: Mapping::new(),
         }
+    }
+
+    /// The frontmatter as the top-level fields of a `SKILL.md` would hold it, in the
+    /// specification's order, then every key of [`SkillFrontmatter::extra`]: what the validator
+    /// checks for skills built in code.
+    pub fn to_fields(&self) -> Mapping {
+        let mut fields = Mapping::new();
+        fields.insert("name".into(), Value::String(self.name.clone()));
+        fields.insert(
+            "description".into(),
+            Value::String(self.description.clone()),
+        );
+        if let Some(license) = &self.license {
+            fields.insert("license".into(), Value::String(license.clone()));
+        }
+        if let Some(compatibility) = &self.compatibility {
+            fields.insert("compatibility".into(), Value::String(compatibility.clone()));
+        }
+        if let Some(tools) = &self.allowed_tools {
+            let tools = tools.iter().cloned().map(Value::String).collect();
+            fields.insert("allowed-tools".into(), Value::Sequence(tools));
+        }
+        if !self.metadata.is_empty() {
+            let metadata = self
+                .metadata
+                .iter()
+                .map(|(key, value)| (key.clone(), Value::String(value.clone())))
+                .collect();
+            fields.insert("metadata".into(), Value::Mapping(metadata));
+        }
+        for (key, value) in &self.extra {
+            fields.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        fields
     }
 }

@@ -1,36 +1,47 @@
-//! The shared model of skillful: what a skill's frontmatter holds, the values it may carry,
-//! the diagnostics that validation reports, and the [`Skill`] traits every source implements.
+//! The shared model of skillful: what a skill's frontmatter holds, the values it may carry, the
+//! one validator of the specification's rules, the diagnostics it reports, where a skill comes
+//! from, and the [`Skill`] traits every source implements.
 //!
-//! Every other crate of the workspace speaks these types. This crate owns no I/O:
-//! **it knows nothing of files, HTTP, MCP or plugins**, and it never parses text.
+//! Every other crate of the workspace speaks these types. This crate owns no I/O: **it knows
+//! nothing of files, processes, HTTP, MCP or plugins**, and it never parses text. It also holds
+//! the workspace's pure rules that every source shares: which relative names are safe
+//! ([`names`]), how untrusted text is shown ([`text`]), and how blocking work runs ([`blocking`]).
 //!
 //! # Example
 //! ```
 //! use skillful_core::{SkillFrontmatter, Value};
+//! use skillful_core::validate::{ValidationMode, validate_frontmatter};
 //!
 //! let mut frontmatter = SkillFrontmatter::new("unit-converter", "Converts units.");
 //! frontmatter.metadata.insert("risk".into(), "read".into());
 //! frontmatter.extra.insert("version".into(), Value::Integer(2));
-//! assert_eq!(frontmatter.name, "unit-converter");
+//! let validated = validate_frontmatter(&frontmatter, ValidationMode::Lenient).unwrap();
+//! assert_eq!(validated.diagnostics[0].field, "version");
 //! ```
 
-pub mod content;
+pub mod blocking;
 mod diagnostic;
 mod error;
 mod frontmatter;
+pub mod names;
+mod origin;
 mod risk;
 mod schema;
 mod skill;
 mod source;
+pub mod text;
+pub mod validate;
 mod value;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::SkillError;
 pub use frontmatter::{SPEC_FIELDS, SkillFrontmatter};
+pub use origin::{OriginKind, Scope, SkillOrigin};
 pub use risk::{DeclaredRisk, RISK_KEY, RiskTier, SCRIPT_RISK_PREFIX, UnknownRiskTier};
 pub use schema::arguments_schema;
-pub use skill::{ResourceContent, Skill, SkillOrigin, SkillResource, SkillScript};
-pub use source::{
-    FileScriptRequest, FileScriptRunner, SharedScriptRunner, SkillsSource, SourceContext,
+pub use skill::{
+    DEFAULT_SCRIPT_TIMEOUT, ResourceContent, ResourceRange, Skill, SkillDocument, SkillResource,
+    SkillScript,
 };
+pub use source::{SkillsSource, SourceContext};
 pub use value::{Mapping, Value};

@@ -142,6 +142,42 @@ impl DeclaredRisk {
         (declared, warnings)
     }
 
+    /// The tiers `metadata` declares for a skill whose scripts are `scripts`: the one decision
+    /// every source makes on bad risk metadata. A value that is not a tier, and a `risk.` key
+    /// naming no script of the skill, is a warning and the declaration is ignored (the skill
+    /// still loads; the skill's other tiers or [`RiskTier::SCRIPT_DEFAULT`] apply).
+    pub fn for_scripts<'a>(
+        metadata: &IndexMap<String, String>,
+        scripts: impl IntoIterator<Item = &'a str>,
+    ) -> (Self, Vec<Diagnostic>) {
+        let (mut declared, warnings) = Self::from_metadata(metadata);
+        let mut diagnostics: Vec<Diagnostic> = warnings
+            .into_iter()
+            .map(|warning| {
+                let message = format!(
+                    "{}; the declaration is ignored, so the skill's other tiers or the default ({}) apply",
+                    warning.message,
+                    RiskTier::SCRIPT_DEFAULT
+                );
+                Diagnostic::warning(warning.field, message)
+            })
+            .collect();
+        let scripts: Vec<&str> = scripts.into_iter().collect();
+        declared.scripts.retain(|name, _| {
+            let known = scripts.contains(&name.as_str());
+            if !known {
+                diagnostics.push(Diagnostic::warning(
+                    format!("metadata.{SCRIPT_RISK_PREFIX}{name}"),
+                    format!(
+                        "a risk tier is declared for `{name}`, which is not one of the skill's scripts; use a script name exactly as `skills list --json` lists it"
+                    ),
+                ));
+            }
+            known
+        });
+        (declared, diagnostics)
+    }
+
     /// The tier declared for the whole skill (`risk`), if any.
     pub fn skill(&self) -> Option<RiskTier> {
         self.skill

@@ -1,28 +1,67 @@
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::diagnostic::Diagnostic;
 use crate::error::SkillError;
 use crate::frontmatter::SkillFrontmatter;
+use crate::origin::SkillOrigin;
 use crate::risk::{DeclaredRisk, RiskTier};
 
-/// A skill: frontmatter for the catalog, content for `load_skill`, and the resources and scripts
-/// the model may use.
+/// How long a script (a file's process, an inline closure, a plugin call) may run by default.
+pub const DEFAULT_SCRIPT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A skill's instructions as data: its `SKILL.md` split at the frontmatter. The provider renders
+/// what `load_skill` shows from it, the same way for every source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkillDocument {
+    /// The frontmatter exactly as written between the `---` lines (without them), for a skill
+    /// that has a `SKILL.md`; `None` for a skill built in code, whose frontmatter is data only.
+    pub written_frontmatter: Option<String>,
+    /// The instructions: the Markdown after the frontmatter.
+    pub body: String,
+}
+
+impl SkillDocument {
+    /// The document of a `SKILL.md`, its frontmatter as written.
+    pub fn written(frontmatter: impl Into<String>, body: impl Into<String>) -> Self {
+        Self {
+            written_frontmatter: Some(frontmatter.into()),
+            body: body.into(),
+        }
+    }
+
+    /// The document of a skill built in code: instructions only.
+    pub fn instructions(body: impl Into<String>) -> Self {
+        Self {
+            written_frontmatter: None,
+            body: body.into(),
+        }
+    }
+}
+
+/// A skill: frontmatter for the catalog, a document for `load_skill`, and the resources and
+/// scripts the model may use.
 ///
 /// Implementations are cheap to list and lazy to read: `frontmatter` is known up front, while
-/// `content` and every resource read may do I/O.
+/// `document` and every resource read may do I/O. Sources return data; they never render
+/// model text.
 #[async_trait]
 pub trait Skill: Send + Sync + fmt::Debug {
     /// The skill's frontmatter.
     fn frontmatter(&self) -> &SkillFrontmatter;
 
-    /// Where the skill comes from, for messages and listings.
-    fn origin(&self) -> SkillOrigin;
+    /// Where the skill comes from.
+    fn origin(&self) -> &SkillOrigin;
 
-    /// What `load_skill` returns: the instructions followed by the resource and script listings.
-    async fn content(&self) -> Result<String, SkillError>;
+    /// The skill's instructions, read (or fetched) now.
+    ///
+    /// # Errors
+    /// The skill's text cannot be read, is unsafe to read, or is not what was listed.
+    async fn document(&self) -> Result<SkillDocument, SkillError>;
 
     /// The resources the skill advertises, in a stable order.
     fn resources(&self) -> Vec<Arc<dyn SkillResource>>;
@@ -33,7 +72,8 @@ pub trait Skill: Send + Sync + fmt::Debug {
     /// The resource called exactly `name`, if the skill has one.
     ///
     /// The default looks among [`Skill::resources`]; sources whose resources are not all known in
-    /// advance (MCP) resolve other names here.
+    /// advance resolve other names here (callers check names with
+    /// [`check_relative_name`](crate::names::check_relative_name) first).
     fn resource(&self, name: &str) -> Option<Arc<dyn SkillResource>> {
         self.resources().into_iter().find(|r| r.name() == name)
     }
@@ -51,31 +91,11 @@ pub trait Skill: Send + Sync + fmt::Debug {
             .0
             .skill()
     }
-}
 
-/// Where a skill was found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SkillOrigin {
-    /// A directory holding `SKILL.md`.
-    Directory(PathBuf),
-    /// A skill built in code.
-    Inline,
-    /// A plugin library.
-    Plugin(PathBuf),
-    /// A resource URI on a server.
-    Uri(String),
-}
-
-impl fmt::Display for SkillOrigin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SkillOrigin::Directory(path) | SkillOrigin::Plugin(path) => {
-                write!(f, "{}", path.display())
-            }
-            SkillOrigin::Inline => f.write_str("(inline)"),
-            SkillOrigin::Uri(uri) => f.write_str(uri),
-        }
+    /// The warnings found while loading the skill (its frontmatter, its risk tiers, files that
+    /// were skipped); none by default.
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &[]
     }
 }
 
@@ -93,6 +113,52 @@ pub enum ResourceContent {
     },
 }
 
+impl ResourceContent {
+    /// The raw bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            ResourceContent::Text(text) => text.into_bytes(),
+            ResourceContent::Binary { bytes, .. } => bytes,
+        }
+    }
+}
+
+/// A window of a resource's bytes: what [`SkillResource::read_range`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResourceRange {
+    /// The bytes from `offset`, at most as many as were asked for.
+    pub bytes: Vec<u8>,
+    /// Where the window starts, in bytes.
+    pub offset: u64,
+    /// The resource's whole length, in bytes.
+    pub total: u64,
+    /// The MIME type, when known.
+    pub mime_type: Option<String>,
+}
+
+impl ResourceRange {
+    /// The window `offset..offset + max_len` of `content` (clamped to its end).
+    pub fn of(content: ResourceContent, offset: u64, max_len: u64) -> Self {
+        let mime_type = match &content {
+            ResourceContent::Binary { mime_type, .. } => mime_type.clone(),
+            ResourceContent::Text(_) => None,
+        };
+        let mut bytes = content.into_bytes();
+        let total = bytes.len() as u64;
+        let start = usize::try_from(offset.min(total)).unwrap_or(usize::MAX);
+        let end = usize::try_from(offset.saturating_add(max_len).min(total)).unwrap_or(usize::MAX);
+        bytes.truncate(end);
+        bytes.drain(..start);
+        Self {
+            bytes,
+            offset: offset.min(total),
+            total,
+            mime_type,
+        }
+    }
+}
+
 /// A piece of supplementary content of a skill: a reference document, a template, dynamic data.
 #[async_trait]
 pub trait SkillResource: Send + Sync + fmt::Debug {
@@ -104,8 +170,20 @@ pub trait SkillResource: Send + Sync + fmt::Debug {
         None
     }
 
-    /// Reads the resource afresh.
+    /// Reads the resource afresh, whole.
+    ///
+    /// # Errors
+    /// It cannot be read, is unsafe to read, is too large, or is not what was listed.
     async fn read(&self) -> Result<ResourceContent, SkillError>;
+
+    /// Reads at most `max_len` bytes from `offset`. The default reads the whole resource and
+    /// keeps the window; sources whose resources can be large (files) read only the window.
+    ///
+    /// # Errors
+    /// As [`SkillResource::read`].
+    async fn read_range(&self, offset: u64, max_len: u64) -> Result<ResourceRange, SkillError> {
+        Ok(ResourceRange::of(self.read().await?, offset, max_len))
+    }
 }
 
 /// Something a skill can run on the model's request.
@@ -131,5 +209,8 @@ pub trait SkillScript: Send + Sync + fmt::Debug {
     }
 
     /// Runs the script with the model's arguments and returns what the model is shown.
+    ///
+    /// # Errors
+    /// The arguments do not fit, the script may not run here, it failed or timed out.
     async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError>;
 }

@@ -2,8 +2,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use skillful_core::SharedScriptRunner;
+use skillful_core::Scope;
 use skillful_frontmatter::FrontmatterLoader;
+
+use crate::runner::SharedScriptRunner;
 
 use crate::source::FileSkillsSource;
 
@@ -63,9 +65,16 @@ pub enum BuildError {
     },
 }
 
+/// A directory searched for skills, and the scope its skills belong to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Root {
+    pub(crate) path: PathBuf,
+    pub(crate) scope: Scope,
+}
+
 /// Everything a discovery run needs, shared by the source and the skills it yields.
 pub(crate) struct Config {
-    pub(crate) roots: Vec<PathBuf>,
+    pub(crate) roots: Vec<Root>,
     pub(crate) search_depth: usize,
     pub(crate) resource_extensions: Vec<String>,
     pub(crate) script_extensions: Vec<String>,
@@ -113,7 +122,7 @@ impl fmt::Debug for Config {
 /// # let _ = source;
 /// ```
 pub struct FileSkillsSourceBuilder {
-    roots: Vec<PathBuf>,
+    roots: Vec<Root>,
     search_depth: usize,
     resource_extensions: Vec<String>,
     script_extensions: Vec<String>,
@@ -156,19 +165,31 @@ fn owned<const N: usize>(extensions: [&str; N]) -> Vec<String> {
 impl FileSkillsSourceBuilder {
     /// Adds a directory to search. Roots are searched in the order added; on a duplicate skill
     /// name the first one found wins. A root that does not exist yields no skills.
-    pub fn root(mut self, root: impl Into<PathBuf>) -> Self {
-        self.roots.push(root.into());
+    ///
+    /// Its skills are in the [`Scope::Explicit`] scope.
+    pub fn root(self, root: impl Into<PathBuf>) -> Self {
+        self.scoped_root(root, Scope::Explicit)
+    }
+
+    /// Adds a directory to search whose skills belong to `scope` (a project's, the user's, the
+    /// machine's); their origin says so.
+    pub fn scoped_root(mut self, root: impl Into<PathBuf>, scope: Scope) -> Self {
+        self.roots.push(Root {
+            path: root.into(),
+            scope,
+        });
         self
     }
 
     /// Adds several directories to search, in order.
-    pub fn roots<I>(mut self, roots: I) -> Self
+    pub fn roots<I>(self, roots: I) -> Self
     where
         I: IntoIterator,
         I::Item: Into<PathBuf>,
     {
-        self.roots.extend(roots.into_iter().map(Into::into));
-        self
+        roots
+            .into_iter()
+            .fold(self, |builder, root| builder.root(root))
     }
 
     /// How many directory levels are scanned for resources and scripts: 1 is the skill
@@ -225,7 +246,7 @@ impl FileSkillsSourceBuilder {
     }
 
     /// The runner that executes script files. Without one, scripts are still listed and fail
-    /// with [`SkillError::NoScriptRunner`](skillful_core::SkillError::NoScriptRunner) when run.
+    /// with [`SkillError::NotRunnable`](skillful_core::SkillError::NotRunnable) when run.
     pub fn script_runner(mut self, runner: SharedScriptRunner) -> Self {
         self.runner = Some(runner);
         self

@@ -6,26 +6,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use skillful_core::SkillError;
-
-/// Runs blocking file work on tokio's blocking pool.
-pub(crate) async fn blocking<T, F>(work: F) -> Result<T, SkillError>
-where
-    F: FnOnce() -> Result<T, SkillError> + Send + 'static,
-    T: Send + 'static,
-{
-    joined(tokio::task::spawn_blocking(work).await)?
-}
-
-/// The result of a finished blocking task; a panic in it is resumed here.
-pub(crate) fn joined<T>(result: Result<T, tokio::task::JoinError>) -> Result<T, SkillError> {
-    match result {
-        Ok(value) => Ok(value),
-        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-        Err(error) => Err(SkillError::Other(format!(
-            "file access was cancelled because the runtime is shutting down: {error}"
-        ))),
-    }
-}
+use skillful_core::names::check_relative_name;
 
 /// Whether two metadata describe the same file on disk.
 #[cfg(unix)]
@@ -41,54 +22,80 @@ pub(crate) fn same_file(_a: &Metadata, _b: &Metadata) -> bool {
     true
 }
 
+/// What identifies a file's content without reading it: modification time, size and (on Unix)
+/// device and inode. A cached read of the file is good while its stamp is unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    modified: Option<std::time::SystemTime>,
+    len: u64,
+    identity: (u64, u64),
+}
+
+impl Stamp {
+    pub(crate) fn of(metadata: &Metadata) -> Self {
+        #[cfg(unix)]
+        let identity = {
+            use std::os::unix::fs::MetadataExt;
+            (metadata.dev(), metadata.ino())
+        };
+        #[cfg(not(unix))]
+        let identity = (0, 0);
+        Self {
+            modified: metadata.modified().ok(),
+            len: metadata.len(),
+            identity,
+        }
+    }
+}
+
 /// Proves that `relative` (a `/`-separated path) names a file inside `dir` (canonical) with no
 /// symbolic link on the way and is a regular file, and returns its canonical path with its
 /// metadata.
 ///
 /// # Errors
-/// [`SkillError::UnsafePath`] when a segment is a symbolic link, the file is not a regular file
-/// or it resolves outside `dir`; [`SkillError::Io`] when a segment cannot be inspected.
+/// [`SkillError::Refused`] when a segment is a symbolic link, the file is not a regular file
+/// or it resolves outside `dir`; [`SkillError::Unreadable`] when a segment cannot be inspected.
 pub(crate) fn check_inside(dir: &Path, relative: &str) -> Result<(PathBuf, Metadata), SkillError> {
+    if let Err(unsafe_name) = check_relative_name(relative) {
+        return Err(SkillError::Refused {
+            what: dir.join(relative).display().to_string(),
+            reason: unsafe_name.reason.to_owned(),
+        });
+    }
     let mut path = dir.to_path_buf();
     let mut last = None;
     for segment in relative.split('/') {
         path.push(segment);
-        let metadata = fs::symlink_metadata(&path).map_err(|source| SkillError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let metadata = fs::symlink_metadata(&path).map_err(|source| unreadable(&path, source))?;
         if metadata.file_type().is_symlink() {
-            return Err(SkillError::UnsafePath {
-                path,
+            return Err(SkillError::Refused {
+                what: path.display().to_string(),
                 reason: "it is, or passes through, a symbolic link; links inside a skill are not followed: copy the file into the skill instead".into(),
             });
         }
         last = Some(metadata);
     }
     let Some(metadata) = last else {
-        return Err(SkillError::UnsafePath {
-            path,
+        return Err(SkillError::Refused {
+            what: path.display().to_string(),
             reason: "it names the skill directory itself, not a file in it".into(),
         });
     };
     if !metadata.is_file() {
-        return Err(SkillError::UnsafePath {
-            path,
+        return Err(SkillError::Refused {
+            what: path.display().to_string(),
             reason: "it is not a regular file".into(),
         });
     }
-    let canonical = dunce::canonicalize(&path).map_err(|source| SkillError::Io {
-        path: path.clone(),
-        source,
-    })?;
+    let canonical = dunce::canonicalize(&path).map_err(|source| unreadable(&path, source))?;
     if !is_strictly_inside(dir, &canonical) {
-        return Err(SkillError::UnsafePath {
+        return Err(SkillError::Refused {
             reason: format!(
                 "it resolves to {}, outside the skill directory {}",
                 canonical.display(),
                 dir.display()
             ),
-            path,
+            what: path.display().to_string(),
         });
     }
     Ok((canonical, metadata))
@@ -105,8 +112,8 @@ fn is_strictly_inside(dir: &Path, path: &Path) -> bool {
 /// the one checked, and refusing one larger than `limit` bytes.
 ///
 /// # Errors
-/// [`SkillError::UnsafePath`] as for [`check_inside`], or when the file changed between checking
-/// and opening; [`SkillError::Io`] when it cannot be read or is over the limit.
+/// [`SkillError::Refused`] as for [`check_inside`], or when the file changed between checking
+/// and opening; [`SkillError::Unreadable`] when it cannot be read or is over the limit.
 pub(crate) fn read_inside(
     dir: &Path,
     relative: &str,
@@ -116,17 +123,14 @@ pub(crate) fn read_inside(
     let path = relative
         .split('/')
         .fold(dir.to_path_buf(), |path, segment| path.join(segment));
-    let io_error = |source: io::Error| SkillError::Io {
-        path: path.clone(),
-        source,
-    };
+    let io_error = |source: io::Error| unreadable(&path, source);
     // Checked before opening, so a planted FIFO or device is refused rather than opened; and the
     // file opened must be the file checked, so a link swapped in between is refused too.
     let mut file = File::open(&path).map_err(io_error)?;
     let opened = file.metadata().map_err(io_error)?;
     if !same_file(&opened, &on_disk) {
-        return Err(SkillError::UnsafePath {
-            path,
+        return Err(SkillError::Refused {
+            what: path.display().to_string(),
             reason: "the file was replaced while it was being opened".into(),
         });
     }
@@ -155,4 +159,12 @@ pub(crate) fn read_inside(
         }
     }
     Ok(bytes)
+}
+
+/// A read of `path` that failed.
+pub(crate) fn unreadable(path: &Path, source: io::Error) -> SkillError {
+    SkillError::Unreadable {
+        what: path.display().to_string(),
+        source,
+    }
 }

@@ -10,8 +10,8 @@
 //! checking again that the file is still inside its skill and reached without a link.
 //!
 //! This crate owns the file system side of skills. It does not parse YAML (that is
-//! `skillful-frontmatter`), run scripts (that is the [`skillful_core::FileScriptRunner`] it is
-//! given), or know about prompts and tools.
+//! `skillful-frontmatter`), run scripts (that is the [`FileScriptRunner`] it is given), or know
+//! about prompts and tools.
 //!
 //! # Example
 //! ```
@@ -29,7 +29,8 @@
 //! let found = source.discover().await;
 //! let skill = &found.skills[0];
 //! assert_eq!(skill.frontmatter().name, "unit-converter");
-//! assert!(skill.content().await.unwrap().contains(r#"<resource name="references/table.md"/>"#));
+//! assert_eq!(skill.document().await.unwrap().body, "Use the table.\n");
+//! assert_eq!(skill.resources()[0].name(), "references/table.md");
 //! let table = skill.resource("references/table.md").unwrap().read().await.unwrap();
 //! assert_eq!(table, ResourceContent::Text("1 in = 2.54 cm\n".into()));
 //! # }
@@ -38,6 +39,7 @@
 mod builder;
 mod guard;
 mod head;
+mod runner;
 mod skill;
 mod source;
 mod walk;
@@ -46,5 +48,6 @@ pub use builder::{
     BuildError, DEFAULT_RESOURCE_EXTENSIONS, DEFAULT_SCRIPT_EXTENSIONS, DEFAULT_SEARCH_DEPTH,
     ExtensionList, FileSkillsSourceBuilder,
 };
+pub use runner::{FileScriptRequest, FileScriptRunner, SharedScriptRunner};
 pub use skill::FileSkill;
 pub use source::{Discovery, FileSkillsSource};

@@ -1,15 +1,15 @@
-use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use async_trait::async_trait;
-use skillful_core::content::{available_resources_block, available_scripts_block};
 use skillful_core::{
-    DeclaredRisk, Diagnostic, FileScriptRequest, ResourceContent, RiskTier, SharedScriptRunner,
-    Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
+    DeclaredRisk, Diagnostic, ResourceContent, RiskTier, Skill, SkillDocument, SkillError,
+    SkillFrontmatter, SkillOrigin, SkillResource, SkillScript, blocking,
 };
+use skillful_frontmatter::{ParseOptions, parse};
 
-use crate::guard::{blocking, check_inside, read_inside};
+use crate::guard::{Stamp, check_inside, read_inside};
+use crate::runner::{FileScriptRequest, SharedScriptRunner};
 
 /// The file that makes a directory a skill.
 pub(crate) const SKILL_FILE: &str = "SKILL.md";
@@ -20,14 +20,17 @@ static FILE_SCRIPT_SCHEMA: LazyLock<serde_json::Value> =
 
 /// A skill read from a directory holding `SKILL.md`.
 ///
-/// Only the frontmatter and the file names were read at discovery. [`Skill::content`] and every
+/// Only the frontmatter and the file names were read at discovery. [`Skill::document`] and every
 /// resource read go back to the disk, and re-check that the file is still inside the skill
 /// directory and reached without a symbolic link.
 #[derive(Debug)]
 pub struct FileSkill {
     frontmatter: SkillFrontmatter,
+    origin: SkillOrigin,
     dir: Arc<Path>,
-    max_file_bytes: u64,
+    parse_options: ParseOptions,
+    /// The last `SKILL.md` read, with the stamp of the file it was read from.
+    document: Mutex<Option<(Stamp, SkillDocument)>>,
     resources: Vec<Arc<dyn SkillResource>>,
     scripts: Vec<Arc<dyn SkillScript>>,
     diagnostics: Vec<Diagnostic>,
@@ -43,8 +46,10 @@ pub(crate) struct ScriptPolicy {
 /// The parts of a [`FileSkill`] that discovery finds.
 pub(crate) struct FoundSkill {
     pub(crate) frontmatter: SkillFrontmatter,
+    /// The index of the root it was found under.
+    pub(crate) root: usize,
     pub(crate) dir: PathBuf,
-    pub(crate) max_file_bytes: u64,
+    pub(crate) parse_options: ParseOptions,
     pub(crate) resources: Vec<String>,
     pub(crate) scripts: Vec<String>,
     pub(crate) diagnostics: Vec<Diagnostic>,
@@ -53,30 +58,13 @@ pub(crate) struct FoundSkill {
 impl FileSkill {
     /// The skill, its scripts' risk tiers read from its `metadata` (a declaration that is not a
     /// tier, or names no script of the skill, becomes a warning).
-    pub(crate) fn new(mut found: FoundSkill, policy: &ScriptPolicy) -> Self {
+    pub(crate) fn new(mut found: FoundSkill, origin: SkillOrigin, policy: &ScriptPolicy) -> Self {
         let skill_md = found.dir.join(SKILL_FILE);
-        let (risk, warnings) = DeclaredRisk::from_metadata(&found.frontmatter.metadata);
-        let ignored = warnings.into_iter().map(|warning| {
-            let message = format!(
-                "{}; the declaration is ignored, so the skill's other tiers or the default ({}) apply",
-                warning.message,
-                RiskTier::SCRIPT_DEFAULT
-            );
-            Diagnostic::warning(warning.field, message)
-        });
-        let unknown = risk
-            .script_names()
-            .filter(|name| !found.scripts.iter().any(|script| script == name))
-            .map(|name| {
-                Diagnostic::warning(
-                    format!("metadata.{}{name}", skillful_core::SCRIPT_RISK_PREFIX),
-                    format!(
-                        "a risk tier is declared for `{name}`, which is not one of the skill's scripts; use a script name exactly as `skills list --json` lists it"
-                    ),
-                )
-            })
-            .collect::<Vec<_>>();
-        for warning in ignored.chain(unknown) {
+        let (risk, warnings) = DeclaredRisk::for_scripts(
+            &found.frontmatter.metadata,
+            found.scripts.iter().map(String::as_str),
+        );
+        for warning in warnings {
             tracing::warn!(path = %skill_md.display(), field = %warning.field, "{}", warning.message);
             found.diagnostics.push(warning.with_path(&skill_md));
         }
@@ -107,8 +95,10 @@ impl FileSkill {
             .collect();
         Self {
             frontmatter: found.frontmatter,
+            origin,
             dir,
-            max_file_bytes: found.max_file_bytes,
+            parse_options: found.parse_options,
+            document: Mutex::new(None),
             resources,
             scripts,
             diagnostics: found.diagnostics,
@@ -125,12 +115,6 @@ impl FileSkill {
         self.dir.join(SKILL_FILE)
     }
 
-    /// The warnings found while loading the skill (its frontmatter, its risk tiers, and files
-    /// that were skipped), each naming its file.
-    pub fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-
     /// The names of every file discovery admitted: `SKILL.md`, then the resources, then the
     /// scripts, each `/`-separated and relative to the skill's directory.
     pub fn file_names(&self) -> Vec<&str> {
@@ -145,12 +129,12 @@ impl FileSkill {
     /// without a symbolic link. `SKILL.md` keeps its frontmatter and any byte-order mark.
     ///
     /// # Errors
-    /// [`SkillError::UnsafePath`] for a name the skill does not list, or a file that fails the
-    /// check now; [`SkillError::Io`] when it cannot be read.
+    /// [`SkillError::Refused`] for a name the skill does not list, or a file that fails the
+    /// check now; [`SkillError::Unreadable`] when it cannot be read.
     pub async fn read_file(&self, name: &str) -> Result<Vec<u8>, SkillError> {
         if !self.file_names().contains(&name) {
-            return Err(SkillError::UnsafePath {
-                path: self.dir.join(name),
+            return Err(SkillError::Refused {
+                what: self.dir.join(name).display().to_string(),
                 reason: format!(
                     "skill '{}' does not list this file; only SKILL.md, its resources and its scripts are read",
                     self.frontmatter.name
@@ -159,8 +143,11 @@ impl FileSkill {
         }
         let dir = self.dir.clone();
         let name = name.to_owned();
-        let limit = (name == SKILL_FILE).then_some(self.max_file_bytes);
-        blocking(move || read_inside(&dir, &name, limit)).await
+        let limit = (name == SKILL_FILE).then_some(self.parse_options.max_file_bytes as u64);
+        blocking::run("reading a skill file", move || {
+            read_inside(&dir, &name, limit)
+        })
+        .await
     }
 
     /// The file of the script called exactly `name`, checked afresh to lie inside the skill's
@@ -168,7 +155,7 @@ impl FileSkill {
     ///
     /// # Errors
     /// [`SkillError::Script`] when the skill lists no such script;
-    /// [`SkillError::UnsafePath`] or [`SkillError::Io`] when the file fails the check now.
+    /// [`SkillError::Refused`] or [`SkillError::Unreadable`] when the file fails the check now.
     pub async fn script_path(&self, name: &str) -> Result<PathBuf, SkillError> {
         if self.script(name).is_none() {
             return Err(SkillError::Script {
@@ -200,7 +187,10 @@ fn listed_names(scripts: &[Arc<dyn SkillScript>]) -> String {
 async fn checked_script_path(dir: &Arc<Path>, name: &str) -> Result<PathBuf, SkillError> {
     let dir = dir.clone();
     let name = name.to_owned();
-    let (path, _) = blocking(move || check_inside(&dir, &name)).await?;
+    let (path, _) = blocking::run("checking a script's path", move || {
+        check_inside(&dir, &name)
+    })
+    .await?;
     Ok(path)
 }
 
@@ -210,30 +200,31 @@ impl Skill for FileSkill {
         &self.frontmatter
     }
 
-    fn origin(&self) -> SkillOrigin {
-        SkillOrigin::Directory(self.dir.to_path_buf())
+    fn origin(&self) -> &SkillOrigin {
+        &self.origin
     }
 
-    /// The `SKILL.md` as it is on disk now (frontmatter included, without a byte-order mark),
-    /// then the `<available_resources>` and `<available_scripts>` blocks.
-    async fn content(&self) -> Result<String, SkillError> {
+    /// The `SKILL.md` as it is on disk now, split at its frontmatter (the frontmatter as
+    /// written). Kept between calls while the file's stamp (modification time, size, inode) is
+    /// unchanged; the path is checked again on every call.
+    async fn document(&self) -> Result<SkillDocument, SkillError> {
+        let dir = self.dir.clone();
+        let (_, metadata) =
+            blocking::run("checking SKILL.md", move || check_inside(&dir, SKILL_FILE)).await?;
+        let stamp = Stamp::of(&metadata);
+        if let Some((cached, document)) = &*self.cached_document()
+            && *cached == stamp
+        {
+            return Ok(document.clone());
+        }
         let bytes = self.read_file(SKILL_FILE).await?;
-        let text = String::from_utf8(bytes).map_err(|error| SkillError::Io {
-            path: self.skill_md_path(),
-            source: io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "the file is not UTF-8 (invalid byte at offset {}); save it as UTF-8",
-                    error.utf8_error().valid_up_to()
-                ),
-            ),
-        })?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let separator = if text.ends_with('\n') { "\n" } else { "\n\n" };
-        Ok(format!(
-            "{text}{separator}{}",
-            listing(&self.resources, &self.scripts)
-        ))
+        let document = split_skill_md(&self.skill_md_path(), &bytes, &self.parse_options)?;
+        *self.cached_document() = Some((stamp, document.clone()));
+        Ok(document)
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
     }
 
     fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
@@ -243,15 +234,6 @@ impl Skill for FileSkill {
     fn scripts(&self) -> Vec<Arc<dyn SkillScript>> {
         self.scripts.clone()
     }
-}
-
-/// The resource and script blocks that follow the `SKILL.md` text in [`Skill::content`].
-fn listing(resources: &[Arc<dyn SkillResource>], scripts: &[Arc<dyn SkillScript>]) -> String {
-    format!(
-        "{}\n\n{}",
-        available_resources_block(resources),
-        available_scripts_block(scripts)
-    )
 }
 
 /// A file of a skill offered to the model to read, such as `references/FAQ.md`.
@@ -271,7 +253,8 @@ impl SkillResource for FileResource {
     async fn read(&self) -> Result<ResourceContent, SkillError> {
         let dir = self.dir.clone();
         let name = self.name.clone();
-        let bytes = blocking(move || read_inside(&dir, &name, None)).await?;
+        let bytes =
+            blocking::run("reading a resource", move || read_inside(&dir, &name, None)).await?;
         Ok(match String::from_utf8(bytes) {
             Ok(text) => ResourceContent::Text(match text.strip_prefix('\u{feff}') {
                 Some(rest) => rest.to_owned(),
@@ -314,17 +297,18 @@ impl SkillScript for FileScript {
     /// Re-checks the script's path, then hands it and the raw arguments to the runner.
     async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError> {
         if !self.policy.runnable {
-            return Err(SkillError::Script {
+            return Err(SkillError::NotRunnable {
                 script: self.name.clone(),
-                message: format!(
+                reason: format!(
                     "the scripts of skill '{}' are not allowed to run: it comes from an untrusted source (such as an archive); read its files instead, or load it from a trusted directory",
                     self.skill_name
                 ),
             });
         }
         let Some(runner) = &self.policy.runner else {
-            return Err(SkillError::NoScriptRunner {
+            return Err(SkillError::NotRunnable {
                 script: self.name.clone(),
+                reason: "no script runner is configured; give the file source a runner".into(),
             });
         };
         let script_path = checked_script_path(&self.dir, &self.name).await?;
@@ -338,4 +322,38 @@ impl SkillScript for FileScript {
             ))
             .await
     }
+}
+
+impl FileSkill {
+    fn cached_document(&self) -> std::sync::MutexGuard<'_, Option<(Stamp, SkillDocument)>> {
+        // A panic while the lock was held left at worst a stale entry, which the stamp catches.
+        self.document
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// `SKILL.md`'s bytes split at the frontmatter, after dropping a byte-order mark.
+fn split_skill_md(
+    path: &Path,
+    bytes: &[u8],
+    options: &ParseOptions,
+) -> Result<SkillDocument, SkillError> {
+    let text = std::str::from_utf8(bytes).map_err(|error| SkillError::Refused {
+        what: path.display().to_string(),
+        reason: format!(
+            "the file is not UTF-8 (invalid byte at offset {}); save it as UTF-8",
+            error.valid_up_to()
+        ),
+    })?;
+    let document = parse(text, options).map_err(|error| SkillError::Refused {
+        what: path.display().to_string(),
+        reason: format!(
+            "it changed since the skill was found and no longer parses ({error}); fix it, then discover the skills again"
+        ),
+    })?;
+    Ok(SkillDocument::written(
+        document.frontmatter_text(),
+        document.body(),
+    ))
 }

@@ -2,10 +2,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use skillful_core::{Diagnostic, Skill, SkillError, SkillsSource, SourceContext};
+use futures_util::future::try_join_all;
+use skillful_core::{Diagnostic, Skill, SkillError, SkillsSource, SourceContext, blocking};
 
 use crate::builder::{Config, FileSkillsSourceBuilder};
-use crate::guard::{blocking, joined};
 use crate::skill::FileSkill;
 use crate::walk;
 
@@ -82,7 +82,7 @@ impl FileSkillsSource {
 
     async fn try_discover(&self) -> Result<Discovery, SkillError> {
         let config = self.config.clone();
-        let steps = blocking(move || Ok(walk::plan(&config))).await?;
+        let steps = blocking::run("planning discovery", move || Ok(walk::plan(&config))).await?;
         let batch_size = steps.len().div_ceil(self.config.parallelism).max(MIN_BATCH);
         let mut batches = Vec::new();
         let mut steps = steps.into_iter();
@@ -92,17 +92,16 @@ impl FileSkillsSource {
                 break;
             }
             let config = self.config.clone();
-            batches.push(tokio::task::spawn_blocking(move || {
-                batch
+            // Each batch starts on the blocking pool when first polled; `try_join_all` polls them
+            // all at once, so they run in parallel.
+            batches.push(blocking::run("discovering skills", move || {
+                Ok(batch
                     .into_iter()
                     .flat_map(|step| walk::run(&config, step))
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>())
             }));
         }
-        let mut events = Vec::new();
-        for batch in batches {
-            events.extend(joined(batch.await)?);
-        }
+        let events = try_join_all(batches).await?.into_iter().flatten();
         Ok(walk::assemble(&self.config, events))
     }
 }

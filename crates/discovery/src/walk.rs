@@ -10,7 +10,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use skillful_core::Diagnostic;
+use skillful_core::names::check_relative_name;
+use skillful_core::{Diagnostic, OriginKind, Skill, SkillOrigin};
 
 use crate::builder::{Config, FileFilter};
 use crate::head::read_head;
@@ -97,8 +98,8 @@ fn read_entries(dir: &Path, sink: &mut Vec<Diagnostic>) -> Option<Vec<Entry>> {
 pub(crate) enum Step {
     /// What the walk of the roots themselves found.
     Done(Vec<Event>),
-    /// A directory one level below a root, still to be searched.
-    Search(PathBuf),
+    /// A directory one level below the root of this index, still to be searched.
+    Search(PathBuf, usize),
 }
 
 /// Something a discovery run met, in discovery order.
@@ -116,14 +117,15 @@ pub(crate) type Outcome = Result<Box<FoundSkill>, Vec<Diagnostic>>;
 /// directories below the roots as [`Step::Search`]es that can run in parallel.
 pub(crate) fn plan(config: &Config) -> Vec<Step> {
     let mut steps = Vec::new();
-    for root in &config.roots {
+    for (index, root) in config.roots.iter().enumerate() {
         let mut searcher = Searcher {
             config,
+            root: index,
             events: Vec::new(),
         };
-        let subdirs = searcher.root(root);
+        let subdirs = searcher.root(&root.path);
         steps.push(Step::Done(searcher.events));
-        steps.extend(subdirs.into_iter().map(Step::Search));
+        steps.extend(subdirs.into_iter().map(|dir| Step::Search(dir, index)));
     }
     steps
 }
@@ -132,9 +134,10 @@ pub(crate) fn plan(config: &Config) -> Vec<Step> {
 pub(crate) fn run(config: &Config, step: Step) -> Vec<Event> {
     match step {
         Step::Done(events) => events,
-        Step::Search(dir) => {
+        Step::Search(dir, root) => {
             let mut searcher = Searcher {
                 config,
+                root,
                 events: Vec::new(),
             };
             searcher.search(dir, 1);
@@ -169,7 +172,11 @@ pub(crate) fn assemble(config: &Config, events: impl IntoIterator<Item = Event>)
                     continue;
                 }
                 seen.insert(key, skill_md);
-                let skill = FileSkill::new(*skill, &policy);
+                let root = &config.roots[skill.root];
+                let origin = SkillOrigin::new(OriginKind::Files, root.path.display().to_string())
+                    .with_scope(root.scope)
+                    .with_location(skill.dir.display().to_string());
+                let skill = FileSkill::new(*skill, origin, &policy);
                 found.diagnostics.extend_from_slice(skill.diagnostics());
                 found.skills.push(Arc::new(skill));
             }
@@ -181,6 +188,8 @@ pub(crate) fn assemble(config: &Config, events: impl IntoIterator<Item = Event>)
 /// Searches directories for skills and loads those it finds, recording what it meets.
 struct Searcher<'a> {
     config: &'a Config,
+    /// The index of the root being searched.
+    root: usize,
     events: Vec<Event>,
 }
 
@@ -240,7 +249,7 @@ impl Searcher<'_> {
         if let Some(skill_file) = entries.iter().find(|entry| entry.name == SKILL_FILE) {
             let refusal = match skill_file.kind {
                 Kind::File => {
-                    let outcome = load(self.config, dir, entries);
+                    let outcome = load(self.config, self.root, dir, entries);
                     self.events.push(Event::Found(outcome));
                     return Vec::new();
                 }
@@ -280,7 +289,7 @@ impl Searcher<'_> {
 
 /// Reads the frontmatter of the skill in `dir` (whose `entries` are read), validates it, and
 /// lists its files.
-fn load(config: &Config, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
+fn load(config: &Config, root: usize, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
     let skill_md = dir.join(SKILL_FILE);
     let loader = &config.loader;
     let loaded = read_head(&skill_md, loader.options())
@@ -313,6 +322,7 @@ fn load(config: &Config, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
     }
     let mut files = Files {
         config,
+        dir: &dir,
         skill_name: &loaded.frontmatter.name,
         resources: Vec::new(),
         scripts: Vec::new(),
@@ -327,8 +337,9 @@ fn load(config: &Config, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
     } = files;
     Ok(Box::new(FoundSkill {
         frontmatter: loaded.frontmatter,
+        root,
         dir,
-        max_file_bytes: loader.options().max_file_bytes as u64,
+        parse_options: loader.options().clone(),
         resources,
         scripts,
         diagnostics,
@@ -338,6 +349,7 @@ fn load(config: &Config, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
 /// The resource and script files of one skill, found so far.
 struct Files<'a> {
     config: &'a Config,
+    dir: &'a Path,
     skill_name: &'a str,
     resources: Vec<String>,
     scripts: Vec<String>,
@@ -408,6 +420,12 @@ impl Files<'_> {
             return;
         }
         let relative = relative();
+        if let Err(unsafe_name) = check_relative_name(&relative) {
+            let message = format!("skipped: {}; rename the file", unsafe_name.reason);
+            let path = self.dir.join(&relative);
+            self.diagnostics.push(warning(&path, "path", message));
+            return;
+        }
         let keeps = |filter: &Option<FileFilter>| {
             filter
                 .as_ref()

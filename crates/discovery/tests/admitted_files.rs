@@ -36,7 +36,7 @@ async fn only_admitted_files_are_named_and_read_raw() {
     for name in ["secret.bin", "../notes/SKILL.md", "references"] {
         let refused = notes.read_file(name).await.unwrap_err();
         assert!(
-            matches!(refused, SkillError::UnsafePath { .. }),
+            matches!(refused, SkillError::Refused { .. }),
             "{name}: {refused}"
         );
     }
@@ -48,6 +48,6 @@ async fn only_admitted_files_are_named_and_read_raw() {
         std::os::unix::fs::symlink("/etc/hostname", tree.root.join("notes/references/a.md"))
             .unwrap();
         let linked = notes.read_file("references/a.md").await.unwrap_err();
-        assert!(matches!(linked, SkillError::UnsafePath { .. }), "{linked}");
+        assert!(matches!(linked, SkillError::Refused { .. }), "{linked}");
     }
 }

@@ -252,9 +252,12 @@ async fn skills_source_yields_the_discovered_skills() {
         .map(|s| s.frontmatter().name.as_str())
         .collect();
     assert_eq!(listed, ["one", "two"]);
+    let origin = skills[0].origin();
+    assert_eq!(origin.kind, skillful_core::OriginKind::Files);
+    assert_eq!(origin.scope, skillful_core::Scope::Explicit);
     assert_eq!(
-        skills[0].origin(),
-        skillful_core::SkillOrigin::Directory(tree.path("one"))
+        origin.location.as_deref(),
+        Some(tree.path("one").to_str().unwrap())
     );
 }
 

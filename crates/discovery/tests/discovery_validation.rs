@@ -206,13 +206,12 @@ async fn only_the_frontmatter_is_read_at_discovery() {
     let found = discover(&[&tree.root]).await;
 
     assert_eq!(names(&found), ["binary-body"]);
-    match found.skills[0].content().await {
-        Err(SkillError::Io { path, source }) => {
-            assert_eq!(path, file);
-            assert_eq!(source.kind(), std::io::ErrorKind::InvalidData);
-            assert!(source.to_string().contains("UTF-8"));
+    match found.skills[0].document().await {
+        Err(SkillError::Refused { what, reason }) => {
+            assert_eq!(what, file.display().to_string());
+            assert!(reason.contains("UTF-8"), "{reason}");
         }
-        other => panic!("expected an I/O error, got {other:?}"),
+        other => panic!("expected a refusal, got {other:?}"),
     }
 }
 
@@ -228,8 +227,8 @@ async fn the_body_is_read_fresh_when_the_content_is_asked_for() {
     )
     .unwrap();
 
-    let content = found.skills[0].content().await.unwrap();
-    assert!(content.contains("Do the new thing."));
+    let document = found.skills[0].document().await.unwrap();
+    assert!(document.body.contains("Do the new thing."));
 }
 
 #[tokio::test]
@@ -247,6 +246,10 @@ async fn a_byte_order_mark_and_crlf_line_ends_are_accepted() {
         found.skills[0].frontmatter().description,
         "Saved on Windows."
     );
-    let content = found.skills[0].content().await.unwrap();
-    assert!(content.starts_with("---\r\nname: windows"));
+    let document = found.skills[0].document().await.unwrap();
+    assert_eq!(
+        document.written_frontmatter.as_deref(),
+        Some("name: windows\r\ndescription: Saved on Windows.\r\n")
+    );
+    assert_eq!(document.body, "Body\r\n");
 }

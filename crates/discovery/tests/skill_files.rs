@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use common::{Tree, about, discover, names, resource_names, script_names};
-use skillful_core::{
-    FileScriptRequest, FileScriptRunner, ResourceContent, RiskTier, Skill, SkillError,
+use skillful_core::{ResourceContent, RiskTier, Skill, SkillError};
+use skillful_discovery::{
+    BuildError, ExtensionList, FileScriptRequest, FileScriptRunner, FileSkill, FileSkillsSource,
 };
-use skillful_discovery::{BuildError, ExtensionList, FileSkill, FileSkillsSource};
 
 async fn only_skill(root: &Path) -> Arc<FileSkill> {
     let mut found = discover(&[root]).await;
@@ -342,11 +342,11 @@ async fn a_resource_swapped_for_a_symlink_after_discovery_is_not_read() {
     symlink(&secret, &file).unwrap();
 
     match text(&skill, "references/data.md").await {
-        Err(SkillError::UnsafePath { path, reason }) => {
-            assert_eq!(path, file);
+        Err(SkillError::Refused { what, reason }) => {
+            assert_eq!(what, file.display().to_string());
             assert!(reason.contains("symbolic link"), "{reason}");
         }
-        other => panic!("expected UnsafePath, got {other:?}"),
+        other => panic!("expected a refusal, got {other:?}"),
     }
 }
 
@@ -363,7 +363,7 @@ async fn a_directory_swapped_for_a_symlink_after_discovery_is_not_read() {
 
     assert!(matches!(
         text(&skill, "references/data.md").await,
-        Err(SkillError::UnsafePath { .. })
+        Err(SkillError::Refused { .. })
     ));
 }
 
@@ -382,8 +382,8 @@ async fn a_skill_md_swapped_for_a_symlink_after_discovery_is_not_read() {
     symlink(&secret, dir.join("SKILL.md")).unwrap();
 
     assert!(matches!(
-        skill.content().await,
-        Err(SkillError::UnsafePath { .. })
+        skill.document().await,
+        Err(SkillError::Refused { .. })
     ));
 }
 
@@ -405,46 +405,56 @@ async fn a_skill_directory_redirected_to_a_sibling_sharing_its_prefix_is_not_rea
     symlink(tree.path("skills/a-evil"), &dir).unwrap();
 
     match text(&skill, "notes.md").await {
-        Err(SkillError::UnsafePath { reason, .. }) => {
+        Err(SkillError::Refused { reason, .. }) => {
             assert!(reason.contains("outside the skill directory"), "{reason}");
         }
-        other => panic!("expected UnsafePath, got {other:?}"),
+        other => panic!("expected a refusal, got {other:?}"),
     }
     assert!(matches!(
-        skill.content().await,
-        Err(SkillError::UnsafePath { .. })
+        skill.document().await,
+        Err(SkillError::Refused { .. })
     ));
 }
 
 #[tokio::test]
-async fn content_is_the_raw_skill_md_then_the_resources_and_scripts_blocks() {
+async fn the_document_is_the_written_frontmatter_and_the_body() {
     let tree = Tree::new();
     let raw = "---\nname: full\ndescription: \"Quotes & <angles>\"\n---\n# Full\n\nSteps.\n";
     tree.write("full/SKILL.md", raw);
     tree.write("full/references/FAQ.md", "x");
-    tree.write("full/references/a&b's.md", "x");
     tree.write("full/scripts/convert.py", "x");
 
     let skill = only_skill(&tree.root).await;
 
-    let expected = format!(
-        "{raw}\n<available_resources>\n  <resource name=\"references/FAQ.md\"/>\n  <resource name=\"references/a&amp;b&apos;s.md\"/>\n</available_resources>\n\n<available_scripts>\n  <script name=\"scripts/convert.py\" risk=\"write-high\">\n    <parameters_schema>{{\"type\":\"array\",\"items\":{{\"type\":\"string\"}}}}</parameters_schema>\n  </script>\n</available_scripts>"
+    let document = skill.document().await.unwrap();
+    assert_eq!(
+        document.written_frontmatter.as_deref(),
+        Some("name: full\ndescription: \"Quotes & <angles>\"\n")
     );
-    assert_eq!(skill.content().await.unwrap(), expected);
+    assert_eq!(document.body, "# Full\n\nSteps.\n");
+    assert_eq!(skill.resources()[0].name(), "references/FAQ.md");
+    assert_eq!(skill.scripts()[0].name(), "scripts/convert.py");
 }
 
 #[tokio::test]
-async fn content_of_a_skill_without_files_has_self_closing_blocks() {
+async fn a_cached_document_is_read_again_after_an_edit() {
     let tree = Tree::new();
-    let raw = "---\nname: bare\ndescription: Nothing else.\n---\nNo trailing newline";
-    tree.write("bare/SKILL.md", raw);
-
-    let skill = only_skill(&tree.root).await;
-
-    assert_eq!(
-        skill.content().await.unwrap(),
-        format!("{raw}\n\n<available_resources />\n\n<available_scripts />")
+    tree.write(
+        "cached/SKILL.md",
+        "---\nname: cached\ndescription: d\n---\nfirst\n",
     );
+    let skill = only_skill(&tree.root).await;
+    assert_eq!(skill.document().await.unwrap().body, "first\n");
+    assert_eq!(skill.document().await.unwrap().body, "first\n");
+
+    // The same size, so only the modification time and inode tell the edit apart.
+    let replacement = tree.write(
+        "elsewhere.md",
+        "---\nname: cached\ndescription: d\n---\nfresh\n",
+    );
+    fs::rename(&replacement, tree.path("cached/SKILL.md")).unwrap();
+
+    assert_eq!(skill.document().await.unwrap().body, "fresh\n");
 }
 
 /// A runner that records what it is asked to run, as a real runner would receive it.
@@ -479,8 +489,11 @@ async fn without_a_runner_scripts_load_and_fail_only_when_run() {
         .script("scripts/convert.py")
         .expect("listed without a runner");
     match script.run(serde_json::json!(["--x"])).await {
-        Err(SkillError::NoScriptRunner { script }) => assert_eq!(script, "scripts/convert.py"),
-        other => panic!("expected NoScriptRunner, got {other:?}"),
+        Err(SkillError::NotRunnable { script, reason }) => {
+            assert_eq!(script, "scripts/convert.py");
+            assert!(reason.contains("no script runner"), "{reason}");
+        }
+        other => panic!("expected NotRunnable, got {other:?}"),
     }
 }
 
@@ -524,13 +537,7 @@ async fn untrusted_scripts_are_listed_but_never_run() {
         .discover()
         .await;
     let skill = found.skills[0].as_ref();
-    assert!(
-        skill
-            .content()
-            .await
-            .unwrap()
-            .contains("scripts/convert.py")
-    );
+    assert_eq!(skill.scripts()[0].name(), "scripts/convert.py");
 
     let result = skill
         .script("scripts/convert.py")
@@ -539,9 +546,9 @@ async fn untrusted_scripts_are_listed_but_never_run() {
         .await;
 
     match result {
-        Err(SkillError::Script { script, message }) => {
+        Err(SkillError::NotRunnable { script, reason }) => {
             assert_eq!(script, "scripts/convert.py");
-            assert!(message.contains("not allowed to run"), "{message}");
+            assert!(reason.contains("not allowed to run"), "{reason}");
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
@@ -572,7 +579,7 @@ async fn a_script_swapped_for_a_symlink_after_discovery_is_not_run() {
         .await;
 
     assert!(
-        matches!(result, Err(SkillError::UnsafePath { .. })),
+        matches!(result, Err(SkillError::Refused { .. })),
         "{result:?}"
     );
     assert!(runner.requests.lock().unwrap().is_empty());
@@ -602,7 +609,7 @@ async fn script_path_is_checked_again_and_names_the_listed_scripts_when_unknown(
     symlink(&evil, tree.path("runner/scripts/convert.py")).unwrap();
     assert!(matches!(
         skill.script_path("scripts/convert.py").await,
-        Err(SkillError::UnsafePath { .. })
+        Err(SkillError::Refused { .. })
     ));
 }
 
@@ -644,12 +651,6 @@ async fn scripts_take_their_own_declared_tier_else_the_skill_tier() {
             ("scripts/wipe.sh".to_owned(), RiskTier::Destructive),
         ]
     );
-    let content = skill.content().await.unwrap();
-    assert!(
-        content.contains(r#"<script name="scripts/convert.py" risk="read">"#),
-        "{content}"
-    );
-    assert!(content.contains(r#"<script name="scripts/wipe.sh" risk="destructive">"#));
 }
 
 #[tokio::test]

@@ -52,6 +52,7 @@ impl ParseOptions {
 #[derive(Debug, Clone)]
 pub struct Document<'a> {
     entries: Vec<(String, Node)>,
+    frontmatter: &'a str,
     body: &'a str,
     body_line: usize,
 }
@@ -75,6 +76,11 @@ impl<'a> Document<'a> {
         self.entries.iter().map(|(key, _)| key.as_str())
     }
 
+    /// The frontmatter's text exactly as written, between the `---` lines (without them).
+    pub fn frontmatter_text(&self) -> &'a str {
+        self.frontmatter
+    }
+
     /// The Markdown after the closing `---` line.
     pub fn body(&self) -> &'a str {
         self.body
@@ -90,10 +96,6 @@ impl<'a> Document<'a> {
             .iter()
             .find(|(candidate, _)| candidate == key)
             .map(|(_, node)| node)
-    }
-
-    pub(crate) fn entries(&self) -> &[(String, Node)] {
-        &self.entries
     }
 }
 
@@ -127,6 +129,7 @@ pub fn parse<'a>(text: &'a str, options: &ParseOptions) -> Result<Document<'a>, 
     let entries = Parser::new(split.frontmatter, 2, options.deadline).parse_root()?;
     Ok(Document {
         entries,
+        frontmatter: split.frontmatter,
         body: split.body,
         body_line: split.body_line,
     })

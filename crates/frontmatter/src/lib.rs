@@ -24,13 +24,13 @@
 
 mod document;
 mod error;
+mod load;
 mod parser;
-mod validate;
 
 pub use document::{Document, ParseOptions, parse};
 pub use error::ParseError;
-pub use skillful_core::{Diagnostic, Mapping, Severity, SkillFrontmatter, Value};
-pub use validate::{
-    FrontmatterLoader, LoadedFrontmatter, MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS,
-    MAX_NAME_CHARS, ValidationMode, validate,
+pub use load::FrontmatterLoader;
+pub use skillful_core::validate::{
+    MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Validated, ValidationMode,
 };
+pub use skillful_core::{Diagnostic, Mapping, Severity, SkillFrontmatter, Value};

@@ -41,20 +41,6 @@ impl Node {
             ),
         }
     }
-
-    /// The scalar's text, unless it is a plain `null`, `~` or nothing.
-    pub(crate) fn scalar_text(&self) -> Option<&str> {
-        match self {
-            Node::Scalar { text, plain } if !*plain || resolve_plain(text) != Value::Null => {
-                Some(text)
-            }
-            _ => None,
-        }
-    }
-
-    pub(crate) fn is_null(&self) -> bool {
-        matches!(self, Node::Scalar { text, plain: true } if resolve_plain(text) == Value::Null)
-    }
 }
 
 /// Resolves a plain scalar by the YAML 1.2 core schema.

@@ -55,7 +55,8 @@ fn render_string(text: &str, indent: usize, styles: &mut Styles) -> String {
         1 if !text.contains(['\n', '\r']) && !text.chars().any(char::is_control) => {
             format!("'{}'", text.replace('\'', "''"))
         }
-        2 if !text.is_empty()
+        // Only-newline text is no block scalar: clip chomping would read it back as "".
+        2 if !text.trim_end_matches('\n').is_empty()
             && !text.contains('\r')
             && !text
                 .chars()

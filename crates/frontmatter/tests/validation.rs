@@ -1,18 +1,14 @@
 //! Spec validation: MAF's cases, the strict/lenient split, and what each diagnostic says.
 
 use skillful_frontmatter::{
-    Diagnostic, FrontmatterLoader, LoadedFrontmatter, Severity, ValidationMode, Value,
+    Diagnostic, FrontmatterLoader, Severity, Validated, ValidationMode, Value,
 };
 
 fn skill_md(frontmatter: &str) -> String {
     format!("---\n{frontmatter}---\n# Body\n")
 }
 
-fn load(
-    mode: ValidationMode,
-    frontmatter: &str,
-    dir: &str,
-) -> Result<LoadedFrontmatter, Vec<Diagnostic>> {
+fn load(mode: ValidationMode, frontmatter: &str, dir: &str) -> Result<Validated, Vec<Diagnostic>> {
     FrontmatterLoader::new(mode).load(&skill_md(frontmatter), Some(dir))
 }
 
@@ -23,7 +19,7 @@ fn strict_errors(frontmatter: &str, dir: &str) -> Vec<Diagnostic> {
     }
 }
 
-fn lenient_warnings(frontmatter: &str, dir: &str) -> LoadedFrontmatter {
+fn lenient_warnings(frontmatter: &str, dir: &str) -> Validated {
     match load(ValidationMode::Lenient, frontmatter, dir) {
         Ok(loaded) => loaded,
         Err(diagnostics) => panic!("lenient mode rejected {frontmatter:?}: {diagnostics:?}"),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use flate2::read::GzDecoder;
 
-use crate::names::has_drive_prefix;
+use skillful_core::names::check_relative_name;
 
 /// The container formats a skill archive may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -266,34 +266,22 @@ impl<R: Read> Read for Capped<R> {
     }
 }
 
-/// The relative path of an entry, or why it is refused.
+/// The relative path of an entry, or why it is refused: archives write `./` prefixes, doubled
+/// and trailing slashes, which are dropped; what remains must pass the workspace's one set of
+/// name rules ([`check_relative_name`]).
 fn entry_path(name: &str) -> Result<PathBuf, ArchiveError> {
-    let refuse = |reason| ArchiveError::UnsafeEntry {
+    let segments: Vec<&str> = name
+        .split('/')
+        .filter(|segment| !segment.is_empty() && *segment != ".")
+        .collect();
+    // An absolute entry keeps its leading slash, so that the rules refuse it.
+    let root = if name.starts_with('/') { "/" } else { "" };
+    let normalized = format!("{root}{}", segments.join("/"));
+    check_relative_name(&normalized).map_err(|refused| ArchiveError::UnsafeEntry {
         entry: name.to_owned(),
-        reason,
-    };
-    if name.contains('\\') {
-        return Err(refuse("it contains a backslash"));
-    }
-    if name.starts_with('/') || has_drive_prefix(name) {
-        return Err(refuse("it is an absolute path"));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(refuse("it contains a control character"));
-    }
-    let mut path = PathBuf::new();
-    for segment in name.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => return Err(refuse("it leaves the archive's directory through '..'")),
-            _ if segment.contains(':') => return Err(refuse("a path segment contains ':'")),
-            _ => path.push(segment),
-        }
-    }
-    if path.as_os_str().is_empty() {
-        return Err(refuse("it has no name"));
-    }
-    Ok(path)
+        reason: refused.reason,
+    })?;
+    Ok(normalized.split('/').collect())
 }
 
 /// Writes the entries of one archive under `target`, keeping count against the limits.

@@ -37,7 +37,7 @@
 //! let source = McpSkillsSource::builder_for_client(client, "in-process").build();
 //! let skills = source.load().await.unwrap();
 //! assert_eq!(skills[0].frontmatter().name, "unit-converter");
-//! assert!(skills[0].content().await.unwrap().contains("Use the table."));
+//! assert!(skills[0].document().await.unwrap().body.contains("Use the table."));
 //! # }
 //! ```
 
@@ -46,7 +46,6 @@ mod connection;
 mod error;
 mod extract;
 mod index;
-mod names;
 mod server;
 mod skill;
 mod source;

@@ -4,17 +4,19 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use skillful_core::names::check_relative_name;
 use skillful_core::{
-    ResourceContent, Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
+    OriginKind, ResourceContent, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
+    SkillResource, SkillScript,
 };
+use skillful_frontmatter::{ParseOptions, parse};
 use tokio::sync::OnceCell;
 
 use crate::connection::Connection;
-use crate::names::unsafe_resource_name;
 
 /// A skill whose `SKILL.md` and resources live on an MCP server.
 ///
-/// Its frontmatter is the index's name and description. [`Skill::content`] reads `SKILL.md`
+/// Its frontmatter is the index's name and description. [`Skill::document`] reads `SKILL.md`
 /// with `resources/read` on the first call and keeps it. [`Skill::resource`] resolves a
 /// relative name against the skill's root URI (the `SKILL.md` URI without `SKILL.md`) and
 /// refuses absolute names, URIs, `..` segments, backslashes and control characters, also when
@@ -22,10 +24,11 @@ use crate::names::unsafe_resource_name;
 #[derive(Debug)]
 pub struct McpSkill {
     frontmatter: SkillFrontmatter,
+    origin: SkillOrigin,
     skill_md_uri: String,
     root_uri: String,
     connection: Arc<Connection>,
-    content: OnceCell<String>,
+    document: OnceCell<SkillDocument>,
 }
 
 impl McpSkill {
@@ -39,12 +42,15 @@ impl McpSkill {
             None if skill_md_uri.ends_with('/') => skill_md_uri.clone(),
             None => format!("{skill_md_uri}/"),
         };
+        let origin = SkillOrigin::new(OriginKind::Mcp, connection.server())
+            .with_location(skill_md_uri.clone());
         Self {
             frontmatter,
+            origin,
             skill_md_uri,
             root_uri,
             connection,
-            content: OnceCell::new(),
+            document: OnceCell::new(),
         }
     }
 
@@ -69,27 +75,43 @@ impl Skill for McpSkill {
         &self.frontmatter
     }
 
-    fn origin(&self) -> SkillOrigin {
-        SkillOrigin::Uri(self.skill_md_uri.clone())
+    fn origin(&self) -> &SkillOrigin {
+        &self.origin
     }
 
-    /// The `SKILL.md` text as the server sent it, read once and then kept.
-    async fn content(&self) -> Result<String, SkillError> {
-        self.content
+    /// The `SKILL.md` the server sends, split at its frontmatter; read once and then kept.
+    async fn document(&self) -> Result<SkillDocument, SkillError> {
+        self.document
             .get_or_try_init(|| async {
                 let fetched = self
                     .connection
                     .read(&self.skill_md_uri)
                     .await
                     .map_err(skill_error)?;
-                match fetched.content {
-                    ResourceContent::Text(text) if !text.is_empty() => Ok(text),
-                    _ => Err(SkillError::Other(format!(
-                        "MCP server {} sent no text for {}",
-                        self.connection.server(),
-                        self.skill_md_uri
-                    ))),
-                }
+                let what = format!(
+                    "{} from MCP server {}",
+                    self.skill_md_uri,
+                    self.connection.server()
+                );
+                let text = match fetched.content {
+                    ResourceContent::Text(text) if !text.is_empty() => text,
+                    _ => {
+                        return Err(SkillError::Refused {
+                            what,
+                            reason: "the server sent no text".into(),
+                        });
+                    }
+                };
+                let document = parse(&text, &ParseOptions::default()).map_err(|error| {
+                    SkillError::Refused {
+                        what,
+                        reason: format!("it is not a SKILL.md: {error}"),
+                    }
+                })?;
+                Ok(SkillDocument::written(
+                    document.frontmatter_text(),
+                    document.body(),
+                ))
             })
             .await
             .cloned()
@@ -107,8 +129,8 @@ impl Skill for McpSkill {
     /// The resource `name` relative to the skill's root URI; `None` (with a warning) for a
     /// name that could leave the skill. Nothing is sent until it is read.
     fn resource(&self, name: &str) -> Option<Arc<dyn SkillResource>> {
-        if let Some(reason) = unsafe_resource_name(name) {
-            tracing::warn!(skill = %self.frontmatter.name, resource = %name, "resource name refused: {reason}");
+        if let Err(refused) = check_relative_name(name) {
+            tracing::warn!(skill = %self.frontmatter.name, "resource name refused: {refused}");
             return None;
         }
         Some(Arc::new(McpResource {

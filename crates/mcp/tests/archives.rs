@@ -99,7 +99,7 @@ async fn zip_and_tar_gz_archives_load_by_magic_mime_or_suffix() {
     let source = source(&fixture, base.path(), ArchiveLimits::default()).await;
     let skills = source.load().await.unwrap();
     assert_eq!(names(&skills), ["by-zip", "by-tar", "by-mime", "by-suffix"]);
-    assert!(skills[2].content().await.unwrap().contains("Body."));
+    assert!(skills[2].document().await.unwrap().body.contains("Body."));
 }
 
 #[test]

@@ -35,9 +35,10 @@ async fn our_client_reads_skill_md_and_archive_entries_from_a_python_server() {
     );
     assert!(
         notes
-            .content()
+            .document()
             .await
             .unwrap()
+            .body
             .contains("Read references/guide.md first.")
     );
     let guide = notes
@@ -74,9 +75,10 @@ async fn our_client_reads_skill_md_and_archive_entries_from_a_python_server() {
     let archive = &skills[1];
     assert!(
         archive
-            .content()
+            .document()
             .await
             .unwrap()
+            .body
             .contains("Everything is in references/.")
     );
     let facts = archive

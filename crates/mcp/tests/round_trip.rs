@@ -70,14 +70,20 @@ async fn check_skill_md_round_trip(source: &McpSkillsSource, reads: &Recording<S
         converter.frontmatter().description,
         "The unit-converter skill."
     );
+    assert_eq!(converter.origin().kind, skillful_core::OriginKind::Mcp);
     assert_eq!(
-        converter.origin().to_string(),
-        "skill://unit-converter/SKILL.md"
+        converter.origin().location.as_deref(),
+        Some("skill://unit-converter/SKILL.md")
     );
-    let content = converter.content().await.unwrap();
-    assert!(content.starts_with("---\nname: unit-converter\n"));
-    assert!(content.contains("Use the table"));
-    converter.content().await.unwrap();
+    let document = converter.document().await.unwrap();
+    assert!(
+        document
+            .written_frontmatter
+            .unwrap()
+            .starts_with("name: unit-converter\n")
+    );
+    assert!(document.body.contains("Use the table"));
+    converter.document().await.unwrap();
     let skill_md_reads = reads
         .reads()
         .iter()
@@ -179,7 +185,7 @@ async fn archive_entries_round_trip_as_file_skills_whose_scripts_never_run() {
         .find(|s| s.frontmatter().name == "unit-converter")
         .unwrap();
     assert!(
-        converter.origin().to_string().starts_with(
+        converter.origin().location.as_deref().unwrap().starts_with(
             &source
                 .archive_dir()
                 .canonicalize()
@@ -188,7 +194,14 @@ async fn archive_entries_round_trip_as_file_skills_whose_scripts_never_run() {
                 .into_owned()
         )
     );
-    assert!(converter.content().await.unwrap().contains("Use the table"));
+    assert!(
+        converter
+            .document()
+            .await
+            .unwrap()
+            .body
+            .contains("Use the table")
+    );
     assert_eq!(
         converter
             .resource("assets/logo.png")
@@ -218,7 +231,7 @@ async fn archive_entries_round_trip_as_file_skills_whose_scripts_never_run() {
     let script = converter.script("scripts/convert.py").unwrap();
     let refused = script.run(serde_json::json!([])).await.unwrap_err();
     assert!(
-        matches!(&refused, SkillError::Script { message, .. } if message.contains("not allowed to run")),
+        matches!(&refused, SkillError::NotRunnable { reason, .. } if reason.contains("not allowed to run")),
         "{refused}"
     );
 }

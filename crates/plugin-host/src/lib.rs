@@ -8,8 +8,8 @@
 //! panic inside a plugin comes back as an error (the plugin side catches it); the host keeps
 //! serving. A file that is not a library, a library that is not a plugin, and a plugin built
 //! against an incompatible interface are each a typed [`PluginError`] naming the file and what to
-//! do; the other plugins still load. A plugin's content (what `load_skill` shows) is the same XML
-//! an inline skill's is ([`skillful_core::content::inline_skill_content`]).
+//! do; the other plugins still load. A plugin's frontmatter goes through the workspace's one
+//! validator, and the provider renders it the way it renders every skill.
 //!
 //! This crate owns loading and calling plugins. **It knows nothing of the provider, the model or
 //! the command line**, and nothing of how plugins are built.

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use abi_stable::library::lib_header_from_path;
 use abi_stable::std_types::{RResult, RStr, RString};
 use async_trait::async_trait;
-use skillful_core::content::inline_skill_content;
+use skillful_core::validate::{ValidationMode, validate_frontmatter};
 use skillful_core::{
-    Mapping, ResourceContent, RiskTier, Skill, SkillError, SkillFrontmatter, SkillOrigin,
-    SkillResource, SkillScript,
+    DEFAULT_SCRIPT_TIMEOUT, DeclaredRisk, Diagnostic, Mapping, OriginKind, ResourceContent,
+    RiskTier, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin, SkillResource,
+    SkillScript, blocking,
 };
 use skillful_plugin_abi::ffi::{FrontmatterInfo, ResourceInfo, ScriptInfo, SkillPluginRef};
 
@@ -20,16 +21,20 @@ use crate::error::PluginError;
 
 /// A skill loaded from a plugin library.
 ///
-/// Its frontmatter, instructions and listings are read once, at load; static resources are
-/// served from memory, while dynamic resources and scripts call into the plugin on tokio's
-/// blocking pool (`spawn_blocking`) on every read or run. A library, once loaded, stays loaded
-/// for the life of the process.
+/// Its frontmatter, instructions and listings are read once, at load, and the frontmatter is
+/// checked by the workspace's one validator (leniently: warnings are kept in
+/// [`Skill::diagnostics`]); static resources are served from memory, while dynamic resources and
+/// scripts call into the plugin on tokio's blocking pool on every read or run, each call
+/// abandoned after [`DEFAULT_SCRIPT_TIMEOUT`] (the thread it runs on cannot be stopped). A
+/// library, once loaded, stays loaded for the life of the process.
 pub struct PluginSkill {
     path: PathBuf,
+    origin: SkillOrigin,
     frontmatter: SkillFrontmatter,
+    instructions: String,
     resources: Vec<Arc<dyn SkillResource>>,
     scripts: Vec<Arc<dyn SkillScript>>,
-    content: String,
+    diagnostics: Vec<Diagnostic>,
 }
 
 impl PluginSkill {
@@ -52,6 +57,12 @@ impl PluginSkill {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The same skill, its origin in `scope` (where its plugin directory was found).
+    pub fn with_scope(mut self, scope: skillful_core::Scope) -> Self {
+        self.origin = self.origin.with_scope(scope);
+        self
+    }
 }
 
 impl fmt::Debug for PluginSkill {
@@ -71,12 +82,12 @@ impl Skill for PluginSkill {
         &self.frontmatter
     }
 
-    fn origin(&self) -> SkillOrigin {
-        SkillOrigin::Plugin(self.path.clone())
+    fn origin(&self) -> &SkillOrigin {
+        &self.origin
     }
 
-    async fn content(&self) -> Result<String, SkillError> {
-        Ok(self.content.clone())
+    async fn document(&self) -> Result<SkillDocument, SkillError> {
+        Ok(SkillDocument::instructions(self.instructions.clone()))
     }
 
     fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
@@ -85,6 +96,10 @@ impl Skill for PluginSkill {
 
     fn scripts(&self) -> Vec<Arc<dyn SkillScript>> {
         self.scripts.clone()
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
     }
 }
 
@@ -97,15 +112,19 @@ struct Describe<'a> {
 impl Describe<'_> {
     fn skill(&self) -> Result<PluginSkill, PluginError> {
         let frontmatter = self.frontmatter(self.call((self.module.frontmatter())())?)?;
+        let validated =
+            validate_frontmatter(&frontmatter, ValidationMode::Lenient).map_err(|diagnostics| {
+                let reasons: Vec<String> = diagnostics
+                    .iter()
+                    .filter(|diagnostic| diagnostic.is_error())
+                    .map(|diagnostic| format!("{}: {}", diagnostic.field, diagnostic.message))
+                    .collect();
+                self.invalid(reasons.join("; "))
+            })?;
+        let (frontmatter, mut diagnostics) = (validated.frontmatter, validated.diagnostics);
         let instructions = self.call((self.module.instructions())())?.into_string();
-        for (field, text) in [
-            ("name", &frontmatter.name),
-            ("description", &frontmatter.description),
-            ("instructions", &instructions),
-        ] {
-            if text.trim().is_empty() {
-                return Err(self.invalid(format!("its {field} is blank")));
-            }
+        if instructions.trim().is_empty() {
+            return Err(self.invalid("its instructions are blank".to_owned()));
         }
         let skill: Arc<str> = frontmatter.name.as_str().into();
         let resources = self.call((self.module.resources())())?;
@@ -120,13 +139,25 @@ impl Describe<'_> {
             .into_iter()
             .map(|info| Ok(Arc::new(self.script(info)?) as Arc<dyn SkillScript>))
             .collect::<Result<Vec<_>, PluginError>>()?;
-        let content = inline_skill_content(&frontmatter, &instructions, &resources, &scripts);
+        // The tiers came resolved through the interface; the declarations are checked here so
+        // that a bad one is reported, as for every source.
+        let (_, warnings) = DeclaredRisk::for_scripts(
+            &frontmatter.metadata,
+            scripts.iter().map(|script| script.name()),
+        );
+        diagnostics.extend(warnings);
+        for diagnostic in &diagnostics {
+            tracing::warn!(path = %self.path.display(), field = %diagnostic.field, "{}", diagnostic.message);
+        }
+        let location = self.path.display().to_string();
         Ok(PluginSkill {
             path: self.path.to_path_buf(),
+            origin: SkillOrigin::new(OriginKind::Plugin, location.clone()).with_location(location),
             frontmatter,
+            instructions,
             resources,
             scripts,
-            content,
+            diagnostics,
         })
     }
 
@@ -213,14 +244,20 @@ impl Describe<'_> {
     }
 }
 
-/// Runs a call into the plugin on tokio's blocking pool.
+/// Runs a call into the plugin on tokio's blocking pool, abandoned (as [`SkillError::TimedOut`]
+/// naming `what`) after [`DEFAULT_SCRIPT_TIMEOUT`].
 async fn off_runtime<T: Send + 'static>(
+    what: String,
     call: impl FnOnce() -> RResult<RString, RString> + Send + 'static,
     finish: impl FnOnce(Result<String, String>) -> Result<T, SkillError>,
 ) -> Result<T, SkillError> {
-    let result = tokio::task::spawn_blocking(move || call().into_result())
+    let call = blocking::run("a plugin call", move || Ok(call().into_result()));
+    let result = tokio::time::timeout(DEFAULT_SCRIPT_TIMEOUT, call)
         .await
-        .map_err(|error| SkillError::Other(format!("the plugin call did not finish: {error}")))?;
+        .map_err(|_| SkillError::TimedOut {
+            what,
+            after: DEFAULT_SCRIPT_TIMEOUT,
+        })??;
     finish(
         result
             .map(RString::into_string)
@@ -264,6 +301,7 @@ impl SkillResource for PluginResource {
         let read = self.module.read_resource();
         let name = self.name.clone();
         off_runtime(
+            format!("resource '{}' of plugin skill '{}'", self.name, self.skill),
             move || read(RStr::from_str(&name)),
             |result| {
                 result.map(ResourceContent::Text).map_err(|message| {
@@ -324,6 +362,7 @@ impl SkillScript for PluginScript {
         let run = self.module.run_script();
         let name = self.name.clone();
         off_runtime(
+            format!("script '{}'", self.name),
             move || run(RStr::from_str(&name), RStr::from_str(&arguments)),
             |result| {
                 result.map_err(|message| SkillError::Script {

@@ -128,11 +128,8 @@ impl PluginSkillsSource {
         self.loaded
             .get_or_try_init(|| async {
                 let locations = self.locations.clone();
-                tokio::task::spawn_blocking(move || load_all(&locations))
+                skillful_core::blocking::run("loading plugins", move || Ok(load_all(&locations)))
                     .await
-                    .map_err(|error| {
-                        SkillError::Other(format!("loading plugins did not finish: {error}"))
-                    })
             })
             .await
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
-use skillful_core::{ResourceContent, RiskTier, Skill, SkillError, SkillOrigin, SourceContext};
+use skillful_core::{OriginKind, ResourceContent, RiskTier, Skill, SkillError, SourceContext};
 use skillful_plugin_build::PluginBuild;
 use skillful_plugin_host::{PluginError, PluginSkill, PluginSkillsSource, plugin_files};
 use skillful_provider::{SkillsProvider, SkillsSourceBuilder, ToolErrorCode, ToolOutput};
@@ -153,9 +153,11 @@ async fn script_errors_of_a_plugin_reach_the_model_as_script_failures() {
 #[tokio::test]
 async fn a_dynamic_resource_is_evaluated_on_every_read_and_a_static_one_is_not() {
     let skill = PluginSkill::load(library("clock")).unwrap();
+    let origin = skill.origin();
+    assert_eq!(origin.kind, OriginKind::Plugin);
     assert_eq!(
-        skill.origin(),
-        SkillOrigin::Plugin(library("clock").to_path_buf())
+        origin.location.as_deref(),
+        Some(library("clock").to_str().unwrap())
     );
     let current_time = skill.resource("current-time").unwrap();
     let reading = |text: &str| -> u64 {

@@ -5,11 +5,13 @@ use std::sync::Arc;
 use base64::Engine as _;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use skillful_core::names::check_relative_name;
 use skillful_core::{ResourceContent, RiskTier, Skill, SkillScript};
 
 use crate::idempotency::{Call, Replays};
 use crate::lookup::{Resolution, resolve};
 use crate::paging::{PageError, page};
+use crate::render::render_skill;
 use crate::tool_error::{ToolError, ToolErrorCode};
 use crate::tools::ToolKind;
 
@@ -23,6 +25,8 @@ const MAX_LISTED_NAMES: usize = 20;
 #[serde(rename_all = "camelCase")]
 struct LoadSkillArguments {
     skill_name: Option<String>,
+    offset: Option<u64>,
+    limit: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -133,7 +137,7 @@ impl Snapshot {
         let arguments: LoadSkillArguments = parse_arguments(ToolKind::LoadSkill, arguments)?;
         let requested = required(arguments.skill_name, SKILL_NAME_EMPTY, "skillName")?;
         let skill = self.find_skill(requested)?;
-        let content = skill.item.content().await.map_err(|error| {
+        let document = skill.item.document().await.map_err(|error| {
             tracing::warn!(skill = %skill.name, %error, "cannot load skill");
             ToolError::from_skill_error(
                 ToolErrorCode::SkillLoadFailed,
@@ -141,7 +145,16 @@ impl Snapshot {
                 &error,
             )
         })?;
-        Ok(skill.annotate(content))
+        let content = render_skill(skill.item.as_ref(), &document);
+        let text = page(
+            &content,
+            arguments.offset,
+            arguments.limit,
+            self.max_resource_bytes,
+            ToolKind::LoadSkill,
+        )
+        .map_err(|error| page_error(error, &skill.name, None, self.max_resource_bytes))?;
+        Ok(skill.annotate(text))
     }
 
     pub(crate) async fn read_skill_resource(
@@ -177,6 +190,7 @@ impl Snapshot {
                 arguments.offset,
                 arguments.limit,
                 self.max_resource_bytes,
+                ToolKind::ReadSkillResource,
             )
         };
         let text = match content {
@@ -192,7 +206,14 @@ impl Snapshot {
                 })
             }
         }
-        .map_err(|error| page_error(error, &resource.name, &skill.name, self.max_resource_bytes))?;
+        .map_err(|error| {
+            page_error(
+                error,
+                &skill.name,
+                Some(&resource.name),
+                self.max_resource_bytes,
+            )
+        })?;
         Ok(resource.annotate(skill.annotate(text)))
     }
 
@@ -337,12 +358,12 @@ fn find_member<T: ?Sized>(
     exact: impl FnOnce(&str) -> Option<Arc<T>>,
 ) -> Result<Found<Arc<T>>, ToolError> {
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let unlisted = if name_refs.contains(&requested.as_str()) || !is_plain_relative_name(&requested)
-    {
-        None
-    } else {
-        exact(&requested)
-    };
+    let unlisted =
+        if name_refs.contains(&requested.as_str()) || check_relative_name(&requested).is_err() {
+            None
+        } else {
+            exact(&requested)
+        };
     if let Some(item) = unlisted {
         return Ok(Found {
             item,
@@ -379,16 +400,6 @@ fn named<T: ?Sized>(
         items.iter().map(|item| name_of(item).to_owned()).collect(),
         items,
     )
-}
-
-/// Whether `name` is a plain relative name: no `..` or `.` segment, no leading `/`, no
-/// backslash, percent-escape, drive or scheme colon, or NUL.
-fn is_plain_relative_name(name: &str) -> bool {
-    !name.starts_with('/')
-        && !name.contains(['\\', '%', ':', '\0'])
-        && name
-            .split('/')
-            .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
 }
 
 fn not_found_hint(
@@ -463,17 +474,19 @@ fn required(name: Option<String>, message: &str, parameter: &str) -> Result<Stri
 
 fn page_error(
     error: PageError,
-    resource: &str,
     skill: &str,
+    resource: Option<&str>,
     max_resource_bytes: usize,
 ) -> ToolError {
+    let what = match resource {
+        Some(resource) => format!("resource '{resource}' in skill '{skill}'"),
+        None => format!("skill '{skill}'"),
+    };
     match error {
         PageError::OffsetPastEnd { offset, total } => ToolError::invalid_arguments(
-            format!(
-                "Error: Offset {offset} is past the end of resource '{resource}' in skill '{skill}' ({total} bytes)."
-            ),
+            format!("Error: Offset {offset} is past the end of {what} ({total} bytes)."),
             if total == 0 {
-                "The resource is empty; call again without an offset.".to_owned()
+                "It is empty; call again without an offset.".to_owned()
             } else {
                 format!(
                     "Call again with an offset below {total}, or without one to read from the start."

@@ -4,15 +4,17 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use skillful_core::content::inline_skill_content;
+use skillful_core::validate::{ValidationMode, validate_frontmatter};
 use skillful_core::{
-    DeclaredRisk, ResourceContent, RiskTier, Skill, SkillError, SkillFrontmatter, SkillOrigin,
-    SkillResource, SkillScript, SkillsSource, SourceContext,
+    DEFAULT_SCRIPT_TIMEOUT, DeclaredRisk, Diagnostic, ResourceContent, RiskTier, Skill,
+    SkillDocument, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
+    SkillsSource, SourceContext,
 };
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -23,11 +25,20 @@ type RunFn = dyn Fn(serde_json::Value) -> BoxFuture<Result<String, SkillError>> 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum InlineSkillError {
-    /// The skill's name, description or instructions are empty or only whitespace.
-    #[error("the inline skill's {field} is blank; give it some text")]
-    BlankField {
-        /// `name`, `description` or `instructions`.
-        field: &'static str,
+    /// The frontmatter breaks the specification (the same validator and diagnostics as a
+    /// `SKILL.md`: lenient by default, [`InlineSkillBuilder::validation`] to change it).
+    #[error("inline skill '{skill}' is invalid: {}", reasons(.diagnostics))]
+    Invalid {
+        /// The skill's name, as given.
+        skill: String,
+        /// Every finding, errors and warnings alike.
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// The skill's instructions are empty or only whitespace.
+    #[error("inline skill '{skill}' has no instructions; give it some text")]
+    NoInstructions {
+        /// The skill's name.
+        skill: String,
     },
     /// A resource or script has an empty name.
     #[error("skill '{skill}' has a {kind} with a blank name; name it")]
@@ -47,22 +58,21 @@ pub enum InlineSkillError {
         /// The shared name.
         name: String,
     },
-    /// A risk tier in the skill's `metadata` is not a tier, or names no script of the skill.
-    #[error("skill '{skill}': `{field}`: {message}")]
-    Risk {
-        /// The skill's name.
-        skill: String,
-        /// The metadata key, as `metadata.KEY`.
-        field: String,
-        /// What is wrong with it.
-        message: String,
-    },
+}
+
+fn reasons(diagnostics: &[Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.is_error())
+        .map(|diagnostic| format!("{}: {}", diagnostic.field, diagnostic.message))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A skill defined in code, built with [`InlineSkill::builder`].
 ///
-/// Its content (what `load_skill` shows) is rendered once, on first use, in the XML layout of
-/// [`skillful_core::content`].
+/// Its frontmatter is checked by the same validator as a `SKILL.md`'s; `load_skill` shows it the
+/// way it shows every skill (see [`render_skill`](crate::render_skill)).
 ///
 /// # Example
 /// ```
@@ -77,7 +87,7 @@ pub enum InlineSkillError {
 ///     value: f64,
 /// }
 ///
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
 /// let skill = InlineSkill::builder("unit-converter", "Converts units.")
 ///     .instructions("Use the table, then the script.")
 ///     .resource("table", "1 mile = 1.609344 km")
@@ -88,15 +98,16 @@ pub enum InlineSkillError {
 ///     .unwrap();
 /// let output = skill.scripts()[0].run(serde_json::json!({"value": 2.0})).await.unwrap();
 /// assert_eq!(output, "3.218688 km");
-/// assert!(skill.content().await.unwrap().contains("<resource name=\"table\"/>"));
+/// assert_eq!(skill.document().await.unwrap().body, "Use the table, then the script.");
 /// # });
 /// ```
 pub struct InlineSkill {
     frontmatter: SkillFrontmatter,
+    origin: SkillOrigin,
     instructions: String,
     resources: Vec<Arc<dyn SkillResource>>,
     scripts: Vec<Arc<dyn SkillScript>>,
-    content: OnceLock<String>,
+    diagnostics: Vec<Diagnostic>,
 }
 
 impl InlineSkill {
@@ -112,6 +123,8 @@ impl InlineSkill {
             instructions: String::new(),
             resources: Vec::new(),
             scripts: Vec::new(),
+            validation: ValidationMode::default(),
+            script_timeout: DEFAULT_SCRIPT_TIMEOUT,
         }
     }
 
@@ -137,22 +150,12 @@ impl Skill for InlineSkill {
         &self.frontmatter
     }
 
-    fn origin(&self) -> SkillOrigin {
-        SkillOrigin::Inline
+    fn origin(&self) -> &SkillOrigin {
+        &self.origin
     }
 
-    async fn content(&self) -> Result<String, SkillError> {
-        Ok(self
-            .content
-            .get_or_init(|| {
-                inline_skill_content(
-                    &self.frontmatter,
-                    &self.instructions,
-                    &self.resources,
-                    &self.scripts,
-                )
-            })
-            .clone())
+    async fn document(&self) -> Result<SkillDocument, SkillError> {
+        Ok(SkillDocument::instructions(self.instructions.clone()))
     }
 
     fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
@@ -161,6 +164,10 @@ impl Skill for InlineSkill {
 
     fn scripts(&self) -> Vec<Arc<dyn SkillScript>> {
         self.scripts.clone()
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
     }
 }
 
@@ -172,6 +179,8 @@ pub struct InlineSkillBuilder {
     instructions: String,
     resources: Vec<InlineResource>,
     scripts: Vec<InlineScript>,
+    validation: ValidationMode,
+    script_timeout: Duration,
 }
 
 impl InlineSkillBuilder {
@@ -223,32 +232,57 @@ impl InlineSkillBuilder {
         self
     }
 
+    /// How strictly the frontmatter is checked (default lenient, as for file skills).
+    pub fn validation(mut self, mode: ValidationMode) -> Self {
+        self.validation = mode;
+        self
+    }
+
+    /// How long a script of this skill may run before its call is abandoned with
+    /// [`SkillError::TimedOut`] (default [`DEFAULT_SCRIPT_TIMEOUT`], as for file scripts); a
+    /// script's own [`InlineScript::with_timeout`] wins.
+    pub fn script_timeout(mut self, timeout: Duration) -> Self {
+        self.script_timeout = timeout;
+        self
+    }
+
     /// Checks the parts and builds the skill.
     ///
-    /// A script without a tier of its own ([`InlineScript::with_risk_tier`]) gets the one the
-    /// skill's `metadata` declares for it (see [`DeclaredRisk`]), else
-    /// [`RiskTier::SCRIPT_DEFAULT`].
+    /// The frontmatter goes through the workspace's one validator (warnings are kept:
+    /// [`Skill::diagnostics`]). A script without a tier of its own
+    /// ([`InlineScript::with_risk_tier`]) gets the one the skill's `metadata` declares for it
+    /// (see [`DeclaredRisk`]), else [`RiskTier::SCRIPT_DEFAULT`]; a bad declaration is a warning
+    /// and is ignored, as for every source.
     ///
     /// # Errors
-    /// A blank name, description or instructions; a resource or script with a blank name; two
-    /// resources or two scripts with the same name; a risk tier in `metadata` that is not a tier
-    /// or names no script of the skill.
+    /// Frontmatter the validator rejects; blank instructions; a resource or script with a blank
+    /// name; two resources or two scripts with the same name.
     pub fn build(mut self) -> Result<InlineSkill, InlineSkillError> {
-        for (field, text) in [
-            ("name", &self.frontmatter.name),
-            ("description", &self.frontmatter.description),
-            ("instructions", &self.instructions),
-        ] {
-            if text.trim().is_empty() {
-                return Err(InlineSkillError::BlankField { field });
-            }
+        let validated =
+            validate_frontmatter(&self.frontmatter, self.validation).map_err(|diagnostics| {
+                InlineSkillError::Invalid {
+                    skill: self.frontmatter.name.clone(),
+                    diagnostics,
+                }
+            })?;
+        let skill = validated.frontmatter.name.clone();
+        if self.instructions.trim().is_empty() {
+            return Err(InlineSkillError::NoInstructions { skill });
         }
-        let skill = &self.frontmatter.name;
-        check_member_names(skill, "resource", self.resources.iter().map(|r| r.name()))?;
-        check_member_names(skill, "script", self.scripts.iter().map(|s| s.name()))?;
-        let declared = declared_risk(&self.frontmatter, &self.scripts)?;
+        check_member_names(&skill, "resource", self.resources.iter().map(|r| r.name()))?;
+        check_member_names(&skill, "script", self.scripts.iter().map(|s| s.name()))?;
+        let (declared, warnings) = DeclaredRisk::for_scripts(
+            &validated.frontmatter.metadata,
+            self.scripts.iter().map(|script| script.name.as_str()),
+        );
+        let mut diagnostics = validated.diagnostics;
+        diagnostics.extend(warnings);
+        for diagnostic in &diagnostics {
+            tracing::warn!(skill = %skill, field = %diagnostic.field, "{}", diagnostic.message);
+        }
         for script in &mut self.scripts {
             script.risk.get_or_insert(declared.script(&script.name));
+            script.timeout.get_or_insert(self.script_timeout);
         }
         Ok(InlineSkill {
             resources: self
@@ -261,40 +295,12 @@ impl InlineSkillBuilder {
                 .into_iter()
                 .map(|script| Arc::new(script) as Arc<dyn SkillScript>)
                 .collect(),
-            frontmatter: self.frontmatter,
+            frontmatter: validated.frontmatter,
+            origin: SkillOrigin::inline(),
             instructions: self.instructions,
-            content: OnceLock::new(),
+            diagnostics,
         })
     }
-}
-
-/// The risk tiers `frontmatter` declares, each naming one of `scripts`.
-fn declared_risk(
-    frontmatter: &SkillFrontmatter,
-    scripts: &[InlineScript],
-) -> Result<DeclaredRisk, InlineSkillError> {
-    let skill = &frontmatter.name;
-    let (declared, warnings) = DeclaredRisk::from_metadata(&frontmatter.metadata);
-    if let Some(warning) = warnings.into_iter().next() {
-        return Err(InlineSkillError::Risk {
-            skill: skill.clone(),
-            field: warning.field,
-            message: warning.message,
-        });
-    }
-    if let Some(unknown) = declared
-        .script_names()
-        .find(|name| !scripts.iter().any(|script| script.name == *name))
-    {
-        return Err(InlineSkillError::Risk {
-            skill: skill.clone(),
-            field: format!("metadata.{}{unknown}", skillful_core::SCRIPT_RISK_PREFIX),
-            message: format!(
-                "the skill has no script named '{unknown}'; use a script's exact name"
-            ),
-        });
-    }
-    Ok(declared)
 }
 
 fn check_member_names<'a>(
@@ -406,6 +412,7 @@ pub struct InlineScript {
     description: Option<String>,
     schema: serde_json::Value,
     risk: Option<RiskTier>,
+    timeout: Option<Duration>,
     run: Box<RunFn>,
 }
 
@@ -442,8 +449,16 @@ impl InlineScript {
             description: Some(description.into()).filter(|text| !text.trim().is_empty()),
             schema: skillful_core::arguments_schema::<Args>(),
             risk: None,
+            timeout: None,
             run: Box::new(run),
         }
+    }
+
+    /// The same script, abandoned with [`SkillError::TimedOut`] when a call takes longer than
+    /// `timeout` (default: its skill's [`InlineSkillBuilder::script_timeout`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// The same script, with the risk tier an approval policy decides by; without one it has the
@@ -510,7 +525,15 @@ impl SkillScript for InlineScript {
                 });
             }
         };
-        (self.run)(arguments).await
+        let timeout = self.timeout.unwrap_or(DEFAULT_SCRIPT_TIMEOUT);
+        tokio::time::timeout(timeout, (self.run)(arguments))
+            .await
+            .unwrap_or_else(|_| {
+                Err(SkillError::TimedOut {
+                    what: format!("script '{}'", self.name),
+                    after: timeout,
+                })
+            })
     }
 }
 

@@ -60,6 +60,7 @@ mod paging;
 mod pipeline;
 mod prompt;
 mod provider;
+mod render;
 mod tool_error;
 mod tools;
 
@@ -75,5 +76,6 @@ pub use prompt::{DEFAULT_PROMPT_TEMPLATE, SKILLS_PLACEHOLDER};
 pub use provider::{
     DEFAULT_MAX_RESOURCE_BYTES, ProviderError, RunContext, SkillsProvider, SkillsProviderBuilder,
 };
+pub use render::{escape_xml, render_skill};
 pub use tool_error::{ToolError, ToolErrorCode};
 pub use tools::{ProviderId, SkillTool, ToolId, ToolKind, ToolOutput};

@@ -1,4 +1,6 @@
-//! Cuts long resource text into pages, and says so: nothing is ever cut silently.
+//! Cuts long text (a resource, a skill) into pages, and says so: nothing is ever cut silently.
+
+use crate::tools::ToolKind;
 
 /// Why a page could not be cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +21,7 @@ pub(crate) fn page(
     offset: Option<u64>,
     limit: Option<u64>,
     budget: usize,
+    tool: ToolKind,
 ) -> Result<String, PageError> {
     let total = text.len();
     let offset_requested = offset.unwrap_or(0);
@@ -44,11 +47,16 @@ pub(crate) fn page(
         shown.to_owned()
     } else if end < total {
         format!(
-            "{shown}\n\n[truncated: showing bytes {start}-{end} of {total}; call read_skill_resource again with offset={end} to continue]"
+            "{shown}\n\n[truncated: showing bytes {start}-{end} of {total}; call {tool} again with offset={end} to continue]"
         )
     } else {
         format!(
-            "{shown}\n\n[showing bytes {start}-{end} of {total}: this is the end of the resource]"
+            "{shown}\n\n[showing bytes {start}-{end} of {total}: this is the end of the {}]",
+            if tool == ToolKind::LoadSkill {
+                "skill"
+            } else {
+                "resource"
+            }
         )
     })
 }

@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
-use skillful_core::content::escape_xml;
 use skillful_core::{RiskTier, Skill};
+
+use crate::render::escape_xml;
 
 /// The placeholder a prompt template must contain; the skills catalog replaces it.
 pub const SKILLS_PLACEHOLDER: &str = "{skills}";

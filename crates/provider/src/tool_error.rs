@@ -60,8 +60,8 @@ impl ToolError {
         Self::new(ToolErrorCode::InvalidArguments, message.into(), hint.into())
     }
 
-    /// A failure of the skill's own code, `error`, behind `message`. File paths in I/O and
-    /// path-safety errors stay in the log; the other errors' text is what the model needs to
+    /// A failure of the skill's own code, `error`, behind `message`. File paths and URIs in read,
+    /// safety and integrity errors stay in the log; the other errors' text is what the model needs to
     /// correct itself, so it becomes the hint.
     pub(crate) fn from_skill_error(
         code: ToolErrorCode,
@@ -73,12 +73,15 @@ impl ToolError {
             _ => code,
         };
         let (hint, retryable) = match error {
-            SkillError::Io { .. } => (
+            SkillError::Unreadable { .. } => (
                 "It could not be read just now; try again, or go on without it.".to_owned(),
                 true,
             ),
-            SkillError::UnsafePath { .. } => {
+            SkillError::Refused { .. } | SkillError::Mismatch { .. } => {
                 ("It is not available; go on without it.".to_owned(), false)
+            }
+            SkillError::TooLarge { advice, .. } => {
+                (format!("It is too large to read whole; {advice}."), false)
             }
             SkillError::InvalidArguments { message, .. } => (
                 format!("{message} Pass the arguments the script's parameters_schema describes."),

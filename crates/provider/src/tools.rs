@@ -31,7 +31,7 @@ impl fmt::Display for ProviderId {
 /// Which of the three skill tools a [`SkillTool`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ToolKind {
-    /// `load_skill(skillName)`: the skill's full content.
+    /// `load_skill(skillName, offset?, limit?)`: the skill's full content, paged when long.
     LoadSkill,
     /// `read_skill_resource(skillName, resourceName, offset?, limit?)`: one resource, paged.
     ReadSkillResource,
@@ -79,10 +79,21 @@ impl ToolKind {
             "type": "string",
             "description": "The name of the skill, exactly as listed in <available_skills>."
         });
+        let offset = json!({
+            "type": "integer",
+            "minimum": 0,
+            "description": "The UTF-8 byte offset to start reading at (default 0); long text is returned in pages, each saying the offset of the next."
+        });
+        let limit = json!({
+            "type": "integer",
+            "minimum": 1,
+            "maximum": max_resource_bytes,
+            "description": format!("The most bytes to return (default and maximum {max_resource_bytes}).")
+        });
         match self {
             ToolKind::LoadSkill => json!({
                 "type": "object",
-                "properties": { "skillName": skill_name },
+                "properties": { "skillName": skill_name, "offset": offset, "limit": limit },
                 "required": ["skillName"]
             }),
             ToolKind::ReadSkillResource => json!({
@@ -93,17 +104,8 @@ impl ToolKind {
                         "type": "string",
                         "description": "The name of the resource, exactly as the skill lists it."
                     },
-                    "offset": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "description": "The UTF-8 byte offset to start reading at (default 0); a long resource is returned in pages, each saying the offset of the next."
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": max_resource_bytes,
-                        "description": format!("The most bytes to return (default and maximum {max_resource_bytes}).")
-                    }
+                    "offset": offset,
+                    "limit": limit
                 },
                 "required": ["skillName", "resourceName"]
             }),

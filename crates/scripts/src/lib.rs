@@ -1,5 +1,5 @@
 //! Runs the script files of file skills as subprocesses, safely by default: the
-//! [`ProcessRunner`] implements [`skillful_core::FileScriptRunner`] for `skillful-discovery`'s
+//! [`ProcessRunner`] implements [`skillful_discovery::FileScriptRunner`] for `skillful-discovery`'s
 //! file source.
 //!
 //! A script of a third-party skill is untrusted code chosen by a model, so the runner:

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use skillful_core::{FileScriptRequest, FileScriptRunner, SkillError};
+use skillful_core::SkillError;
+use skillful_discovery::{FileScriptRequest, FileScriptRunner};
 use tokio::process::{Child, Command};
 
 use crate::arguments::command_line;
@@ -18,7 +19,7 @@ use crate::interpreter::{Interpreter, default_interpreters, extension_of};
 use crate::output::{Capture, ScriptOutput};
 
 /// How long a script may run when not configured: 30 seconds.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_TIMEOUT: Duration = skillful_core::DEFAULT_SCRIPT_TIMEOUT;
 
 /// How much of each output stream is kept when not configured: 64 KiB.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
@@ -45,7 +46,7 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// # Example
 /// ```
 /// use std::time::Duration;
-/// use skillful_core::FileScriptRequest;
+/// use skillful_discovery::FileScriptRequest;
 /// use skillful_scripts::ProcessRunner;
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

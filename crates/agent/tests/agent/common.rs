@@ -8,10 +8,10 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use skillful_chat::OpenAiClient;
 use skillful_core::{
-    FileScriptRequest, FileScriptRunner, RiskTier, Skill, SkillError, SkillFrontmatter,
-    SkillOrigin, SkillResource, SkillScript, SkillsSource, SourceContext,
+    RiskTier, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin, SkillResource,
+    SkillScript, SkillsSource, SourceContext,
 };
-use skillful_discovery::FileSkillsSource;
+use skillful_discovery::{FileScriptRequest, FileScriptRunner, FileSkillsSource};
 use skillful_provider::SkillsProvider;
 use skillful_scripts::ProcessRunner;
 
@@ -106,6 +106,7 @@ impl SkillScript for TieredScript {
 #[derive(Debug)]
 pub(crate) struct OpsSkill {
     frontmatter: SkillFrontmatter,
+    origin: SkillOrigin,
     pub scripts: Vec<Arc<TieredScript>>,
 }
 
@@ -120,6 +121,7 @@ impl OpsSkill {
         };
         Arc::new(Self {
             frontmatter: SkillFrontmatter::new("ops", "Checks and cleans the server."),
+            origin: SkillOrigin::inline(),
             scripts: vec![
                 script("status", RiskTier::Read),
                 script("wipe", RiskTier::Destructive),
@@ -133,11 +135,13 @@ impl Skill for OpsSkill {
     fn frontmatter(&self) -> &SkillFrontmatter {
         &self.frontmatter
     }
-    fn origin(&self) -> SkillOrigin {
-        SkillOrigin::Inline
+    fn origin(&self) -> &SkillOrigin {
+        &self.origin
     }
-    async fn content(&self) -> Result<String, SkillError> {
-        Ok("Run `status` to check, `wipe` to clean.".to_owned())
+    async fn document(&self) -> Result<SkillDocument, SkillError> {
+        Ok(SkillDocument::instructions(
+            "Run `status` to check, `wipe` to clean.",
+        ))
     }
     fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
         Vec::new()

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde_json::Value;
 use skillful_core::{
-    ResourceContent, RiskTier, Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource,
-    SkillScript, SourceContext,
+    OriginKind, ResourceContent, RiskTier, Skill, SkillDocument, SkillError, SkillFrontmatter,
+    SkillOrigin, SkillResource, SkillScript, SourceContext,
 };
 use skillful_provider::{
     InlineSkill, InlineSkillsSource, RunContext, SkillsProvider, ToolError, ToolOutput,
@@ -48,8 +48,8 @@ impl SkillResource for TestResource {
                 bytes: bytes.clone(),
                 mime_type: mime_type.clone(),
             }),
-            TestContent::IoError => Err(SkillError::Io {
-                path: "/secret/host/path/FAQ.md".into(),
+            TestContent::IoError => Err(SkillError::Unreadable {
+                what: "/secret/host/path/FAQ.md".into(),
                 source: std::io::Error::other("disk on fire"),
             }),
             TestContent::Failure(message) => Err(SkillError::Other(message.clone())),
@@ -91,6 +91,7 @@ impl SkillScript for TestScript {
 #[derive(Debug)]
 pub(crate) struct TestSkill {
     pub frontmatter: SkillFrontmatter,
+    pub origin: SkillOrigin,
     pub resources: Vec<Arc<dyn SkillResource>>,
     pub scripts: Vec<Arc<dyn SkillScript>>,
     pub answers_unlisted: bool,
@@ -101,6 +102,8 @@ impl TestSkill {
     pub(crate) fn new(name: &str) -> Self {
         Self {
             frontmatter: SkillFrontmatter::new(name, format!("The {name} skill.")),
+            origin: SkillOrigin::new(OriginKind::Mcp, "test")
+                .with_location(format!("test://{name}")),
             resources: Vec::new(),
             scripts: Vec::new(),
             answers_unlisted: false,
@@ -145,12 +148,15 @@ impl Skill for TestSkill {
         &self.frontmatter
     }
 
-    fn origin(&self) -> SkillOrigin {
-        SkillOrigin::Uri(format!("test://{}", self.frontmatter.name))
+    fn origin(&self) -> &SkillOrigin {
+        &self.origin
     }
 
-    async fn content(&self) -> Result<String, SkillError> {
-        Ok(format!("Content of {}.", self.frontmatter.name))
+    async fn document(&self) -> Result<SkillDocument, SkillError> {
+        Ok(SkillDocument::instructions(format!(
+            "Content of {}.",
+            self.frontmatter.name
+        )))
     }
 
     fn resources(&self) -> Vec<Arc<dyn SkillResource>> {

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use skillful_core::{ResourceContent, RiskTier, Skill, SkillError, SkillsSource, SourceContext};
 use skillful_provider::{
     InlineResource, InlineScript, InlineSkill, InlineSkillError, InlineSkillsSource, ToolErrorCode,
+    render_skill,
 };
 
 use crate::common::{call, expect_error, expect_text, run};
@@ -44,17 +45,20 @@ fn greeter() -> InlineSkill {
         .unwrap()
 }
 
-#[tokio::test]
-async fn content_lists_resources_then_scripts_in_the_reference_xml() {
-    let content = greeter().content().await.unwrap();
-    assert_eq!(
-        content,
-        r#"<name>greeter</name>
-<description>Greets people &amp; things.</description>
+/// What `load_skill` shows for `skill`.
+async fn shown(skill: &InlineSkill) -> String {
+    render_skill(skill, &skill.document().await.unwrap())
+}
 
-<instructions>
-Say &quot;hello&quot; to &lt;name&gt;.
-</instructions>
+#[tokio::test]
+async fn load_skill_shows_a_skill_md_then_resources_then_scripts() {
+    assert_eq!(
+        shown(&greeter()).await,
+        r#"---
+name: greeter
+description: "Greets people & things."
+---
+Say "hello" to <name>.
 
 <available_resources>
   <resource name="phrases" description="Phrases &apos;to&apos; use"/>
@@ -79,9 +83,32 @@ async fn empty_categories_are_self_closing() {
         .build()
         .unwrap();
     assert_eq!(
-        skill.content().await.unwrap(),
-        "<name>bare</name>\n<description>Nothing else.</description>\n\n<instructions>\nJust this.\n</instructions>\n\n<available_resources />\n\n<available_scripts />"
+        shown(&skill).await,
+        "---\nname: bare\ndescription: Nothing else.\n---\nJust this.\n\n<available_resources />\n\n<available_scripts />"
     );
+}
+
+#[tokio::test]
+async fn full_frontmatter_is_written_as_yaml_that_reads_back_the_same() {
+    let mut frontmatter = skillful_core::SkillFrontmatter::new("full", "Does: everything");
+    frontmatter.license = Some("MIT".into());
+    frontmatter.allowed_tools = Some(vec!["Read".into(), "Bash(git:*)".into()]);
+    frontmatter.metadata.insert("version".into(), "1.0".into());
+    frontmatter.metadata.insert("risk".into(), "read".into());
+    let skill = InlineSkill::builder_from(frontmatter.clone())
+        .instructions("Go.")
+        .build()
+        .unwrap();
+    let text = shown(&skill).await;
+    assert!(
+        text.starts_with("---\nname: full\ndescription: \"Does: everything\"\nlicense: MIT\nallowed-tools: [\"Read\",\"Bash(git:*)\"]\nmetadata:\n  version: \"1.0\"\n  risk: read\n---\nGo.\n"),
+        "{text}"
+    );
+    let loaded =
+        skillful_frontmatter::FrontmatterLoader::new(skillful_frontmatter::ValidationMode::Strict)
+            .load(&text, Some("full"))
+            .unwrap();
+    assert_eq!(loaded.frontmatter, frontmatter);
 }
 
 #[tokio::test]
@@ -137,20 +164,8 @@ fn duplicate_and_blank_names_are_refused_at_build() {
             },
         ),
         (
-            InlineSkill::builder("", "S.").instructions("I.").build(),
-            InlineSkillError::BlankField { field: "name" },
-        ),
-        (
-            InlineSkill::builder("s", " ").instructions("I.").build(),
-            InlineSkillError::BlankField {
-                field: "description",
-            },
-        ),
-        (
             InlineSkill::builder("s", "S.").build(),
-            InlineSkillError::BlankField {
-                field: "instructions",
-            },
+            InlineSkillError::NoInstructions { skill: "s".into() },
         ),
     ];
     for (built, expected) in cases {
@@ -264,7 +279,7 @@ async fn a_dynamic_resource_is_evaluated_on_every_read() {
         0,
         "building or listing must not read"
     );
-    skill.content().await.unwrap();
+    shown(&skill).await;
     assert_eq!(
         reads.load(Ordering::SeqCst),
         0,
@@ -345,7 +360,7 @@ async fn the_inline_source_offers_its_skills_in_order() {
         .map(|skill| skill.frontmatter().name.as_str())
         .collect();
     assert_eq!(names, ["greeter", "b"]);
-    assert_eq!(skills[0].origin(), skillful_core::SkillOrigin::Inline);
+    assert_eq!(*skills[0].origin(), skillful_core::SkillOrigin::inline());
 }
 
 fn tiered(metadata: &[(&str, &str)]) -> Result<InlineSkill, InlineSkillError> {
@@ -379,7 +394,7 @@ async fn inline_scripts_take_their_own_tier_else_the_metadata_tier_and_show_it()
         script_tiers(&skill),
         [RiskTier::Read, RiskTier::Destructive, RiskTier::WriteLow]
     );
-    let content = skill.content().await.unwrap();
+    let content = shown(&skill).await;
     assert!(
         content.contains(r#"<script name="status" risk="read">"#),
         "{content}"
@@ -397,16 +412,81 @@ async fn inline_scripts_take_their_own_tier_else_the_metadata_tier_and_show_it()
 }
 
 #[test]
-fn inline_risk_metadata_that_is_no_tier_or_names_no_script_is_refused() {
+fn inline_risk_metadata_that_is_no_tier_or_names_no_script_warns_and_is_ignored_as_for_files() {
+    let skill = tiered(&[("risk", "safe"), ("risk.missing", "read")]).unwrap();
     assert_eq!(
-        tiered(&[("risk", "safe")]).unwrap_err().to_string(),
-        "skill 'ops': `metadata.risk`: unknown risk tier `safe`; use read, write-low, write-high or destructive"
+        script_tiers(&skill),
+        [
+            RiskTier::WriteHigh,
+            RiskTier::Destructive,
+            RiskTier::WriteHigh
+        ]
     );
-    match tiered(&[("risk.missing", "read")]).unwrap_err() {
-        InlineSkillError::Risk { field, message, .. } => {
-            assert_eq!(field, "metadata.risk.missing");
-            assert!(message.contains("no script named 'missing'"), "{message}");
+    let fields: Vec<&str> = skill
+        .diagnostics()
+        .iter()
+        .map(|d| d.field.as_str())
+        .collect();
+    assert_eq!(fields, ["metadata.risk", "metadata.risk.missing"]);
+    assert!(
+        skill.diagnostics()[0]
+            .message
+            .contains("unknown risk tier `safe`")
+    );
+    assert!(skill.diagnostics().iter().all(|d| !d.is_error()));
+}
+
+#[test]
+fn inline_frontmatter_goes_through_the_same_validator_as_files() {
+    let invalid = InlineSkill::builder("Bad Name", "B.")
+        .instructions("I.")
+        .validation(skillful_core::validate::ValidationMode::Strict)
+        .build()
+        .unwrap_err();
+    match invalid {
+        InlineSkillError::Invalid { skill, diagnostics } => {
+            assert_eq!(skill, "Bad Name");
+            assert!(
+                diagnostics
+                    .iter()
+                    .any(|d| d.field == "name" && d.is_error())
+            );
         }
         other => panic!("unexpected error: {other}"),
+    }
+    let lenient = InlineSkill::builder("Bad Name", "B.")
+        .instructions("I.")
+        .build()
+        .unwrap();
+    assert!(lenient.diagnostics().iter().any(|d| d.field == "name"));
+    assert!(matches!(
+        InlineSkill::builder("", "S.").instructions("I.").build(),
+        Err(InlineSkillError::Invalid { .. })
+    ));
+    assert!(matches!(
+        InlineSkill::builder("s", " ").instructions("I.").build(),
+        Err(InlineSkillError::Invalid { .. })
+    ));
+}
+
+#[tokio::test]
+async fn an_inline_script_that_runs_too_long_is_abandoned_with_a_timeout() {
+    let skill = InlineSkill::builder("slow", "Sleeps.")
+        .instructions("Call it.")
+        .add_script(
+            InlineScript::new("sleep", "", |_: Options| async {
+                tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+                Ok(String::new())
+            })
+            .with_timeout(std::time::Duration::from_millis(50)),
+        )
+        .build()
+        .unwrap();
+    match skill.scripts()[0].run(json!({})).await {
+        Err(SkillError::TimedOut { what, after }) => {
+            assert_eq!(what, "script 'sleep'");
+            assert_eq!(after, std::time::Duration::from_millis(50));
+        }
+        other => panic!("expected a timeout, got {other:?}"),
     }
 }

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use skillful_provider::{InlineSkillsSource, SkillsProvider, ToolErrorCode, ToolOutput};
+use skillful_provider::{
+    InlineSkill, InlineSkillsSource, SkillsProvider, ToolErrorCode, ToolOutput,
+};
 
 use crate::common::{TestContent, TestSkill, call, expect_error, expect_text, run, run_of};
 
@@ -185,5 +187,34 @@ async fn the_default_budget_is_the_limit_maximum_in_the_schema() {
     assert_eq!(
         schema["properties"]["limit"]["maximum"],
         skillful_provider::DEFAULT_MAX_RESOURCE_BYTES
+    );
+}
+
+#[tokio::test]
+async fn a_long_skill_comes_in_pages_too() {
+    let skill = InlineSkill::builder("long", "Long.")
+        .instructions("x".repeat(100_000))
+        .build()
+        .unwrap();
+    let run = run(vec![Arc::new(skill)]).await;
+    let first = expect_text(call(&run, "load_skill", json!({"skillName": "long"})).await);
+    assert!(first.starts_with("---\nname: long\n"), "{}", &first[..40]);
+    assert!(
+        first.ends_with("; call load_skill again with offset=65536 to continue]"),
+        "{}",
+        &first[first.len() - 120..]
+    );
+    let rest = expect_text(
+        call(
+            &run,
+            "load_skill",
+            json!({"skillName": "long", "offset": 65536}),
+        )
+        .await,
+    );
+    assert!(
+        rest.ends_with("this is the end of the skill]"),
+        "{}",
+        &rest[rest.len() - 80..]
     );
 }

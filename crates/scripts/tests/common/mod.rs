@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skillful_core::FileScriptRequest;
+use skillful_discovery::FileScriptRequest;
 
 /// Writes `text` to `dir/name` (creating directories), executable when `executable`.
 pub(crate) fn script(dir: &Path, name: &str, text: &str, executable: bool) -> PathBuf {

@@ -1,9 +1,18 @@
+//! The one validator of the workspace: the Agent Skills specification's rules applied to a
+//! skill's frontmatter fields, whatever source they come from (a parsed `SKILL.md`, a skill built
+//! in code, a plugin, an MCP server's listing).
+//!
+//! It works on typed [`Value`]s, never on text or YAML nodes: a file source parses first, an MCP
+//! source reads JSON first, an inline skill starts from a [`SkillFrontmatter`].
+
+use std::borrow::Cow;
+
 use indexmap::IndexMap;
-use skillful_core::{Diagnostic, SPEC_FIELDS, Severity, SkillFrontmatter};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::document::{Document, ParseOptions, parse};
-use crate::parser::Node;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::frontmatter::{SPEC_FIELDS, SkillFrontmatter};
+use crate::value::{Mapping, Value};
 
 /// The longest name the specification allows, in characters.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -27,87 +36,55 @@ pub enum ValidationMode {
 
 /// Frontmatter that passed validation, with the warnings found on the way.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedFrontmatter {
+pub struct Validated {
     /// The frontmatter.
     pub frontmatter: SkillFrontmatter,
     /// Warnings; never an error.
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Parses and validates `SKILL.md` text with one [`ValidationMode`] and one set of limits.
-#[derive(Debug, Clone, Default)]
-pub struct FrontmatterLoader {
-    mode: ValidationMode,
-    options: ParseOptions,
-}
-
-impl FrontmatterLoader {
-    /// A loader with the default [`ParseOptions`].
-    pub fn new(mode: ValidationMode) -> Self {
-        Self {
-            mode,
-            options: ParseOptions::default(),
-        }
-    }
-
-    /// The same loader with other limits.
-    pub fn with_options(mut self, options: ParseOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// The validation mode.
-    pub fn mode(&self) -> ValidationMode {
-        self.mode
-    }
-
-    /// The parse limits.
-    pub fn options(&self) -> &ParseOptions {
-        &self.options
-    }
-
-    /// Parses `text` and validates its frontmatter; `dir_name` is the name of the directory
-    /// holding the `SKILL.md`, which the skill's name must match.
-    ///
-    /// # Errors
-    /// Every diagnostic, errors and warnings alike, when the skill is rejected. A parse error is
-    /// reported on the field `frontmatter`. Diagnostics carry no path: the caller knows the file.
-    pub fn load(
-        &self,
-        text: &str,
-        dir_name: Option<&str>,
-    ) -> Result<LoadedFrontmatter, Vec<Diagnostic>> {
-        let document = parse(text, &self.options)
-            .map_err(|error| vec![Diagnostic::error("frontmatter", error.to_string())])?;
-        validate(&document, dir_name, self.mode)
-    }
-}
-
-/// Validates a parsed document's frontmatter against the specification.
+/// Validates the top-level fields of a skill's frontmatter and builds its [`SkillFrontmatter`].
+///
+/// `expected_name` is the name the skill's location gives it (its directory, the last segment
+/// of its URI), which the skill's name must match; when lenient and the name is missing, the
+/// skill takes it.
 ///
 /// # Errors
 /// Every diagnostic, errors and warnings alike, when the skill is rejected.
-pub fn validate(
-    document: &Document<'_>,
-    dir_name: Option<&str>,
+///
+/// # Example
+/// ```
+/// use skillful_core::validate::{ValidationMode, validate_fields};
+/// use skillful_core::{Mapping, Value};
+///
+/// let mut fields = Mapping::new();
+/// fields.insert("name".into(), Value::String("Pdf".into()));
+/// fields.insert("description".into(), Value::String("Fills PDF forms.".into()));
+/// let lenient = validate_fields(&fields, Some("Pdf"), ValidationMode::Lenient).unwrap();
+/// assert_eq!(lenient.diagnostics[0].field, "name");
+/// assert!(validate_fields(&fields, Some("Pdf"), ValidationMode::Strict).is_err());
+/// ```
+pub fn validate_fields(
+    fields: &Mapping,
+    expected_name: Option<&str>,
     mode: ValidationMode,
-) -> Result<LoadedFrontmatter, Vec<Diagnostic>> {
+) -> Result<Validated, Vec<Diagnostic>> {
     let mut check = Checker {
         mode,
         diagnostics: Vec::new(),
     };
-    let description = check.description(document.node("description"));
-    let name = check.name(document.node("name"), dir_name);
+    let description = check.description(fields.get("description"));
+    let name = check.name(fields.get("name"), expected_name);
     let mut frontmatter = SkillFrontmatter::new(
         name.unwrap_or_default(),
         description.clone().unwrap_or_default(),
     );
-    for (key, node) in document.entries() {
+    for (key, value) in fields {
         match key.as_str() {
             "name" | "description" => {}
-            "license" => frontmatter.license = check.optional_text(key, node, &mut frontmatter),
+            "license" => frontmatter.license = check.optional_text(key, value, &mut frontmatter),
             "compatibility" => {
-                frontmatter.compatibility = check.optional_text(key, node, &mut frontmatter);
+                frontmatter.compatibility = check.optional_text(key, value, &mut frontmatter);
                 if let Some(text) = &frontmatter.compatibility {
                     let chars = text.chars().count();
                     if chars > MAX_COMPATIBILITY_CHARS {
@@ -121,9 +98,9 @@ pub fn validate(
                 }
             }
             "allowed-tools" => {
-                frontmatter.allowed_tools = check.allowed_tools(node, &mut frontmatter)
+                frontmatter.allowed_tools = check.allowed_tools(value, &mut frontmatter)
             }
-            "metadata" => frontmatter.metadata = check.metadata(node, &mut frontmatter),
+            "metadata" => frontmatter.metadata = check.metadata(value, &mut frontmatter),
             _ => {
                 check.violation(
                     key,
@@ -133,19 +110,34 @@ pub fn validate(
                         SPEC_FIELDS.join(", ")
                     ),
                 );
-                frontmatter.extra.insert(key.clone(), node.to_value());
+                frontmatter.extra.insert(key.clone(), value.clone());
             }
         }
+    }
+    if let Some(warning) = mixed_scripts(&frontmatter.name) {
+        check.diagnostics.push(warning);
     }
     let rejected = check.diagnostics.iter().any(Diagnostic::is_error) || description.is_none();
     if rejected {
         Err(check.diagnostics)
     } else {
-        Ok(LoadedFrontmatter {
+        Ok(Validated {
             frontmatter,
             diagnostics: check.diagnostics,
         })
     }
+}
+
+/// Validates frontmatter built in code (an inline skill, a plugin) by the same rules as a
+/// `SKILL.md`: it is checked as the fields it would be written as.
+///
+/// # Errors
+/// Every diagnostic, errors and warnings alike, when the skill is rejected.
+pub fn validate_frontmatter(
+    frontmatter: &SkillFrontmatter,
+    mode: ValidationMode,
+) -> Result<Validated, Vec<Diagnostic>> {
+    validate_fields(&frontmatter.to_fields(), None, mode)
 }
 
 struct Checker {
@@ -170,21 +162,21 @@ impl Checker {
         });
     }
 
-    fn description(&mut self, node: Option<&Node>) -> Option<String> {
-        let text = match node {
-            Some(node @ (Node::Sequence(_) | Node::Mapping(_))) => {
+    fn description(&mut self, value: Option<&Value>) -> Option<String> {
+        let text = match value {
+            Some(value @ (Value::Sequence(_) | Value::Mapping(_))) => {
                 self.push(
                     Severity::Error,
                     "description",
                     format!(
                         "Skill description must be text, not {}; write it as one string",
-                        node.to_value().kind()
+                        value.kind()
                     ),
                 );
                 return None;
             }
-            Some(node) => node.scalar_text().unwrap_or_default(),
-            None => "",
+            Some(value) => value.scalar_text().unwrap_or_default(),
+            None => Cow::Borrowed(""),
         };
         if text.trim().is_empty() {
             self.push(
@@ -203,28 +195,32 @@ impl Checker {
                 ),
             );
         }
-        Some(text.to_owned())
+        Some(text.into_owned())
     }
 
-    /// The skill's name; when lenient and it is missing, the directory's name.
-    fn name(&mut self, node: Option<&Node>, dir_name: Option<&str>) -> Option<String> {
-        let written = match node {
-            Some(node @ (Node::Sequence(_) | Node::Mapping(_))) => {
-                let kind = node.to_value().kind();
+    /// The skill's name; when lenient and it is missing, the expected one.
+    fn name(&mut self, value: Option<&Value>, expected: Option<&str>) -> Option<String> {
+        let text = match value {
+            Some(value @ (Value::Sequence(_) | Value::Mapping(_))) => {
                 self.violation(
                     "name",
                     format!(
-                        "Skill name must be text, not {kind}; write `name: {}`",
-                        dir_name.unwrap_or("my-skill")
+                        "Skill name must be text, not {}; write `name: {}`",
+                        value.kind(),
+                        expected.unwrap_or("my-skill")
                     ),
                 );
                 None
             }
-            Some(node) => node.scalar_text().map(str::trim).filter(|t| !t.is_empty()),
+            Some(value) => value.scalar_text(),
             None => None,
         };
+        let written = text
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty());
         let Some(written) = written else {
-            let fallback = dir_name.filter(|_| self.mode == ValidationMode::Lenient);
+            let fallback = expected.filter(|_| self.mode == ValidationMode::Lenient);
             match fallback {
                 Some(dir) => self.push(
                     Severity::Warning,
@@ -234,7 +230,7 @@ impl Checker {
                 None => self.push(
                     Severity::Error,
                     "name",
-                    format!("Skill name is required: add `name: {}`", dir_name.unwrap_or("my-skill")),
+                    format!("Skill name is required: add `name: {}`", expected.unwrap_or("my-skill")),
                 ),
             }
             return fallback.map(str::to_owned);
@@ -274,18 +270,17 @@ impl Checker {
             self.violation(
                 "name",
                 format!(
-                    "Skill name `{normalized}` must use only lowercase letters, digits and hyphens; remove or replace {:?}",
-                    invalid
+                    "Skill name `{normalized}` must use only lowercase letters, digits and hyphens; remove or replace {invalid:?}"
                 ),
             );
         }
-        if let Some(dir) = dir_name {
-            let dir_normalized: String = dir.nfkc().collect();
-            if dir_normalized != normalized {
+        if let Some(expected) = expected {
+            let expected_normalized: String = expected.nfkc().collect();
+            if expected_normalized != normalized {
                 self.violation(
                     "name",
                     format!(
-                        "Skill name `{normalized}` does not match its directory `{dir}`; rename one to match the other"
+                        "Skill name `{normalized}` does not match its directory `{expected}`; rename one to match the other"
                     ),
                 );
             }
@@ -298,14 +293,13 @@ impl Checker {
     fn optional_text(
         &mut self,
         field: &str,
-        node: &Node,
+        value: &Value,
         frontmatter: &mut SkillFrontmatter,
     ) -> Option<String> {
-        if let Some(text) = node.scalar_text() {
-            return Some(text.to_owned());
+        if let Some(text) = value.scalar_text() {
+            return Some(text.into_owned());
         }
-        if !node.is_null() {
-            let value = node.to_value();
+        if *value != Value::Null {
             self.violation(
                 field,
                 format!(
@@ -313,7 +307,7 @@ impl Checker {
                     value.kind()
                 ),
             );
-            frontmatter.extra.insert(field.to_owned(), value);
+            frontmatter.extra.insert(field.to_owned(), value.clone());
         }
         None
     }
@@ -322,63 +316,55 @@ impl Checker {
     /// or list that Claude Code accepts.
     fn allowed_tools(
         &mut self,
-        node: &Node,
+        value: &Value,
         frontmatter: &mut SkillFrontmatter,
     ) -> Option<Vec<String>> {
-        match node {
-            Node::Scalar { .. } => node.scalar_text().map(split_tools),
-            Node::Sequence(items) => {
+        match value {
+            Value::Sequence(items) => {
                 let mut tools = Vec::with_capacity(items.len());
                 for item in items {
                     match item.scalar_text() {
-                        Some(text) => tools.push(text.to_owned()),
+                        Some(text) => tools.push(text.into_owned()),
                         None => {
                             self.violation(
                                 "allowed-tools",
-                                format!("`allowed-tools` must list tool names, not {}; it is kept in extra", item.to_value().kind()),
+                                format!("`allowed-tools` must list tool names, not {}; it is kept in extra", item.kind()),
                             );
                             frontmatter
                                 .extra
-                                .insert("allowed-tools".into(), node.to_value());
+                                .insert("allowed-tools".into(), value.clone());
                             return None;
                         }
                     }
                 }
                 Some(tools)
             }
-            Node::Mapping(_) => {
+            Value::Mapping(_) => {
                 self.violation(
                     "allowed-tools",
                     "`allowed-tools` must be a space-separated string of tool names, not a mapping; it is kept in extra".into(),
                 );
                 frontmatter
                     .extra
-                    .insert("allowed-tools".into(), node.to_value());
+                    .insert("allowed-tools".into(), value.clone());
                 None
             }
+            scalar => scalar.scalar_text().map(|text| split_tools(&text)),
         }
     }
 
     /// `metadata`: a mapping whose values are kept as text.
     fn metadata(
         &mut self,
-        node: &Node,
+        value: &Value,
         frontmatter: &mut SkillFrontmatter,
     ) -> IndexMap<String, String> {
         let mut metadata = IndexMap::new();
-        match node {
-            Node::Mapping(entries) => {
+        match value {
+            Value::Mapping(entries) => {
                 for (key, value) in entries {
                     let text = match value {
-                        Node::Scalar { text, .. } => {
-                            if value.is_null() {
-                                String::new()
-                            } else {
-                                text.clone()
-                            }
-                        }
-                        _ => {
-                            let value = value.to_value();
+                        Value::Sequence(_) | Value::Mapping(_) => {
                             self.violation(
                                 "metadata",
                                 format!(
@@ -386,20 +372,20 @@ impl Checker {
                                     value.kind()
                                 ),
                             );
-                            serde_json::to_string(&value).unwrap_or_default()
+                            serde_json::to_string(value).unwrap_or_default()
                         }
+                        scalar => scalar.scalar_text().unwrap_or_default().into_owned(),
                     };
                     metadata.insert(key.clone(), text);
                 }
             }
-            _ if node.is_null() => {}
+            Value::Null => {}
             _ => {
-                let value = node.to_value();
                 self.violation(
                     "metadata",
                     format!("`metadata` must be a mapping of `key: value` lines, not {}; it is kept in extra", value.kind()),
                 );
-                frontmatter.extra.insert("metadata".into(), value);
+                frontmatter.extra.insert("metadata".into(), value.clone());
             }
         }
         metadata
@@ -430,4 +416,103 @@ fn split_tools(text: &str) -> Vec<String> {
         tools.push(current);
     }
     tools
+}
+
+/// The writing system of a letter, coarsely: enough to tell Latin from its look-alikes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Latin,
+    Greek,
+    Cyrillic,
+    Armenian,
+    Other,
+}
+
+fn script_of(c: char) -> Option<Script> {
+    if !c.is_alphabetic() {
+        return None;
+    }
+    Some(match c as u32 {
+        0x41..=0x5A | 0x61..=0x7A | 0xC0..=0x24F | 0x1E00..=0x1EFF | 0xFF21..=0xFF5A => {
+            Script::Latin
+        }
+        0x370..=0x3FF | 0x1F00..=0x1FFF => Script::Greek,
+        0x400..=0x52F | 0x1C80..=0x1C8F | 0x2DE0..=0x2DFF | 0xA640..=0xA69F => Script::Cyrillic,
+        0x530..=0x58F => Script::Armenian,
+        _ => Script::Other,
+    })
+}
+
+/// A warning when `name` mixes Latin letters with letters of a script that has Latin
+/// look-alikes (Greek, Cyrillic, Armenian): `pdf-tооls` with Cyrillic `о`s reads as `pdf-tools`.
+fn mixed_scripts(name: &str) -> Option<Diagnostic> {
+    let mut scripts: Vec<Script> = name.chars().filter_map(script_of).collect();
+    scripts.sort_by_key(|script| *script as u8);
+    scripts.dedup();
+    let confusable = scripts.contains(&Script::Latin)
+        && scripts
+            .iter()
+            .any(|s| matches!(s, Script::Greek | Script::Cyrillic | Script::Armenian));
+    confusable.then(|| {
+        Diagnostic::warning(
+            "name",
+            format!(
+                "Skill name `{}` mixes Latin letters with Greek, Cyrillic or Armenian ones that look alike; it can pass for another skill's name: use one alphabet",
+                confusable_shown(name)
+            ),
+        )
+    })
+}
+
+/// `name` with every non-ASCII letter shown as its code point, so look-alikes can be told apart.
+pub fn confusable_shown(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                format!("<U+{:04X}>", c as u32)
+            }
+        })
+        .collect()
+}
+
+/// The skeleton of a name for confusable comparison: look-alike letters of Greek, Cyrillic and
+/// Armenian folded to the Latin letters they imitate, after NFKC and lowercasing. Two names
+/// with the same skeleton read the same.
+///
+/// # Example
+/// ```
+/// use skillful_core::validate::skeleton;
+/// assert_eq!(skeleton("pdf-t\u{43e}\u{43e}ls"), skeleton("pdf-tools"));
+/// assert_ne!(skeleton("pdf-tools"), skeleton("pdf-tool"));
+/// ```
+pub fn skeleton(name: &str) -> String {
+    name.nfkc()
+        .flat_map(char::to_lowercase)
+        .map(|c| match c {
+            'а' | 'α' => 'a',
+            'в' | 'β' => 'b',
+            'с' | 'ϲ' => 'c',
+            'ԁ' => 'd',
+            'е' | 'ε' => 'e',
+            'һ' => 'h',
+            'і' | 'ι' | 'ӏ' => 'i',
+            'ј' => 'j',
+            'к' | 'κ' => 'k',
+            'м' => 'm',
+            'п' | 'η' => 'n',
+            'о' | 'ο' | 'օ' => 'o',
+            'р' | 'ρ' => 'p',
+            'ԛ' => 'q',
+            'ѕ' => 's',
+            'т' | 'τ' => 't',
+            'υ' | 'ս' => 'u',
+            'ν' => 'v',
+            'ԝ' | 'ω' => 'w',
+            'х' | 'χ' => 'x',
+            'у' | 'γ' => 'y',
+            other => other,
+        })
+        .collect()
 }
