@@ -41,7 +41,8 @@ pub(crate) struct AgentArgs {
     #[arg(long = "skills", value_name = "ROOT", num_args = 1..)]
     skills: Vec<PathBuf>,
     /// The server's base URL (OpenAI-compatible, up to `/v1`).
-    #[arg(long, env = "SKILLS_ENDPOINT", default_value = DEFAULT_BASE_URL)]
+    // `--help` would print the variable's value, credentials included.
+    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true, default_value = DEFAULT_BASE_URL)]
     endpoint: String,
     /// The model to ask for; without it, local servers use the model they have loaded.
     #[arg(long, env = "SKILLS_MODEL")]
