@@ -33,7 +33,9 @@ mod layer;
 mod trace;
 
 pub use approval::{ApprovalPolicy, Decision, RememberedApprovals, pending_approvals};
-pub use ensure_user::{EnsureUserMessage, EnsureUserMessageLayer};
+pub use ensure_user::{
+    DEFAULT_REMEMBERED_CONVERSATIONS, EnsureUserMessage, EnsureUserMessageLayer,
+};
 pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved};
 pub use layer::Layer;
 pub use trace::{Tracing, TracingLayer};
