@@ -18,6 +18,7 @@ use tracing::field::Empty;
 use crate::approval::{
     ApprovalPolicy, Decision, RememberedApprovals, approval_responses, pending_approvals,
 };
+use crate::identity::CallIds;
 use crate::layer::Layer;
 
 /// The loop's limits.
@@ -52,6 +53,9 @@ impl Default for Limits {
 /// Runs the tools the model calls and calls the model again with their results, until it answers
 /// without calling a tool.
 ///
+/// - Every call has an id no other call, result or answer of the conversation has: a call the
+///   server sent without an id, or with one used before, gets one of ours before anything
+///   (approvals, results) is keyed on it, and that id goes back on the wire.
 /// - Calls of one turn run concurrently; a tool's error goes back to the model as its result.
 /// - The same tool failing the same way [`Limits::max_repeated_failures`] times in a row ends the
 ///   run with a final message saying so.
@@ -342,6 +346,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             failures: HashMap::new(),
         };
         run.follow(&messages);
+        let mut ids = CallIds::of(&messages);
         let mut output = Output::default();
 
         let resumed = resume(&run, &messages).await;
@@ -364,6 +369,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 output.usage.get_or_insert_with(Usage::default).add(usage);
             }
             let mut replies = response.messages;
+            ids.assign(&mut replies);
             let calls: Vec<FunctionCall> = replies
                 .iter()
                 .flat_map(Message::function_calls)

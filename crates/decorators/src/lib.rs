@@ -28,6 +28,7 @@
 
 mod approval;
 mod ensure_user;
+mod identity;
 mod invocation;
 mod layer;
 mod trace;

@@ -4,4 +4,5 @@
 mod approval;
 mod common;
 mod ensure_user;
+mod identity;
 mod invocation;
