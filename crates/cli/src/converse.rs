@@ -65,6 +65,10 @@ pub(crate) struct AgentArgs {
     /// The most tokens the model may generate per call.
     #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS")]
     max_tokens: Option<u32>,
+    /// Do not run tool calls the model writes as text (a JSON block or `<tool_call>` tags)
+    /// instead of as structured calls; show such text as the answer.
+    #[arg(long)]
+    no_text_tool_calls: bool,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn.
     /// A run stopped with an approval pending resumes from it.
     #[arg(long, value_name = "FILE")]
@@ -118,6 +122,7 @@ impl AgentArgs {
             .skills(provider)
             .approval(rules)
             .options(options)
+            .text_tool_calls(!self.no_text_tool_calls)
             .build())
     }
 

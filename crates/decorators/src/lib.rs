@@ -31,6 +31,8 @@ mod ensure_user;
 mod identity;
 mod invocation;
 mod layer;
+mod schema;
+mod text_calls;
 mod trace;
 
 pub use approval::{ApprovalPolicy, Decision, RememberedApprovals, pending_approvals};

@@ -6,3 +6,4 @@ mod common;
 mod ensure_user;
 mod identity;
 mod invocation;
+mod text_calls;
