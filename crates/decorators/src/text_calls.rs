@@ -86,17 +86,12 @@ fn find_calls(text: &str, tools: &[SharedTool]) -> Vec<(Range<usize>, Vec<Functi
             at = block_end;
             continue;
         }
-        if rest.starts_with(['{', '[']) {
-            if let Some((value, end)) = json_at(text, start) {
-                let after = text[end..].find('\n').map_or(text.len(), |n| end + n + 1);
-                if text[end..after].trim().is_empty() {
-                    if let Some(calls) = calls_in(&value, tools) {
-                        found.push((start..after, calls));
-                        at = after;
-                        continue;
-                    }
-                }
-            }
+        if rest.starts_with(['{', '['])
+            && let Some((end, calls)) = bare_calls(text, start, tools)
+        {
+            found.push((start..end, calls));
+            at = end;
+            continue;
         }
         if let Some(tag) = line.find(OPEN_TAG) {
             let tag_start = at + tag;
@@ -114,6 +109,20 @@ fn find_calls(text: &str, tools: &[SharedTool]) -> Vec<(Range<usize>, Vec<Functi
         at = line_end;
     }
     found
+}
+
+/// The calls of bare JSON starting at `start` and ending its line, and the end of that line.
+fn bare_calls(
+    text: &str,
+    start: usize,
+    tools: &[SharedTool],
+) -> Option<(usize, Vec<FunctionCall>)> {
+    let (value, end) = json_at(text, start)?;
+    let line_end = text[end..].find('\n').map_or(text.len(), |n| end + n + 1);
+    if !text[end..line_end].trim().is_empty() {
+        return None;
+    }
+    Some((line_end, calls_in(&value, tools)?))
 }
 
 /// The content and the end of a fenced block whose opening line ends at `content_start`: up to
