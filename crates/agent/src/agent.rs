@@ -106,6 +106,7 @@ impl Agent {
             rules: ApprovalRules::default(),
             limits: Limits::default(),
             options: ChatOptions::default(),
+            text_tool_calls: true,
         }
     }
 
@@ -209,6 +210,7 @@ pub struct AgentBuilder {
     rules: ApprovalRules,
     limits: Limits,
     options: ChatOptions,
+    text_tool_calls: bool,
 }
 
 impl AgentBuilder {
@@ -244,6 +246,14 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether tool calls the model writes as text (JSON, `<tool_call>` tags) are recovered and
+    /// run like structured ones (default `true`; see
+    /// [`FunctionInvocationLayer::text_tool_calls`]).
+    pub fn text_tool_calls(mut self, recover: bool) -> Self {
+        self.text_tool_calls = recover;
+        self
+    }
+
     /// Settings for every model call (model, temperature, max tokens).
     pub fn options(mut self, options: ChatOptions) -> Self {
         self.options = options;
@@ -259,6 +269,7 @@ impl AgentBuilder {
         let client = FunctionInvocationLayer::new()
             .limits(self.limits)
             .approval(Arc::new(policy))
+            .text_tool_calls(self.text_tool_calls)
             .layer(EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)));
         Agent {
             client: Box::new(client),

@@ -23,11 +23,15 @@
 //! # }
 //! ```
 
+mod body;
 mod client;
+mod endpoint;
 mod error;
 mod message;
 mod openai;
+mod redact;
 mod request;
+mod tls;
 mod tool;
 mod wire;
 
@@ -37,6 +41,7 @@ pub use message::{
     ApprovalRequest, ApprovalResponse, Content, FunctionCall, FunctionResult, Message, Remember,
     Role,
 };
-pub use openai::{DEFAULT_BASE_URL, OpenAiClient, OpenAiClientBuilder};
+pub use openai::{DEFAULT_BASE_URL, DEFAULT_MAX_RESPONSE_BYTES, OpenAiClient, OpenAiClientBuilder};
+pub use redact::redact_url;
 pub use request::{ChatOptions, ChatRequest, ChatResponse, ToolChoice, Usage};
 pub use tool::{SharedTool, Tool};

@@ -7,7 +7,9 @@ use async_trait::async_trait;
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
+use crate::body::{BodyError, read_capped};
 use crate::client::ChatClient;
+use crate::endpoint::Endpoint;
 use crate::error::ChatError;
 use crate::request::{ChatRequest, ChatResponse};
 use crate::wire;
@@ -15,12 +17,21 @@ use crate::wire;
 /// LM Studio's default address.
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:1234/v1";
 
+/// The longest response body a client reads by default (32 MiB): a chat completion is a few KiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+
+/// The longest wait a `Retry-After` header can ask for, whatever it says (60 s).
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
 /// A client for any server that speaks OpenAI's chat completions: OpenAI, LM Studio,
 /// llama.cpp's `llama-server`, Ollama, vLLM.
 ///
 /// Retries 429 and 5xx answers with exponential backoff, waiting what `Retry-After` asks when the
 /// server says (capped by [`OpenAiClientBuilder::max_retry_delay`]). The API key is sent as a
-/// bearer token and never printed, logged or put in an error.
+/// bearer token and never printed, logged or put in an error; it never travels over plain
+/// `http://` except to this machine (loopback). URLs are shown without userinfo or query string
+/// ([`redact_url`](crate::redact_url)). A response body longer than
+/// [`OpenAiClientBuilder::max_response_bytes`] is an error, found without reading past it.
 ///
 /// # Example
 /// ```
@@ -39,13 +50,14 @@ pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:1234/v1";
 #[derive(Clone)]
 pub struct OpenAiClient {
     http: reqwest::Client,
-    url: String,
+    endpoint: Endpoint,
     api_key: Option<String>,
     model: Option<String>,
     timeout: Duration,
     max_retries: u32,
     retry_backoff: Duration,
     max_retry_delay: Duration,
+    max_response_bytes: usize,
 }
 
 impl OpenAiClient {
@@ -60,12 +72,14 @@ impl OpenAiClient {
             max_retries: 3,
             retry_backoff: Duration::from_millis(500),
             max_retry_delay: Duration::from_secs(30),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 
-    /// The URL requests go to.
+    /// The URL requests go to, as it may be shown: without userinfo or query string (which are
+    /// still sent).
     pub fn url(&self) -> &str {
-        &self.url
+        &self.endpoint.shown
     }
 
     /// The model requests name when they do not name one.
@@ -74,29 +88,36 @@ impl OpenAiClient {
     }
 
     async fn send_once(&self, body: &serde_json::Value) -> Result<Answer, ChatError> {
-        let mut request = self.http.post(&self.url).json(body);
+        let mut request = self.http.post(self.endpoint.url.clone()).json(body);
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
-        let response = request
+        let mut response = request
             .send()
             .await
-            .map_err(|error| self.transport(&error))?;
+            .map_err(|error| self.transport(error))?;
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = response
-            .bytes()
+        let body = read_capped(&mut response, self.max_response_bytes)
             .await
-            .map_err(|error| self.transport(&error))?;
+            .map_err(|error| match error {
+                BodyError::TooLarge => ChatError::ResponseTooLarge {
+                    url: self.endpoint.shown.clone(),
+                    limit: self.max_response_bytes as u64,
+                },
+                BodyError::Transport(error) => self.transport(error),
+            })?;
         Ok(Answer {
             status,
             headers,
-            body: bytes.to_vec(),
+            body,
         })
     }
 
-    fn transport(&self, error: &reqwest::Error) -> ChatError {
-        let url = self.url.clone();
+    fn transport(&self, error: reqwest::Error) -> ChatError {
+        // reqwest's own message names the URL, credentials and all.
+        let error = error.without_url();
+        let url = self.endpoint.shown.clone();
         if error.is_timeout() {
             ChatError::Timeout {
                 url,
@@ -105,12 +126,12 @@ impl OpenAiClient {
         } else if error.is_connect() {
             ChatError::Connect {
                 url,
-                reason: root_cause(error),
+                reason: root_cause(&error),
             }
         } else {
             ChatError::Transport {
                 url,
-                reason: root_cause(error),
+                reason: root_cause(&error),
             }
         }
     }
@@ -129,14 +150,22 @@ impl OpenAiClient {
 }
 
 /// `Retry-After` as seconds (`120`) or as an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`), read
-/// at `now`; a date in the past asks for no wait.
+/// at `now`, and never more than [`MAX_RETRY_AFTER`]; a date in the past asks for no wait.
+/// Negative, infinite or not-a-number seconds ask for nothing (the backoff applies).
 fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
-    if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+    let asked = match value.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => {
+            // Too large for a `Duration` is more than the cap.
+            Duration::try_from_secs_f64(seconds).unwrap_or(MAX_RETRY_AFTER)
+        }
+        Ok(_) => return None,
+        Err(_) => {
+            let at = httpdate::parse_http_date(value).ok()?;
+            at.duration_since(now).unwrap_or(Duration::ZERO)
+        }
+    };
+    Some(asked.min(MAX_RETRY_AFTER))
 }
 
 struct Answer {
@@ -168,7 +197,7 @@ impl ChatClient for OpenAiClient {
             if answer.status.is_success() {
                 return wire::parse_response(&answer.body).map_err(|message| {
                     ChatError::InvalidResponse {
-                        url: self.url.clone(),
+                        url: self.endpoint.shown.clone(),
                         message,
                     }
                 });
@@ -176,7 +205,7 @@ impl ChatClient for OpenAiClient {
             if retryable(answer.status) && attempt < self.max_retries {
                 let delay = self.retry_delay(attempt, &answer.headers);
                 tracing::debug!(
-                    url = %self.url,
+                    url = %self.endpoint.shown,
                     status = answer.status.as_u16(),
                     delay_ms = delay.as_millis() as u64,
                     "retrying chat request"
@@ -186,7 +215,7 @@ impl ChatClient for OpenAiClient {
                 continue;
             }
             return Err(ChatError::Status {
-                url: self.url.clone(),
+                url: self.endpoint.shown.clone(),
                 status: answer.status.as_u16(),
                 message: wire::error_message(&answer.body),
             });
@@ -197,7 +226,7 @@ impl ChatClient for OpenAiClient {
 impl fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiClient")
-            .field("url", &self.url)
+            .field("url", &self.endpoint.shown)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("timeout", &self.timeout)
@@ -217,6 +246,7 @@ pub struct OpenAiClientBuilder {
     max_retries: u32,
     retry_backoff: Duration,
     max_retry_delay: Duration,
+    max_response_bytes: usize,
 }
 
 impl OpenAiClientBuilder {
@@ -258,35 +288,50 @@ impl OpenAiClientBuilder {
         self
     }
 
-    /// The longest wait before a retry, whatever `Retry-After` asks (default 30 s).
+    /// The longest wait before a retry, whatever `Retry-After` asks (default 30 s; a
+    /// `Retry-After` counts for at most 60 s whatever this says).
     pub fn max_retry_delay(mut self, delay: Duration) -> Self {
         self.max_retry_delay = delay;
+        self
+    }
+
+    /// The longest response body read (default [`DEFAULT_MAX_RESPONSE_BYTES`], 32 MiB); a longer
+    /// one is [`ChatError::ResponseTooLarge`], found without reading past the limit.
+    pub fn max_response_bytes(mut self, limit: usize) -> Self {
+        self.max_response_bytes = limit;
         self
     }
 
     /// Builds the client.
     ///
     /// # Errors
-    /// [`ChatError::Transport`] when the HTTP stack cannot start (TLS set-up).
+    /// [`ChatError::InvalidUrl`] when the base URL is no `http://` or `https://` URL;
+    /// [`ChatError::InsecureCredentials`] when an API key (or userinfo in the URL) would be sent
+    /// over plain `http://` to a host other than loopback; [`ChatError::Transport`] when the HTTP
+    /// stack cannot start (TLS set-up).
     pub fn build(self) -> Result<OpenAiClient, ChatError> {
-        let url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
+        let endpoint = Endpoint::completions(&self.base_url, self.api_key.is_some())?;
+        let cannot_start = |reason: String| ChatError::Transport {
+            url: endpoint.shown.clone(),
+            reason,
+        };
+        let tls = crate::tls::client_config().map_err(|error| cannot_start(error.to_string()))?;
         let http = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .build()
-            .map_err(|error| ChatError::Transport {
-                url: url.clone(),
-                reason: root_cause(&error),
-            })?;
+            .map_err(|error| cannot_start(root_cause(&error.without_url())))?;
         Ok(OpenAiClient {
             http,
-            url,
+            endpoint,
             api_key: self.api_key,
             model: self.model,
             timeout: self.timeout,
             max_retries: self.max_retries,
             retry_backoff: self.retry_backoff,
             max_retry_delay: self.max_retry_delay,
+            max_response_bytes: self.max_response_bytes,
         })
     }
 }
@@ -294,7 +339,7 @@ impl OpenAiClientBuilder {
 impl fmt::Debug for OpenAiClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiClientBuilder")
-            .field("base_url", &self.base_url)
+            .field("base_url", &crate::redact_url(&self.base_url))
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .finish_non_exhaustive()
@@ -337,5 +382,27 @@ mod tests {
         );
         headers.insert(RETRY_AFTER, HeaderValue::from_static("soon, please"));
         assert_eq!(client.retry_delay(1, &headers), Duration::from_millis(200));
+    }
+
+    #[test]
+    fn retry_after_never_panics_and_never_asks_for_more_than_a_minute() {
+        let now = SystemTime::UNIX_EPOCH;
+        for (value, asked) in [
+            ("1e300", Some(MAX_RETRY_AFTER)),
+            ("99999999999999999999999999", Some(MAX_RETRY_AFTER)),
+            ("18446744073709551616", Some(MAX_RETRY_AFTER)),
+            ("3600", Some(MAX_RETRY_AFTER)),
+            ("1.5", Some(Duration::from_millis(1500))),
+            ("-0", Some(Duration::ZERO)),
+            ("-5", None),
+            ("-1e300", None),
+            ("NaN", None),
+            ("nan", None),
+            ("inf", None),
+            ("-infinity", None),
+            ("Fri, 31 Dec 9999 23:59:59 GMT", Some(MAX_RETRY_AFTER)),
+        ] {
+            assert_eq!(retry_after(value, now), asked, "Retry-After: {value}");
+        }
     }
 }

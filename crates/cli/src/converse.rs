@@ -41,7 +41,8 @@ pub(crate) struct AgentArgs {
     #[arg(long = "skills", value_name = "ROOT", num_args = 1..)]
     skills: Vec<PathBuf>,
     /// The server's base URL (OpenAI-compatible, up to `/v1`).
-    #[arg(long, env = "SKILLS_ENDPOINT", default_value = DEFAULT_BASE_URL)]
+    // `--help` would print the variable's value, credentials included.
+    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true, default_value = DEFAULT_BASE_URL)]
     endpoint: String,
     /// The model to ask for; without it, local servers use the model they have loaded.
     #[arg(long, env = "SKILLS_MODEL")]
@@ -64,6 +65,10 @@ pub(crate) struct AgentArgs {
     /// The most tokens the model may generate per call.
     #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS")]
     max_tokens: Option<u32>,
+    /// Do not run tool calls the model writes as text (a JSON block or `<tool_call>` tags)
+    /// instead of as structured calls; show such text as the answer.
+    #[arg(long)]
+    no_text_tool_calls: bool,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn.
     /// A run stopped with an approval pending resumes from it.
     #[arg(long, value_name = "FILE")]
@@ -117,6 +122,7 @@ impl AgentArgs {
             .skills(provider)
             .approval(rules)
             .options(options)
+            .text_tool_calls(!self.no_text_tool_calls)
             .build())
     }
 

@@ -194,6 +194,43 @@ async fn chat_answers_one_prompt_per_line_in_one_session() {
     assert_eq!(second.contents("assistant"), ["Hello."]);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_call_written_as_text_runs_unless_turned_off() {
+    let written = "Let me load the skill.\n```json\n{\"name\": \"load_skill\", \"arguments\": {\"skillName\": \"unit-converter\"}}\n```";
+    let server = TestServer::start().await;
+    server.push(Reply::text(written));
+    server.push(Reply::text("A marathon is about 42.16 km."));
+    let output = skills(run_args(&server, &[MARATHON, "--approve", "read-only"]), "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "Let me load the skill.", "{stdout}");
+    assert_eq!(
+        lines[1], r#">> calling tool load_skill({"skillName":"unit-converter"})"#,
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("<< tool result: --- name: unit-converter"),
+        "{stdout}"
+    );
+    assert_eq!(lines[3], "A marathon is about 42.16 km.", "{stdout}");
+    assert_eq!(server.requests()[1].status, 200);
+
+    let server = TestServer::start().await;
+    server.push(Reply::text(written));
+    let output = skills(
+        run_args(
+            &server,
+            &[MARATHON, "--approve", "read-only", "--no-text-tool-calls"],
+        ),
+        "",
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).trim_end(), written);
+    assert_eq!(server.requests().len(), 1);
+}
+
 /// `skills run --approve ask` against the real engine of `cargo xtask llm-server --require-user`
 /// (opt-in, run by CI): `SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p skillful-cli
 /// --test converse -- --ignored real_engine`. With no answer on stdin, the first call waits in

@@ -1,13 +1,18 @@
 //! Ensure-user-message: strict chat templates need a user query in every request.
 
-use std::collections::HashMap;
 use std::fmt;
+use std::num::NonZeroUsize;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
+use lru::LruCache;
 use skillful_chat::{ChatClient, ChatError, ChatRequest, ChatResponse, Message, Role};
 
 use crate::layer::Layer;
+
+/// How many conversations' queries an [`EnsureUserMessage`] remembers by default; the least
+/// recently used is forgotten first.
+pub const DEFAULT_REMEMBERED_CONVERSATIONS: NonZeroUsize = NonZeroUsize::new(1024).unwrap();
 
 /// Remembers the last user query of each conversation (keyed by
 /// [`ChatOptions::conversation_id`](skillful_chat::ChatOptions)) and puts it back, after the
@@ -17,6 +22,11 @@ use crate::layer::Layer;
 /// request whose messages hold tool calls and results but no user message whose content is a
 /// plain non-empty string. A request that already has one is passed on unchanged, so the query is
 /// never duplicated.
+///
+/// Memory is bounded: the queries of the [`DEFAULT_REMEMBERED_CONVERSATIONS`] most recently used
+/// conversations are kept ([`EnsureUserMessage::with_capacity`] sets another number). A request
+/// without a conversation id is passed on as it is and nothing is remembered from it: requests
+/// of different conversations never share a query.
 ///
 /// # Example
 /// ```
@@ -28,15 +38,22 @@ use crate::layer::Layer;
 /// ```
 pub struct EnsureUserMessage<C> {
     inner: C,
-    queries: Mutex<HashMap<String, String>>,
+    queries: Mutex<LruCache<String, String>>,
 }
 
 impl<C> EnsureUserMessage<C> {
-    /// Wraps `inner`.
+    /// Wraps `inner`, remembering the queries of [`DEFAULT_REMEMBERED_CONVERSATIONS`]
+    /// conversations.
     pub fn new(inner: C) -> Self {
+        Self::with_capacity(inner, DEFAULT_REMEMBERED_CONVERSATIONS)
+    }
+
+    /// Wraps `inner`, remembering the queries of the `conversations` most recently used
+    /// conversations.
+    pub fn with_capacity(inner: C, conversations: NonZeroUsize) -> Self {
         Self {
             inner,
-            queries: Mutex::new(HashMap::new()),
+            queries: Mutex::new(LruCache::new(conversations)),
         }
     }
 }
@@ -52,16 +69,15 @@ impl<C: fmt::Debug> fmt::Debug for EnsureUserMessage<C> {
 #[async_trait]
 impl<C: ChatClient> ChatClient for EnsureUserMessage<C> {
     async fn get_response(&self, mut request: ChatRequest) -> Result<ChatResponse, ChatError> {
-        let key = request.options.conversation_id.clone().unwrap_or_default();
-        let query = request.messages.iter().rev().find_map(Message::user_query);
-        {
+        if let Some(key) = request.options.conversation_id.clone() {
+            let query = request.messages.iter().rev().find_map(Message::user_query);
             let mut queries = self
                 .queries
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner());
             match query {
                 Some(query) => {
-                    queries.insert(key, query);
+                    queries.put(key, query);
                 }
                 None => {
                     if let Some(query) = queries.get(&key) {
@@ -79,7 +95,7 @@ impl<C: ChatClient> ChatClient for EnsureUserMessage<C> {
     }
 }
 
-/// Builds [`EnsureUserMessage`].
+/// Builds [`EnsureUserMessage`] with the default capacity.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EnsureUserMessageLayer;
 

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use futures_util::future::join_all;
 use skillful_chat::{
     ApprovalRequest, ChatClient, ChatError, ChatRequest, ChatResponse, Content, FunctionCall,
-    FunctionResult, Message, Role, SharedTool, Usage,
+    FunctionResult, Message, Role, SharedTool, ToolChoice, Usage,
 };
 use tracing::Instrument;
 use tracing::field::Empty;
@@ -18,7 +18,9 @@ use tracing::field::Empty;
 use crate::approval::{
     ApprovalPolicy, Decision, RememberedApprovals, approval_responses, pending_approvals,
 };
+use crate::identity::CallIds;
 use crate::layer::Layer;
+use crate::text_calls;
 
 /// The loop's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +54,9 @@ impl Default for Limits {
 /// Runs the tools the model calls and calls the model again with their results, until it answers
 /// without calling a tool.
 ///
+/// - Every call has an id no other call, result or answer of the conversation has: a call the
+///   server sent without an id, or with one used before, gets one of ours before anything
+///   (approvals, results) is keyed on it, and that id goes back on the wire.
 /// - Calls of one turn run concurrently; a tool's error goes back to the model as its result.
 /// - The same tool failing the same way [`Limits::max_repeated_failures`] times in a row ends the
 ///   run with a final message saying so.
@@ -66,21 +71,30 @@ impl Default for Limits {
 ///   resumes: approved calls run, rejected ones go back to the model as results saying so (with
 ///   the reason), unanswered ones as not approved. A refused call is never run.
 ///
+/// - Tool calls the model wrote as text (a ```` ```json ```` block or bare JSON
+///   `{"name": TOOL, "arguments": {...}}`, a list of them, or `<tool_call>` tags) when its answer
+///   holds no structured call: those naming an offered tool, with arguments that fit its schema,
+///   become ordinary calls (with ids) and run as above; the text around them stays the
+///   assistant's text. On by default; [`FunctionInvocationLayer::text_tool_calls`] turns it off.
+///
 /// The response holds every message the loop produced: the model's, the tool results, and the
 /// final answer (or the approval requests).
 pub struct FunctionInvocation<C> {
     inner: C,
     limits: Limits,
     approval: Option<Arc<dyn ApprovalPolicy>>,
+    text_tool_calls: bool,
 }
 
 impl<C> FunctionInvocation<C> {
-    /// Wraps `inner` with the default limits and no approval (every call runs).
+    /// Wraps `inner` with the default limits, no approval (every call runs) and tool calls
+    /// written as text recovered.
     pub fn new(inner: C) -> Self {
         Self {
             inner,
             limits: Limits::default(),
             approval: None,
+            text_tool_calls: true,
         }
     }
 }
@@ -91,6 +105,7 @@ impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
             .field("inner", &self.inner)
             .field("limits", &self.limits)
             .field("approval", &self.approval)
+            .field("text_tool_calls", &self.text_tool_calls)
             .finish()
     }
 }
@@ -342,6 +357,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             failures: HashMap::new(),
         };
         run.follow(&messages);
+        let mut ids = CallIds::of(&messages);
         let mut output = Output::default();
 
         let resumed = resume(&run, &messages).await;
@@ -364,6 +380,10 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 output.usage.get_or_insert_with(Usage::default).add(usage);
             }
             let mut replies = response.messages;
+            if self.text_tool_calls && options.tool_choice != Some(ToolChoice::None) {
+                recover_text_calls(&mut replies, &tools);
+            }
+            ids.assign(&mut replies);
             let calls: Vec<FunctionCall> = replies
                 .iter()
                 .flat_map(Message::function_calls)
@@ -450,6 +470,23 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
     }
 }
 
+/// Recovers the tool calls written as text in `replies`, when they hold no structured call.
+fn recover_text_calls(replies: &mut [Message], tools: &[SharedTool]) {
+    if replies
+        .iter()
+        .any(|reply| reply.function_calls().next().is_some())
+    {
+        return;
+    }
+    let recovered: usize = replies
+        .iter_mut()
+        .map(|reply| text_calls::recover(reply, tools))
+        .sum();
+    if recovered > 0 {
+        tracing::debug!(calls = recovered, "recovered tool calls written as text");
+    }
+}
+
 /// Turns the calls in `held` into approval requests.
 fn hold_back(replies: &mut [Message], held: &[&str]) {
     for content in replies.iter_mut().flat_map(|reply| &mut reply.contents) {
@@ -522,12 +559,20 @@ fn merge(slots: Vec<Option<FunctionResult>>, ran: Vec<FunctionResult>) -> Vec<Fu
 pub struct FunctionInvocationLayer {
     limits: Limits,
     approval: Option<Arc<dyn ApprovalPolicy>>,
+    ignore_text_tool_calls: bool,
 }
 
 impl FunctionInvocationLayer {
-    /// Default limits, no approval.
+    /// Default limits, no approval, tool calls written as text recovered.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether tool calls the model writes as text (JSON or `<tool_call>` tags) are recovered and
+    /// run (default `true`); with `false`, such text is the model's answer like any other.
+    pub fn text_tool_calls(mut self, recover: bool) -> Self {
+        self.ignore_text_tool_calls = !recover;
+        self
     }
 
     /// These limits.
@@ -551,6 +596,7 @@ impl<C> Layer<C> for FunctionInvocationLayer {
             inner,
             limits: self.limits,
             approval: self.approval.clone(),
+            text_tool_calls: !self.ignore_text_tool_calls,
         }
     }
 }

@@ -28,12 +28,17 @@
 
 mod approval;
 mod ensure_user;
+mod identity;
 mod invocation;
 mod layer;
+mod schema;
+mod text_calls;
 mod trace;
 
 pub use approval::{ApprovalPolicy, Decision, RememberedApprovals, pending_approvals};
-pub use ensure_user::{EnsureUserMessage, EnsureUserMessageLayer};
+pub use ensure_user::{
+    DEFAULT_REMEMBERED_CONVERSATIONS, EnsureUserMessage, EnsureUserMessageLayer,
+};
 pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved};
 pub use layer::Layer;
 pub use trace::{Tracing, TracingLayer};

@@ -354,23 +354,6 @@ impl Writer<'_> {
     }
 }
 
-/// A gzip-compressed tar of `files` (`/`-separated relative names and their bytes), the same
-/// bytes for the same files: no timestamps, owners or modes of the machine that built it.
-pub(crate) fn tar_gz(files: &[(String, Vec<u8>)]) -> io::Result<Vec<u8>> {
-    let encoder = flate2::GzBuilder::new().write(Vec::new(), flate2::Compression::default());
-    let mut builder = tar::Builder::new(encoder);
-    builder.mode(tar::HeaderMode::Deterministic);
-    for (name, bytes) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_entry_type(tar::EntryType::Regular);
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_mtime(0);
-        builder.append_data(&mut header, name, bytes.as_slice())?;
-    }
-    builder.into_inner()?.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,26 +377,5 @@ mod tests {
         ] {
             assert!(entry_path(name).is_err(), "{name}");
         }
-    }
-
-    #[test]
-    fn tar_gz_round_trips_and_is_deterministic() {
-        let files = vec![
-            ("SKILL.md".to_owned(), b"---\nname: a\n---\n".to_vec()),
-            ("references/r.md".to_owned(), b"r".to_vec()),
-        ];
-        let bytes = tar_gz(&files).unwrap();
-        assert_eq!(bytes, tar_gz(&files).unwrap());
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("a");
-        let count = extract(
-            &bytes,
-            ArchiveFormat::TarGz,
-            &target,
-            &ArchiveLimits::default(),
-        )
-        .unwrap();
-        assert_eq!(count, 2);
-        assert_eq!(fs::read(target.join("references/r.md")).unwrap(), b"r");
     }
 }

@@ -321,7 +321,7 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// An HTTP client whose TLS is rustls on `ring`, trusting the Mozilla roots.
-fn http_client() -> Result<reqwest013::Client, String> {
+fn http_client() -> Result<reqwest::Client, String> {
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
@@ -332,7 +332,7 @@ fn http_client() -> Result<reqwest013::Client, String> {
     .map_err(|error| format!("cannot set up TLS: {error}"))?
     .with_root_certificates(roots)
     .with_no_client_auth();
-    reqwest013::Client::builder()
+    reqwest::Client::builder()
         .tls_backend_preconfigured(tls)
         .build()
         .map_err(|error| format!("cannot set up the HTTP client: {error}"))

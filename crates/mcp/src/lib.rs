@@ -11,6 +11,9 @@
 //! - [`SkillsMcpServer`] serves what a [`skillful_discovery::FileSkillsSource`] finds as
 //!   `skill://` resources, over stdio or streamable HTTP; `skills serve` is this server.
 //!
+//! Each side is a cargo feature, both on by default: `client` (the source; reqwest, rustls, zip)
+//! and `server` (the server; axum), so a program links only the side it uses.
+//!
 //! This crate owns the MCP side of skills: the index format, resource URIs, archive checks and
 //! extraction. It does not walk directories or parse `SKILL.md` (that is `skillful-discovery` and
 //! `skillful-frontmatter`), and knows nothing of prompts, tools or the provider.
@@ -41,19 +44,32 @@
 //! # }
 //! ```
 
+#[cfg(feature = "client")]
 mod archive;
+#[cfg(feature = "client")]
 mod connection;
+#[cfg(feature = "client")]
 mod error;
+#[cfg(feature = "client")]
 mod extract;
 mod index;
+#[cfg(feature = "server")]
 mod server;
+#[cfg(feature = "client")]
 mod skill;
+#[cfg(feature = "client")]
 mod source;
 
+#[cfg(feature = "client")]
 pub use archive::{ArchiveError, ArchiveFormat, ArchiveLimits};
+#[cfg(feature = "client")]
 pub use connection::McpEndpoint;
+#[cfg(feature = "client")]
 pub use error::McpSkillsError;
 pub use index::{ARCHIVE_TYPE, INDEX_SCHEMA, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
+#[cfg(feature = "server")]
 pub use server::{HTTP_PATH, ServeError, SkillsMcpServer};
+#[cfg(feature = "client")]
 pub use skill::McpSkill;
+#[cfg(feature = "client")]
 pub use source::{DEFAULT_TIMEOUT, McpSkillsSource, McpSkillsSourceBuilder};

@@ -15,7 +15,6 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use skillful_core::{ResourceContent, Skill};
 use skillful_discovery::{FileSkill, FileSkillsSource};
 
-use crate::archive::tar_gz;
 use crate::index::{ARCHIVE_TYPE, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
 
 /// The path the HTTP server answers MCP requests on.
@@ -321,6 +320,23 @@ async fn archive(skill: &FileSkill) -> Result<Vec<u8>, skillful_core::SkillError
         })
 }
 
+/// A gzip-compressed tar of `files` (`/`-separated relative names and their bytes), the same
+/// bytes for the same files: no timestamps, owners or modes of the machine that built it.
+fn tar_gz(files: &[(String, Vec<u8>)]) -> std::io::Result<Vec<u8>> {
+    let encoder = flate2::GzBuilder::new().write(Vec::new(), flate2::Compression::default());
+    let mut builder = tar::Builder::new(encoder);
+    builder.mode(tar::HeaderMode::Deterministic);
+    for (name, bytes) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        builder.append_data(&mut header, name, bytes.as_slice())?;
+    }
+    builder.into_inner()?.finish()
+}
+
 impl ServerHandler for SkillsMcpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_resources().build())
@@ -368,5 +384,34 @@ impl ServerHandler for SkillsMcpServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let contents = self.read(&request.uri).await?;
         Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+}
+
+#[cfg(all(test, feature = "client"))]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::archive::{ArchiveFormat, ArchiveLimits, extract};
+
+    #[test]
+    fn tar_gz_round_trips_and_is_deterministic() {
+        let files = vec![
+            ("SKILL.md".to_owned(), b"---\nname: a\n---\n".to_vec()),
+            ("references/r.md".to_owned(), b"r".to_vec()),
+        ];
+        let bytes = tar_gz(&files).unwrap();
+        assert_eq!(bytes, tar_gz(&files).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a");
+        let count = extract(
+            &bytes,
+            ArchiveFormat::TarGz,
+            &target,
+            &ArchiveLimits::default(),
+        )
+        .unwrap();
+        assert_eq!(count, 2);
+        assert_eq!(fs::read(target.join("references/r.md")).unwrap(), b"r");
     }
 }

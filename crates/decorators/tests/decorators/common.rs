@@ -34,9 +34,17 @@ pub(crate) struct TestTool {
 
 impl TestTool {
     pub(crate) fn new(name: &'static str, behaviour: Behaviour) -> Arc<Self> {
+        Self::with_schema(name, behaviour, json!({"type": "object"}))
+    }
+
+    pub(crate) fn with_schema(
+        name: &'static str,
+        behaviour: Behaviour,
+        schema: Value,
+    ) -> Arc<Self> {
         Arc::new(Self {
             name,
-            schema: json!({"type": "object"}),
+            schema,
             behaviour,
             calls: AtomicUsize::new(0),
         })

@@ -1,8 +1,10 @@
 //! The ensure-user-message decorator against a strict server.
 
+use std::num::NonZeroUsize;
+
 use serde_json::json;
 use skillful_chat::{ChatClient, ChatOptions, ChatRequest, Content, FunctionResult, Message, Role};
-use skillful_decorators::{EnsureUserMessageLayer, Layer};
+use skillful_decorators::{EnsureUserMessage, EnsureUserMessageLayer, Layer};
 use skillful_test_server::{NO_USER_QUERY, Reply, TestServer};
 
 fn in_conversation(messages: Vec<Message>, id: &str) -> ChatRequest {
@@ -113,4 +115,74 @@ async fn conversations_are_kept_apart_and_present_queries_are_left_alone() {
         .unwrap();
     let last = server.requests().pop().unwrap();
     assert_eq!(last.contents("user"), ["Another question"]);
+}
+
+#[tokio::test]
+async fn a_request_without_a_conversation_id_never_gets_another_conversations_query() {
+    let server = TestServer::start().await;
+    server.repeat(Reply::text("ok"));
+    let client = EnsureUserMessageLayer.layer(crate::common::base(server.url()));
+    client
+        .get_response(ChatRequest::new(vec![Message::user(
+            "Alice's private question",
+        )]))
+        .await
+        .unwrap();
+    // Another caller, without an id, whose request holds no query of its own.
+    let error = client
+        .get_response(ChatRequest::new(continuation()))
+        .await
+        .unwrap_err();
+    assert_eq!(error.status(), Some(400), "{error}");
+    let last = server.requests().pop().unwrap();
+    assert!(
+        last.contents("user").is_empty(),
+        "the request carried {:?}",
+        last.contents("user")
+    );
+}
+
+#[tokio::test]
+async fn only_the_most_recently_used_conversations_are_remembered() {
+    let server = TestServer::start().await;
+    server.repeat(Reply::text("ok"));
+    let client = EnsureUserMessage::with_capacity(
+        crate::common::base(server.url()),
+        NonZeroUsize::new(2).unwrap(),
+    );
+    let ask = |id: &'static str| {
+        let request = in_conversation(vec![Message::user(format!("question {id}"))], id);
+        client.get_response(request)
+    };
+    let follow_up = |id: &'static str| client.get_response(in_conversation(continuation(), id));
+    ask("a").await.unwrap();
+    ask("b").await.unwrap();
+    follow_up("a").await.unwrap();
+    ask("c").await.unwrap();
+
+    let forgotten = follow_up("b").await.unwrap_err();
+    assert_eq!(
+        forgotten.status(),
+        Some(400),
+        "b was the least recently used"
+    );
+    follow_up("a").await.unwrap();
+    follow_up("c").await.unwrap();
+    let users: Vec<Vec<String>> = server
+        .requests()
+        .iter()
+        .map(|request| request.contents("user"))
+        .collect();
+    assert_eq!(
+        users,
+        [
+            vec!["question a"],
+            vec!["question b"],
+            vec!["question a"],
+            vec!["question c"],
+            vec![],
+            vec!["question a"],
+            vec!["question c"],
+        ]
+    );
 }

@@ -4,4 +4,6 @@
 mod approval;
 mod common;
 mod ensure_user;
+mod identity;
 mod invocation;
+mod text_calls;

@@ -1,0 +1,190 @@
+//! Call identity: a server (or a model writing its own ids) that reuses or leaves out call ids
+//! cannot make an answer apply to another call.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde_json::json;
+use skillful_chat::{
+    ApprovalResponse, ChatClient, ChatResponse, Content, FunctionCall, Message, Remember, Role,
+};
+use skillful_decorators::{FunctionInvocationLayer, Layer, RememberedApprovals};
+use skillful_test_server::{Reply, TestServer};
+
+use crate::common::{Behaviour, TestPolicy, TestTool, base, request};
+
+fn answer(responses: Vec<ApprovalResponse>) -> Message {
+    Message::new(
+        Role::User,
+        responses
+            .into_iter()
+            .map(Content::ApprovalResponse)
+            .collect(),
+    )
+}
+
+/// Every call id in `messages`, which must all differ.
+fn unique_call_ids(messages: &[Message]) -> HashSet<String> {
+    let ids: Vec<String> = messages
+        .iter()
+        .flat_map(Message::function_calls)
+        .map(|call| call.call_id.clone())
+        .collect();
+    let unique: HashSet<String> = ids.iter().cloned().collect();
+    assert_eq!(unique.len(), ids.len(), "duplicate call ids: {ids:?}");
+    assert!(!unique.contains(""), "an empty call id: {ids:?}");
+    unique
+}
+
+fn later_script_call() -> FunctionCall {
+    FunctionCall {
+        call_id: "later".into(),
+        name: "script".into(),
+        arguments: json!({"n": 9}),
+    }
+}
+
+#[tokio::test]
+async fn one_id_for_two_calls_of_a_turn_cannot_turn_always_load_into_always_script() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_calls(&[
+        ("x", "load_skill", json!({})),
+        ("x", "script", json!({"n": 1})),
+    ]));
+    server.push(Reply::tool_call("x", "script", json!({"n": 2})));
+    let load = TestTool::new("load_skill", Behaviour::Echo);
+    let script = TestTool::new("script", Behaviour::Echo);
+    let tools = [&load, &script];
+    let client = FunctionInvocationLayer::new()
+        .approval(Arc::new(TestPolicy))
+        .layer(base(server.url()));
+
+    let first = client
+        .get_response(request(vec![Message::user("go")], &tools))
+        .await
+        .unwrap();
+    let pending = first.approval_requests();
+    assert_eq!(pending.len(), 2);
+    assert_eq!(pending[0].call.name, "load_skill");
+    assert_ne!(pending[0].call.call_id, pending[1].call.call_id);
+
+    // "Always" for load_skill, "no" for the script.
+    let mut messages = vec![Message::user("go")];
+    messages.extend(first.messages.iter().cloned());
+    messages.push(answer(vec![
+        ApprovalResponse::approve(&pending[0].call.call_id).remembering(Remember::Tool),
+        ApprovalResponse::reject(&pending[1].call.call_id, Some("no".into())),
+    ]));
+    let remembered = RememberedApprovals::from_messages(&messages);
+    assert!(
+        !remembered.covers(&later_script_call()),
+        "\"no\" to the script became \"always\""
+    );
+
+    let second = client
+        .get_response(request(messages.clone(), &tools))
+        .await
+        .unwrap();
+    assert_eq!((load.calls(), script.calls()), (1, 0));
+    let asked = second.approval_requests();
+    assert_eq!(asked.len(), 1, "the later script call asks");
+    assert_eq!(asked[0].call.arguments, json!({"n": 2}));
+    messages.extend(second.messages.iter().cloned());
+    let ids = unique_call_ids(&messages);
+    assert!(ids.contains(&asked[0].call.call_id));
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|request| request.status == 200),
+        "every request was valid on the wire"
+    );
+}
+
+#[tokio::test]
+async fn an_id_reused_in_a_later_turn_gets_an_id_of_its_own() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("x", "load_skill", json!({})));
+    server.push(Reply::tool_call("x", "script", json!({"n": 1})));
+    server.push(Reply::text("done without the script"));
+    let load = TestTool::new("load_skill", Behaviour::Echo);
+    let script = TestTool::new("script", Behaviour::Echo);
+    let tools = [&load, &script];
+    let client = FunctionInvocationLayer::new()
+        .approval(Arc::new(TestPolicy))
+        .layer(base(server.url()));
+
+    let mut messages = vec![Message::user("go")];
+    let first = client
+        .get_response(request(messages.clone(), &tools))
+        .await
+        .unwrap();
+    let load_call = first.approval_requests()[0].call.clone();
+    messages.extend(first.messages.iter().cloned());
+    messages.push(answer(vec![
+        ApprovalResponse::approve(&load_call.call_id).remembering(Remember::Tool),
+    ]));
+
+    let second = client
+        .get_response(request(messages.clone(), &tools))
+        .await
+        .unwrap();
+    assert_eq!(load.calls(), 1);
+    let script_call = second.approval_requests()[0].call.clone();
+    assert_eq!(script_call.name, "script");
+    assert_ne!(script_call.call_id, load_call.call_id);
+    messages.extend(second.messages.iter().cloned());
+    messages.push(answer(vec![ApprovalResponse::reject(
+        &script_call.call_id,
+        None,
+    )]));
+    assert!(!RememberedApprovals::from_messages(&messages).covers(&later_script_call()));
+
+    let third: ChatResponse = client
+        .get_response(request(messages.clone(), &tools))
+        .await
+        .unwrap();
+    assert_eq!(third.text(), "done without the script");
+    assert_eq!(script.calls(), 0);
+    messages.extend(third.messages.iter().cloned());
+    unique_call_ids(&messages);
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|request| request.status == 200),
+        "every request was valid on the wire"
+    );
+}
+
+#[tokio::test]
+async fn calls_without_ids_and_ids_of_earlier_answers_get_fresh_ones() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_calls(&[
+        ("", "echo", json!({"n": 1})),
+        ("", "echo", json!({"n": 2})),
+        ("stale", "echo", json!({"n": 3})),
+    ]));
+    server.push(Reply::text("done"));
+    let echo = TestTool::new("echo", Behaviour::Echo);
+    let client = FunctionInvocationLayer::new()
+        .approval(Arc::new(TestPolicy))
+        .layer(base(server.url()));
+    // An answer in the history to a call id no request has: a new call must not pick it up.
+    let mut messages = vec![
+        answer(vec![
+            ApprovalResponse::approve("stale").remembering(Remember::Tool),
+        ]),
+        Message::user("go"),
+    ];
+    let response = client
+        .get_response(request(messages.clone(), &[&echo]))
+        .await
+        .unwrap();
+    assert_eq!(response.text(), "done");
+    assert_eq!(echo.calls(), 3);
+    messages.extend(response.messages.iter().cloned());
+    let ids = unique_call_ids(&messages);
+    assert!(!ids.contains("stale"), "{ids:?}");
+    assert_eq!(server.requests()[1].status, 200);
+}
