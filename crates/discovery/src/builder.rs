@@ -5,6 +5,7 @@ use std::sync::Arc;
 use skillful_core::SharedScriptRunner;
 use skillful_frontmatter::FrontmatterLoader;
 
+use crate::guard::ReadLimits;
 use crate::source::FileSkillsSource;
 
 /// The extensions of resource files when none are configured.
@@ -17,6 +18,10 @@ pub const DEFAULT_SCRIPT_EXTENSIONS: [&str; 6] = [".py", ".js", ".sh", ".ps1", "
 /// How deep resources and scripts are looked for when not configured: the skill directory and
 /// one level below it.
 pub const DEFAULT_SEARCH_DEPTH: usize = 2;
+
+/// How many bytes of a skill's file are read into memory at once when not configured: 16 MiB.
+/// A whole file over it is refused; a window of it is cut to it.
+pub const DEFAULT_MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A predicate over `(skill name, relative path)` that keeps a file when it returns `true`.
 pub(crate) type FileFilter = Arc<dyn Fn(&str, &str) -> bool + Send + Sync>;
@@ -61,6 +66,9 @@ pub enum BuildError {
         /// The extension given.
         extension: String,
     },
+    /// The read limit is zero.
+    #[error("the read limit must be at least 1 byte")]
+    ZeroReadLimit,
 }
 
 /// Everything a discovery run needs, shared by the source and the skills it yields.
@@ -74,6 +82,7 @@ pub(crate) struct Config {
     pub(crate) loader: FrontmatterLoader,
     pub(crate) runner: Option<SharedScriptRunner>,
     pub(crate) scripts_runnable: bool,
+    pub(crate) reads: ReadLimits,
     /// How many batches discovery loads skills in at once.
     pub(crate) parallelism: usize,
 }
@@ -90,6 +99,7 @@ impl fmt::Debug for Config {
             .field("loader", &self.loader)
             .field("runner", &self.runner)
             .field("scripts_runnable", &self.scripts_runnable)
+            .field("reads", &self.reads)
             .finish()
     }
 }
@@ -122,6 +132,7 @@ pub struct FileSkillsSourceBuilder {
     loader: FrontmatterLoader,
     runner: Option<SharedScriptRunner>,
     scripts_runnable: bool,
+    reads: ReadLimits,
 }
 
 impl Default for FileSkillsSourceBuilder {
@@ -136,6 +147,10 @@ impl Default for FileSkillsSourceBuilder {
             loader: FrontmatterLoader::default(),
             runner: None,
             scripts_runnable: true,
+            reads: ReadLimits {
+                max_bytes: DEFAULT_MAX_READ_BYTES,
+                allow_hard_links: false,
+            },
         }
     }
 }
@@ -239,12 +254,33 @@ impl FileSkillsSourceBuilder {
         self
     }
 
+    /// How many bytes of a file are read into memory at once (default
+    /// [`DEFAULT_MAX_READ_BYTES`]): a resource, or any file read whole, over it is refused (read
+    /// it in windows instead, [`FileSkill::read_window`](crate::FileSkill::read_window)), and a
+    /// window is cut to it.
+    pub fn max_read_bytes(mut self, bytes: u64) -> Self {
+        self.reads.max_bytes = bytes;
+        self
+    }
+
+    /// Whether a file with more than one hard link is read (default `false`). A hard link can
+    /// give a file from anywhere on the same file system (a key, a credential) a name inside a
+    /// skill, so such files are refused unless allowed here.
+    pub fn allow_hard_links(mut self, allow: bool) -> Self {
+        self.reads.allow_hard_links = allow;
+        self
+    }
+
     /// Checks the configuration and builds the source.
     ///
     /// # Errors
     /// [`BuildError::SearchDepth`] for a depth below 1, [`BuildError::Extension`] for an
-    /// extension that does not start with `.`.
+    /// extension that does not start with `.`, [`BuildError::ZeroReadLimit`] for a read limit
+    /// of 0.
     pub fn build(self) -> Result<FileSkillsSource, BuildError> {
+        if self.reads.max_bytes == 0 {
+            return Err(BuildError::ZeroReadLimit);
+        }
         if self.search_depth < 1 {
             return Err(BuildError::SearchDepth {
                 depth: self.search_depth,
@@ -263,6 +299,7 @@ impl FileSkillsSourceBuilder {
             loader: self.loader,
             runner: self.runner,
             scripts_runnable: self.scripts_runnable,
+            reads: self.reads,
             parallelism: std::thread::available_parallelism().map_or(1, usize::from),
         }))
     }

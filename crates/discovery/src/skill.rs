@@ -9,7 +9,7 @@ use skillful_core::{
     Skill, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
 };
 
-use crate::guard::{blocking, check_inside, read_inside};
+use crate::guard::{ReadLimits, blocking, check_inside, read_inside, read_window};
 
 /// The file that makes a directory a skill.
 pub(crate) const SKILL_FILE: &str = "SKILL.md";
@@ -28,6 +28,7 @@ pub struct FileSkill {
     frontmatter: SkillFrontmatter,
     dir: Arc<Path>,
     max_file_bytes: u64,
+    reads: ReadLimits,
     resources: Vec<Arc<dyn SkillResource>>,
     scripts: Vec<Arc<dyn SkillScript>>,
     diagnostics: Vec<Diagnostic>,
@@ -45,6 +46,7 @@ pub(crate) struct FoundSkill {
     pub(crate) frontmatter: SkillFrontmatter,
     pub(crate) dir: PathBuf,
     pub(crate) max_file_bytes: u64,
+    pub(crate) reads: ReadLimits,
     pub(crate) resources: Vec<String>,
     pub(crate) scripts: Vec<String>,
     pub(crate) diagnostics: Vec<Diagnostic>,
@@ -89,6 +91,7 @@ impl FileSkill {
                 Arc::new(FileResource {
                     name,
                     dir: dir.clone(),
+                    reads: found.reads,
                 }) as Arc<dyn SkillResource>
             })
             .collect();
@@ -109,6 +112,7 @@ impl FileSkill {
             frontmatter: found.frontmatter,
             dir,
             max_file_bytes: found.max_file_bytes,
+            reads: found.reads,
             resources,
             scripts,
             diagnostics: found.diagnostics,
@@ -148,19 +152,47 @@ impl FileSkill {
     /// [`SkillError::UnsafePath`] for a name the skill does not list, or a file that fails the
     /// check now; [`SkillError::Io`] when it cannot be read.
     pub async fn read_file(&self, name: &str) -> Result<Vec<u8>, SkillError> {
-        if !self.file_names().contains(&name) {
-            return Err(SkillError::UnsafePath {
-                path: self.dir.join(name),
-                reason: format!(
-                    "skill '{}' does not list this file; only SKILL.md, its resources and its scripts are read",
-                    self.frontmatter.name
-                ),
-            });
-        }
+        self.check_listed(name)?;
         let dir = self.dir.clone();
         let name = name.to_owned();
         let limit = (name == SKILL_FILE).then_some(self.max_file_bytes);
-        blocking(move || read_inside(&dir, &name, limit)).await
+        let reads = self.reads;
+        blocking(move || read_inside(&dir, &name, limit, &reads)).await
+    }
+
+    /// At most `max_len` bytes of one file discovery admitted (as for
+    /// [`FileSkill::read_file`]), from byte `offset`, with the file's length in bytes: only that
+    /// window is read, so a file of any size pages with bounded memory. The window is cut to the
+    /// source's read limit ([`FileSkillsSourceBuilder::max_read_bytes`](crate::FileSkillsSourceBuilder::max_read_bytes));
+    /// past the end of the file it is empty.
+    ///
+    /// # Errors
+    /// As [`FileSkill::read_file`].
+    pub async fn read_window(
+        &self,
+        name: &str,
+        offset: u64,
+        max_len: u64,
+    ) -> Result<(Vec<u8>, u64), SkillError> {
+        self.check_listed(name)?;
+        let dir = self.dir.clone();
+        let name = name.to_owned();
+        let reads = self.reads;
+        blocking(move || read_window(&dir, &name, offset, max_len, &reads)).await
+    }
+
+    /// Refuses a name that is not one of [`FileSkill::file_names`].
+    fn check_listed(&self, name: &str) -> Result<(), SkillError> {
+        if self.file_names().contains(&name) {
+            return Ok(());
+        }
+        Err(SkillError::UnsafePath {
+            path: self.dir.join(name),
+            reason: format!(
+                "skill '{}' does not list this file; only SKILL.md, its resources and its scripts are read",
+                self.frontmatter.name
+            ),
+        })
     }
 
     /// The file of the script called exactly `name`, checked afresh to lie inside the skill's
@@ -259,6 +291,7 @@ fn listing(resources: &[Arc<dyn SkillResource>], scripts: &[Arc<dyn SkillScript>
 struct FileResource {
     name: String,
     dir: Arc<Path>,
+    reads: ReadLimits,
 }
 
 #[async_trait]
@@ -271,7 +304,8 @@ impl SkillResource for FileResource {
     async fn read(&self) -> Result<ResourceContent, SkillError> {
         let dir = self.dir.clone();
         let name = self.name.clone();
-        let bytes = blocking(move || read_inside(&dir, &name, None)).await?;
+        let reads = self.reads;
+        let bytes = blocking(move || read_inside(&dir, &name, None, &reads)).await?;
         Ok(match String::from_utf8(bytes) {
             Ok(text) => ResourceContent::Text(match text.strip_prefix('\u{feff}') {
                 Some(rest) => rest.to_owned(),

@@ -329,6 +329,7 @@ fn load(config: &Config, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
         frontmatter: loaded.frontmatter,
         dir,
         max_file_bytes: loader.options().max_file_bytes as u64,
+        reads: config.reads,
         resources,
         scripts,
         diagnostics,
