@@ -146,3 +146,33 @@ fn a_script_cannot_read_the_environment_of_the_skills_process() {
         .collect();
     assert_eq!(verdicts, ["unreadable", "unreadable"], "{stdout}");
 }
+
+#[test]
+fn skills_read_of_a_sparse_100_gib_resource_is_an_error_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("big");
+    fs::create_dir_all(skill.join("references")).unwrap();
+    fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: big\ndescription: A huge file.\n---\nRead it.\n",
+    )
+    .unwrap();
+    fs::File::create(skill.join("references/huge.md"))
+        .unwrap()
+        .set_len(100 * 1024 * 1024 * 1024)
+        .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["read", "big", "references/huge.md"])
+        .arg(dir.path())
+        .env("HOME", dir.path())
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("over the limit of 16777216 bytes"), "{text}");
+}
