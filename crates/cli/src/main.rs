@@ -71,6 +71,9 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 fn main() -> ExitCode {
+    // First, before anything starts a script or an MCP server: they must not read this
+    // process's environment (API keys) through /proc.
+    let hardened = skillful_scripts::harden_process();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -83,6 +86,9 @@ fn main() -> ExitCode {
         }
     };
     init_tracing();
+    if let Err(error) = hardened {
+        let _ = writeln!(io::stderr(), "skills: warning: {error}");
+    }
     let result = run(cli.command);
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

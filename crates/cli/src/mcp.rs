@@ -29,6 +29,11 @@ pub(crate) struct McpSources {
     /// (`http://127.0.0.1:8000/mcp`); repeatable.
     #[arg(long = "mcp-http", value_name = "URL")]
     http: Vec<String>,
+    /// Let the `--mcp-stdio` servers inherit this variable of the environment; repeatable. They
+    /// get only what scripts get (PATH, HOME, the locale, TZ, TMPDIR) and the variables named
+    /// here.
+    #[arg(long = "mcp-env", value_name = "VAR")]
+    env: Vec<String>,
 }
 
 impl McpSources {
@@ -40,7 +45,13 @@ impl McpSources {
         stdio
             .chain(http)
             .map(|endpoint| {
-                Ok(Arc::new(McpSkillsSource::builder(endpoint?).build()) as Arc<dyn SkillsSource>)
+                let builder = self
+                    .env
+                    .iter()
+                    .fold(McpSkillsSource::builder(endpoint?), |builder, name| {
+                        builder.allow_env(name)
+                    });
+                Ok(Arc::new(builder.build()) as Arc<dyn SkillsSource>)
             })
             .collect()
     }

@@ -319,3 +319,34 @@ fn the_python_mcp_client_reads_our_stdio_server() {
     assert_eq!(read["resource"], "served notes\n");
     assert!(Path::new(PYTHON_CLIENT).exists());
 }
+
+#[test]
+fn a_stdio_server_gets_the_scripts_environment_and_the_variables_named_with_mcp_env() {
+    let server = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../mcp/tests/fixtures/environment_server.py"
+    );
+    // The interpreter itself: a launcher (a pyenv shim) would add variables of its own.
+    let python = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let python = String::from_utf8(python.stdout).unwrap().trim().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(BIN)
+        .args(["show", "env-report", "--mcp-stdio"])
+        .arg(format!("\"{python}\" \"{server}\""))
+        .args(["--mcp-env", "SKILLFUL_TEST_PASSED"])
+        .arg(dir.path())
+        .env("HOME", dir.path())
+        .env("SKILLFUL_TEST_SECRET", "sk-host-secret")
+        .env("SKILLFUL_TEST_PASSED", "named-with-mcp-env")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    let report = out(&output);
+    assert!(report.contains("passed=named-with-mcp-env\n"), "{report}");
+    assert!(!report.contains("SKILLFUL_TEST_SECRET"), "{report}");
+    assert!(report.contains("\nPATH\n"), "{report}");
+}

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use skillful_core::Scope;
 use skillful_frontmatter::FrontmatterLoader;
 
+use crate::guard::ReadLimits;
 use crate::runner::SharedScriptRunner;
-
 use crate::source::FileSkillsSource;
 
 /// The extensions of resource files when none are configured.
@@ -19,6 +19,10 @@ pub const DEFAULT_SCRIPT_EXTENSIONS: [&str; 6] = [".py", ".js", ".sh", ".ps1", "
 /// How deep resources and scripts are looked for when not configured: the skill directory and
 /// one level below it.
 pub const DEFAULT_SEARCH_DEPTH: usize = 2;
+
+/// How many bytes of a skill's file are read into memory at once when not configured: 16 MiB.
+/// A whole file over it is refused; a window of it is cut to it.
+pub const DEFAULT_MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A predicate over `(skill name, relative path)` that keeps a file when it returns `true`.
 pub(crate) type FileFilter = Arc<dyn Fn(&str, &str) -> bool + Send + Sync>;
@@ -63,6 +67,9 @@ pub enum BuildError {
         /// The extension given.
         extension: String,
     },
+    /// The read limit is zero.
+    #[error("the read limit must be at least 1 byte")]
+    ZeroReadLimit,
 }
 
 /// A directory searched for skills, and the scope its skills belong to.
@@ -83,6 +90,7 @@ pub(crate) struct Config {
     pub(crate) loader: FrontmatterLoader,
     pub(crate) runner: Option<SharedScriptRunner>,
     pub(crate) scripts_runnable: bool,
+    pub(crate) reads: ReadLimits,
     /// How many batches discovery loads skills in at once.
     pub(crate) parallelism: usize,
 }
@@ -99,6 +107,7 @@ impl fmt::Debug for Config {
             .field("loader", &self.loader)
             .field("runner", &self.runner)
             .field("scripts_runnable", &self.scripts_runnable)
+            .field("reads", &self.reads)
             .finish()
     }
 }
@@ -131,6 +140,7 @@ pub struct FileSkillsSourceBuilder {
     loader: FrontmatterLoader,
     runner: Option<SharedScriptRunner>,
     scripts_runnable: bool,
+    reads: ReadLimits,
 }
 
 impl Default for FileSkillsSourceBuilder {
@@ -145,6 +155,10 @@ impl Default for FileSkillsSourceBuilder {
             loader: FrontmatterLoader::default(),
             runner: None,
             scripts_runnable: true,
+            reads: ReadLimits {
+                max_bytes: DEFAULT_MAX_READ_BYTES,
+                allow_hard_links: false,
+            },
         }
     }
 }
@@ -260,12 +274,33 @@ impl FileSkillsSourceBuilder {
         self
     }
 
+    /// How many bytes of a file are read into memory at once (default
+    /// [`DEFAULT_MAX_READ_BYTES`]): a resource, or any file read whole, over it is refused (read
+    /// it in windows instead, [`FileSkill::read_window`](crate::FileSkill::read_window)), and a
+    /// window is cut to it.
+    pub fn max_read_bytes(mut self, bytes: u64) -> Self {
+        self.reads.max_bytes = bytes;
+        self
+    }
+
+    /// Whether a file with more than one hard link is read (default `false`). A hard link can
+    /// give a file from anywhere on the same file system (a key, a credential) a name inside a
+    /// skill, so such files are refused unless allowed here.
+    pub fn allow_hard_links(mut self, allow: bool) -> Self {
+        self.reads.allow_hard_links = allow;
+        self
+    }
+
     /// Checks the configuration and builds the source.
     ///
     /// # Errors
     /// [`BuildError::SearchDepth`] for a depth below 1, [`BuildError::Extension`] for an
-    /// extension that does not start with `.`.
+    /// extension that does not start with `.`, [`BuildError::ZeroReadLimit`] for a read limit
+    /// of 0.
     pub fn build(self) -> Result<FileSkillsSource, BuildError> {
+        if self.reads.max_bytes == 0 {
+            return Err(BuildError::ZeroReadLimit);
+        }
         if self.search_depth < 1 {
             return Err(BuildError::SearchDepth {
                 depth: self.search_depth,
@@ -284,6 +319,7 @@ impl FileSkillsSourceBuilder {
             loader: self.loader,
             runner: self.runner,
             scripts_runnable: self.scripts_runnable,
+            reads: self.reads,
             parallelism: std::thread::available_parallelism().map_or(1, usize::from),
         }))
     }

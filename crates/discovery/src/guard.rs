@@ -1,8 +1,10 @@
 //! Read-time checks: a file found at discovery is read only if it is still a plain file inside
-//! its skill directory, reached without any symbolic link.
+//! its skill directory, reached without any symbolic link, and with no other hard link (unless
+//! allowed). Opening never blocks (a FIFO swapped in is opened at once and refused), and reads
+//! are bounded: a whole file up to a cap, or a window of it, never more.
 
-use std::fs::{self, File, Metadata};
-use std::io::{self, Read};
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use skillful_core::SkillError;
@@ -69,8 +71,8 @@ pub(crate) fn check_inside(dir: &Path, relative: &str) -> Result<(PathBuf, Metad
         let metadata = fs::symlink_metadata(&path).map_err(|source| unreadable(&path, source))?;
         if metadata.file_type().is_symlink() {
             return Err(SkillError::Refused {
-                what: path.display().to_string(),
-                reason: "it is, or passes through, a symbolic link; links inside a skill are not followed: copy the file into the skill instead".into(),
+            what: path.display().to_string(),
+            reason: "it is, or passes through, a symbolic link; links inside a skill are not followed: copy the file into the skill instead".into(),
             });
         }
         last = Some(metadata);
@@ -108,57 +110,178 @@ fn is_strictly_inside(dir: &Path, path: &Path) -> bool {
         .is_ok_and(|rest| rest.components().next().is_some())
 }
 
-/// Reads the file `relative` below `dir` after [`check_inside`], making sure the file opened is
-/// the one checked, and refusing one larger than `limit` bytes.
+/// How the files of a skill may be read: at most `max_bytes` into memory at once, and whether a
+/// file with more than one hard link is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReadLimits {
+    pub(crate) max_bytes: u64,
+    pub(crate) allow_hard_links: bool,
+}
+
+/// Opens `path` for reading without ever blocking or following a final symbolic link: on Unix
+/// with `O_NOFOLLOW | O_NONBLOCK`, so that a FIFO (or device) put in place of a file is opened
+/// at once, to be refused by its type, instead of waiting forever for a writer.
 ///
 /// # Errors
-/// [`SkillError::Refused`] as for [`check_inside`], or when the file changed between checking
-/// and opening; [`SkillError::Unreadable`] when it cannot be read or is over the limit.
-pub(crate) fn read_inside(
+/// The operating system's; on Unix a final symbolic link is `ELOOP` (see [`is_link_refusal`]).
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// Whether `error` is [`open_nonblocking`] refusing a symbolic link.
+pub(crate) fn is_link_refusal(error: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        error.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = error;
+        false
+    }
+}
+
+/// How many names the file has (hard links); 1 where that cannot be known.
+#[cfg(unix)]
+fn link_count(metadata: &Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    metadata.nlink()
+}
+
+#[cfg(not(unix))]
+fn link_count(_metadata: &Metadata) -> u64 {
+    1
+}
+
+/// Opens the file `relative` below `dir` after [`check_inside`], without blocking, and checks
+/// the file opened: a regular file, the very file checked, and (unless `limits` allow it) with no
+/// other hard link. Returns it with its metadata and its path.
+///
+/// # Errors
+/// [`SkillError::Refused`] as for [`check_inside`], when the file changed between checking
+/// and opening (a link, a FIFO or another file swapped in), or has another hard link;
+/// [`SkillError::Unreadable`] when it cannot be opened.
+fn open_inside(
     dir: &Path,
     relative: &str,
-    limit: Option<u64>,
-) -> Result<Vec<u8>, SkillError> {
+    limits: &ReadLimits,
+) -> Result<(File, Metadata, PathBuf), SkillError> {
     let (_, on_disk) = check_inside(dir, relative)?;
     let path = relative
         .split('/')
         .fold(dir.to_path_buf(), |path, segment| path.join(segment));
-    let io_error = |source: io::Error| unreadable(&path, source);
-    // Checked before opening, so a planted FIFO or device is refused rather than opened; and the
-    // file opened must be the file checked, so a link swapped in between is refused too.
-    let mut file = File::open(&path).map_err(io_error)?;
-    let opened = file.metadata().map_err(io_error)?;
+    let unsafe_path = |path: PathBuf, reason: &str| SkillError::Refused {
+        what: path.display().to_string(),
+        reason: reason.to_owned(),
+    };
+    let file = match open_nonblocking(&path) {
+        Ok(file) => file,
+        Err(error) if is_link_refusal(&error) => {
+            return Err(unsafe_path(
+                path,
+                "it was replaced by a symbolic link while it was being opened; links inside a skill are not followed",
+            ));
+        }
+        Err(source) => return Err(unreadable(&path, source)),
+    };
+    let opened = match file.metadata() {
+        Ok(opened) => opened,
+        Err(source) => return Err(unreadable(&path, source)),
+    };
+    if !opened.is_file() {
+        return Err(unsafe_path(
+            path,
+            "it is no longer a regular file (a FIFO, device or directory was put in its place)",
+        ));
+    }
     if !same_file(&opened, &on_disk) {
+        return Err(unsafe_path(
+            path,
+            "the file was replaced while it was being opened",
+        ));
+    }
+    let links = link_count(&opened);
+    if links > 1 && !limits.allow_hard_links {
         return Err(SkillError::Refused {
             what: path.display().to_string(),
-            reason: "the file was replaced while it was being opened".into(),
+            reason: format!(
+                "it has {links} hard links, so it may be a file from outside the skill; copy the file into the skill instead, or allow hard links (FileSkillsSourceBuilder::allow_hard_links)"
+            ),
         });
     }
-    let expected = limit.map_or(opened.len(), |limit| {
-        opened.len().min(limit.saturating_add(1))
-    });
-    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
-    match limit {
-        // One byte past the limit is enough to know the file is over it.
-        Some(limit) => {
-            file.by_ref()
-                .take(limit.saturating_add(1))
-                .read_to_end(&mut bytes)
-                .map_err(io_error)?;
-            if bytes.len() as u64 > limit {
-                return Err(io_error(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "the file is over the limit of {limit} bytes; shorten it or raise the limit"
-                    ),
-                )));
-            }
-        }
-        None => {
-            file.read_to_end(&mut bytes).map_err(io_error)?;
-        }
+    Ok((file, opened, path))
+}
+
+/// The error for a file over `limit` bytes.
+fn over_limit(path: PathBuf, limit: u64) -> SkillError {
+    SkillError::TooLarge {
+        what: path.display().to_string(),
+        limit,
+        advice: "shorten it, read it in pages, or raise the limit".to_owned(),
+    }
+}
+
+/// Reads the whole file `relative` below `dir` (see [`open_inside`]), refusing one larger than
+/// `limit` bytes (for `SKILL.md`, the frontmatter loader's limit) or than `limits.max_bytes`.
+///
+/// # Errors
+/// As [`open_inside`]; [`SkillError::Unreadable`] when it cannot be read or is over the limit.
+pub(crate) fn read_inside(
+    dir: &Path,
+    relative: &str,
+    limit: Option<u64>,
+    limits: &ReadLimits,
+) -> Result<Vec<u8>, SkillError> {
+    let (file, opened, path) = open_inside(dir, relative, limits)?;
+    let limit = limit.map_or(limits.max_bytes, |limit| limit.min(limits.max_bytes));
+    if opened.len() > limit {
+        return Err(over_limit(path, limit));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
+    // One byte past the limit is enough to know that the file grew over it.
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| unreadable(&path, source))?;
+    if bytes.len() as u64 > limit {
+        return Err(over_limit(path, limit));
     }
     Ok(bytes)
+}
+
+/// Reads at most `max_len` bytes (and never more than `limits.max_bytes`) of the file
+/// `relative` below `dir` (see [`open_inside`]), from byte `offset`, reading nothing else of it;
+/// returns them with the file's length. Past the end, no bytes.
+///
+/// # Errors
+/// As [`open_inside`]; [`SkillError::Unreadable`] when it cannot be read.
+pub(crate) fn read_window(
+    dir: &Path,
+    relative: &str,
+    offset: u64,
+    max_len: u64,
+    limits: &ReadLimits,
+) -> Result<(Vec<u8>, u64), SkillError> {
+    let (mut file, opened, path) = open_inside(dir, relative, limits)?;
+    let total = opened.len();
+    let wanted = max_len
+        .min(limits.max_bytes)
+        .min(total.saturating_sub(offset));
+    let mut bytes = Vec::with_capacity(usize::try_from(wanted).unwrap_or(0));
+    if wanted > 0 {
+        let io_error = |source| unreadable(&path, source);
+        file.seek(SeekFrom::Start(offset)).map_err(io_error)?;
+        file.take(wanted)
+            .read_to_end(&mut bytes)
+            .map_err(io_error)?;
+    }
+    Ok((bytes, total))
 }
 
 /// A read of `path` that failed.

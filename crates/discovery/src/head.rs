@@ -1,13 +1,13 @@
 //! Reads the head of a `SKILL.md`: its frontmatter, up to and including the closing `---` line,
 //! and nothing of the body.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use skillful_frontmatter::{ParseError, ParseOptions};
 
-use crate::guard::same_file;
+use crate::guard::{is_link_refusal, open_nonblocking, same_file};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -27,13 +27,23 @@ pub(crate) struct HeadError(pub(crate) String);
 /// [`ParseOptions::max_frontmatter_bytes`], or its head is not UTF-8.
 pub(crate) fn read_head(path: &Path, options: &ParseOptions) -> Result<String, HeadError> {
     let cannot_read = |error: std::io::Error| HeadError(format!("cannot read the file: {error}"));
-    let file = File::open(path).map_err(cannot_read)?;
+    let replaced_by_link = || {
+        HeadError(
+            "the file was replaced by a symbolic link while it was being read; links are not followed".into(),
+        )
+    };
+    // Never blocks: a FIFO put in its place is opened at once and refused below.
+    let file = open_nonblocking(path).map_err(|error| {
+        if is_link_refusal(&error) {
+            replaced_by_link()
+        } else {
+            cannot_read(error)
+        }
+    })?;
     let opened = file.metadata().map_err(cannot_read)?;
     let on_disk = fs::symlink_metadata(path).map_err(cannot_read)?;
     if on_disk.file_type().is_symlink() || !same_file(&opened, &on_disk) {
-        return Err(HeadError(
-            "the file was replaced by a symbolic link while it was being read; links are not followed".into(),
-        ));
+        return Err(replaced_by_link());
     }
     if !opened.is_file() {
         return Err(HeadError("not a regular file".into()));

@@ -45,8 +45,8 @@ mod source;
 mod walk;
 
 pub use builder::{
-    BuildError, DEFAULT_RESOURCE_EXTENSIONS, DEFAULT_SCRIPT_EXTENSIONS, DEFAULT_SEARCH_DEPTH,
-    ExtensionList, FileSkillsSourceBuilder,
+    BuildError, DEFAULT_MAX_READ_BYTES, DEFAULT_RESOURCE_EXTENSIONS, DEFAULT_SCRIPT_EXTENSIONS,
+    DEFAULT_SEARCH_DEPTH, ExtensionList, FileSkillsSourceBuilder,
 };
 pub use runner::{FileScriptRequest, FileScriptRunner, SharedScriptRunner};
 pub use skill::FileSkill;

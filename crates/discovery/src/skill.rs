@@ -8,7 +8,7 @@ use skillful_core::{
 };
 use skillful_frontmatter::{ParseOptions, parse};
 
-use crate::guard::{Stamp, check_inside, read_inside};
+use crate::guard::{ReadLimits, Stamp, check_inside, read_inside, read_window};
 use crate::runner::{FileScriptRequest, SharedScriptRunner};
 
 /// The file that makes a directory a skill.
@@ -29,6 +29,7 @@ pub struct FileSkill {
     origin: SkillOrigin,
     dir: Arc<Path>,
     parse_options: ParseOptions,
+    reads: ReadLimits,
     /// The last `SKILL.md` read, with the stamp of the file it was read from.
     document: Mutex<Option<(Stamp, SkillDocument)>>,
     resources: Vec<Arc<dyn SkillResource>>,
@@ -50,6 +51,7 @@ pub(crate) struct FoundSkill {
     pub(crate) root: usize,
     pub(crate) dir: PathBuf,
     pub(crate) parse_options: ParseOptions,
+    pub(crate) reads: ReadLimits,
     pub(crate) resources: Vec<String>,
     pub(crate) scripts: Vec<String>,
     pub(crate) diagnostics: Vec<Diagnostic>,
@@ -77,6 +79,7 @@ impl FileSkill {
                 Arc::new(FileResource {
                     name,
                     dir: dir.clone(),
+                    reads: found.reads,
                 }) as Arc<dyn SkillResource>
             })
             .collect();
@@ -98,6 +101,7 @@ impl FileSkill {
             origin,
             dir,
             parse_options: found.parse_options,
+            reads: found.reads,
             document: Mutex::new(None),
             resources,
             scripts,
@@ -132,22 +136,53 @@ impl FileSkill {
     /// [`SkillError::Refused`] for a name the skill does not list, or a file that fails the
     /// check now; [`SkillError::Unreadable`] when it cannot be read.
     pub async fn read_file(&self, name: &str) -> Result<Vec<u8>, SkillError> {
-        if !self.file_names().contains(&name) {
-            return Err(SkillError::Refused {
-                what: self.dir.join(name).display().to_string(),
-                reason: format!(
-                    "skill '{}' does not list this file; only SKILL.md, its resources and its scripts are read",
-                    self.frontmatter.name
-                ),
-            });
-        }
+        self.check_listed(name)?;
         let dir = self.dir.clone();
         let name = name.to_owned();
         let limit = (name == SKILL_FILE).then_some(self.parse_options.max_file_bytes as u64);
+        let reads = self.reads;
         blocking::run("reading a skill file", move || {
-            read_inside(&dir, &name, limit)
+            read_inside(&dir, &name, limit, &reads)
         })
         .await
+    }
+
+    /// At most `max_len` bytes of one file discovery admitted (as for
+    /// [`FileSkill::read_file`]), from byte `offset`, with the file's length in bytes: only that
+    /// window is read, so a file of any size pages with bounded memory. The window is cut to the
+    /// source's read limit ([`FileSkillsSourceBuilder::max_read_bytes`](crate::FileSkillsSourceBuilder::max_read_bytes));
+    /// past the end of the file it is empty.
+    ///
+    /// # Errors
+    /// As [`FileSkill::read_file`].
+    pub async fn read_window(
+        &self,
+        name: &str,
+        offset: u64,
+        max_len: u64,
+    ) -> Result<(Vec<u8>, u64), SkillError> {
+        self.check_listed(name)?;
+        let dir = self.dir.clone();
+        let name = name.to_owned();
+        let reads = self.reads;
+        blocking::run("reading a window of a skill file", move || {
+            read_window(&dir, &name, offset, max_len, &reads)
+        })
+        .await
+    }
+
+    /// Refuses a name that is not one of [`FileSkill::file_names`].
+    fn check_listed(&self, name: &str) -> Result<(), SkillError> {
+        if self.file_names().contains(&name) {
+            return Ok(());
+        }
+        Err(SkillError::Refused {
+            what: self.dir.join(name).display().to_string(),
+            reason: format!(
+                "skill '{}' does not list this file; only SKILL.md, its resources and its scripts are read",
+                self.frontmatter.name
+            ),
+        })
     }
 
     /// The file of the script called exactly `name`, checked afresh to lie inside the skill's
@@ -241,6 +276,7 @@ impl Skill for FileSkill {
 struct FileResource {
     name: String,
     dir: Arc<Path>,
+    reads: ReadLimits,
 }
 
 #[async_trait]
@@ -253,8 +289,11 @@ impl SkillResource for FileResource {
     async fn read(&self) -> Result<ResourceContent, SkillError> {
         let dir = self.dir.clone();
         let name = self.name.clone();
-        let bytes =
-            blocking::run("reading a resource", move || read_inside(&dir, &name, None)).await?;
+        let reads = self.reads;
+        let bytes = blocking::run("reading a resource", move || {
+            read_inside(&dir, &name, None, &reads)
+        })
+        .await?;
         Ok(match String::from_utf8(bytes) {
             Ok(text) => ResourceContent::Text(match text.strip_prefix('\u{feff}') {
                 Some(rest) => rest.to_owned(),

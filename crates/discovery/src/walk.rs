@@ -340,6 +340,7 @@ fn load(config: &Config, root: usize, dir: PathBuf, entries: Vec<Entry>) -> Outc
         root,
         dir,
         parse_options: loader.options().clone(),
+        reads: config.reads,
         resources,
         scripts,
         diagnostics,

@@ -121,6 +121,8 @@ pub(crate) struct Connection {
     server: String,
     endpoint: Option<McpEndpoint>,
     timeout: Duration,
+    /// The host variables a stdio server inherits besides the scripts' allow-list.
+    allowed_env: Vec<String>,
     /// The live client and how many connections came before it.
     slot: tokio::sync::Mutex<(u64, Option<Arc<Client>>)>,
 }
@@ -148,6 +150,7 @@ impl Connection {
             server: endpoint.to_string(),
             endpoint: Some(endpoint),
             timeout,
+            allowed_env: Vec::new(),
             slot: tokio::sync::Mutex::new((0, None)),
         }
     }
@@ -158,8 +161,14 @@ impl Connection {
             server,
             endpoint: None,
             timeout,
+            allowed_env: Vec::new(),
             slot: tokio::sync::Mutex::new((0, Some(Arc::new(client)))),
         }
+    }
+
+    /// Lets a stdio server inherit the host's variable `name` too.
+    pub(crate) fn allow_env(&mut self, name: String) {
+        self.allowed_env.push(name);
     }
 
     /// The server's command line or URL, for messages.
@@ -178,7 +187,7 @@ impl Connection {
                 message: "the connection was closed and cannot be remade".into(),
             });
         };
-        let client = tokio::time::timeout(self.timeout, connect(endpoint))
+        let client = tokio::time::timeout(self.timeout, connect(endpoint, &self.allowed_env))
             .await
             .map_err(|_| McpSkillsError::Connect {
                 server: self.server.clone(),
@@ -283,11 +292,18 @@ impl Connection {
     }
 }
 
-async fn connect(endpoint: &McpEndpoint) -> Result<Client, String> {
+/// Connects to `endpoint`; a stdio server is started with the environment scripts get
+/// ([`skillful_scripts::allowed_environment`]) plus the host's variables named in `allowed_env`.
+async fn connect(endpoint: &McpEndpoint, allowed_env: &[String]) -> Result<Client, String> {
     match endpoint {
         McpEndpoint::Stdio { program, args } => {
             let mut command = tokio::process::Command::new(program);
-            command.args(args);
+            command
+                .args(args)
+                .env_clear()
+                .envs(skillful_scripts::allowed_environment(
+                    allowed_env.iter().cloned(),
+                ));
             let transport = TokioChildProcess::new(command)
                 .map_err(|error| format!("cannot start `{program}`: {error}"))?;
             ().serve(transport).await.map_err(handshake_error)

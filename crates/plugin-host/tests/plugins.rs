@@ -83,11 +83,12 @@ async fn the_temperature_converter_is_served_like_any_skill() {
     .await
     .into_model_text();
     assert!(
-        content
-            .starts_with("<name>temperature-converter</name>\n<description>Converts temperatures")
+        content.starts_with("---\nname: temperature-converter\ndescription: Converts temperatures"),
+        "{content}"
     );
     assert!(
-        content.contains("<instructions>\nTo convert a temperature, run `convert-temperature`")
+        content.contains("\n---\nTo convert a temperature, run `convert-temperature`"),
+        "{content}"
     );
     assert!(content.contains(
         "<resource name=\"temperature-conversion-formulas\" description=\"The formulas between Celsius, Fahrenheit and Kelvin.\"/>"

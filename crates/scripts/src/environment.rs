@@ -24,6 +24,29 @@ pub const DEFAULT_ALLOWED_ENV: [&str; 15] = [
     "USERPROFILE",
 ];
 
+/// The variables of this process's environment that a child process of the host may inherit:
+/// those named in [`DEFAULT_ALLOWED_ENV`], then those named in `also_allowed`, in that order.
+/// What scripts get by default, and what `skillful-mcp` gives the MCP servers it starts.
+///
+/// # Example
+/// ```
+/// let environment = skillful_scripts::allowed_environment(["PYTHONPATH"]);
+/// assert!(environment.iter().all(|(name, _)| name != "OPENAI_API_KEY"));
+/// ```
+pub fn allowed_environment<I>(also_allowed: I) -> Vec<(OsString, OsString)>
+where
+    I: IntoIterator,
+    I::Item: Into<String>,
+{
+    let allowed: Vec<String> = DEFAULT_ALLOWED_ENV
+        .iter()
+        .map(|name| (*name).to_owned())
+        .chain(also_allowed.into_iter().map(Into::into))
+        .collect();
+    let host: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    script_environment(&host, &allowed, &[])
+}
+
 /// The variables of `host` whose names are in `allowed`, in `allowed`'s order, then `added`
 /// (which override inherited ones of the same name). Names compare exactly, except on Windows,
 /// where case is ignored as Windows ignores it.

@@ -106,3 +106,14 @@ pub enum BuildError {
     #[error("the interpreter for {0:?} names a blank program; give the program to run")]
     BlankProgram(String),
 }
+
+/// Why [`harden_process`](crate::harden_process) could not protect this process.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "cannot make this process non-dumpable (prctl PR_SET_DUMPABLE): {source}; scripts and other child processes running as the same user could read its environment and memory through /proc"
+)]
+pub struct HardenError {
+    /// What the operating system said.
+    #[source]
+    pub source: std::io::Error,
+}

@@ -14,14 +14,22 @@
 //!   ([`DEFAULT_ALLOWED_ENV`]: `PATH`, `HOME`, `LANG`, `LC_ALL`, `LC_CTYPE`, `TZ`, `TMPDIR`, and
 //!   on Windows `SYSTEMROOT` and the like; the host adds more through the builder), so host
 //!   secrets such as `OPENAI_API_KEY` never reach it;
-//! - kills the script's whole process group after a wall-clock timeout (30 s by default), and
-//!   whatever the script leaves running in its group when it exits;
+//! - kills the script and every process it started after a wall-clock timeout (30 s by
+//!   default), and whatever the script leaves running when it exits: on Linux its whole
+//!   descendant tree, through a reaper of its own (a child subreaper), so `setsid` and double
+//!   forks do not escape; on other Unix systems its process group; elsewhere its own process;
+//! - stops reading its output once its processes are gone (what is left in the pipes is read),
+//!   so a process out of reach holding a pipe open cannot turn a finished run into a timeout;
 //! - keeps at most 64 KiB of stdout and of stderr (reading and discarding the rest, so memory
 //!   stays bounded and the script never blocks), and says so;
 //! - reports a structured [`ScriptOutput`] (`stdout`, `stderr`, `exit_code`, `timed_out`,
 //!   `truncated`, `duration_ms`) and renders it for the model as the reference's runner does: the
 //!   output, then `[stderr]` and the error output, then `[exit code: N]` when not 0;
 //!   `(no output)` when there is none.
+//!
+//! [`harden_process`] makes the host non-dumpable, so that a script cannot read the host's
+//! environment or memory through `/proc/<parent pid>/environ`; binaries call it at startup.
+//! A script is not sandboxed: it runs as the user, and can read what the user can read.
 //!
 //! Whether a script may run at all is not decided here: `skillful-discovery` refuses the scripts of
 //! untrusted sources (`scripts_runnable(false)`) before a runner sees them, and approval by risk
@@ -55,12 +63,16 @@ mod arguments;
 mod environment;
 mod error;
 mod group;
+mod harden;
 mod interpreter;
 mod output;
+#[cfg(target_os = "linux")]
+mod reaper;
 mod runner;
 
-pub use environment::DEFAULT_ALLOWED_ENV;
-pub use error::{BuildError, RunError, RunFailure};
+pub use environment::{DEFAULT_ALLOWED_ENV, allowed_environment};
+pub use error::{BuildError, HardenError, RunError, RunFailure};
+pub use harden::harden_process;
 pub use interpreter::{Interpreter, default_interpreters};
 pub use output::ScriptOutput;
 pub use runner::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, ProcessRunner, ProcessRunnerBuilder};

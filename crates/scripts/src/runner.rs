@@ -14,7 +14,7 @@ use tokio::process::{Child, Command};
 use crate::arguments::command_line;
 use crate::environment::{DEFAULT_ALLOWED_ENV, script_environment};
 use crate::error::{BuildError, RunError, RunFailure};
-use crate::group::ProcessGroup;
+use crate::group::RunningScript;
 use crate::interpreter::{Interpreter, default_interpreters, extension_of};
 use crate::output::{Capture, ScriptOutput};
 
@@ -34,11 +34,16 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// - **Where and with what**: in the script's directory, with standard input closed, and an
 ///   environment of only [`DEFAULT_ALLOWED_ENV`] (plus what the host allows or sets through the
 ///   builder): the host's secrets (`OPENAI_API_KEY`, ...) never reach a script.
-/// - **Limits**: a wall-clock timeout ([`DEFAULT_TIMEOUT`]) after which the script's whole
-///   process group is killed (on Unix the script leads a new process group; elsewhere only the
-///   script's own process is killed); whatever the script leaves running in its group when it
-///   exits is killed too. Each output stream is kept up to [`DEFAULT_MAX_OUTPUT_BYTES`] and read
-///   to its end, so memory stays bounded and the script never blocks on a full pipe.
+/// - **Limits**: a wall-clock timeout ([`DEFAULT_TIMEOUT`]) after which the script is killed
+///   with every process it started, and whatever it leaves running when it exits is killed too.
+///   On Linux that is its whole descendant tree, even processes that left its process group
+///   (`setsid`) or were orphaned by a double fork: the script runs under a reaper of its own (a
+///   child subreaper) that kills the tree before reporting the script's exit. On other Unix
+///   systems it is the script's process group; elsewhere only the script's own process. Each
+///   output stream is kept up to [`DEFAULT_MAX_OUTPUT_BYTES`] and read to its end while the
+///   script runs, so memory stays bounded and the script never blocks on a full pipe; once the
+///   script's processes are gone, only what is left in the pipes is read, so a process out of
+///   reach that holds a pipe open cannot turn a finished run into a timeout.
 ///
 /// A script that ran, whatever its exit code, gives a [`ScriptOutput`]; one that could not start
 /// gives a [`RunError`].
@@ -129,7 +134,7 @@ impl ProcessRunner {
     /// with its exit code.
     ///
     /// # Cancel safety
-    /// Dropping the future kills the script's process group.
+    /// Dropping the future kills the script and what it started, as a timeout does.
     pub async fn execute(&self, request: &FileScriptRequest) -> Result<ScriptOutput, RunError> {
         self.try_execute(request).await.map_err(|reason| RunError {
             script: request.script_name.clone(),
@@ -208,8 +213,7 @@ impl ProcessRunner {
 
     /// Where `program` is: itself when it names a path, else the first executable file of that
     /// name in an absolute directory of the scripts' `PATH`; `None` when there is none. Spawning
-    /// an absolute path also spares the operating system a second search (and lets it use
-    /// `posix_spawn`).
+    /// an absolute path also spares the operating system a second search.
     #[cfg(unix)]
     fn resolve(&self, program: &str) -> Option<OsString> {
         if program.contains('/') {
@@ -260,7 +264,8 @@ impl ProcessRunner {
     }
 
     /// `program` in `dir`, with the script environment, stdin closed, output piped, in a
-    /// process group of its own, killed if dropped.
+    /// process group of its own; on Linux under a reaper of its own (which a dropped run
+    /// stops), elsewhere killed if dropped.
     fn command(&self, program: &OsStr, dir: &Path) -> Command {
         let mut command = Command::new(program);
         command
@@ -269,52 +274,46 @@ impl ProcessRunner {
             .envs(self.config.environment.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         #[cfg(unix)]
         command.process_group(0);
+        // Killing the reaper outright would orphan the script's processes; `RunningScript`
+        // asks it to stop instead.
+        #[cfg(target_os = "linux")]
+        crate::reaper::install(&mut command);
+        #[cfg(not(target_os = "linux"))]
+        command.kill_on_drop(true);
         command
     }
 
-    /// Reads the child's output while it runs, kills its group when it exits or when the time is
-    /// up, and reports what happened.
-    async fn supervise(
-        &self,
-        mut child: Child,
-        started: Instant,
-    ) -> Result<ScriptOutput, RunFailure> {
-        let group = ProcessGroup::of(&child);
-        let stdout_pipe = child.stdout.take();
-        let stderr_pipe = child.stderr.take();
+    /// Reads the child's output while it runs, ends everything it started when it exits or when
+    /// the time is up, and reports what happened. Once the script's processes are gone, only what
+    /// is already in the pipes is read: a process outside the script's reach that holds a pipe
+    /// open cannot hold the result back.
+    async fn supervise(&self, child: Child, started: Instant) -> Result<ScriptOutput, RunFailure> {
+        let mut script = RunningScript::new(child);
+        let stdout_pipe = script.child_mut().stdout.take();
+        let stderr_pipe = script.child_mut().stderr.take();
         let mut stdout = Capture::new(self.config.max_output_bytes);
         let mut stderr = Capture::new(self.config.max_output_bytes);
+        let (exited, exit) = tokio::sync::watch::channel(false);
         let mut status = None;
         let finished = tokio::time::timeout(self.config.timeout, async {
             let wait = async {
-                let exited = child.wait().await;
-                // Whatever the script left running in its group would hold the pipes open.
-                group.kill();
-                status = Some(exited);
+                status = Some(script.wait().await);
+                exited.send_replace(true);
             };
             tokio::join!(
                 wait,
-                stdout.read_from(stdout_pipe),
-                stderr.read_from(stderr_pipe)
+                stdout.read_from(stdout_pipe, exit.clone()),
+                stderr.read_from(stderr_pipe, exit)
             );
         })
         .await
         .is_ok();
-        if !finished {
-            group.kill();
-        }
         let status = match status {
             Some(exited) => exited,
-            None => {
-                if let Err(error) = child.start_kill() {
-                    tracing::debug!(%error, "the timed-out script had already exited");
-                }
-                child.wait().await
-            }
+            None => script.stop().await,
         }
         .map_err(|error| RunFailure::Io {
             action: "waiting for the script".to_owned(),
@@ -396,7 +395,7 @@ impl Default for ProcessRunnerBuilder {
 }
 
 impl ProcessRunnerBuilder {
-    /// How long a script may run before its process group is killed (default 30 s).
+    /// How long a script may run before it is killed with what it started (default 30 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self

@@ -435,3 +435,191 @@ fn a_runner_refuses_a_zero_timeout_or_limit_and_bad_extensions() {
         .build();
     assert_eq!(blank.unwrap_err(), BuildError::BlankProgram(".rb".into()));
 }
+
+/// Reads the pid a script wrote to `file` (waiting a few seconds for it to appear).
+#[cfg(target_os = "linux")]
+async fn pid_in(file: &Path) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Ok(pid) = std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .trim()
+            .parse()
+        {
+            return pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            file.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A Python script that starts a daemon the classic way (fork, `setsid`, fork again, the middle
+/// process exits), with its standard streams closed so that only its survival is at stake; the
+/// daemon writes its pid to `daemon.pid` beside the script, then sleeps. The script prints
+/// `started` once the pid is written, then runs `rest`.
+#[cfg(target_os = "linux")]
+fn daemonizing_script(dir: &Path, rest: &str) -> (PathBuf, PathBuf) {
+    let pid_file = dir.join("daemon.pid");
+    let text = format!(
+        r#"import os, sys, time
+pid_file = {pid_file:?}
+child = os.fork()
+if child == 0:
+    os.setsid()
+    if os.fork() > 0:
+        os._exit(0)
+    os.closerange(0, 3)
+    with open(pid_file + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(pid_file + ".tmp", pid_file)
+    time.sleep(300)
+    os._exit(0)
+os.waitpid(child, 0)
+while not os.path.exists(pid_file):
+    time.sleep(0.01)
+print("started", flush=True)
+{rest}
+"#,
+        pid_file = pid_file.display().to_string()
+    );
+    (script(dir, "daemon.py", &text, false), pid_file)
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_the_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, pid_file) = daemonizing_script(dir.path(), "sys.exit(0)");
+    let output = runner()
+        .execute(&request(&path, json!(null)))
+        .await
+        .unwrap();
+    assert!(output.succeeded(), "{output:?}");
+    assert_eq!(output.stdout, "started\n");
+    let daemon = pid_in(&pid_file).await;
+    assert!(
+        gone(daemon).await,
+        "the daemon {daemon} survived the script"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_a_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, pid_file) = daemonizing_script(dir.path(), "time.sleep(300)");
+    let runner = ProcessRunner::builder()
+        .timeout(Duration::from_secs(3))
+        .build()
+        .unwrap();
+    let output = runner.execute(&request(&path, json!(null))).await.unwrap();
+    assert!(output.timed_out, "{output:?}");
+    assert_eq!(output.stdout, "started\n");
+    let daemon = pid_in(&pid_file).await;
+    assert!(
+        gone(daemon).await,
+        "the daemon {daemon} survived the timeout"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_detached_child_holding_stdout_does_not_turn_the_result_into_a_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("child.pid");
+    // `setsid` leaves the script's process group, so killing the group misses it; it keeps the
+    // output pipe open for 300 s. The script ends only once its child has left the group.
+    let text = format!(
+        "pid_file='{}'\n\
+         setsid sh -c 'echo $$ > \"$0.tmp\"; mv \"$0.tmp\" \"$0\"; exec sleep 300' \"$pid_file\" &\n\
+         while [ ! -s \"$pid_file\" ]; do sleep 0.01; done\n\
+         echo result\n\
+         exit 3\n",
+        pid_file.display()
+    );
+    let path = script(dir.path(), "detach.sh", &text, false);
+    let runner = ProcessRunner::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
+    let output = runner.execute(&request(&path, json!(null))).await.unwrap();
+    assert!(!output.timed_out, "{output:?}");
+    assert_eq!(output.exit_code, Some(3));
+    assert_eq!(output.stdout, "result\n");
+    assert_child_gone(&pid_file).await;
+}
+
+/// A process started by the test, not by any script: it takes a file descriptor over a Unix
+/// socket and keeps it open. Killed when dropped.
+#[cfg(target_os = "linux")]
+struct FdKeeper {
+    process: std::process::Child,
+    socket: PathBuf,
+}
+
+#[cfg(target_os = "linux")]
+impl FdKeeper {
+    fn start(dir: &Path) -> Self {
+        use std::io::BufRead;
+        let socket = dir.join("keeper.sock");
+        let text = "import socket, sys, time\n\
+                    server = socket.socket(socket.AF_UNIX)\n\
+                    server.bind(sys.argv[1])\n\
+                    server.listen(1)\n\
+                    print('ready', flush=True)\n\
+                    connection, _ = server.accept()\n\
+                    kept = socket.recv_fds(connection, 16, 4)\n\
+                    time.sleep(300)\n";
+        let mut process = std::process::Command::new("python3")
+            .args(["-c", text])
+            .arg(&socket)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(process.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line, "ready\n");
+        Self { process, socket }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for FdKeeper {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn an_output_pipe_handed_to_an_outside_process_does_not_turn_the_result_into_a_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let keeper = FdKeeper::start(dir.path());
+    // The script gives its stdout to a process outside its tree, which no kill reaches.
+    let text = format!(
+        "import socket, sys\n\
+         client = socket.socket(socket.AF_UNIX)\n\
+         client.connect({:?})\n\
+         socket.send_fds(client, [b'x'], [1])\n\
+         print('result', flush=True)\n\
+         sys.exit(3)\n",
+        keeper.socket.display().to_string()
+    );
+    let path = script(dir.path(), "handoff.py", &text, false);
+    let runner = ProcessRunner::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
+    let output = runner.execute(&request(&path, json!(null))).await.unwrap();
+    assert!(!output.timed_out, "{output:?}");
+    assert_eq!(output.exit_code, Some(3));
+    assert_eq!(output.stdout, "result\n");
+    drop(keeper);
+}

@@ -1,0 +1,256 @@
+//! Linux: a reaper between the host and each script, so that nothing a script starts outlives
+//! it, not even what left its process group with `setsid` or was orphaned by a double fork.
+//!
+//! The process the runner spawns forks once more before `exec`: the child goes on to become the
+//! script, and the parent stays behind as its *reaper*, a child subreaper
+//! (`PR_SET_CHILD_SUBREAPER`). Every process the script starts and then orphans is reparented to
+//! the reaper instead of to init, so the whole tree stays below it. When the script exits, the
+//! reaper kills what is left of the tree (its children, read from
+//! `/proc/thread-self/children`, round after round as grandchildren are reparented to it), reaps
+//! them, and exits as the script did: the host sees the script's exit status, and by then nothing
+//! of the tree is left. On `SIGTERM` (the host's timeout, or a cancelled run) the reaper kills
+//! the script first, then does the same.
+//!
+//! What escapes it: a script that kills its own reaper (same user) orphans its processes to
+//! init; the host then kills only what is still in the script's process group. Without
+//! `/proc/thread-self/children` (kernels without `CONFIG_PROC_CHILDREN`), the reaper cannot see
+//! its children and leaves them to the same process-group kill.
+//!
+//! The reaper is a copy of the host made by `fork` in a multi-threaded process, so it runs only
+//! async-signal-safe system calls: it never allocates, locks, unwinds or returns to Rust code
+//! that might. It closes every file descriptor it inherited first (so it holds none of the
+//! script's pipes, and none of the host's files), and marks itself non-dumpable, since its
+//! memory is a copy of the host's.
+
+use std::io;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use libc::{c_int, pid_t};
+
+/// The script's pid, in the reaper's own copy of this static; 0 once the script is reaped, so
+/// that the signal handler never signals a pid that may have been reused.
+static SCRIPT: AtomicI32 = AtomicI32::new(0);
+
+/// Makes the process `command` spawns a reaper over the actual program (see the module
+/// documentation).
+pub(crate) fn install(command: &mut tokio::process::Command) {
+    // SAFETY: `become_reaper` runs between `fork` and `exec` and only makes async-signal-safe
+    // system calls (no allocation, no locks); the reaper branch never returns.
+    unsafe {
+        command.pre_exec(become_reaper);
+    }
+}
+
+/// Runs in the spawned child before `exec`: returns in the grandchild (which then becomes the
+/// script) and never returns in the child (which becomes its reaper).
+fn become_reaper() -> io::Result<()> {
+    // SAFETY: plain system calls on values owned by this function.
+    unsafe {
+        if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SIGTERM stays blocked from before the fork until the reaper's handler is installed,
+        // so that a timeout arriving early is held, not fatal to the reaper alone.
+        let mut terminate: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut terminate);
+        libc::sigaddset(&mut terminate, libc::SIGTERM);
+        let mut previous: libc::sigset_t = std::mem::zeroed();
+        libc::sigprocmask(libc::SIG_BLOCK, &terminate, &mut previous);
+        match libc::fork() {
+            -1 => Err(io::Error::last_os_error()),
+            0 => {
+                libc::sigprocmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut());
+                Ok(())
+            }
+            script => reap(script, &terminate),
+        }
+    }
+}
+
+/// The reaper's life: wait for the script, kill and reap what it left, exit as it did.
+///
+/// # Safety
+/// Only in the child of a `fork`, which it ends.
+unsafe fn reap(script: pid_t, terminate: &libc::sigset_t) -> ! {
+    // SAFETY: plain system calls; the handler only reads an atomic and sends a signal.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+        close_every_descriptor();
+        libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+        SCRIPT.store(script, Ordering::SeqCst);
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = kill_script as extern "C" fn(c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+        libc::sigprocmask(libc::SIG_UNBLOCK, terminate, std::ptr::null_mut());
+        let status = wait_for_script(script);
+        kill_descendants();
+        exit_as(status)
+    }
+}
+
+/// The reaper's `SIGTERM` handler: kills the script, which makes the reaper's wait return.
+extern "C" fn kill_script(_signal: c_int) {
+    let script = SCRIPT.load(Ordering::SeqCst);
+    if script > 0 {
+        // SAFETY: `kill` is async-signal-safe.
+        unsafe {
+            libc::kill(script, libc::SIGKILL);
+        }
+    }
+}
+
+/// Closes every inherited descriptor: the script's pipes, the error pipe `std` uses to report a
+/// failed `exec` (its parent reads it to its end), and the host's files.
+unsafe fn close_every_descriptor() {
+    // SAFETY: closing descriptors this process will never use again.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 0, libc::c_uint::MAX, 0) == 0 {
+            return;
+        }
+        // Kernels before 5.9: close one by one up to the descriptor limit.
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        let last = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            limit.rlim_cur.min(1 << 20)
+        } else {
+            1024
+        };
+        for descriptor in 0..last {
+            libc::close(descriptor as c_int);
+        }
+    }
+}
+
+/// Waits for the script to exit and reaps it, reaping whatever else dies meanwhile; its wait
+/// status.
+unsafe fn wait_for_script(script: pid_t) -> c_int {
+    // SAFETY: wait calls on this process's own children.
+    unsafe {
+        loop {
+            // Look before reaping, so that the handler forgets the script's pid first.
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            if libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOWAIT) != 0 {
+                if errno() == libc::EINTR {
+                    continue;
+                }
+                // No child at all: the script is gone without a status.
+                return exit_status(127);
+            }
+            let pid = info.si_pid();
+            if pid == script {
+                SCRIPT.store(0, Ordering::SeqCst);
+            }
+            let mut status = 0;
+            while libc::waitpid(pid, &mut status, 0) == -1 && errno() == libc::EINTR {}
+            if pid == script {
+                return status;
+            }
+        }
+    }
+}
+
+/// Kills and reaps every remaining descendant: each round kills the reaper's children, whose own
+/// children are then reparented to it, until none is left.
+unsafe fn kill_descendants() {
+    // SAFETY: wait calls on this process's own children; signals sent to them only.
+    unsafe {
+        loop {
+            let mut status = 0;
+            match libc::waitpid(-1, &mut status, libc::WNOHANG) {
+                0 => {}
+                -1 if errno() == libc::EINTR => continue,
+                -1 => return,
+                _ => continue,
+            }
+            match kill_children() {
+                None => return,
+                Some(0) => {
+                    // A child being reparented may be missing from the list: look again soon.
+                    let pause = libc::timespec {
+                        tv_sec: 0,
+                        tv_nsec: 1_000_000,
+                    };
+                    libc::nanosleep(&pause, std::ptr::null_mut());
+                }
+                Some(_) => {
+                    libc::waitpid(-1, &mut status, 0);
+                }
+            }
+        }
+    }
+}
+
+/// Sends `SIGKILL` to every child listed in `/proc/thread-self/children` (the reaper has one
+/// thread); how many, or `None` when the list cannot be read.
+unsafe fn kill_children() -> Option<usize> {
+    // SAFETY: reads a proc file into a stack buffer; signals only the listed children.
+    unsafe {
+        let file = libc::open(
+            c"/proc/thread-self/children".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if file < 0 {
+            return None;
+        }
+        let mut killed = 0;
+        let mut buffer = [0u8; 4096];
+        let mut pid: pid_t = 0;
+        loop {
+            let read = libc::read(file, buffer.as_mut_ptr().cast(), buffer.len());
+            if read == -1 && errno() == libc::EINTR {
+                continue;
+            }
+            let Ok(read) = usize::try_from(read) else {
+                break;
+            };
+            if read == 0 {
+                break;
+            }
+            for &byte in buffer.iter().take(read) {
+                if byte.is_ascii_digit() {
+                    pid = pid
+                        .saturating_mul(10)
+                        .saturating_add(pid_t::from(byte - b'0'));
+                } else if pid > 0 {
+                    libc::kill(pid, libc::SIGKILL);
+                    killed += 1;
+                    pid = 0;
+                }
+            }
+        }
+        if pid > 0 {
+            libc::kill(pid, libc::SIGKILL);
+            killed += 1;
+        }
+        libc::close(file);
+        Some(killed)
+    }
+}
+
+/// Ends the reaper with the script's wait status: its exit code, or the signal that ended it.
+unsafe fn exit_as(status: c_int) -> ! {
+    // SAFETY: ends this process.
+    unsafe {
+        if libc::WIFSIGNALED(status) {
+            let signal = libc::WTERMSIG(status);
+            libc::signal(signal, libc::SIG_DFL);
+            let mut only: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut only);
+            libc::sigaddset(&mut only, signal);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
+            // Non-dumpable: a core-dumping signal leaves no core of the host's memory.
+            libc::kill(libc::getpid(), signal);
+            libc::_exit(128 + signal);
+        }
+        libc::_exit(libc::WEXITSTATUS(status))
+    }
+}
+
+/// The wait status of a process that exited with `code`.
+fn exit_status(code: c_int) -> c_int {
+    (code & 0xff) << 8
+}
+
+fn errno() -> c_int {
+    io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
