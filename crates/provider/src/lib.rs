@@ -60,6 +60,7 @@ mod paging;
 mod pipeline;
 mod prompt;
 mod provider;
+pub mod search;
 mod tool_error;
 mod tools;
 
