@@ -29,18 +29,22 @@ impl Compound {
 /// across a single connector between two letters or digits. An apostrophe between letters stays
 /// in its part so that the stemmer can drop a possessive `'s`.
 pub(super) fn compounds(text: &str) -> Vec<Compound> {
-    let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut compound = Compound::default();
     let mut part = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = i.checked_sub(1).map(|p| chars[p]);
-        let next = chars.get(i + 1).copied();
+    let mut chars = text.chars().peekable();
+    let mut prev = None;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
         if c.is_alphanumeric() {
             if !part.is_empty() && starts_camel_part(prev, c, next) {
                 compound.parts.push(std::mem::take(&mut part));
             }
-            part.extend(c.to_lowercase());
+            if c.is_ascii() {
+                part.push(c.to_ascii_lowercase());
+            } else {
+                part.extend(c.to_lowercase());
+            }
         } else if is_apostrophe(c)
             && !part.is_empty()
             && prev.is_some_and(char::is_alphabetic)
@@ -58,6 +62,7 @@ pub(super) fn compounds(text: &str) -> Vec<Compound> {
                 out.push(std::mem::take(&mut compound));
             }
         }
+        prev = Some(c);
     }
     if !part.is_empty() {
         compound.parts.push(part);
@@ -113,6 +118,11 @@ impl Analyzer {
     pub(super) fn term(&self, word: &str) -> Option<String> {
         if Self::is_noise(word) {
             return None;
+        }
+        // English suffixes do not follow digits (`mp3`, `v2`, `00042`), and skipping these
+        // words saves most of the stemming of generated names.
+        if word.contains(|c: char| c.is_ascii_digit()) {
+            return Some(word.replace('\'', ""));
         }
         let stem = self.stemmer.stem(word);
         // The stemmer only drops a possessive apostrophe; one left inside (`rock'n'roll`) would
