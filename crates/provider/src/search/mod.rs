@@ -6,8 +6,10 @@
 //! punctuation, `-`, `_`, `.` and case changes (`GoogleSheets`), lower-cased and stemmed (Porter2,
 //! so `debugging` finds `debug`); stop words ("how do I ...") are dropped from the query.
 //! Adjacent query words are also tried written together against names ("Google Sheets" finds
-//! `googlesheets`), and a name of three or more words is also found by its initials
-//! (`test-driven-development` by "TDD").
+//! `googlesheets`), a name of three or more words is also found by its initials
+//! (`test-driven-development` by "TDD"), and a word of four or more letters also matches, at half
+//! weight, the words it abbreviates or that abbreviate it ("config" finds "configuration",
+//! "failing" finds "failure").
 //!
 //! Results are best first and deterministic: the same documents (in any order) and query give
 //! the same hits, ties broken by name. A query none of whose words occurs in any skill returns

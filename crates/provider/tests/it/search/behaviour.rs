@@ -90,6 +90,12 @@ fn the_same_documents_and_query_give_the_same_hits_whatever_the_order_of_the_doc
 }
 
 #[test]
+fn an_index_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync + 'static>(_: &T) {}
+    shareable(&SearchIndex::new(library()));
+}
+
+#[test]
 fn equal_scores_are_ordered_by_name() {
     let docs = || {
         vec![
@@ -199,8 +205,13 @@ fn inflections_match_through_stemming_and_abbreviations_through_prefixes() {
     // "debugging" and "debug", "failures" and "failure", "invoicing" and "invoices".
     assert_eq!(index.search("debugging failures", 5)[0].name, "log-triage");
     assert_eq!(index.search("invoicing", 5)[0].name, "invoice maker");
-    // "spreadsh" abbreviates "spreadsheets".
+    // "spreadsh" abbreviates "spreadsheets", and "evals" abbreviates "evaluations".
     assert_eq!(index.search("spreadsh", 5)[0].name, "spreadsheet-cleaner");
+    let index = SearchIndex::new([
+        doc("grader", "Runs evals of prompts."),
+        doc("linter", "Checks style."),
+    ]);
+    assert_eq!(names(&index.search("evaluations", 5)), ["grader"]);
 }
 
 #[test]
