@@ -84,12 +84,12 @@ struct StoredDoc {
 struct Vocabulary {
     text: String,
     /// Each term's byte range in `text`.
-    spans: Vec<(u32, u32)>,
+    spans: Vec<(usize, usize)>,
 }
 
 impl Vocabulary {
-    fn term(&self, span: (u32, u32)) -> &str {
-        &self.text[span.0 as usize..span.1 as usize]
+    fn term(&self, (start, end): (usize, usize)) -> &str {
+        &self.text[start..end]
     }
 
     fn len(&self) -> usize {
@@ -124,7 +124,8 @@ impl Vocabulary {
             .map_while(|&span| self.term(span).starts_with(word).then_some(span))
             .zip(start..)
             .filter(|&(span, _)| self.term(span) != word)
-            .map(|(_, rank)| rank);
+            .map(|(_, rank)| rank)
+            .take(MAX_VARIANTS);
         found.extend(longer);
         found.truncate(MAX_VARIANTS);
         found
@@ -556,18 +557,16 @@ impl Builder {
         let documents = self.docs.len();
         let mut sorted: Vec<(&str, u32)> = self.terms.iter().map(|(t, &id)| (&**t, id)).collect();
         sorted.sort_unstable();
-        let mut rank_of = vec![0_u32; sorted.len()];
+        let mut rank_of = vec![0_usize; sorted.len()];
         let mut vocabulary = Vocabulary {
             text: String::with_capacity(sorted.iter().map(|(t, _)| t.len()).sum()),
             spans: Vec::with_capacity(sorted.len()),
         };
         for (rank, (term, id)) in sorted.into_iter().enumerate() {
-            rank_of[id as usize] = rank as u32;
+            rank_of[id as usize] = rank;
             let start = vocabulary.text.len();
             vocabulary.text.push_str(term);
-            vocabulary
-                .spans
-                .push((start as u32, vocabulary.text.len() as u32));
+            vocabulary.spans.push((start, vocabulary.text.len()));
         }
 
         let mut averages = [0.0_f64; 3];
@@ -577,7 +576,7 @@ impl Builder {
         }
         let mut offsets = vec![0_usize; vocabulary.len() + 1];
         for &(_, term, _) in &self.doc_terms {
-            offsets[rank_of[term as usize] as usize + 1] += 1;
+            offsets[rank_of[term as usize] + 1] += 1;
         }
         for t in 1..offsets.len() {
             offsets[t] += offsets[t - 1];
@@ -585,7 +584,7 @@ impl Builder {
         let mut next = offsets.clone();
         let mut postings = vec![Posting { doc: 0, score: 0.0 }; self.doc_terms.len()];
         for &(doc, term, frequencies) in &self.doc_terms {
-            let term = rank_of[term as usize] as usize;
+            let term = rank_of[term as usize];
             let weighted = bm25f_frequency(&frequencies, &self.lengths[doc as usize], &averages);
             let containing = offsets[term + 1] - offsets[term];
             let score = idf(documents, containing) * weighted * (K1 + 1.0) / (K1 + weighted);
