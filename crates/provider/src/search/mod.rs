@@ -112,8 +112,7 @@ pub struct SearchHit {
     pub low_confidence: bool,
 }
 
-// serde's skip_serializing_if takes a reference.
-#[allow(clippy::trivially_copy_pass_by_ref)]
+// serde's skip_serializing_if passes a reference.
 fn is_false(value: &bool) -> bool {
     !*value
 }
