@@ -61,6 +61,7 @@ mod pipeline;
 mod prompt;
 mod provider;
 mod render;
+pub mod search;
 mod tool_error;
 mod tools;
 

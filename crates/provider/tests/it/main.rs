@@ -8,4 +8,5 @@ mod lookup;
 mod paging;
 mod pipeline;
 mod prompt;
+mod search;
 mod tools;
