@@ -45,6 +45,7 @@ mod archive;
 mod connection;
 mod error;
 mod extract;
+pub mod final_form;
 mod index;
 mod names;
 mod server;
