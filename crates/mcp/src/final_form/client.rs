@@ -709,7 +709,7 @@ fn reject_repeated_uris(page: &mut SkillsPage, seen: &mut HashSet<String>) {
 /// other text, which the decoder then judges.
 fn decoded_len(blob: &str) -> Option<u64> {
     let blob = blob.trim();
-    if blob.len() % 4 != 0 {
+    if !blob.len().is_multiple_of(4) {
         return None;
     }
     let padding = blob.bytes().rev().take_while(|&b| b == b'=').count();
