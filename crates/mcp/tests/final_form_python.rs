@@ -12,7 +12,8 @@ use std::process::Stdio;
 
 use rmcp::model::{CacheScope, ProtocolVersion};
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService, ServiceExt,
+    ClientCacheConfig, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
+    ServiceExt,
 };
 use rmcp::transport::TokioChildProcess;
 use skillful_mcp::final_form::{
@@ -307,6 +308,37 @@ async fn a_tampered_digest_is_detected_and_the_content_withheld() {
         .await
         .unwrap();
     assert_eq!(skill_md.integrity, Integrity::Verified);
+}
+
+#[tokio::test]
+async fn content_rotated_after_a_verified_read_fails_verification() {
+    if !python_ready() {
+        return;
+    }
+    let root = skills_tree();
+    let email = "skill://acme/billing/refunds/examples/email.md";
+    let client = connect(root.path(), Era::Modern, &["--rotate", email]).await;
+    // rmcp keeps `resources/read` answers for their ttlMs; a host verifying every read turns
+    // that cache off (it would hand back the first answer, hiding the rotation).
+    client
+        .peer()
+        .set_response_cache_config(ClientCacheConfig::disabled())
+        .await;
+    let refunds = entry(&client, "skill://acme/billing/refunds/SKILL.md").await;
+    let first = final_form::read_skill_file(client.peer(), SERVER_LABEL, &refunds, email)
+        .await
+        .unwrap();
+    assert_eq!(first.bytes, b"Dear customer,\n");
+    let second = final_form::read_skill_file(client.peer(), SERVER_LABEL, &refunds, email)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            second,
+            FinalFormError::Verification(VerificationError::Digest { .. })
+        ),
+        "{second}"
+    );
 }
 
 #[tokio::test]
