@@ -334,7 +334,9 @@ class Checker:
         try:
             self.connection.request(method, {"uri": uri})
         except RpcError as error:
-            if error.code == INVALID_PARAMS or (method == "resources/read" and error.code == -32002):
+            # Before 2026-07-28 the base protocol answered an unknown resource with -32002.
+            legacy_not_found = method == "resources/read" and error.code == -32002 and not self.connection.modern
+            if error.code == INVALID_PARAMS or legacy_not_found:
                 return
             self.violation(uri, f"{method} of {why} answered code {error.code}, not {INVALID_PARAMS}")
             return
