@@ -494,7 +494,7 @@ pub async fn read_skill_file(
     };
     let contents = |message: &str| VerificationError::Contents {
         server: server.to_owned(),
-        uri: uri.to_owned(),
+        uri: printable(uri),
         message: message.to_owned(),
     };
     let mut matching = result.contents.into_iter().filter(|part| match part {
@@ -518,7 +518,7 @@ pub async fn read_skill_file(
             {
                 return Err(VerificationError::Size {
                     server: server.to_owned(),
-                    uri: uri.to_owned(),
+                    uri: printable(uri),
                     expected,
                     actual,
                 }
