@@ -52,6 +52,7 @@ mod connection;
 mod error;
 #[cfg(feature = "client")]
 mod extract;
+pub mod final_form;
 mod index;
 #[cfg(feature = "server")]
 mod server;
