@@ -8,7 +8,7 @@ use rmcp::model::{SKILL_MD, Skill, SkillResource, SkillResources};
 use serde_json::Value;
 
 use super::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, printable};
-use crate::names::unsafe_resource_name;
+use skillful_core::names::check_relative_name;
 
 /// Why a skill entry cannot be loaded. The spec forbids loading an invalid entry; the other
 /// entries of the listing are unaffected.
@@ -267,8 +267,8 @@ pub fn manifest_file<'a>(skill: &'a Skill, uri: &str) -> Option<&'a SkillResourc
 /// assert!(resolve_relative(&skill, "missing.md").is_err());
 /// ```
 pub fn resolve_relative(skill: &Skill, relative: &str) -> Result<String, String> {
-    if let Some(why) = unsafe_resource_name(relative) {
-        return Err(why.to_owned());
+    if let Err(refused) = check_relative_name(relative) {
+        return Err(refused.reason.to_owned());
     }
     let root = skill.uri.strip_suffix(SKILL_MD).unwrap_or(&skill.uri);
     let SkillResources::Files(files) = &skill.resources else {
