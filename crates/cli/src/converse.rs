@@ -129,7 +129,8 @@ impl AgentArgs {
             .await
             .with_context(|| {
                 format!(
-                    "nothing answers at {DEFAULT_BASE_URL} and the embedded engine cannot start                      (or pass --endpoint URL)"
+                    "nothing answers at {DEFAULT_BASE_URL} and the embedded engine cannot start \
+                     (or pass --endpoint URL)"
                 )
             })?;
         if let Some(note) = guard.note() {

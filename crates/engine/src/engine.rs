@@ -183,9 +183,17 @@ impl Engine {
         };
         let answer = probe(&format!("http://127.0.0.1:{port}/health")).await;
         if answer != Probe::Nothing {
-            let ours = records.live().into_iter().find(|record| record.port == port);
+            let ours = records
+                .live()
+                .into_iter()
+                .find(|record| record.port == port);
             return match ours {
-                Some(record) if record.model == model.name && record.template == template.name => {
+                // An engine that stops with another command's end is not to be kept.
+                Some(record)
+                    if record.model == model.name
+                        && record.template == template.name
+                        && !record.is_temporary() =>
+                {
                     Ok(RunningEngine {
                         record,
                         child: None,

@@ -93,9 +93,7 @@ pub enum EngineError {
         reason: String,
     },
     /// A download failed.
-    #[error(
-        "cannot download {url}: {reason}; run the command again to continue where it stopped"
-    )]
+    #[error("cannot download {url}: {reason}; run the command again to continue where it stopped")]
     Download {
         /// The URL.
         url: String,

@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::EngineError;
 use crate::catalogue::Model;
 use crate::engine::{Engine, RunningEngine, StartOptions, reusable};
 use crate::process::{EngineRecord, Probe, probe};
-use crate::EngineError;
 
 /// Which server a command talks to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,7 +132,10 @@ impl EngineGuard {
         let engine = Arc::clone(&self.engine);
         let thread = std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
-                let running = engine.lock().unwrap_or_else(|poison| poison.into_inner()).take();
+                let running = engine
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner())
+                    .take();
                 drop(running);
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
             }

