@@ -47,7 +47,7 @@ impl Progress {
             return ProgressBar::hidden();
         }
         let style = ProgressStyle::with_template(
-            "{msg} {wide_bar} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+            "{msg}\n{wide_bar} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar());
         ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
@@ -181,6 +181,15 @@ impl Fetcher {
         }
         let partial = with_suffix(dest, ".part");
         let mut offset = std::fs::metadata(&partial).map_or(0, |metadata| metadata.len());
+        if offset > 0 && size == Some(offset) {
+            // Downloaded whole before an interruption: only the check was left.
+            if sha256_file(partial.clone()).await? == sha256 {
+                bar.inc(offset);
+                return std::fs::rename(&partial, dest)
+                    .map_err(|error| EngineError::io(dest, error));
+            }
+            offset = 0;
+        }
         if offset > max_size || size.is_some_and(|size| offset >= size) {
             offset = 0;
         }
@@ -404,7 +413,13 @@ pub(crate) mod tests {
         assert_eq!(index.ranges(), [Some("bytes=30000-".to_owned())]);
         assert_eq!(bar.position(), 100_000);
 
-        // Already there and intact: not fetched again.
+        // Already there and intact: not fetched again; nor is a whole download left unchecked.
+        std::fs::rename(&dest, with_suffix(&dest, ".part")).unwrap();
+        fetcher
+            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20, &bar)
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), content);
         fetcher
             .download(&file.url, &dest, &file.sha256, file.size, 1 << 20, &bar)
             .await
