@@ -100,7 +100,7 @@ impl Fetcher {
         let page = format!("{}{}/", self.index, normalize(project));
         let index_error = |reason: String| EngineError::PackageIndex {
             what: file.to_owned(),
-            url: page.clone(),
+            url: redact(&page),
             reason,
         };
         let mut response = self
@@ -165,7 +165,7 @@ impl Fetcher {
         bar: &ProgressBar,
     ) -> Result<(), EngineError> {
         let download_error = |reason: String| EngineError::Download {
-            url: url.to_owned(),
+            url: redact(url),
             reason,
         };
         let what = dest.file_name().map_or_else(
@@ -262,6 +262,19 @@ impl Fetcher {
             });
         }
         std::fs::rename(&partial, dest).map_err(|error| EngineError::io(dest, error))
+    }
+}
+
+/// `url` without the user name and password a mirror's URL may carry (`PIP_INDEX_URL`), for
+/// messages.
+fn redact(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
     }
 }
 
@@ -376,6 +389,17 @@ pub(crate) mod tests {
             .to_string();
         assert!(error.contains("the index does not list it"), "{error}");
         assert!(error.contains("PIP_INDEX_URL"), "{error}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn credentials_in_the_index_url_are_never_shown() {
+        let fetcher = Fetcher::new("http://me:s3cret@127.0.0.1:1/simple", Progress::Quiet).unwrap();
+        let error = fetcher.find("x", "x-1.whl").await.unwrap_err().to_string();
+        assert!(
+            !error.contains("s3cret") && !error.contains("me@"),
+            "{error}"
+        );
+        assert!(error.contains("http://127.0.0.1:1/simple/x/"), "{error}");
     }
 
     #[tokio::test(flavor = "multi_thread")]
