@@ -1,6 +1,8 @@
 //! `skills engine` and the no-server fallback of `skills run`/`chat`, with a stand-in engine (a
 //! Python program serving an OpenAI-compatible API on 127.0.0.1, named by
 //! `SKILLS_ENGINE_COMMAND`) in real processes, and per-test cache and state directories.
+// Processes are watched through /proc.
+#![cfg(target_os = "linux")]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,7 @@
 //! Starting, finding, reusing and stopping engines, with a stand-in engine (a Python program that
 //! serves an OpenAI-compatible API on 127.0.0.1) in real processes.
+// Processes are watched through /proc.
+#![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
