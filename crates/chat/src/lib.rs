@@ -31,7 +31,6 @@ mod message;
 mod openai;
 mod redact;
 mod request;
-mod tls;
 mod tool;
 mod wire;
 

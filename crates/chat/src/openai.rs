@@ -315,9 +315,8 @@ impl OpenAiClientBuilder {
             url: endpoint.shown.clone(),
             reason,
         };
-        let tls = crate::tls::client_config().map_err(|error| cannot_start(error.to_string()))?;
-        let http = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls)
+        let http = skillful_http::client_builder()
+            .map_err(|error| cannot_start(error.to_string()))?
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .build()

@@ -361,3 +361,36 @@ async fn a_template_rejecting_the_request_is_a_typed_error_as_400_or_500() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_call_without_an_answer_in_time_is_a_timeout_naming_the_url_and_the_limit() {
+    // Accepts connections and never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let silent = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+        }
+    });
+    let client = OpenAiClient::builder(&base)
+        .timeout(Duration::from_secs(1))
+        .build()
+        .unwrap();
+    let error = client
+        .get_response(ChatRequest::new(vec![Message::user("hi")]))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        ChatError::Timeout {
+            url: format!("{base}/chat/completions"),
+            timeout: Duration::from_secs(1),
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!("no answer from {base}/chat/completions within 1 s")
+    );
+    silent.abort();
+}

@@ -4,6 +4,7 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use skillful_agent::{
@@ -14,6 +15,7 @@ use skillful_chat::{
     OpenAiClient, Remember,
 };
 use skillful_core::RiskTier;
+use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
 use skillful_provider::SkillsProvider;
 
 use crate::inspect::{Plugins, all_sources};
@@ -22,6 +24,13 @@ use crate::{Outcome, UsageError};
 
 /// The most characters of a tool result the transcript shows.
 const SHOWN_RESULT_CHARS: usize = 200;
+
+/// The most tokens a model call may generate unless `--max-tokens` says otherwise: a small local
+/// model left unbounded can generate for minutes.
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+/// How long one model call may take unless `--call-timeout` says otherwise, in seconds.
+pub(crate) const DEFAULT_CALL_TIMEOUT: u64 = 300;
 
 /// Which skill tools run without asking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -40,11 +49,14 @@ pub(crate) struct AgentArgs {
     /// Skill roots. Default: the project's `.agents/skills`, then `~/.agents/skills`.
     #[arg(long = "skills", value_name = "ROOT", num_args = 1..)]
     skills: Vec<PathBuf>,
-    /// The server's base URL (OpenAI-compatible, up to `/v1`).
+    /// The server's base URL (OpenAI-compatible, up to `/v1`). Without it: the server at
+    /// http://127.0.0.1:1234/v1 if one answers, else a running `skills engine`, else the
+    /// embedded engine started for this command.
     // `--help` would print the variable's value, credentials included.
-    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true, default_value = DEFAULT_BASE_URL)]
-    endpoint: String,
-    /// The model to ask for; without it, local servers use the model they have loaded.
+    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true)]
+    endpoint: Option<String>,
+    /// The model to ask for; without it, local servers use the model they have loaded. A model
+    /// of `skills engine models` is also the one the embedded engine starts with.
     #[arg(long, env = "SKILLS_MODEL")]
     model: Option<String>,
     /// The environment variable holding the API key (local servers need none).
@@ -63,8 +75,17 @@ pub(crate) struct AgentArgs {
     #[arg(long, env = "SKILLS_SEED")]
     seed: Option<u64>,
     /// The most tokens the model may generate per call.
-    #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS")]
-    max_tokens: Option<u32>,
+    #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS", default_value_t = DEFAULT_MAX_TOKENS)]
+    max_tokens: u32,
+    /// The most seconds one model call may take.
+    #[arg(
+        long,
+        value_name = "SECS",
+        env = "SKILLS_CALL_TIMEOUT",
+        default_value_t = DEFAULT_CALL_TIMEOUT,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    call_timeout: u64,
     /// Do not run tool calls the model writes as text (a JSON block or `<tool_call>` tags)
     /// instead of as structured calls; show such text as the answer.
     #[arg(long)]
@@ -94,10 +115,40 @@ pub(crate) struct ChatArgs {
 }
 
 impl AgentArgs {
-    fn agent(&self) -> anyhow::Result<Agent> {
+    /// The server to talk to: `--endpoint` (or `SKILLS_ENDPOINT`) as given; without one, what
+    /// [`EngineGuard::ensure`] finds or starts, kept until the guard is dropped.
+    async fn server(&self) -> anyhow::Result<(String, Option<EngineGuard>)> {
+        if let Some(endpoint) = &self.endpoint {
+            return Ok((endpoint.clone(), None));
+        }
+        let engine = Engine::from_env()?;
+        let model = self
+            .model
+            .as_deref()
+            .and_then(|name| skillful_engine::model(name).ok());
+        let model = match model {
+            Some(model) => model,
+            None => skillful_engine::model(DEFAULT_MODEL)?,
+        };
+        let guard = EngineGuard::ensure(&engine, DEFAULT_BASE_URL, model)
+            .await
+            .with_context(|| {
+                format!(
+                    "nothing answers at {DEFAULT_BASE_URL} and the embedded engine cannot start \
+                     (or pass --endpoint URL)"
+                )
+            })?;
+        if let Some(note) = guard.note() {
+            eprintln!("skills: {note}");
+        }
+        Ok((guard.endpoint(), Some(guard)))
+    }
+
+    fn agent(&self, endpoint: &str) -> anyhow::Result<Agent> {
         let source = all_sources(&self.skills, false, &self.mcp, &self.plugins)?;
         let provider = Arc::new(SkillsProvider::new(source));
-        let mut client = OpenAiClient::builder(&self.endpoint);
+        let mut client =
+            OpenAiClient::builder(endpoint).timeout(Duration::from_secs(self.call_timeout));
         if let Some(key) = std::env::var(&self.api_key_env)
             .ok()
             .filter(|key| !key.is_empty())
@@ -108,7 +159,7 @@ impl AgentArgs {
         options.model = self.model.clone();
         options.temperature = self.temperature;
         options.seed = self.seed;
-        options.max_tokens = self.max_tokens;
+        options.max_tokens = Some(self.max_tokens);
         let auto = match self.approve {
             Approve::ReadOnly => AutoApprove::ReadOnly,
             Approve::All => AutoApprove::All,
@@ -235,21 +286,26 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// A conversation on the terminal: the agent, its session and the terminal.
+/// A conversation on the terminal: the agent, its session and the terminal, and the engine
+/// started for it, if any (stopped when the conversation ends, however it ends).
 struct Conversation<'a> {
     agent: Agent,
     args: &'a AgentArgs,
     session: Session,
     terminal: Terminal,
+    _engine: Option<EngineGuard>,
 }
 
 impl<'a> Conversation<'a> {
-    fn new(args: &'a AgentArgs) -> anyhow::Result<Self> {
+    async fn new(args: &'a AgentArgs) -> anyhow::Result<Self> {
+        let session = args.session()?;
+        let (endpoint, engine) = args.server().await?;
         Ok(Self {
-            agent: args.agent()?,
+            agent: args.agent(&endpoint)?,
             args,
-            session: args.session()?,
+            session,
             terminal: Terminal::new(),
+            _engine: engine,
         })
     }
 
@@ -265,6 +321,13 @@ impl<'a> Conversation<'a> {
                 .map_err(explain)?;
             self.args.save(&self.session)?;
             self.terminal.show(&response)?;
+            if response.finish_reason.as_deref() == Some("length") {
+                eprintln!(
+                    "skills: the model's answer was cut off at the token limit ({} tokens per \
+                     call); raise --max-tokens for longer answers",
+                    self.args.max_tokens
+                );
+            }
             if response.pending.is_empty() {
                 return Ok(());
             }
@@ -286,29 +349,35 @@ impl<'a> Conversation<'a> {
     }
 }
 
-/// A server that is not there gets one line saying what to do.
+/// A server that is not there, or too slow, gets one line saying what to do.
 fn explain(error: AgentError) -> anyhow::Error {
     match error {
         AgentError::Chat(ChatError::Connect { url, reason }) => anyhow::anyhow!(
             "cannot connect to {url} ({reason}); start an OpenAI-compatible server there \
-             (LM Studio, `llama-server --port 1234`, Ollama) or pass --endpoint URL"
+             (LM Studio, `llama-server --port 1234`, Ollama) or pass --endpoint URL; with no \
+             --endpoint and no SKILLS_ENDPOINT, the embedded engine is used"
+        ),
+        AgentError::Chat(error @ ChatError::Timeout { .. }) => anyhow::anyhow!(
+            "{error}; a slow model: allow it more with --call-timeout SECS, or ask for less with \
+             --max-tokens N"
         ),
         other => other.into(),
     }
 }
 
 pub(crate) async fn run(args: RunArgs) -> anyhow::Result<Outcome> {
-    let mut conversation = Conversation::new(&args.agent)?;
+    // Checked before a model server is looked for (or an engine installed and started).
+    if args.prompt.is_none() && args.agent.session()?.pending_approvals().is_empty() {
+        return Err(UsageError(
+            "give a PROMPT (or --session FILE holding a pending approval)".to_owned(),
+        )
+        .into());
+    }
+    let mut conversation = Conversation::new(&args.agent).await?;
     match args.prompt {
         Some(prompt) => conversation.turn(prompt.into()).await?,
         None => {
             let pending = conversation.session.pending_approvals();
-            if pending.is_empty() {
-                return Err(UsageError(
-                    "give a PROMPT (or --session FILE holding a pending approval)".to_owned(),
-                )
-                .into());
-            }
             if let Some(answers) = conversation.terminal.ask(&pending)? {
                 conversation.turn(answers.into()).await?;
             }
@@ -318,7 +387,7 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<Outcome> {
 }
 
 pub(crate) async fn chat(args: ChatArgs) -> anyhow::Result<Outcome> {
-    let mut conversation = Conversation::new(&args.agent)?;
+    let mut conversation = Conversation::new(&args.agent).await?;
     loop {
         let terminal = &mut conversation.terminal;
         write!(terminal.out, "> ")?;

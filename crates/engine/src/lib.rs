@@ -1,0 +1,46 @@
+//! The embedded model engine: a real OpenAI-compatible llama.cpp server with a small model on
+//! 127.0.0.1, installed from PyPI alone into the per-user cache, for when no model server is
+//! configured.
+//!
+//! - **What can be installed** is data ([`MODELS`], [`TEMPLATES`], [`ENGINE`]): the engine is
+//!   the `xllamacpp` wheel (prebuilt llama.cpp with its HTTP server), pinned by sha256; a model
+//!   is a GGUF file shipped in numbered PyPI wheels, joined in order and checked against its
+//!   pinned sha256.
+//! - **Installing** ([`Engine::install`]) needs Python 3.10+ with venv: a virtual environment in
+//!   the cache gets the engine's wheel through pip, offline, after this crate downloaded and
+//!   checked it. Downloads show a progress bar on a terminal, continue where an interrupted one
+//!   stopped, and are checked by sha256.
+//! - **Running** ([`Engine::start`], [`Engine::stop`], [`Engine::running`]): each engine is
+//!   recorded in the per-user state directory (pid, port, model, template), so that other
+//!   commands find and stop it; records of dead processes are removed.
+//! - **One command's server** ([`EngineGuard::ensure`]): what answers at the default endpoint,
+//!   else a running engine, else one started for the command and stopped after it, also on
+//!   Ctrl-C.
+//!
+//! Its directories are the user's own: created with mode 0700, refused when they are symbolic
+//! links or belong to another user ([`private_dir`]).
+//!
+//! **It knows nothing of skills, agents or chat messages**: it serves a model and says where.
+
+mod catalogue;
+mod dirs;
+mod download;
+mod engine;
+mod error;
+mod guard;
+mod install;
+mod process;
+#[cfg(test)]
+mod test_index;
+
+pub use catalogue::{
+    DEFAULT_MODEL, ENGINE, EnginePackage, EngineWheel, MODEL_TEMPLATE, MODELS, Model, ModelWheels,
+    TEMPLATES, Template, model, template,
+};
+pub use dirs::{EngineDirs, private_dir};
+pub use download::{DEFAULT_INDEX_URL, Progress};
+pub use engine::{DEFAULT_PORT, Engine, RunningEngine, STAND_IN_VARIABLE, StartOptions};
+pub use error::EngineError;
+pub use guard::{EngineGuard, Serving};
+pub use install::Installation;
+pub use process::EngineRecord;

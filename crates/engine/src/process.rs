@@ -1,0 +1,367 @@
+//! The engine's process: started on 127.0.0.1, recorded in the state directory so that other
+//! commands find it, checked through `/health`, and stopped.
+
+use std::fs;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::EngineError;
+
+/// Starts `xllamacpp.Server` on 127.0.0.1 and waits for SIGTERM or SIGINT.
+/// Arguments: model path, port, chat template path (empty: the model's own), threads.
+pub(crate) const SERVE_PY: &str = r#"
+import os, signal, sys, threading
+import xllamacpp
+
+model, port, template, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+params = xllamacpp.CommonParams()
+params.model.path = model
+params.port = port
+params.hostnames = ["127.0.0.1"]
+params.n_ctx, params.n_parallel, params.use_jinja = 8192, 1, True
+params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
+if template:
+    with open(template, encoding="utf-8") as f:
+        params.chat_template = f.read()
+server = xllamacpp.Server(params)
+print("listening on", server.listening_address, flush=True)
+stop = threading.Event()
+for sig in (signal.SIGTERM, signal.SIGINT):
+    signal.signal(sig, lambda *_: stop.set())
+stop.wait()
+os._exit(0)
+"#;
+
+/// A running engine as recorded in the state directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineRecord {
+    /// The engine's process id.
+    pub pid: u32,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// The model's name.
+    pub model: String,
+    /// The chat template's name.
+    pub template: String,
+    /// Its log file.
+    pub log: PathBuf,
+    /// The process that started it for its own duration and stops it when it ends; `None` for
+    /// an engine started to keep running (`skills engine start`).
+    pub owner: Option<u32>,
+}
+
+impl EngineRecord {
+    /// Its OpenAI-compatible base URL, `http://127.0.0.1:PORT/v1`.
+    pub fn endpoint(&self) -> String {
+        endpoint(self.port)
+    }
+
+    /// Whether it was started for the duration of a command that is still running.
+    pub fn is_temporary(&self) -> bool {
+        self.owner.is_some_and(is_alive)
+    }
+
+    /// Whether it answers `GET /health` with 200 now (503 while its model loads).
+    pub async fn is_answering(&self) -> bool {
+        healthy(self.port).await
+    }
+}
+
+/// The base URL of an engine on `port`.
+pub(crate) fn endpoint(port: u16) -> String {
+    format!("http://127.0.0.1:{port}/v1")
+}
+
+/// Where engines are recorded: `STATE/engines/PORT.json`.
+#[derive(Debug, Clone)]
+pub(crate) struct Records {
+    pub(crate) dir: PathBuf,
+}
+
+impl Records {
+    fn path(&self, port: u16) -> PathBuf {
+        self.dir.join(format!("{port}.json"))
+    }
+
+    pub(crate) fn write(&self, record: &EngineRecord) -> Result<(), EngineError> {
+        fs::create_dir_all(&self.dir).map_err(|error| EngineError::io(&self.dir, error))?;
+        let path = self.path(record.port);
+        let temporary = path.with_extension("json.new");
+        let text = serde_json::to_vec_pretty(record).unwrap_or_default();
+        fs::write(&temporary, text)
+            .and_then(|()| fs::rename(&temporary, &path))
+            .map_err(|error| EngineError::io(&path, error))
+    }
+
+    pub(crate) fn remove(&self, record: &EngineRecord) {
+        // Only our own record: another engine may have been recorded on the port since.
+        if self.read(record.port).as_ref() == Some(record) {
+            let _ = fs::remove_file(self.path(record.port));
+        }
+    }
+
+    fn read(&self, port: u16) -> Option<EngineRecord> {
+        let text = fs::read(self.path(port)).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    /// The records whose process is alive, by port; the others (stale, unreadable) are removed.
+    pub(crate) fn live(&self) -> Vec<EngineRecord> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut live = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|extension| extension != "json") {
+                continue;
+            }
+            let record = fs::read(&path)
+                .ok()
+                .and_then(|text| serde_json::from_slice::<EngineRecord>(&text).ok());
+            match record {
+                Some(record) if is_alive(record.pid) => live.push(record),
+                _ => {
+                    let _ = fs::remove_file(&path);
+                }
+            }
+        }
+        live.sort_by_key(|record| record.port);
+        live
+    }
+}
+
+/// Whether a process with this id exists (and may be signalled by this user).
+pub(crate) fn is_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // An engine this process started and let go of is its child: once it has exited it is
+        // a zombie until reaped, which would still count as existing.
+        // SAFETY: waitpid with WNOHANG and no status pointer only reaps an exited child of ours.
+        if unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) } == pid {
+            return false;
+        }
+        // SAFETY: signal 0 only checks that the process exists and may be signalled.
+        unsafe { libc::kill(pid, 0) == 0 }
+    }
+    #[cfg(not(unix))]
+    {
+        Command::new("tasklist")
+            .args(["/FI", &format!("PID eq {pid}"), "/NH"])
+            .output()
+            .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains(&pid.to_string()))
+    }
+}
+
+/// Asks process `pid` to end (SIGTERM), then forces it (SIGKILL) after `grace`; waits until it
+/// is gone.
+pub(crate) fn terminate(pid: u32, port: u16, grace: Duration) -> Result<(), EngineError> {
+    let stop_error = |reason: String| EngineError::Stop { pid, port, reason };
+    #[cfg(unix)]
+    {
+        let raw = libc::pid_t::try_from(pid).map_err(|_| stop_error("not a pid".to_owned()))?;
+        // SAFETY: kill has no memory preconditions.
+        if unsafe { libc::kill(raw, libc::SIGTERM) } != 0 {
+            let error = std::io::Error::last_os_error();
+            if error.raw_os_error() == Some(libc::ESRCH) {
+                return Ok(());
+            }
+            return Err(stop_error(error.to_string()));
+        }
+        let deadline = Instant::now() + grace;
+        while is_alive(pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if is_alive(pid) {
+            // SAFETY: as above.
+            unsafe { libc::kill(raw, libc::SIGKILL) };
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while is_alive(pid) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = grace;
+        let status = Command::new("taskkill")
+            .args(["/F", "/PID", &pid.to_string()])
+            .status()
+            .map_err(|error| stop_error(error.to_string()))?;
+        if !status.success() {
+            return Err(stop_error(format!("taskkill exited with {status}")));
+        }
+    }
+    if is_alive(pid) {
+        return Err(stop_error("it is still running".to_owned()));
+    }
+    Ok(())
+}
+
+/// Stops a child of this process: SIGTERM, then SIGKILL after `grace`; reaps it.
+pub(crate) fn stop_child(child: &mut Child, grace: Duration) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        if matches!(child.try_wait(), Ok(None)) {
+            // SAFETY: kill has no memory preconditions; the child is not yet reaped, so the pid
+            // is still its own.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if !matches!(child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = grace;
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A port of 127.0.0.1 that nothing listens on right now.
+pub(crate) fn free_port() -> Result<u16, EngineError> {
+    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
+        .map_err(|error| EngineError::io("127.0.0.1:0", error))?;
+    listener
+        .local_addr()
+        .map(|address| address.port())
+        .map_err(|error| EngineError::io("127.0.0.1:0", error))
+}
+
+/// What answers at a URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Probe {
+    /// Nothing listens.
+    Nothing,
+    /// An HTTP server answered with this status.
+    Http {
+        /// The status.
+        status: u16,
+        /// Its `Server` header.
+        server: String,
+    },
+    /// Something listens but gave no HTTP answer in time.
+    Other,
+}
+
+impl Probe {
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Probe::Http { status, server } if server.is_empty() => {
+                format!("an HTTP server answers {status}")
+            }
+            Probe::Http { status, server } => format!("`{server}` answers HTTP {status}"),
+            Probe::Nothing | Probe::Other => "something listens there".to_owned(),
+        }
+    }
+}
+
+/// Sends `GET url` and says what answered.
+pub(crate) async fn probe(url: &str) -> Probe {
+    let http = skillful_http::client_builder().ok().and_then(|builder| {
+        builder
+            .connect_timeout(Duration::from_secs(2))
+            .timeout(Duration::from_secs(5))
+            .build()
+            .ok()
+    });
+    let Some(http) = http else {
+        return Probe::Other;
+    };
+    match http.get(url).send().await {
+        Ok(response) => Probe::Http {
+            status: response.status().as_u16(),
+            server: response
+                .headers()
+                .get(reqwest::header::SERVER)
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or_default()
+                .to_owned(),
+        },
+        Err(error) if error.is_connect() => Probe::Nothing,
+        Err(_) => Probe::Other,
+    }
+}
+
+/// The engine on `port` answers `/health` with 200 (it does 503 while the model loads).
+pub(crate) async fn healthy(port: u16) -> bool {
+    matches!(
+        probe(&format!("http://127.0.0.1:{port}/health")).await,
+        Probe::Http { status: 200, .. }
+    )
+}
+
+/// What to run: the real engine, or a stand-in program.
+#[derive(Debug, Clone)]
+pub(crate) enum Launch {
+    /// `PYTHON -c SERVE_PY MODEL PORT TEMPLATE THREADS`.
+    Python { python: PathBuf, model: PathBuf },
+    /// `PROGRAM PORT MODEL_NAME TEMPLATE`.
+    StandIn { program: PathBuf, model: String },
+}
+
+/// Spawns the engine on `port`, its output going to `log`, in a process group of its own (a
+/// Ctrl-C at the terminal reaches the command, which stops the engine itself).
+pub(crate) fn spawn(
+    launch: &Launch,
+    port: u16,
+    template: Option<&Path>,
+    log: &Path,
+) -> Result<Child, EngineError> {
+    let template = template.map(Path::as_os_str).unwrap_or_default();
+    let (program, mut command) = match launch {
+        Launch::Python { python, model } => {
+            let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+            let mut command = Command::new(python);
+            command
+                .args(["-c", SERVE_PY])
+                .arg(model)
+                .arg(port.to_string())
+                .arg(template)
+                .arg(threads.to_string());
+            (python, command)
+        }
+        Launch::StandIn { program, model } => {
+            let mut command = Command::new(program);
+            command.arg(port.to_string()).arg(model).arg(template);
+            (program, command)
+        }
+    };
+    let log_file = fs::File::create(log).map_err(|error| EngineError::io(log, error))?;
+    let log_copy = log_file
+        .try_clone()
+        .map_err(|error| EngineError::io(log, error))?;
+    command
+        .stdin(Stdio::null())
+        .stdout(log_copy)
+        .stderr(log_file);
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    command.spawn().map_err(|error| EngineError::Spawn {
+        program: program.clone(),
+        source: error,
+    })
+}
+
+/// The last lines of a log.
+pub(crate) fn tail(log: &Path) -> String {
+    let text = fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..]
+        .iter()
+        // The log is the engine's output: no terminal control sequences reach the user.
+        .map(|line| line.replace(|c: char| c.is_control() && c != '\t', "?"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
