@@ -68,7 +68,7 @@ impl Engine {
     /// PyPI), replaced by the program in [`STAND_IN_VARIABLE`] when that is set.
     ///
     /// # Errors
-    /// [`EngineError::NoHomeDirectory`].
+    /// [`EngineError::State`].
     pub fn from_env() -> Result<Self, EngineError> {
         let mut engine = Self::new(EngineDirs::per_user()?);
         if let Some(index) = non_empty_var("PIP_INDEX_URL") {

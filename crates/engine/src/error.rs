@@ -23,17 +23,9 @@ pub enum EngineError {
         /// The known names.
         known: String,
     },
-    /// The system has no home directory to put the per-user cache in.
-    #[error("cannot find the per-user cache and state directories (no home directory); set HOME")]
-    NoHomeDirectory,
-    /// A directory of the engine is not safe to use.
-    #[error("{path}: {reason}; the engine keeps its files only in a directory of its own user")]
-    UnsafeDirectory {
-        /// The directory.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// The per-user directories cannot be used (no home directory; one is not the user's own).
+    #[error(transparent)]
+    State(#[from] skillful_state::StateError),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -1,0 +1,451 @@
+//! Per-user private state of skillful: where it lives and how it is written.
+//!
+//! Trust decisions, remembered approvals, the embedded engine, MCP caches and sessions are
+//! state another local user must not read, plant or replace. Every directory this crate hands
+//! out is created with mode 0700 and refused when it is a symbolic link, not a directory or owned
+//! by another user; every file is written whole to a temporary file, flushed to disk and renamed
+//! into place with mode 0600, so that a crash never leaves half a file; locks serialize writers.
+//!
+//! It knows files and directories, not what is stored in them.
+//!
+//! # Example
+//! ```
+//! # let temp = tempfile::tempdir().unwrap();
+//! let dirs = skillful_state::Dirs::under(temp.path());
+//! let file = dirs.config_dir().unwrap().join("trusted.toml");
+//! skillful_state::write_private(&file, b"trusted = []\n").unwrap();
+//! assert_eq!(
+//!     skillful_state::read_private(&file, 1024).unwrap().unwrap(),
+//!     b"trusted = []\n"
+//! );
+//! ```
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why per-user state could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StateError {
+    /// The platform has no home directory to keep per-user state in.
+    #[error("no home directory is known for this user; set HOME")]
+    NoHomeDirectory,
+    /// A directory or file that would hold private state is not safe to use.
+    #[error("{}: refused as a place for private state: it {reason}; remove it (it is recreated) or fix its owner and permissions", path.display())]
+    Unsafe {
+        /// The path.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file of private state is larger than it may be.
+    #[error("{}: over the limit of {limit} bytes; it is not read", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit.
+        limit: u64,
+    },
+    /// The operating system refused.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// What the operating system said.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl StateError {
+    fn io(path: &Path, source: io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn unsafe_path(path: &Path, reason: impl Into<String>) -> Self {
+        Self::Unsafe {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The per-user directories of skillful (none is created until asked for through its `_dir`
+/// method).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dirs {
+    config: PathBuf,
+    state: PathBuf,
+    cache: PathBuf,
+}
+
+impl Dirs {
+    /// The platform's directories: on Linux `$XDG_CONFIG_HOME/skillful` (`~/.config/skillful`),
+    /// `$XDG_STATE_HOME/skillful` (`~/.local/state/skillful`) and `$XDG_CACHE_HOME/skillful`
+    /// (`~/.cache/skillful`); on macOS and Windows their equivalents.
+    ///
+    /// # Errors
+    /// [`StateError::NoHomeDirectory`] when the platform has none.
+    pub fn per_user() -> Result<Self, StateError> {
+        let project = directories::ProjectDirs::from("", "", "skillful")
+            .ok_or(StateError::NoHomeDirectory)?;
+        Ok(Self {
+            config: project.config_dir().to_path_buf(),
+            state: project
+                .state_dir()
+                .unwrap_or_else(|| project.data_local_dir())
+                .to_path_buf(),
+            cache: project.cache_dir().to_path_buf(),
+        })
+    }
+
+    /// All three under `root` (`root/config`, `root/state`, `root/cache`): for a test or a CI
+    /// run.
+    pub fn under(root: impl AsRef<Path>) -> Self {
+        let root = root.as_ref();
+        Self {
+            config: root.join("config"),
+            state: root.join("state"),
+            cache: root.join("cache"),
+        }
+    }
+
+    /// The configuration directory (not created by this call).
+    pub fn config(&self) -> &Path {
+        &self.config
+    }
+
+    /// The state directory (not created by this call).
+    pub fn state(&self) -> &Path {
+        &self.state
+    }
+
+    /// The cache directory (not created by this call).
+    pub fn cache(&self) -> &Path {
+        &self.cache
+    }
+
+    /// The configuration directory, created private if missing and checked ([`private_dir`]).
+    ///
+    /// # Errors
+    /// As [`private_dir`].
+    pub fn config_dir(&self) -> Result<&Path, StateError> {
+        private_dir(&self.config)?;
+        Ok(&self.config)
+    }
+
+    /// The state directory, created private if missing and checked ([`private_dir`]).
+    ///
+    /// # Errors
+    /// As [`private_dir`].
+    pub fn state_dir(&self) -> Result<&Path, StateError> {
+        private_dir(&self.state)?;
+        Ok(&self.state)
+    }
+
+    /// The cache directory, created private if missing and checked ([`private_dir`]).
+    ///
+    /// # Errors
+    /// As [`private_dir`].
+    pub fn cache_dir(&self) -> Result<&Path, StateError> {
+        private_dir(&self.cache)?;
+        Ok(&self.cache)
+    }
+}
+
+/// Creates `path` (mode 0700 on Unix) if missing; refuses it when it is a symbolic link, not a
+/// directory, or owned by another user; takes away access by others when it has it. Its parents
+/// are created as usual.
+///
+/// # Errors
+/// [`StateError::Unsafe`] or [`StateError::Io`].
+pub fn private_dir(path: &Path) -> Result<(), StateError> {
+    let metadata = match fs::symlink_metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).map_err(|error| StateError::io(parent, error))?;
+            }
+            let mut builder = fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            match builder.create(path) {
+                Ok(()) => {}
+                // Another process created it meanwhile: checked below like any existing one.
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(error) => return Err(StateError::io(path, error)),
+            }
+            fs::symlink_metadata(path).map_err(|error| StateError::io(path, error))?
+        }
+        Err(error) => return Err(StateError::io(path, error)),
+    };
+    if metadata.file_type().is_symlink() {
+        return Err(StateError::unsafe_path(path, "is a symbolic link"));
+    }
+    if !metadata.is_dir() {
+        return Err(StateError::unsafe_path(path, "is not a directory"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        check_owner(path, metadata.uid())?;
+        if metadata.mode() & 0o077 != 0 {
+            fs::set_permissions(path, fs::Permissions::from_mode(0o700))
+                .map_err(|error| StateError::io(path, error))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn check_owner(path: &Path, owner: u32) -> Result<(), StateError> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if owner != me {
+        return Err(StateError::unsafe_path(
+            path,
+            format!("is owned by another user (uid {owner}, not {me})"),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` as the whole of `path` (in a directory checked with [`private_dir`]): into a
+/// new temporary file beside it (mode 0600), flushed to disk, then renamed over `path`, and the
+/// directory flushed too; readers see the old file or the new one, never half of either.
+///
+/// # Errors
+/// As [`private_dir`] for the directory; [`StateError::Io`] when writing fails (the temporary
+/// file is removed).
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    private_dir(dir)?;
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().map_or_else(
+        || "state".into(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let temporary = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temporary, path)?;
+        #[cfg(unix)]
+        File::open(dir)?.sync_all()?;
+        Ok(())
+    })();
+    written.map_err(|error| {
+        let _ = fs::remove_file(&temporary);
+        StateError::io(path, error)
+    })
+}
+
+/// Reads the private file `path` whole, or `None` when it does not exist; refuses one that is a
+/// symbolic link, not a regular file, owned by another user, or over `max_bytes`.
+///
+/// # Errors
+/// [`StateError::Unsafe`], [`StateError::TooLarge`] or [`StateError::Io`].
+pub fn read_private(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, StateError> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        #[cfg(unix)]
+        Err(error) if error.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(StateError::unsafe_path(path, "is a symbolic link"));
+        }
+        Err(error) => return Err(StateError::io(path, error)),
+    };
+    let metadata = file
+        .metadata()
+        .map_err(|error| StateError::io(path, error))?;
+    if !metadata.is_file() {
+        return Err(StateError::unsafe_path(path, "is not a regular file"));
+    }
+    #[cfg(unix)]
+    check_owner(path, std::os::unix::fs::MetadataExt::uid(&metadata))?;
+    if metadata.len() > max_bytes {
+        return Err(StateError::TooLarge {
+            path: path.to_path_buf(),
+            limit: max_bytes,
+        });
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|error| StateError::io(path, error))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(StateError::TooLarge {
+            path: path.to_path_buf(),
+            limit: max_bytes,
+        });
+    }
+    Ok(Some(bytes))
+}
+
+/// An exclusive lock on a file, held until dropped.
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    /// Waits for and takes the exclusive lock on `path` (created if missing, mode 0600).
+    ///
+    /// # Errors
+    /// [`StateError::Io`] when the file cannot be opened or locked.
+    pub fn acquire(path: &Path) -> Result<Self, StateError> {
+        Self::lock(path, true).map(|lock| lock.expect("a blocking lock is always taken"))
+    }
+
+    /// Takes the exclusive lock on `path` if nobody holds it; `None` when somebody does.
+    ///
+    /// # Errors
+    /// [`StateError::Io`] when the file cannot be opened or locked.
+    pub fn try_acquire(path: &Path) -> Result<Option<Self>, StateError> {
+        Self::lock(path, false)
+    }
+
+    fn lock(path: &Path, wait: bool) -> Result<Option<Self>, StateError> {
+        let mut options = OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options
+            .open(path)
+            .map_err(|error| StateError::io(path, error))?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            let operation = if wait {
+                libc::LOCK_EX
+            } else {
+                libc::LOCK_EX | libc::LOCK_NB
+            };
+            // SAFETY: the descriptor is open for the call; flock has no other preconditions.
+            if unsafe { libc::flock(file.as_raw_fd(), operation) } != 0 {
+                let error = io::Error::last_os_error();
+                if !wait && error.kind() == io::ErrorKind::WouldBlock {
+                    return Ok(None);
+                }
+                return Err(StateError::io(path, error));
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = wait;
+        // Closing the file releases the lock.
+        Ok(Some(Self { _file: file }))
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    use super::*;
+
+    #[test]
+    fn a_new_directory_is_private_and_a_loose_one_is_tightened() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("a/b/skillful");
+        private_dir(&dir).unwrap();
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        private_dir(&dir).unwrap();
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+    }
+
+    #[test]
+    fn a_symbolic_link_or_a_file_is_refused() {
+        let temp = tempfile::tempdir().unwrap();
+        let target = temp.path().join("elsewhere");
+        fs::create_dir(&target).unwrap();
+        let link = temp.path().join("skillful");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let error = private_dir(&link).unwrap_err().to_string();
+        assert!(error.contains("is a symbolic link"), "{error}");
+        let file = temp.path().join("file");
+        fs::write(&file, "").unwrap();
+        let error = private_dir(&file).unwrap_err().to_string();
+        assert!(error.contains("is not a directory"), "{error}");
+    }
+
+    #[test]
+    fn a_directory_of_another_user_is_refused() {
+        let temp = tempfile::tempdir().unwrap();
+        // SAFETY: geteuid has no preconditions.
+        let dir = if unsafe { libc::geteuid() } == 0 {
+            let dir = temp.path().join("theirs");
+            fs::create_dir(&dir).unwrap();
+            std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+            dir
+        } else {
+            PathBuf::from("/")
+        };
+        let error = private_dir(&dir).unwrap_err().to_string();
+        assert!(error.contains("owned by another user"), "{error}");
+    }
+
+    #[test]
+    fn private_files_are_written_whole_with_mode_0600_and_read_back() {
+        let temp = tempfile::tempdir().unwrap();
+        let file = temp.path().join("state/approvals.json");
+        write_private(&file, b"one").unwrap();
+        write_private(&file, b"two").unwrap();
+        assert_eq!(fs::metadata(&file).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(read_private(&file, 16).unwrap().unwrap(), b"two");
+        assert_eq!(
+            read_private(&temp.path().join("missing"), 16).unwrap(),
+            None
+        );
+        let leftovers: Vec<_> = fs::read_dir(file.parent().unwrap()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_planted_link_or_an_oversized_file_is_not_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let secret = temp.path().join("secret");
+        fs::write(&secret, "secret").unwrap();
+        let planted = temp.path().join("trusted.toml");
+        std::os::unix::fs::symlink(&secret, &planted).unwrap();
+        let error = read_private(&planted, 1024).unwrap_err().to_string();
+        assert!(error.contains("symbolic link"), "{error}");
+        let big = temp.path().join("big");
+        fs::write(&big, vec![b'x'; 100]).unwrap();
+        assert!(matches!(
+            read_private(&big, 10),
+            Err(StateError::TooLarge { limit: 10, .. })
+        ));
+    }
+
+    #[test]
+    fn a_held_lock_is_not_taken_twice() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("session.lock");
+        let held = FileLock::acquire(&path).unwrap();
+        assert!(FileLock::try_acquire(&path).unwrap().is_none());
+        drop(held);
+        assert!(FileLock::try_acquire(&path).unwrap().is_some());
+    }
+}
