@@ -11,6 +11,16 @@ use skillful_plugin_abi::INTERFACE_VERSION;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PluginError {
+    /// A library or plugin directory is not safe to load code from; nothing in it was opened.
+    #[error("{}: refused, nothing was loaded: it {reason}; {fix}", path.display())]
+    Unsafe {
+        /// The file or directory.
+        path: PathBuf,
+        /// What makes it unsafe.
+        reason: String,
+        /// What to do about it.
+        fix: String,
+    },
     /// A plugin directory could not be listed.
     #[error("cannot list plugins in {}: {source}", dir.display())]
     Io {
@@ -167,7 +177,8 @@ impl PluginError {
             | PluginError::IncompatibleVersion { path, .. }
             | PluginError::IncompatibleLayout { path, .. }
             | PluginError::Failed { path, .. }
-            | PluginError::InvalidSkill { path, .. } => path,
+            | PluginError::InvalidSkill { path, .. }
+            | PluginError::Unsafe { path, .. } => path,
         }
     }
 }

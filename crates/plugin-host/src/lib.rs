@@ -45,8 +45,10 @@
 mod error;
 mod skill;
 mod source;
+mod trust;
 
 pub use error::{LayoutMismatch, PluginError};
 pub use skill::PluginSkill;
 pub use skillful_plugin_abi::INTERFACE_VERSION;
 pub use source::{PluginLoad, PluginSkillsSource, is_plugin_file_name, plugin_files};
+pub use trust::check_loadable;

@@ -10,6 +10,7 @@ use tokio::sync::OnceCell;
 
 use crate::error::PluginError;
 use crate::skill::PluginSkill;
+use crate::trust::{check_library, check_loadable};
 
 /// Whether `path`'s file name is a dynamic library's on this platform: `lib<name>.so` on Linux,
 /// `lib<name>.dylib` on macOS, `<name>.dll` on Windows.
@@ -77,6 +78,10 @@ enum Location {
 
 /// The skills of plugin libraries: single files and every plugin in directories.
 ///
+/// Before anything is opened, every directory and library is checked with [`check_loadable`]
+/// (no symbolic link, not writable by group or others, owned by the user or root): opening a
+/// library runs its code. A refused one is an error like any other failed file.
+///
 /// The plugins are loaded once, on the first call of [`PluginSkillsSource::load`] or
 /// [`SkillsSource::skills`], on tokio's blocking pool. A file that cannot be loaded is skipped
 /// with a `tracing` warning (and kept in [`PluginLoad::errors`]); the others still load.
@@ -140,9 +145,14 @@ fn load_all(locations: &[Location]) -> PluginLoad {
     let mut files = Vec::new();
     for location in locations {
         match location {
-            Location::File(file) => files.push(Ok(file.clone())),
-            Location::Dir(dir) => match plugin_files(dir) {
-                Ok(found) => files.extend(found.into_iter().map(Ok)),
+            Location::File(file) => files.push(check_library(file).map(|()| file.clone())),
+            Location::Dir(dir) if !dir.exists() => {}
+            Location::Dir(dir) => match check_loadable(dir).and_then(|()| plugin_files(dir)) {
+                Ok(found) => files.extend(
+                    found
+                        .into_iter()
+                        .map(|file| check_loadable(&file).map(|()| file)),
+                ),
                 Err(error) => files.push(Err(error)),
             },
         }

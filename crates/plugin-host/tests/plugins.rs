@@ -377,3 +377,81 @@ fn plugin_scripts_carry_their_schema_and_risk_tier() {
         RiskTier::SCRIPT_DEFAULT
     );
 }
+
+/// Loads `dir` as a plugin directory and returns the errors.
+async fn load_errors(dir: &Path) -> Vec<PluginError> {
+    PluginSkillsSource::new()
+        .dir(dir)
+        .load()
+        .await
+        .unwrap()
+        .errors
+        .iter()
+        .map(|error| match error {
+            PluginError::Unsafe { path, reason, fix } => PluginError::Unsafe {
+                path: path.clone(),
+                reason: reason.clone(),
+                fix: fix.clone(),
+            },
+            other => PluginError::Failed {
+                path: other.path().to_path_buf(),
+                message: other.to_string(),
+            },
+        })
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_library_anyone_could_have_changed_is_never_opened() {
+    use std::os::unix::fs::PermissionsExt;
+    // The library's constructor writes the marker the moment it is loaded. Tests run in one
+    // process, so the variable is set once, for every test of this file (only this fixture
+    // reads it).
+    let markers = tempfile::tempdir().unwrap();
+    let marker = markers.path().join("loaded");
+    // SAFETY: no other thread of this test binary reads or writes SKILLFUL_TEST_MARKER.
+    unsafe { std::env::set_var("SKILLFUL_TEST_MARKER", &marker) };
+    let dir = plugin_dir(&["not_a_plugin"]);
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o775)).unwrap();
+
+    let errors = load_errors(dir.path()).await;
+    assert!(
+        matches!(&errors[..], [PluginError::Unsafe { reason, fix, .. }]
+            if reason.contains("writable by its group") && fix.contains("chmod go-w")),
+        "{errors:?}"
+    );
+    assert!(!marker.exists(), "the library was opened");
+
+    let file = dir
+        .path()
+        .join(library("not_a_plugin").file_name().unwrap());
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let errors = load_errors(dir.path()).await;
+    assert!(
+        matches!(&errors[..], [PluginError::Unsafe { reason, .. }] if reason.contains("every user")),
+        "{errors:?}"
+    );
+    assert!(!marker.exists(), "the library was opened");
+
+    let link_dir = tempfile::tempdir().unwrap();
+    let link = link_dir.path().join(file.file_name().unwrap());
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let errors = load_errors(link_dir.path()).await;
+    assert!(
+        matches!(&errors[..], [PluginError::Unsafe { reason, .. }] if reason.contains("symbolic link")),
+        "{errors:?}"
+    );
+    assert!(!marker.exists(), "the library was opened");
+
+    // The same library, safely placed, is opened (and refused as no plugin): the marker proves
+    // that the checks above, not a broken fixture, kept it closed.
+    let errors = load_errors(dir.path()).await;
+    assert!(
+        matches!(&errors[..], [PluginError::Failed { message, .. }] if message.contains("not a skills plugin")),
+        "{errors:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "loaded");
+}
