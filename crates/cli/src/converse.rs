@@ -18,8 +18,7 @@ use skillful_core::RiskTier;
 use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
 use skillful_provider::SkillsProvider;
 
-use crate::inspect::{Plugins, all_sources};
-use crate::mcp::McpSources;
+use crate::compose::{SkillsFlags, process_runner};
 use crate::{Outcome, UsageError};
 
 /// The most characters of a tool result the transcript shows.
@@ -95,9 +94,7 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_name = "FILE")]
     session: Option<PathBuf>,
     #[command(flatten)]
-    mcp: McpSources,
-    #[command(flatten)]
-    plugins: Plugins,
+    flags: SkillsFlags,
 }
 
 #[derive(Debug, clap::Args)]
@@ -145,8 +142,10 @@ impl AgentArgs {
     }
 
     fn agent(&self, endpoint: &str) -> anyhow::Result<Agent> {
-        let source = all_sources(&self.skills, false, &self.mcp, &self.plugins)?;
-        let provider = Arc::new(SkillsProvider::new(source));
+        let composition = self
+            .flags
+            .compose(&self.skills, false, Some(process_runner()))?;
+        let provider = Arc::new(SkillsProvider::new(composition.source()));
         let mut client =
             OpenAiClient::builder(endpoint).timeout(Duration::from_secs(self.call_timeout));
         if let Some(key) = std::env::var(&self.api_key_env)

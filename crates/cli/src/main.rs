@@ -4,16 +4,18 @@
 //! line on stderr; exit codes are 0 (ok), 1 (validation errors, a missing skill, a script that
 //! failed or timed out) and 2 (usage errors).
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod compose;
 mod converse;
 mod engine;
 mod inspect;
 mod mcp;
 mod run_script;
+mod settings;
 mod validate;
 
 #[derive(Debug, Parser)]
@@ -47,6 +49,14 @@ enum Command {
     Run(converse::RunArgs),
     /// Talk with a model, with the skills as tools, one prompt per line.
     Chat(converse::ChatArgs),
+    /// Trust a project: load its .agents/skills, plugins and settings (`--list`: show trusted).
+    Trust(settings::TrustArgs),
+    /// Stop trusting a directory.
+    Untrust(settings::UntrustArgs),
+    /// Offer a skill again (user settings; `--project` for the project's).
+    Enable(settings::ToggleArgs),
+    /// Stop offering a skill (user settings; `--project` for the project's).
+    Disable(settings::ToggleArgs),
     /// The embedded engine: a local model server installed from PyPI (start, stop, status, models).
     Engine(engine::EngineArgs),
 }
@@ -124,14 +134,20 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Serve(args) => mcp::serve(args).await,
             Command::Run(args) => converse::run(args).await,
             Command::Chat(args) => converse::chat(args).await,
+            Command::Trust(args) => settings::trust(args),
+            Command::Untrust(args) => settings::untrust(args),
+            Command::Enable(args) => settings::toggle(args, true),
+            Command::Disable(args) => settings::toggle(args, false),
             Command::Engine(args) => engine::run(args).await,
         }
     })
 }
 
 /// Warnings of the libraries (a skipped skill, a symbolic link refused) go to stderr;
-/// `RUST_LOG` overrides the level.
+/// `RUST_LOG` overrides the level. Colour only on a terminal, and never with `NO_COLOR` set.
 fn init_tracing() {
+    let colour =
+        io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         // rmcp logs a failed connection itself; the one line the command prints says it all.
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
@@ -140,6 +156,7 @@ fn init_tracing() {
         .with_writer(io::stderr)
         .with_target(false)
         .without_time()
+        .with_ansi(colour)
         .init();
 }
 

@@ -1,82 +1,13 @@
-//! MCP: `skills serve` (a skills directory as an MCP server), and the `--mcp-stdio` /
-//! `--mcp-http` servers the other commands read skills from.
+//! `skills serve`: the skills of the roots as an MCP server.
 
 use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use skillful_core::{Skill, SkillsSource, SourceContext};
-use skillful_discovery::FileSkillsSource;
-use skillful_mcp::{HTTP_PATH, McpEndpoint, McpSkillsSource, SkillsMcpServer};
-use skillful_provider::SkillsSourceBuilder;
+use skillful_mcp::{HTTP_PATH, SkillsMcpServer};
 
-use crate::inspect::file_source;
+use crate::compose::{SkillsFlags, process_runner};
 use crate::{Outcome, UsageError};
-
-/// MCP servers to read skills from, besides the skill roots.
-#[derive(Debug, Default, clap::Args)]
-pub(crate) struct McpSources {
-    /// Also read skills from the MCP server this command line starts ("CMD ARGS", spoken to
-    /// over its stdin and stdout); repeatable.
-    #[arg(
-        long = "mcp-stdio",
-        value_name = "CMD ARGS",
-        allow_hyphen_values = true
-    )]
-    stdio: Vec<String>,
-    /// Also read skills from the MCP server at this streamable HTTP URL
-    /// (`http://127.0.0.1:8000/mcp`); repeatable.
-    #[arg(long = "mcp-http", value_name = "URL")]
-    http: Vec<String>,
-    /// Let the `--mcp-stdio` servers inherit this variable of the environment; repeatable. They
-    /// get only what scripts get (PATH, HOME, the locale, TZ, TMPDIR) and the variables named
-    /// here.
-    #[arg(long = "mcp-env", value_name = "VAR")]
-    env: Vec<String>,
-}
-
-impl McpSources {
-    fn sources(&self) -> anyhow::Result<Vec<Arc<dyn SkillsSource>>> {
-        let stdio = self.stdio.iter().map(|line| {
-            McpEndpoint::command_line(line).map_err(|error| UsageError(error.to_string()))
-        });
-        let http = self.http.iter().map(|url| Ok(McpEndpoint::http(url)));
-        stdio
-            .chain(http)
-            .map(|endpoint| {
-                let builder = self
-                    .env
-                    .iter()
-                    .fold(McpSkillsSource::builder(endpoint?), |builder, name| {
-                        builder.allow_env(name)
-                    });
-                Ok(Arc::new(builder.build()) as Arc<dyn SkillsSource>)
-            })
-            .collect()
-    }
-
-    /// The skills of `files`, then those of these servers (on a repeated name the first wins),
-    /// each server's index read once.
-    pub(crate) fn compose(&self, files: FileSkillsSource) -> anyhow::Result<Arc<dyn SkillsSource>> {
-        let builder = SkillsSourceBuilder::new().source(Arc::new(files));
-        Ok(self
-            .sources()?
-            .into_iter()
-            .fold(builder, SkillsSourceBuilder::source)
-            .cache()
-            .build())
-    }
-
-    /// The skills of these servers alone, in order.
-    pub(crate) async fn skills(&self) -> anyhow::Result<Vec<Arc<dyn Skill>>> {
-        let mut skills = Vec::new();
-        for source in self.sources()? {
-            skills.extend(source.skills(&SourceContext::default()).await?);
-        }
-        Ok(skills)
-    }
-}
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
@@ -113,8 +44,10 @@ fn http_address(addr: &str) -> Result<SocketAddr, UsageError> {
 }
 
 pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
+    let composition =
+        SkillsFlags::default().compose(&args.roots, args.strict, Some(process_runner()))?;
     let server =
-        SkillsMcpServer::new(file_source(&args.roots, args.strict)?).with_archives(args.archives);
+        SkillsMcpServer::new(composition.file_source().clone()).with_archives(args.archives);
     match args.http.as_deref().filter(|_| !args.stdio) {
         None => server.serve_stdio().await?,
         Some(addr) => {
@@ -126,16 +59,4 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(Outcome::Ok)
-}
-
-/// One skill of an MCP server in `skills list --json`.
-pub(crate) fn listed(skill: &dyn Skill) -> serde_json::Value {
-    let frontmatter = skill.frontmatter();
-    serde_json::json!({
-        "name": frontmatter.name,
-        "description": frontmatter.description,
-        "origin": skill.origin().location.clone().unwrap_or_else(|| skill.origin().label.clone()),
-        "resources": skill.resources().iter().map(|r| r.name().to_owned()).collect::<Vec<_>>(),
-        "scripts": skill.scripts().iter().map(|s| s.name().to_owned()).collect::<Vec<_>>(),
-    })
 }

@@ -51,7 +51,8 @@ pub(crate) async fn run_script(args: RunScriptArgs) -> anyhow::Result<Outcome> {
         .map_err(|error| UsageError(error.to_string()))?;
     let discovery = args
         .roots
-        .source_with(Arc::new(runner.clone()))?
+        .compose_with(Arc::new(runner.clone()))?
+        .file_source()
         .discover()
         .await;
     let Some(skill) = discovery

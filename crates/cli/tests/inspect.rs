@@ -9,11 +9,17 @@ use std::process::{Command, Output};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
+/// Runs `skills` in `dir` as a user whose home (and every per-user directory) is `home`, with no
+/// admin skills.
 fn skills_in(dir: &Path, home: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skills"))
         .args(args)
         .current_dir(dir)
         .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("SKILLS_ADMIN_DIR", home.join("no-admin-skills"))
         .env_remove("RUST_LOG")
         .output()
         .expect("the skills binary runs")
@@ -63,20 +69,34 @@ fn list_json_has_every_field() {
         keys,
         [
             "name",
+            "own_name",
             "description",
             "license",
             "compatibility",
             "allowed_tools",
             "metadata",
             "extra",
+            "origin",
             "path",
+            "uri",
             "resources",
             "scripts",
             "risk",
             "script_risks",
-            "warnings"
+            "warnings",
+            "status",
         ]
     );
+    assert_eq!(
+        skill["origin"],
+        serde_json::json!({
+            "kind": "files",
+            "scope": "explicit",
+            "label": skill["origin"]["label"],
+            "location": skill["path"],
+        })
+    );
+    assert_eq!(skill["status"], "active");
     assert_eq!(skill["risk"], serde_json::Value::Null);
     assert_eq!(
         skill["script_risks"],
@@ -186,7 +206,7 @@ fn catalog_prints_the_system_prompt() {
 }
 
 #[test]
-fn default_roots_are_the_project_then_home_and_the_first_wins() {
+fn default_roots_are_the_trusted_project_then_home_and_the_first_wins() {
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
     fs::create_dir(project.path().join(".git")).unwrap();
@@ -209,11 +229,39 @@ fn default_roots_are_the_project_then_home_and_the_first_wins() {
         "Only at home.",
     );
 
+    // A project found by walking up is someone else's until trusted: a note says how.
     let output = skills_in(&nested, home.path(), &["list"]);
     assert_eq!(output.status.code(), Some(0), "{}", err(&output));
     assert_eq!(
         out(&output),
+        "personal  Only at home.\nshared    From home.\n"
+    );
+    let project_dir = project.path().canonicalize().unwrap();
+    assert_eq!(
+        err(&output),
+        format!(
+            "skills: {0}: project skills and settings not loaded: the project is not trusted; run `skills trust {0}` to trust it, or pass --trust-project for this run\n",
+            project_dir.display()
+        )
+    );
+
+    let trust = skills_in(&nested, home.path(), &["trust"]);
+    assert_eq!(trust.status.code(), Some(0), "{}", err(&trust));
+    assert!(out(&trust).contains(&project_dir.display().to_string()));
+    let listed = skills_in(&nested, home.path(), &["trust", "--list"]);
+    assert_eq!(out(&listed), format!("{}\n", project_dir.display()));
+
+    let output = skills_in(&nested, home.path(), &["list"]);
+    assert_eq!(err(&output), "");
+    assert_eq!(
+        out(&output),
         "local     Only here.\nshared    From the project.\npersonal  Only at home.\n"
+    );
+    let all = skills_in(&nested, home.path(), &["list", "--all"]);
+    assert!(
+        out(&all).contains("shared    [shadowed by shared of files "),
+        "{}",
+        out(&all)
     );
     let read = skills_in(
         &nested,
@@ -221,6 +269,80 @@ fn default_roots_are_the_project_then_home_and_the_first_wins() {
         &["read", "shared", "references/notes.md"],
     );
     assert_eq!(out(&read), "notes of shared\n");
+
+    let untrust = skills_in(
+        &nested,
+        home.path(),
+        &["untrust", project_dir.to_str().unwrap()],
+    );
+    assert_eq!(untrust.status.code(), Some(0), "{}", err(&untrust));
+    let output = skills_in(&nested, home.path(), &["list", "--trust-project"]);
+    assert_eq!(
+        out(&output),
+        "local     Only here.\nshared    From the project.\npersonal  Only at home.\n"
+    );
+    let output = skills_in(&nested, home.path(), &["list"]);
+    assert_eq!(
+        out(&output),
+        "personal  Only at home.\nshared    From home.\n"
+    );
+}
+
+#[test]
+fn disabled_skills_are_not_offered_and_list_all_marks_them() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = tempfile::tempdir().unwrap();
+    write_skill(roots.path(), "alpha", "First.");
+    write_skill(roots.path(), "beta", "Second.");
+    let root = roots.path().to_str().unwrap();
+    let here = home.path();
+
+    let disable = skills_in(here, here, &["disable", "alpha"]);
+    assert_eq!(disable.status.code(), Some(0), "{}", err(&disable));
+    let list = skills_in(here, here, &["list", root]);
+    assert_eq!(out(&list), "beta  Second.\n");
+    let all = skills_in(here, here, &["list", "--all", root]);
+    assert_eq!(
+        out(&all),
+        "alpha  [disabled by the user's settings] First.\nbeta   Second.\n"
+    );
+    let show = skills_in(here, here, &["show", "alpha", root]);
+    assert_eq!(
+        show.status.code(),
+        Some(1),
+        "disabled skills cannot be loaded"
+    );
+
+    let once = skills_in(here, here, &["list", "--disable", "beta", root]);
+    assert_eq!(out(&once), "");
+    let json = skills_in(
+        here,
+        here,
+        &["list", "--all", "--json", "--disable", "beta", root],
+    );
+    let listed: serde_json::Value = serde_json::from_str(&out(&json)).unwrap();
+    assert_eq!(listed[1]["status"], "disabled");
+    assert_eq!(listed[1]["by"], "run");
+
+    let enable = skills_in(here, here, &["enable", "alpha"]);
+    assert_eq!(enable.status.code(), Some(0), "{}", err(&enable));
+    let list = skills_in(here, here, &["list", root]);
+    assert_eq!(out(&list), "alpha  First.\nbeta   Second.\n");
+}
+
+#[test]
+fn a_name_starting_with_a_hyphen_is_shown_after_two_hyphens() {
+    let roots = tempfile::tempdir().unwrap();
+    let dir = roots.path().join("dash");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: -dash\ndescription: Odd name.\n---\nBody.\n",
+    )
+    .unwrap();
+    let show = skills(&["show", "--", "-dash", roots.path().to_str().unwrap()]);
+    assert_eq!(show.status.code(), Some(0), "{}", err(&show));
+    assert!(out(&show).contains("Body."), "{}", out(&show));
 }
 
 #[test]

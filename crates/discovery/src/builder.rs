@@ -90,6 +90,7 @@ pub(crate) struct Config {
     pub(crate) loader: FrontmatterLoader,
     pub(crate) runner: Option<SharedScriptRunner>,
     pub(crate) scripts_runnable: bool,
+    pub(crate) keep_duplicates: bool,
     pub(crate) reads: ReadLimits,
     /// How many batches discovery loads skills in at once.
     pub(crate) parallelism: usize,
@@ -140,6 +141,7 @@ pub struct FileSkillsSourceBuilder {
     loader: FrontmatterLoader,
     runner: Option<SharedScriptRunner>,
     scripts_runnable: bool,
+    keep_duplicates: bool,
     reads: ReadLimits,
 }
 
@@ -155,6 +157,7 @@ impl Default for FileSkillsSourceBuilder {
             loader: FrontmatterLoader::default(),
             runner: None,
             scripts_runnable: true,
+            keep_duplicates: false,
             reads: ReadLimits {
                 max_bytes: DEFAULT_MAX_READ_BYTES,
                 allow_hard_links: false,
@@ -291,6 +294,15 @@ impl FileSkillsSourceBuilder {
         self
     }
 
+    /// Whether a skill whose name (ignoring case) an earlier one already has is still yielded
+    /// (default `false`: the first one found wins, and the later one becomes a warning). Set it
+    /// when the caller resolves names itself, as `skillful-config` does to report shadowed
+    /// skills.
+    pub fn keep_duplicates(mut self, keep: bool) -> Self {
+        self.keep_duplicates = keep;
+        self
+    }
+
     /// Checks the configuration and builds the source.
     ///
     /// # Errors
@@ -319,6 +331,7 @@ impl FileSkillsSourceBuilder {
             loader: self.loader,
             runner: self.runner,
             scripts_runnable: self.scripts_runnable,
+            keep_duplicates: self.keep_duplicates,
             reads: self.reads,
             parallelism: std::thread::available_parallelism().map_or(1, usize::from),
         }))

@@ -162,7 +162,7 @@ pub(crate) fn assemble(config: &Config, events: impl IntoIterator<Item = Event>)
             Event::Found(Ok(skill)) => {
                 let skill_md = skill.dir.join(SKILL_FILE);
                 let key = skill.frontmatter.name.to_lowercase();
-                if let Some(first) = seen.get(&key) {
+                if let Some(first) = seen.get(&key).filter(|_| !config.keep_duplicates) {
                     let message = format!(
                         "skill skipped: the name `{}` is already taken by {} (the first one found wins); rename one of them",
                         skill.frontmatter.name,

@@ -346,11 +346,45 @@ pub(crate) fn spawn(
         .stdout(log_copy)
         .stderr(log_file);
     #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+        // The engine outlives this command: it must not keep what this process inherited open
+        // (a lock, the write end of a pipe someone reads to its end), which would block them for
+        // as long as the engine runs.
+        // SAFETY: the closure only calls close(2), which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                close_inherited_descriptors();
+                Ok(())
+            });
+        }
+    }
     command.spawn().map_err(|error| EngineError::Spawn {
         program: program.clone(),
         source: error,
     })
+}
+
+/// Closes every inherited descriptor above standard error in the child about to run the engine.
+/// Those marked close-on-exec (everything the standard library opened, its exec-error pipe
+/// included) are left to exec.
+#[cfg(unix)]
+fn close_inherited_descriptors() {
+    // SAFETY: sysconf, fcntl and close have no preconditions; an unused number fails harmlessly.
+    let limit = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) };
+    let limit = libc::c_int::try_from(limit)
+        .unwrap_or(1024)
+        .clamp(3, 65_536);
+    for fd in 3..limit {
+        // SAFETY: see above.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                libc::close(fd);
+            }
+        }
+    }
 }
 
 /// The last lines of a log.

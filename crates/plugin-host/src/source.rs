@@ -66,8 +66,9 @@ pub fn plugin_files(dir: &Path) -> Result<Vec<PathBuf>, PluginError> {
 pub struct PluginLoad {
     /// The loaded skills, in the order their files were given (a directory's by file name).
     pub skills: Vec<Arc<PluginSkill>>,
-    /// Why each other file, or directory, was skipped.
-    pub errors: Vec<PluginError>,
+    /// Why each other file, or directory, was skipped (shared, so that every caller of a loaded
+    /// source sees the same errors).
+    pub errors: Vec<Arc<PluginError>>,
 }
 
 #[derive(Debug, Clone)]
@@ -163,7 +164,7 @@ fn load_all(locations: &[Location]) -> PluginLoad {
             Ok(skill) => load.skills.push(Arc::new(skill)),
             Err(error) => {
                 tracing::warn!("skipped plugin: {error}");
-                load.errors.push(error);
+                load.errors.push(Arc::new(error));
             }
         }
     }

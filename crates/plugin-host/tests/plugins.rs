@@ -283,7 +283,7 @@ async fn a_directory_loads_every_plugin_and_reports_each_file_that_is_not_one() 
     };
     let not_a_plugin = error_for("not_a_plugin");
     assert!(
-        matches!(not_a_plugin, PluginError::NotAPlugin { .. }),
+        matches!(**not_a_plugin, PluginError::NotAPlugin { .. }),
         "{not_a_plugin:?}"
     );
     assert!(not_a_plugin.to_string().ends_with(
@@ -291,7 +291,7 @@ async fn a_directory_loads_every_plugin_and_reports_each_file_that_is_not_one() 
     ));
 
     let incompatible = error_for("incompatible_plugin");
-    let PluginError::IncompatibleLayout { source: report, .. } = incompatible else {
+    let PluginError::IncompatibleLayout { source: report, .. } = &**incompatible else {
         panic!("expected an incompatible layout, got {incompatible:?}");
     };
     let message = incompatible.to_string();
@@ -313,7 +313,7 @@ async fn a_directory_loads_every_plugin_and_reports_each_file_that_is_not_one() 
         .find(|error| error.path() == notes)
         .unwrap();
     assert!(
-        matches!(not_a_library, PluginError::NotALibrary { .. }),
+        matches!(**not_a_library, PluginError::NotALibrary { .. }),
         "{not_a_library:?}"
     );
     assert!(!not_a_library.to_string().contains('\n'));
@@ -387,7 +387,7 @@ async fn load_errors(dir: &Path) -> Vec<PluginError> {
         .unwrap()
         .errors
         .iter()
-        .map(|error| match error {
+        .map(|error| match &**error {
             PluginError::Unsafe { path, reason, fix } => PluginError::Unsafe {
                 path: path.clone(),
                 reason: reason.clone(),

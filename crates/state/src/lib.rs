@@ -215,16 +215,24 @@ fn check_owner(path: &Path, owner: u32) -> Result<(), StateError> {
     Ok(())
 }
 
-/// Writes `bytes` as the whole of `path` (in a directory checked with [`private_dir`]): into a
-/// new temporary file beside it (mode 0600), flushed to disk, then renamed over `path`, and the
-/// directory flushed too; readers see the old file or the new one, never half of either.
+/// Writes `bytes` as the whole of `path` (in a directory checked with [`private_dir`]), with
+/// mode 0600, as [`write_atomic`] does.
 ///
 /// # Errors
-/// As [`private_dir`] for the directory; [`StateError::Io`] when writing fails (the temporary
-/// file is removed).
+/// As [`private_dir`] for the directory; as [`write_atomic`].
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    private_dir(path.parent().unwrap_or(Path::new(".")))?;
+    write_atomic(path, bytes, 0o600)
+}
+
+/// Writes `bytes` as the whole of `path`: into a new temporary file beside it (with `mode` on
+/// Unix), flushed to disk, then renamed over `path`, and the directory flushed too; readers see
+/// the old file or the new one, never half of either. The directory must exist.
+///
+/// # Errors
+/// [`StateError::Io`] when writing fails (the temporary file is removed).
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    private_dir(dir)?;
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let name = path.file_name().map_or_else(
         || "state".into(),
@@ -239,7 +247,9 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+        #[cfg(not(unix))]
+        let _ = mode;
         let mut file = options.open(&temporary)?;
         file.write_all(bytes)?;
         file.sync_all()?;
@@ -260,6 +270,19 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
 /// # Errors
 /// [`StateError::Unsafe`], [`StateError::TooLarge`] or [`StateError::Io`].
 pub fn read_private(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, StateError> {
+    read(path, max_bytes, true)
+}
+
+/// Reads the file `path` whole, or `None` when it does not exist; refuses one that is a symbolic
+/// link, not a regular file, or over `max_bytes`. Never blocks on a FIFO.
+///
+/// # Errors
+/// [`StateError::Unsafe`], [`StateError::TooLarge`] or [`StateError::Io`].
+pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, StateError> {
+    read(path, max_bytes, false)
+}
+
+fn read(path: &Path, max_bytes: u64, own: bool) -> Result<Option<Vec<u8>>, StateError> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -283,7 +306,11 @@ pub fn read_private(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, Stat
         return Err(StateError::unsafe_path(path, "is not a regular file"));
     }
     #[cfg(unix)]
-    check_owner(path, std::os::unix::fs::MetadataExt::uid(&metadata))?;
+    if own {
+        check_owner(path, std::os::unix::fs::MetadataExt::uid(&metadata))?;
+    }
+    #[cfg(not(unix))]
+    let _ = own;
     if metadata.len() > max_bytes {
         return Err(StateError::TooLarge {
             path: path.to_path_buf(),

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use skillful_plugin_build::PluginBuild;
 
-use super::{EXAMPLES, err, out, skills, skills_in};
+use super::{EXAMPLES, err, out, skills};
 
 fn workspace() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -128,23 +128,70 @@ fn show_read_and_catalog_serve_plugin_skills_like_file_skills() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
-fn without_a_root_the_default_plugin_directories_are_loaded() {
+fn a_library_planted_in_a_project_or_home_is_never_opened_implicitly() {
+    // `not_a_plugin`'s constructor writes the marker the moment the library is loaded.
     let temp = tempfile::tempdir().unwrap();
     let (project, home) = (temp.path().join("project"), temp.path().join("home"));
     fs::create_dir_all(project.join(".git")).unwrap();
-    plugin_dir(&project.join(".agents/plugins"), &["clock"]);
-    plugin_dir(&home.join(".agents/plugins"), &["temperature_converter"]);
+    plugin_dir(&project.join(".agents/plugins"), &["not_a_plugin"]);
+    plugin_dir(&home.join(".agents/plugins"), &["not_a_plugin"]);
+    plugin_dir(&temp.path().join(".agents/plugins"), &["not_a_plugin"]);
     let nested = project.join("src/deep");
     fs::create_dir_all(&nested).unwrap();
+    let marker = temp.path().join("loaded");
 
-    let output = skills_in(&nested, &home, &["list"]);
-    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
-    assert_eq!(names(&output), ["clock", "temperature-converter"]);
+    for args in [
+        &["list"][..],
+        &["list", "--trust-project"],
+        &["catalog"],
+        &["list", EXAMPLES],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_skills"))
+            .args(args)
+            .current_dir(&nested)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("SKILLFUL_TEST_MARKER", &marker)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {}", err(&output));
+        assert!(
+            !marker.exists(),
+            "`skills {args:?}` opened a planted library"
+        );
+    }
 
-    // Roots given: only the plugins given.
-    let explicit = skills_in(&nested, &home, &["list", EXAMPLES]);
-    assert_eq!(names(&explicit), ["unit-converter"]);
+    // Named explicitly, the same library is opened (and refused as no plugin): the marker works.
+    let output = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["list", "--plugins"])
+        .arg(project.join(".agents/plugins"))
+        .arg(EXAMPLES)
+        .env("SKILLFUL_TEST_MARKER", &marker)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", err(&output));
+    assert!(marker.exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_plugin_directory_others_can_write_is_refused_without_opening_anything() {
+    use std::os::unix::fs::PermissionsExt;
+    let temp = tempfile::tempdir().unwrap();
+    let plugins = temp.path().join("plugins");
+    plugin_dir(&plugins, &["clock"]);
+    fs::set_permissions(&plugins, fs::Permissions::from_mode(0o777)).unwrap();
+    let output = skills(&["list", "--plugins", plugins.to_str().unwrap(), EXAMPLES]);
+    assert_eq!(output.status.code(), Some(1), "{}", err(&output));
+    assert_eq!(names(&output), ["unit-converter"]);
+    let stderr = err(&output);
+    assert!(
+        stderr.contains("refused, nothing was loaded: it is writable by every user")
+            && stderr.contains("chmod go-w"),
+        "{stderr}"
+    );
 }
 
 #[test]

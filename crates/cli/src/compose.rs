@@ -1,0 +1,165 @@
+//! The flags every command that reads skills shares, turned into a `skillful_config`
+//! composition: plugins, MCP servers, trust and enable/disable for this run.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use skillful_config::{Composition, Environment, McpServer, SkillsConfig};
+use skillful_core::validate::ValidationMode;
+use skillful_discovery::SharedScriptRunner;
+use skillful_mcp::McpEndpoint;
+
+use crate::UsageError;
+
+/// Where skills come from besides the roots, and what this run changes about them.
+#[derive(Debug, Default, clap::Args)]
+pub(crate) struct SkillsFlags {
+    /// A directory of class-skill plugins (`lib<name>.so`, `<name>.dll`, `lib<name>.dylib`), or
+    /// one plugin file; repeatable. Plugins are loaded only from directories named here or in a
+    /// settings file, and never from a symbolic link or a place others can write.
+    #[arg(long = "plugins", value_name = "DIR")]
+    plugins: Vec<PathBuf>,
+    /// Also read skills from the MCP server this command line starts ("CMD ARGS", spoken to
+    /// over its stdin and stdout); repeatable.
+    #[arg(
+        long = "mcp-stdio",
+        value_name = "CMD ARGS",
+        allow_hyphen_values = true
+    )]
+    mcp_stdio: Vec<String>,
+    /// Also read skills from the MCP server at this streamable HTTP URL
+    /// (`http://127.0.0.1:8000/mcp`); repeatable.
+    #[arg(long = "mcp-http", value_name = "URL")]
+    mcp_http: Vec<String>,
+    /// Call an MCP server NAME: `NAME=SERVER`, SERVER exactly as given to --mcp-stdio or
+    /// --mcp-http. Servers without a name are `mcp1`, `mcp2`, ... in the order given. A server's
+    /// skill whose name another skill has is offered as `NAME:skill`.
+    #[arg(long = "mcp-label", value_name = "NAME=SERVER")]
+    mcp_label: Vec<String>,
+    /// Let the `--mcp-stdio` servers inherit this variable of the environment; repeatable. They
+    /// get only what scripts get (PATH, HOME, the locale, TZ, TMPDIR) and the variables named
+    /// here.
+    #[arg(long = "mcp-env", value_name = "VAR")]
+    mcp_env: Vec<String>,
+    /// Trust the project found from the working directory for this run (its .agents/skills,
+    /// plugins and settings), as `skills trust` would for good.
+    #[arg(long)]
+    trust_project: bool,
+    /// Do not offer the skill NAME in this run; repeatable.
+    #[arg(long = "disable", value_name = "NAME")]
+    disable: Vec<String>,
+    /// Also read the project, user and admin skills when roots are given (they are read anyway
+    /// when none is).
+    #[arg(long)]
+    default_roots: bool,
+}
+
+impl SkillsFlags {
+    /// The MCP servers named, with their labels.
+    fn servers(&self) -> anyhow::Result<Vec<McpServer>> {
+        let mut labels = Vec::new();
+        for label in &self.mcp_label {
+            let Some((name, server)) = label.split_once('=') else {
+                return Err(UsageError(format!(
+                    "--mcp-label {label}: give NAME=SERVER, SERVER exactly as given to --mcp-stdio or --mcp-http"
+                ))
+                .into());
+            };
+            if name.is_empty() || name.contains([':', '/']) || name.chars().any(char::is_whitespace)
+            {
+                return Err(UsageError(format!(
+                    "--mcp-label {label}: the name must be a word without ':' or '/'"
+                ))
+                .into());
+            }
+            if !self
+                .mcp_stdio
+                .iter()
+                .chain(&self.mcp_http)
+                .any(|given| given == server)
+            {
+                return Err(UsageError(format!(
+                    "--mcp-label {label}: no --mcp-stdio or --mcp-http was given as `{server}`"
+                ))
+                .into());
+            }
+            labels.push((name.to_owned(), server.to_owned()));
+        }
+        let stdio = self.mcp_stdio.iter().map(|line| {
+            McpEndpoint::command_line(line)
+                .map(|endpoint| (line, endpoint))
+                .map_err(|error| UsageError(error.to_string()))
+        });
+        let http = self
+            .mcp_http
+            .iter()
+            .map(|url| Ok((url, McpEndpoint::http(url))));
+        let mut servers = Vec::new();
+        for (index, given) in stdio.chain(http).enumerate() {
+            let (given, endpoint) = given?;
+            let label = labels
+                .iter()
+                .find(|(_, server)| server == given)
+                .map_or_else(|| format!("mcp{}", index + 1), |(name, _)| name.clone());
+            let server = self
+                .mcp_env
+                .iter()
+                .fold(McpServer::new(label, endpoint), |server, name| {
+                    server.allow_env(name.clone())
+                });
+            servers.push(server);
+        }
+        Ok(servers)
+    }
+
+    /// The composition of `roots` (the default scopes when there are none) and these flags;
+    /// every note about it (an untrusted project) goes to stderr.
+    pub(crate) fn compose(
+        &self,
+        roots: &[PathBuf],
+        strict: bool,
+        runner: Option<SharedScriptRunner>,
+    ) -> anyhow::Result<Composition> {
+        let mut config = SkillsConfig::new(Environment::from_process()?)
+            .roots(roots.iter().cloned())
+            .trust_project(self.trust_project)
+            .validation(if strict {
+                ValidationMode::Strict
+            } else {
+                ValidationMode::Lenient
+            });
+        if self.default_roots {
+            config = config.default_scopes(true);
+        }
+        if let Some(runner) = runner {
+            config = config.script_runner(runner);
+        }
+        for path in &self.plugins {
+            config = config.plugins(path);
+        }
+        for server in self.servers()? {
+            config = config.mcp_server(server);
+        }
+        for name in &self.disable {
+            config = config.disable(name);
+        }
+        let composition = config.build().map_err(|error| match error {
+            skillful_config::ConfigError::MissingRoot { .. }
+            | skillful_config::ConfigError::MissingPlugins { .. } => {
+                anyhow::Error::new(UsageError(error.to_string()))
+            }
+            other => other.into(),
+        })?;
+        let mut err = io::stderr().lock();
+        for note in composition.notes() {
+            writeln!(err, "skills: {note}")?;
+        }
+        Ok(composition)
+    }
+}
+
+/// The default script runner of the commands that run scripts.
+pub(crate) fn process_runner() -> SharedScriptRunner {
+    Arc::new(skillful_scripts::ProcessRunner::new())
+}

@@ -1,0 +1,99 @@
+//! `skills trust`, `untrust`, `enable` and `disable`: the user's decisions, recorded in the
+//! per-user trust store and in the settings files.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use skillful_config::{Environment, Settings, SettingsLevel, TrustStore};
+use skillful_core::text::one_line;
+
+use crate::{Outcome, UsageError};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct TrustArgs {
+    /// The directory to trust (a project, or a directory of projects). Default: the project of
+    /// the working directory (the directory holding `.agents`), else the repository root.
+    #[arg(value_name = "DIR", conflicts_with = "list")]
+    dir: Option<PathBuf>,
+    /// List the trusted directories instead.
+    #[arg(long)]
+    list: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct UntrustArgs {
+    /// The directory to stop trusting, as `skills trust --list` shows it.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ToggleArgs {
+    /// The skill's name (after `--` when it starts with `-`).
+    name: String,
+    /// Record it in the project's `.agents/skillful.toml` (read only while the project is
+    /// trusted).
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// Record it in the user's settings file (the default).
+    #[arg(long)]
+    user: bool,
+}
+
+pub(crate) fn trust(args: TrustArgs) -> anyhow::Result<Outcome> {
+    let environment = Environment::from_process()?;
+    let mut out = io::stdout().lock();
+    if args.list {
+        for dir in TrustStore::load(&environment.dirs)?.directories() {
+            writeln!(out, "{}", one_line(&dir.to_string_lossy()))?;
+        }
+        return Ok(Outcome::Ok);
+    }
+    let dir = args.dir.unwrap_or_else(|| environment.trust_target());
+    let trusted = TrustStore::trust(&environment.dirs, &dir)?;
+    writeln!(
+        out,
+        "trusted {}: its .agents/skills, plugins and settings are loaded from now on",
+        one_line(&trusted.to_string_lossy())
+    )?;
+    Ok(Outcome::Ok)
+}
+
+pub(crate) fn untrust(args: UntrustArgs) -> anyhow::Result<Outcome> {
+    let environment = Environment::from_process()?;
+    let dir = one_line(&args.dir.to_string_lossy()).into_owned();
+    if TrustStore::untrust(&environment.dirs, &args.dir)? {
+        writeln!(io::stdout().lock(), "no longer trusted: {dir}")?;
+        Ok(Outcome::Ok)
+    } else {
+        Err(UsageError(format!(
+            "{dir} was not trusted; `skills trust --list` shows the trusted directories"
+        ))
+        .into())
+    }
+}
+
+pub(crate) fn toggle(args: ToggleArgs, enabled: bool) -> anyhow::Result<Outcome> {
+    let environment = Environment::from_process()?;
+    let (path, level) = if args.project {
+        let Some(project) = environment.project() else {
+            return Err(UsageError(
+                "no project here (no .agents directory up to the repository root); create .agents, or use --user"
+                    .to_owned(),
+            )
+            .into());
+        };
+        (project.config_file(), SettingsLevel::Project)
+    } else {
+        (environment.user_config_file(), SettingsLevel::User)
+    };
+    Settings::set_enabled(&path, level, &args.name, enabled)?;
+    writeln!(
+        io::stdout().lock(),
+        "{} {} in {}",
+        if enabled { "enabled" } else { "disabled" },
+        one_line(&args.name),
+        one_line(&path.to_string_lossy())
+    )?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,693 @@
+//! The composition: every source in precedence order, then one list of skills in which each
+//! name means one skill, with what was disabled, shadowed or renamed kept and said.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use skillful_core::validate::ValidationMode;
+use skillful_core::{
+    Diagnostic, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
+    SkillResource, SkillScript, SkillsSource, SourceContext,
+};
+use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
+use skillful_frontmatter::FrontmatterLoader;
+use skillful_mcp::{McpEndpoint, McpSkillsSource};
+use skillful_plugin_host::{PluginError, PluginSkillsSource};
+use tokio::sync::OnceCell;
+
+use crate::environment::{AGENTS_DIR, Environment, Project};
+use crate::error::ConfigError;
+use crate::settings::{Enablement, Settings, SettingsLevel};
+use crate::trust::TrustStore;
+
+/// An MCP server to read skills from, under a label the host chose.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct McpServer {
+    /// The label: how messages, listings and disambiguated names (`label:name`) call it.
+    pub label: String,
+    /// How to reach it.
+    pub endpoint: McpEndpoint,
+    /// Variables of the host's environment a stdio server may also see (beyond the scripts'
+    /// allow-list).
+    pub env: Vec<String>,
+}
+
+impl McpServer {
+    /// The server at `endpoint`, called `label`.
+    pub fn new(label: impl Into<String>, endpoint: McpEndpoint) -> Self {
+        Self {
+            label: label.into(),
+            endpoint,
+            env: Vec::new(),
+        }
+    }
+
+    /// The same server, its child process also seeing the host's variable `name`.
+    pub fn allow_env(mut self, name: impl Into<String>) -> Self {
+        self.env.push(name.into());
+        self
+    }
+}
+
+/// What a host composes its skills from, built up with its methods and turned into a
+/// [`Composition`] by [`SkillsConfig::build`].
+///
+/// Roots come in scopes, highest precedence first: explicit roots (in the order given), the
+/// project's `.agents/skills` (found by walking up from the working directory to the repository
+/// root; loaded only when the user trusts the project), the user's (`~/.agents/skills`, then
+/// `skills/` in the user's configuration directory) and the machine's (`/etc/agent-skills/skills`
+/// or `SKILLS_ADMIN_DIR`). With explicit roots, the default scopes are left out unless
+/// [`SkillsConfig::default_scopes`] asks for them too.
+///
+/// # Example
+/// ```
+/// use skillful_config::{Environment, SkillsConfig};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// # let temp = tempfile::tempdir().unwrap();
+/// let composition = SkillsConfig::new(Environment::under(temp.path()))
+///     .root(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills"))
+///     .build()
+///     .unwrap();
+/// let loaded = composition.load(&Default::default()).await.unwrap();
+/// assert_eq!(loaded.active()[0].frontmatter().name, "unit-converter");
+/// # });
+/// ```
+#[must_use]
+pub struct SkillsConfig {
+    environment: Environment,
+    roots: Vec<PathBuf>,
+    default_scopes: Option<bool>,
+    trust_project: bool,
+    plugins: Vec<PathBuf>,
+    mcp: Vec<McpServer>,
+    inline: Vec<Arc<dyn Skill>>,
+    disabled: Vec<String>,
+    validation: ValidationMode,
+    runner: Option<SharedScriptRunner>,
+    files: Option<FilesHook>,
+}
+
+type FilesHook = Arc<
+    dyn Fn(
+            skillful_discovery::FileSkillsSourceBuilder,
+        ) -> skillful_discovery::FileSkillsSourceBuilder
+        + Send
+        + Sync,
+>;
+
+impl std::fmt::Debug for SkillsConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillsConfig")
+            .field("environment", &self.environment)
+            .field("roots", &self.roots)
+            .field("default_scopes", &self.default_scopes)
+            .field("trust_project", &self.trust_project)
+            .field("plugins", &self.plugins)
+            .field("mcp", &self.mcp)
+            .field("inline", &self.inline.len())
+            .field("disabled", &self.disabled)
+            .field("validation", &self.validation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SkillsConfig {
+    /// Nothing yet, in `environment`: the default scopes apply until an explicit root is given.
+    pub fn new(environment: Environment) -> Self {
+        Self {
+            environment,
+            roots: Vec::new(),
+            default_scopes: None,
+            trust_project: false,
+            plugins: Vec::new(),
+            mcp: Vec::new(),
+            inline: Vec::new(),
+            disabled: Vec::new(),
+            validation: ValidationMode::Lenient,
+            runner: None,
+            files: None,
+        }
+    }
+
+    /// Adds an explicit skills root (it must exist).
+    pub fn root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.roots.push(root.into());
+        self
+    }
+
+    /// Adds explicit skills roots, in order.
+    pub fn roots<I>(self, roots: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<PathBuf>,
+    {
+        roots.into_iter().fold(self, Self::root)
+    }
+
+    /// Whether the project, user and admin roots are read too (default: only when no explicit
+    /// root is given).
+    pub fn default_scopes(mut self, read: bool) -> Self {
+        self.default_scopes = Some(read);
+        self
+    }
+
+    /// Trusts the project found from the working directory for this composition only, as
+    /// `--trust-project` does.
+    pub fn trust_project(mut self, trust: bool) -> Self {
+        self.trust_project = trust;
+        self
+    }
+
+    /// Adds a directory of plugin libraries, or one library (it must exist); checked before
+    /// anything is opened (see `skillful_plugin_host::check_loadable`).
+    pub fn plugins(mut self, path: impl Into<PathBuf>) -> Self {
+        self.plugins.push(path.into());
+        self
+    }
+
+    /// Adds an MCP server.
+    pub fn mcp_server(mut self, server: McpServer) -> Self {
+        self.mcp.push(server);
+        self
+    }
+
+    /// Adds a skill built in code (an [`InlineSkill`](https://docs.rs/skillful-provider) or any
+    /// other [`Skill`]).
+    pub fn inline(mut self, skill: Arc<dyn Skill>) -> Self {
+        self.inline.push(skill);
+        self
+    }
+
+    /// Disables the skill called `name` for this composition, whatever the settings files say.
+    pub fn disable(mut self, name: impl Into<String>) -> Self {
+        self.disabled.push(name.into());
+        self
+    }
+
+    /// How strictly file skills are validated (default lenient).
+    pub fn validation(mut self, mode: ValidationMode) -> Self {
+        self.validation = mode;
+        self
+    }
+
+    /// The runner of file skills' scripts (without one, scripts are listed and fail to run).
+    pub fn script_runner(mut self, runner: SharedScriptRunner) -> Self {
+        self.runner = Some(runner);
+        self
+    }
+
+    /// Further configures every file source (extensions, depth, read limits).
+    pub fn files(
+        mut self,
+        configure: impl Fn(
+            skillful_discovery::FileSkillsSourceBuilder,
+        ) -> skillful_discovery::FileSkillsSourceBuilder
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.files = Some(Arc::new(configure));
+        self
+    }
+
+    /// Resolves the roots, the trust and the settings, and builds the sources; nothing is
+    /// discovered or loaded yet.
+    ///
+    /// # Errors
+    /// An explicit root or plugin path that does not exist; a settings or trust file that cannot
+    /// be read; a file source that cannot be configured.
+    pub fn build(self) -> Result<Composition, ConfigError> {
+        for root in &self.roots {
+            if !root.exists() {
+                return Err(ConfigError::MissingRoot { path: root.clone() });
+            }
+        }
+        for path in &self.plugins {
+            if !path.exists() {
+                return Err(ConfigError::MissingPlugins { path: path.clone() });
+            }
+        }
+        let environment = &self.environment;
+        let defaults = self.default_scopes.unwrap_or(self.roots.is_empty());
+        let mut roots: Vec<(PathBuf, Scope)> = self
+            .roots
+            .iter()
+            .map(|root| (root.clone(), Scope::Explicit))
+            .collect();
+        let mut notes = Vec::new();
+        let user = Settings::load(&environment.user_config_file(), SettingsLevel::User)?;
+        let mut plugin_dirs = user.plugin_dirs.clone();
+        let mut enablement = Enablement::default().level(SettingsLevel::User, user);
+        if defaults {
+            if let Some(project) = environment.project() {
+                let trusted = self.trust_project
+                    || TrustStore::load(&environment.dirs)?.is_trusted(&project.dir);
+                if trusted {
+                    roots.push((project.skills(), Scope::Project));
+                    let settings = Settings::load(&project.config_file(), SettingsLevel::Project)?;
+                    plugin_dirs.extend(settings.plugin_dirs.iter().cloned());
+                    enablement = enablement.level(SettingsLevel::Project, settings);
+                } else if has_project_content(&project) {
+                    notes.push(Note::untrusted(&project));
+                }
+            }
+            roots.extend(
+                environment
+                    .user_skills()
+                    .into_iter()
+                    .map(|root| (root, Scope::User)),
+            );
+            roots.push((environment.admin_skills.clone(), Scope::Admin));
+        }
+        let run = Settings {
+            disabled: self.disabled.clone(),
+            ..Settings::default()
+        };
+        enablement = enablement.level(SettingsLevel::Run, run);
+        let mut files = FileSkillsSource::builder()
+            .loader(FrontmatterLoader::new(self.validation))
+            .keep_duplicates(true);
+        if let Some(runner) = &self.runner {
+            files = files.script_runner(Arc::clone(runner));
+        }
+        for (root, scope) in &roots {
+            files = files.scoped_root(root, *scope);
+        }
+        if let Some(configure) = &self.files {
+            files = configure(files);
+        }
+        let mut plugins = PluginSkillsSource::new();
+        for path in self.plugins.iter().chain(&plugin_dirs) {
+            plugins = if path.is_file() {
+                plugins.file(path)
+            } else {
+                plugins.dir(path)
+            };
+        }
+        let mcp = self
+            .mcp
+            .into_iter()
+            .map(|server| {
+                let builder = McpSkillsSource::builder(server.endpoint)
+                    .extraction_dir(environment.dirs.cache().join("mcp"));
+                let builder = server
+                    .env
+                    .iter()
+                    .fold(builder, |builder, name| builder.allow_env(name.clone()));
+                McpPart {
+                    label: server.label,
+                    source: builder.build(),
+                    listed: OnceCell::new(),
+                }
+            })
+            .collect();
+        Ok(Composition {
+            inner: Arc::new(Inner {
+                files: files.build()?,
+                plugins,
+                has_plugins: !self.plugins.is_empty() || !plugin_dirs.is_empty(),
+                mcp,
+                inline: self.inline,
+                enablement,
+                roots,
+                warned: Mutex::new(HashSet::new()),
+            }),
+            notes,
+        })
+    }
+}
+
+fn has_project_content(project: &Project) -> bool {
+    let agents = project.dir.join(AGENTS_DIR);
+    ["skills", "plugins", crate::environment::PROJECT_CONFIG_FILE]
+        .iter()
+        .any(|name| agents.join(name).exists())
+}
+
+/// Something the user should know about how the skills were composed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct Note {
+    /// The directory the note is about.
+    pub path: PathBuf,
+    /// One line saying what happened and what to do.
+    pub message: String,
+}
+
+impl Note {
+    fn untrusted(project: &Project) -> Self {
+        Self {
+            path: project.dir.clone(),
+            message: format!(
+                "{}: project skills and settings not loaded: the project is not trusted; run `skills trust {}` to trust it, or pass --trust-project for this run",
+                project.dir.display(),
+                project.dir.display()
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&skillful_core::text::one_line(&self.message))
+    }
+}
+
+/// The skills a [`SkillsConfig`] composes: a [`SkillsSource`] for the provider, and
+/// [`Composition::load`] for listings that also show what was left out and why.
+#[derive(Debug, Clone)]
+pub struct Composition {
+    inner: Arc<Inner>,
+    notes: Vec<Note>,
+}
+
+struct McpPart {
+    label: String,
+    source: McpSkillsSource,
+    /// The server's skills, listed once: a listing is a network round trip per run otherwise.
+    listed: OnceCell<Vec<Arc<dyn Skill>>>,
+}
+
+struct Inner {
+    files: FileSkillsSource,
+    plugins: PluginSkillsSource,
+    has_plugins: bool,
+    mcp: Vec<McpPart>,
+    inline: Vec<Arc<dyn Skill>>,
+    enablement: Enablement,
+    roots: Vec<(PathBuf, Scope)>,
+    /// Shadowed names already warned about, so that a long chat warns once.
+    warned: Mutex<HashSet<String>>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Composition")
+            .field("files", &self.files)
+            .field("plugins", &self.plugins)
+            .field(
+                "mcp",
+                &self.mcp.iter().map(|part| &part.label).collect::<Vec<_>>(),
+            )
+            .field("inline", &self.inline.len())
+            .field("roots", &self.roots)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a skill is not offered, or under which name it is.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Status {
+    /// Offered to the model.
+    Active,
+    /// Turned off by a setting or a flag.
+    Disabled {
+        /// Where.
+        by: SettingsLevel,
+    },
+    /// Another skill of the same name, of higher precedence, is offered instead.
+    Shadowed {
+        /// That skill's name.
+        by_name: String,
+        /// That skill's origin.
+        by: SkillOrigin,
+    },
+}
+
+/// One skill found, offered or not.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Entry {
+    /// The skill as offered: renamed `label:name` when an MCP skill's name is taken.
+    pub skill: Arc<dyn Skill>,
+    /// The name the skill gives itself.
+    pub own_name: String,
+    /// Whether it is offered.
+    pub status: Status,
+}
+
+/// What loading a [`Composition`] found.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Loaded {
+    /// Every skill found, in precedence order, offered or not.
+    pub entries: Vec<Entry>,
+    /// What discovery reported (invalid skills, skipped files).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Plugin files or directories that were refused or failed.
+    pub plugin_errors: Vec<Arc<PluginError>>,
+}
+
+impl Loaded {
+    /// The skills offered, in precedence order.
+    pub fn active(&self) -> Vec<Arc<dyn Skill>> {
+        self.entries
+            .iter()
+            .filter(|entry| entry.status == Status::Active)
+            .map(|entry| Arc::clone(&entry.skill))
+            .collect()
+    }
+
+    /// Whether anything invalid was found (a rejected skill, a plugin that did not load).
+    pub fn has_errors(&self) -> bool {
+        !self.plugin_errors.is_empty() || self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+impl Composition {
+    /// The notes made while composing (an untrusted project whose skills were left out).
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// The file roots read, with their scopes, in precedence order (for watchers and servers).
+    pub fn file_roots(&self) -> &[(PathBuf, Scope)] {
+        &self.inner.roots
+    }
+
+    /// The file source of the composition (every root, scoped), for hosts that serve files.
+    pub fn file_source(&self) -> &FileSkillsSource {
+        &self.inner.files
+    }
+
+    /// The composition as the source a provider reads: the active skills, each name once.
+    pub fn source(&self) -> Arc<dyn SkillsSource> {
+        Arc::new(self.clone())
+    }
+
+    /// Discovers and loads every source and composes them.
+    ///
+    /// # Errors
+    /// An MCP server that cannot be reached.
+    pub async fn load(&self, context: &SourceContext) -> Result<Loaded, SkillError> {
+        let inner = &self.inner;
+        let discovery = inner.files.discover().await;
+        let mut loaded = Loaded {
+            diagnostics: discovery.diagnostics,
+            ..Loaded::default()
+        };
+        // Precedence: files by scope (explicit, project, user, admin), then plugins, inline and
+        // MCP skills, which are explicit; a stable sort keeps each source's own order.
+        let mut found: Vec<(Arc<dyn Skill>, Option<&str>)> = Vec::new();
+        for skill in discovery.skills {
+            found.push((skill, None));
+        }
+        if inner.has_plugins {
+            let plugins = inner.plugins.load().await?;
+            loaded.plugin_errors.extend(plugins.errors.iter().cloned());
+            found.extend(
+                plugins
+                    .skills
+                    .iter()
+                    .map(|skill| (Arc::clone(skill) as Arc<dyn Skill>, None)),
+            );
+        }
+        found.extend(inner.inline.iter().map(|skill| (Arc::clone(skill), None)));
+        for part in &inner.mcp {
+            let skills = part
+                .listed
+                .get_or_try_init(|| async {
+                    part.source.load().await.map_err(|error| {
+                        SkillError::Other(format!("MCP server '{}': {error}", part.label))
+                    })
+                })
+                .await?;
+            found.extend(
+                skills
+                    .iter()
+                    .map(|skill| (Arc::clone(skill), Some(part.label.as_str()))),
+            );
+        }
+        found.sort_by_key(|(skill, _)| skill.origin().scope);
+        loaded.entries = self.compose(found, context);
+        Ok(loaded)
+    }
+
+    fn compose(
+        &self,
+        found: Vec<(Arc<dyn Skill>, Option<&str>)>,
+        _context: &SourceContext,
+    ) -> Vec<Entry> {
+        let inner = &self.inner;
+        // Names claimed by skills that are not from MCP servers: those keep their names.
+        let mut claimed: HashMap<String, (String, SkillOrigin)> = HashMap::new();
+        let mut entries = Vec::with_capacity(found.len());
+        let mut mcp: Vec<(Arc<dyn Skill>, &str)> = Vec::new();
+        for (skill, label) in found {
+            let name = skill.frontmatter().name.clone();
+            if let Some(label) = label {
+                mcp.push((skill, label));
+                continue;
+            }
+            let status = match inner.enablement.check(&name) {
+                Err(by) => Status::Disabled { by },
+                Ok(()) => match claimed.get(&name.to_lowercase()) {
+                    Some((by_name, by)) => {
+                        self.warn_shadowed(&name, skill.origin(), by);
+                        Status::Shadowed {
+                            by_name: by_name.clone(),
+                            by: by.clone(),
+                        }
+                    }
+                    None => {
+                        claimed.insert(name.to_lowercase(), (name.clone(), skill.origin().clone()));
+                        Status::Active
+                    }
+                },
+            };
+            entries.push(Entry {
+                skill,
+                own_name: name,
+                status,
+            });
+        }
+        // An MCP skill keeps its name only when no other skill has it; otherwise it is shown as
+        // `label:name`, so that it never silently stands in for a local skill or another
+        // server's.
+        let mut mcp_names: HashMap<String, usize> = HashMap::new();
+        for (skill, _) in &mcp {
+            *mcp_names
+                .entry(skill.frontmatter().name.to_lowercase())
+                .or_default() += 1;
+        }
+        for (skill, label) in mcp {
+            let own_name = skill.frontmatter().name.clone();
+            let key = own_name.to_lowercase();
+            let collides = claimed.contains_key(&key) || mcp_names.get(&key).copied() > Some(1);
+            let shown = if collides {
+                format!("{label}:{own_name}")
+            } else {
+                own_name.clone()
+            };
+            let status = match inner
+                .enablement
+                .check(&shown)
+                .and_then(|()| inner.enablement.check(&own_name))
+            {
+                Err(by) => Status::Disabled { by },
+                Ok(()) => Status::Active,
+            };
+            let skill = if collides {
+                Arc::new(Renamed::new(skill, shown)) as Arc<dyn Skill>
+            } else {
+                skill
+            };
+            entries.push(Entry {
+                skill,
+                own_name,
+                status,
+            });
+        }
+        entries
+    }
+
+    fn warn_shadowed(&self, name: &str, shadowed: &SkillOrigin, by: &SkillOrigin) {
+        let key = format!("{name}\u{0}{shadowed}");
+        let mut warned = self
+            .inner
+            .warned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !warned.insert(key) {
+            return;
+        }
+        let name = skillful_core::text::one_line(name);
+        // A project skill overriding a user skill of the same name is the precedence working as
+        // documented; two skills of one scope competing for a name is a mistake to fix.
+        if shadowed.scope == by.scope {
+            tracing::warn!(
+                "skill `{name}` of {shadowed} is shadowed by the skill of the same name of {by} (found first); rename one to offer both"
+            );
+        } else {
+            tracing::info!(
+                "skill `{name}` of {shadowed} is overridden by the skill of the same name of {by} (higher precedence)"
+            );
+        }
+    }
+}
+
+#[async_trait]
+impl SkillsSource for Composition {
+    async fn skills(&self, context: &SourceContext) -> Result<Vec<Arc<dyn Skill>>, SkillError> {
+        Ok(self.load(context).await?.active())
+    }
+}
+
+/// A skill offered under another name (an MCP skill whose name was taken).
+#[derive(Debug)]
+struct Renamed {
+    inner: Arc<dyn Skill>,
+    frontmatter: SkillFrontmatter,
+}
+
+impl Renamed {
+    fn new(inner: Arc<dyn Skill>, name: String) -> Self {
+        let mut frontmatter = inner.frontmatter().clone();
+        frontmatter.name = name;
+        Self { inner, frontmatter }
+    }
+}
+
+#[async_trait]
+impl Skill for Renamed {
+    fn frontmatter(&self) -> &SkillFrontmatter {
+        &self.frontmatter
+    }
+
+    fn origin(&self) -> &SkillOrigin {
+        self.inner.origin()
+    }
+
+    async fn document(&self) -> Result<SkillDocument, SkillError> {
+        self.inner.document().await
+    }
+
+    fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
+        self.inner.resources()
+    }
+
+    fn scripts(&self) -> Vec<Arc<dyn SkillScript>> {
+        self.inner.scripts()
+    }
+
+    fn resource(&self, name: &str) -> Option<Arc<dyn SkillResource>> {
+        self.inner.resource(name)
+    }
+
+    fn script(&self, name: &str) -> Option<Arc<dyn SkillScript>> {
+        self.inner.script(name)
+    }
+
+    fn risk_tier(&self) -> Option<skillful_core::RiskTier> {
+        self.inner.risk_tier()
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        self.inner.diagnostics()
+    }
+}

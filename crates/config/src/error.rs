@@ -1,0 +1,39 @@
+use std::path::PathBuf;
+
+/// Why skills could not be composed, or a setting not read or changed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// Where the default roots or the per-user state are is unknown.
+    #[error("{0}")]
+    Environment(String),
+    /// A root given explicitly does not exist.
+    #[error("{}: no such directory; give an existing skills root", path.display())]
+    MissingRoot {
+        /// The root.
+        path: PathBuf,
+    },
+    /// A plugin path given explicitly does not exist.
+    #[error("{}: no such directory; give a directory of plugins or a plugin file", path.display())]
+    MissingPlugins {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The per-user state (trust store, configuration file) cannot be used.
+    #[error(transparent)]
+    State(#[from] skillful_state::StateError),
+    /// A configuration or trust file is not valid TOML of the expected shape.
+    #[error("{}: {message}; fix the file or remove it", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file skills source could not be configured.
+    #[error(transparent)]
+    Files(#[from] skillful_discovery::BuildError),
+    /// An MCP server was given in a way that cannot be used.
+    #[error("{0}")]
+    Mcp(String),
+}

@@ -1,0 +1,35 @@
+//! How a host composes its skills, so that every embedder gets the same answer the `skills`
+//! command does: roots by scope (explicit, project, user, admin) with precedence, trust of
+//! project roots, plugins only from places the user named, enable/disable settings at user and
+//! project level, and file, MCP, plugin and inline skills in one [`SkillsSource`] for the
+//! provider.
+//!
+//! - [`SkillsConfig`] says what to compose; [`Composition`] is the result: a source whose skills
+//!   each have one name ([`Composition::source`]), and [`Composition::load`] for listings that
+//!   also show what was disabled or shadowed and why.
+//! - [`TrustStore`] records the project directories the user trusts; an untrusted project's
+//!   skills, plugins and settings are not read (a [`Note`] says how to trust it).
+//! - [`Settings`] reads and edits the settings files (`skills enable`/`disable`).
+//! - [`ListedSkill`] is the one shape of a skill in a listing (`skills list --json`).
+//!
+//! It knows how the pieces fit; it does not parse `SKILL.md`, walk directories, speak MCP or load
+//! libraries (the crates it composes do), and it knows nothing of prompts, tools or models.
+//!
+//! [`SkillsSource`]: skillful_core::SkillsSource
+
+mod compose;
+mod environment;
+mod error;
+mod listing;
+mod settings;
+mod trust;
+
+pub use compose::{Composition, Entry, Loaded, McpServer, Note, SkillsConfig, Status};
+pub use environment::{
+    ADMIN_SKILLS_VARIABLE, AGENTS_DIR, DEFAULT_ADMIN_SKILLS, Environment, PROJECT_CONFIG_FILE,
+    Project, USER_CONFIG_FILE,
+};
+pub use error::ConfigError;
+pub use listing::ListedSkill;
+pub use settings::{Enablement, Settings, SettingsLevel};
+pub use trust::{TRUST_FILE, TrustStore};

@@ -1,0 +1,301 @@
+//! The user's and the project's settings files: which skills are enabled, and which plugin
+//! directories are configured.
+//!
+//! ```toml
+//! [skills]
+//! disabled = ["pdf-tools"]          # never offered
+//! enabled = ["unit-converter"]      # allow-list mode: only these are offered
+//!
+//! [skill."draft-notes"]             # one skill's own setting, which wins over the lists
+//! enabled = true
+//!
+//! [plugins]
+//! dirs = ["/opt/skill-plugins"]     # plugin directories to load (checked before loading)
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use skillful_state::{FileLock, read_bounded, read_private, write_atomic, write_private};
+use toml_edit::{Array, DocumentMut, Item, Table, value};
+
+use crate::error::ConfigError;
+
+/// The largest settings file read.
+const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+
+/// One settings file, as read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Settings {
+    /// `[skills] disabled`.
+    pub disabled: Vec<String>,
+    /// `[skills] enabled`: when present, only these are enabled (by this file).
+    pub enabled: Option<Vec<String>>,
+    /// `[skill.NAME] enabled`, per skill.
+    pub overrides: Vec<(String, bool)>,
+    /// `[plugins] dirs`, relative paths resolved against the file's directory.
+    pub plugin_dirs: Vec<PathBuf>,
+}
+
+/// Where a setting was made, for messages and for `skills list --all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SettingsLevel {
+    /// The user's configuration file.
+    User,
+    /// The project's `.agents/skillful.toml` (read only when the project is trusted).
+    Project,
+    /// A flag of this run (`--disable`).
+    Run,
+}
+
+impl Settings {
+    /// Reads `path` (a user's file must be the user's own; a project's need not be); empty
+    /// settings when it does not exist.
+    ///
+    /// # Errors
+    /// The file is unsafe, too large, not TOML, or a key has the wrong type.
+    pub fn load(path: &Path, level: SettingsLevel) -> Result<Self, ConfigError> {
+        let read = if level == SettingsLevel::User {
+            read_private
+        } else {
+            read_bounded
+        };
+        let Some(bytes) = read(path, MAX_SETTINGS_BYTES)? else {
+            return Ok(Self::default());
+        };
+        let document = parse(path, &bytes)?;
+        let invalid = |message: &str| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: message.to_owned(),
+        };
+        let names = |item: Option<&Item>, key: &str| -> Result<Option<Vec<String>>, ConfigError> {
+            let Some(item) = item else {
+                return Ok(None);
+            };
+            let message = format!("`{key}` must be a list of skill names");
+            let array = item.as_array().ok_or_else(|| invalid(&message))?;
+            array
+                .iter()
+                .map(|entry| {
+                    entry
+                        .as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| invalid(&message))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+        };
+        let skills = document.get("skills");
+        let disabled = names(skills.and_then(|s| s.get("disabled")), "skills.disabled")?;
+        let enabled = names(skills.and_then(|s| s.get("enabled")), "skills.enabled")?;
+        let mut overrides = Vec::new();
+        if let Some(table) = document.get("skill") {
+            let table = table
+                .as_table_like()
+                .ok_or_else(|| invalid("`[skill.NAME]` must be tables"))?;
+            for (name, item) in table.iter() {
+                let enabled = item
+                    .get("enabled")
+                    .and_then(Item::as_bool)
+                    .ok_or_else(|| invalid("`[skill.NAME] enabled` must be true or false"))?;
+                overrides.push((name.to_owned(), enabled));
+            }
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        let plugin_dirs = names(
+            document.get("plugins").and_then(|p| p.get("dirs")),
+            "plugins.dirs",
+        )?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| base.join(dir))
+        .collect();
+        Ok(Self {
+            disabled: disabled.unwrap_or_default(),
+            enabled,
+            overrides,
+            plugin_dirs,
+        })
+    }
+
+    /// What this file says about the skill called `name` (compared ignoring case): its own
+    /// setting, else disabled when listed in `disabled`, else whether it is in `enabled` when
+    /// that list exists, else nothing.
+    pub fn says(&self, name: &str) -> Option<bool> {
+        let same = |other: &String| other.eq_ignore_ascii_case(name);
+        if let Some((_, enabled)) = self.overrides.iter().rev().find(|(n, _)| same(n)) {
+            return Some(*enabled);
+        }
+        if self.disabled.iter().any(same) {
+            return Some(false);
+        }
+        self.enabled.as_ref().map(|list| list.iter().any(same))
+    }
+
+    /// Enables or disables `name` in the file at `path` (created if missing), keeping the rest
+    /// of the file (comments included) as it is: the name leaves or joins `disabled`, joins or
+    /// leaves an existing `enabled` list, and a contrary `[skill.NAME]` setting is removed.
+    /// Enabling at the project level also writes `[skill.NAME] enabled = true`, so that it
+    /// overrides the user's settings.
+    ///
+    /// # Errors
+    /// The file is unsafe, too large or not TOML; it cannot be written.
+    pub fn set_enabled(
+        path: &Path,
+        level: SettingsLevel,
+        name: &str,
+        enabled: bool,
+    ) -> Result<(), ConfigError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let user = level == SettingsLevel::User;
+        if user {
+            skillful_state::private_dir(dir)?;
+        } else {
+            std::fs::create_dir_all(dir)
+                .map_err(|error| ConfigError::Environment(format!("{}: {error}", dir.display())))?;
+        }
+        // A lock file in a project would end up committed; a project's settings are rarely
+        // changed by two processes at once, and the atomic write keeps the file whole anyway.
+        let _lock = if user {
+            Some(FileLock::acquire(&dir.join(".skillful-settings.lock"))?)
+        } else {
+            None
+        };
+        let read = if user { read_private } else { read_bounded };
+        let mut document = match read(path, MAX_SETTINGS_BYTES)? {
+            Some(bytes) => parse(path, &bytes)?,
+            None => DocumentMut::new(),
+        };
+        let skills = table(&mut document, "skills", path)?;
+        let same =
+            |entry: &toml_edit::Value| entry.as_str().is_some_and(|n| n.eq_ignore_ascii_case(name));
+        if enabled {
+            if let Some(list) = skills.get_mut("disabled").and_then(Item::as_array_mut) {
+                list.retain(|entry| !same(entry));
+            }
+            if let Some(list) = skills.get_mut("enabled").and_then(Item::as_array_mut)
+                && !list.iter().any(same)
+            {
+                list.push(name);
+            }
+        } else {
+            let list = skills
+                .entry("disabled")
+                .or_insert_with(|| value(Array::new()))
+                .as_array_mut()
+                .ok_or_else(|| ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    message: "`skills.disabled` must be a list of skill names".to_owned(),
+                })?;
+            if !list.iter().any(same) {
+                list.push(name);
+            }
+            if let Some(list) = skills.get_mut("enabled").and_then(Item::as_array_mut) {
+                list.retain(|entry| !same(entry));
+            }
+        }
+        if let Some(overrides) = document.get_mut("skill").and_then(Item::as_table_like_mut) {
+            let contrary: Vec<String> = overrides
+                .iter()
+                .filter(|(key, item)| {
+                    key.eq_ignore_ascii_case(name)
+                        && item.get("enabled").and_then(Item::as_bool) != Some(enabled)
+                })
+                .map(|(key, _)| key.to_owned())
+                .collect();
+            for key in contrary {
+                overrides.remove(&key);
+            }
+        }
+        // Leaving this file's `disabled` list does not undo a lower level's: a project that
+        // enables a skill the user disabled says so explicitly.
+        let has_enabled_list = document
+            .get("skills")
+            .and_then(|skills| skills.get("enabled"))
+            .is_some();
+        if enabled && !user && !has_enabled_list {
+            let overrides = document
+                .entry("skill")
+                .or_insert_with(|| {
+                    let mut table = Table::new();
+                    table.set_implicit(true);
+                    Item::Table(table)
+                })
+                .as_table_like_mut()
+                .ok_or_else(|| ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    message: "`skill` must be a table of per-skill settings (`[skill.NAME]`)"
+                        .to_owned(),
+                })?;
+            if !overrides
+                .iter()
+                .any(|(key, _)| key.eq_ignore_ascii_case(name))
+            {
+                let mut entry = Table::new();
+                entry.insert("enabled", value(true));
+                overrides.insert(name, Item::Table(entry));
+            }
+        }
+        if user {
+            write_private(path, document.to_string().as_bytes())?;
+        } else {
+            write_atomic(path, document.to_string().as_bytes(), 0o644)?;
+        }
+        Ok(())
+    }
+}
+
+fn parse(path: &Path, bytes: &[u8]) -> Result<DocumentMut, ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    std::str::from_utf8(bytes)
+        .map_err(|error| invalid(error.to_string()))?
+        .parse()
+        .map_err(|error: toml_edit::TomlError| invalid(error.to_string()))
+}
+
+fn table<'a>(
+    document: &'a mut DocumentMut,
+    key: &str,
+    path: &Path,
+) -> Result<&'a mut Table, ConfigError> {
+    document
+        .entry(key)
+        .or_insert_with(|| Item::Table(Table::new()))
+        .as_table_mut()
+        .ok_or_else(|| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("`{key}` must be a table (`[{key}]`)"),
+        })
+}
+
+/// Which skills are enabled, from every level's settings, later levels winning: the user's
+/// file, the project's (when trusted), this run's flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Enablement {
+    levels: Vec<(SettingsLevel, Settings)>,
+}
+
+impl Enablement {
+    /// Adds a level's settings; later levels win.
+    pub fn level(mut self, level: SettingsLevel, settings: Settings) -> Self {
+        self.levels.push((level, settings));
+        self
+    }
+
+    /// Whether `name` is enabled; when it is not, the level that disabled it.
+    pub fn check(&self, name: &str) -> Result<(), SettingsLevel> {
+        let mut verdict = Ok(());
+        for (level, settings) in &self.levels {
+            match settings.says(name) {
+                Some(true) => verdict = Ok(()),
+                Some(false) => verdict = Err(*level),
+                None => {}
+            }
+        }
+        verdict
+    }
+}

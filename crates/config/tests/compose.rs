@@ -1,0 +1,414 @@
+//! The composition as a host sees it: real directories for every scope, a real trust store and
+//! settings files, and a real MCP server on 127.0.0.1.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use skillful_config::{
+    Environment, ListedSkill, Loaded, McpServer, Settings, SettingsLevel, SkillsConfig, Status,
+    TrustStore,
+};
+use skillful_core::{OriginKind, Scope, SourceContext};
+
+/// A temporary world: a project (with `.git`) holding a working directory, a home, per-user
+/// directories and an admin root.
+struct World {
+    _temp: tempfile::TempDir,
+    root: PathBuf,
+    environment: Environment,
+}
+
+impl World {
+    fn new() -> Self {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().canonicalize().unwrap();
+        let environment = Environment::under(&root).with_working_dir(root.join("project/src/deep"));
+        fs::create_dir_all(root.join("project/src/deep")).unwrap();
+        fs::create_dir_all(root.join("project/.git")).unwrap();
+        Self {
+            _temp: temp,
+            root,
+            environment,
+        }
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    /// Writes a skill `name` with `description` under `root` (relative to the world).
+    fn skill(&self, root: &str, name: &str, description: &str) {
+        let dir = self.path(root).join(name);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: {description}\n---\nBody of {name}.\n"),
+        )
+        .unwrap();
+    }
+
+    fn config(&self) -> SkillsConfig {
+        SkillsConfig::new(self.environment.clone())
+    }
+
+    fn project_skills(&self) -> &'static str {
+        "project/.agents/skills"
+    }
+
+    fn user_skills(&self) -> &'static str {
+        "home/.agents/skills"
+    }
+
+    fn admin_skills(&self) -> &'static str {
+        "admin/skills"
+    }
+}
+
+async fn load(config: SkillsConfig) -> Loaded {
+    config
+        .build()
+        .unwrap()
+        .load(&SourceContext::default())
+        .await
+        .unwrap()
+}
+
+/// `(name, description, status)` of every entry.
+fn summary(loaded: &Loaded) -> Vec<(String, String, Status)> {
+    loaded
+        .entries
+        .iter()
+        .map(|entry| {
+            let frontmatter = entry.skill.frontmatter();
+            (
+                frontmatter.name.clone(),
+                frontmatter.description.clone(),
+                entry.status.clone(),
+            )
+        })
+        .collect()
+}
+
+fn active_descriptions(loaded: &Loaded) -> Vec<String> {
+    loaded
+        .active()
+        .iter()
+        .map(|skill| skill.frontmatter().description.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_untrusted_project_is_not_loaded_and_a_note_says_how_to_trust_it() {
+    let world = World::new();
+    world.skill(world.project_skills(), "planted", "From the repository.");
+    world.skill(world.user_skills(), "mine", "The user's own.");
+
+    let composition = world.config().build().unwrap();
+    assert_eq!(composition.notes().len(), 1);
+    let note = composition.notes()[0].to_string();
+    assert!(note.contains("not trusted"), "{note}");
+    assert!(
+        note.contains(&format!("skills trust {}", world.path("project").display())),
+        "{note}"
+    );
+    let loaded = composition.load(&SourceContext::default()).await.unwrap();
+    assert_eq!(active_descriptions(&loaded), ["The user's own."]);
+
+    // For one run.
+    let loaded = load(world.config().trust_project(true)).await;
+    assert_eq!(
+        active_descriptions(&loaded),
+        ["From the repository.", "The user's own."]
+    );
+
+    // For good, from a directory above the project.
+    TrustStore::trust(&world.environment.dirs, &world.root).unwrap();
+    let composition = world.config().build().unwrap();
+    assert!(composition.notes().is_empty());
+    let loaded = composition.load(&SourceContext::default()).await.unwrap();
+    assert_eq!(loaded.active()[0].origin().scope, Scope::Project);
+
+    assert!(TrustStore::untrust(&world.environment.dirs, &world.root).unwrap());
+    let loaded = load(world.config()).await;
+    assert_eq!(active_descriptions(&loaded), ["The user's own."]);
+}
+
+#[tokio::test]
+async fn precedence_runs_explicit_project_user_admin_and_the_shadowed_are_kept_and_said() {
+    let world = World::new();
+    world.skill("explicit", "shared", "explicit");
+    world.skill(world.project_skills(), "shared", "project");
+    world.skill(world.user_skills(), "shared", "user");
+    world.skill(world.admin_skills(), "shared", "admin");
+    world.skill(world.user_skills(), "only-user", "user only");
+    world.skill(world.admin_skills(), "only-admin", "admin only");
+    world.skill(
+        world.project_skills(),
+        "Only-User",
+        "project, differing in case",
+    );
+
+    let loaded = load(
+        world
+            .config()
+            .root(world.path("explicit"))
+            .default_scopes(true)
+            .trust_project(true),
+    )
+    .await;
+    let summary = summary(&loaded);
+    let active: Vec<(&str, &str)> = summary
+        .iter()
+        .filter(|(_, _, status)| *status == Status::Active)
+        .map(|(name, description, _)| (name.as_str(), description.as_str()))
+        .collect();
+    assert_eq!(
+        active,
+        [
+            ("shared", "explicit"),
+            ("Only-User", "project, differing in case"),
+            ("only-admin", "admin only"),
+        ]
+    );
+    let shadowed: Vec<(&str, Scope, Scope)> = loaded
+        .entries
+        .iter()
+        .filter_map(|entry| match &entry.status {
+            Status::Shadowed { by, .. } => Some((
+                entry.skill.frontmatter().description.as_str(),
+                entry.skill.origin().scope,
+                by.scope,
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shadowed,
+        [
+            ("project", Scope::Project, Scope::Explicit),
+            ("user only", Scope::User, Scope::Project),
+            ("user", Scope::User, Scope::Explicit),
+            ("admin", Scope::Admin, Scope::Explicit),
+        ]
+    );
+
+    // Without explicit roots, the default scopes alone; with them, the explicit roots alone.
+    let loaded = load(world.config().trust_project(true)).await;
+    assert_eq!(
+        active_descriptions(&loaded),
+        ["project, differing in case", "project", "admin only"]
+    );
+    let loaded = load(world.config().root(world.path("explicit"))).await;
+    assert_eq!(active_descriptions(&loaded), ["explicit"]);
+}
+
+#[tokio::test]
+async fn skills_are_disabled_by_the_user_the_project_and_the_run_later_levels_winning() {
+    let world = World::new();
+    for name in ["alpha", "beta", "gamma", "delta"] {
+        world.skill(world.user_skills(), name, name);
+    }
+    fs::create_dir_all(world.path("project/.agents")).unwrap();
+    let user = world.environment.user_config_file();
+    let project = world.path("project/.agents/skillful.toml");
+    Settings::set_enabled(&user, SettingsLevel::User, "alpha", false).unwrap();
+    Settings::set_enabled(&user, SettingsLevel::User, "beta", false).unwrap();
+    Settings::set_enabled(&project, SettingsLevel::Project, "beta", true).unwrap();
+    Settings::set_enabled(&project, SettingsLevel::Project, "gamma", false).unwrap();
+
+    // The project's settings count only when it is trusted.
+    let loaded = load(world.config()).await;
+    assert_eq!(active_descriptions(&loaded), ["delta", "gamma"]);
+
+    let loaded = load(world.config().trust_project(true).disable("delta")).await;
+    let statuses: Vec<(String, Status)> = summary(&loaded)
+        .into_iter()
+        .map(|(name, _, status)| (name, status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            (
+                "alpha".to_owned(),
+                Status::Disabled {
+                    by: SettingsLevel::User
+                }
+            ),
+            ("beta".to_owned(), Status::Active),
+            (
+                "delta".to_owned(),
+                Status::Disabled {
+                    by: SettingsLevel::Run
+                }
+            ),
+            (
+                "gamma".to_owned(),
+                Status::Disabled {
+                    by: SettingsLevel::Project
+                }
+            ),
+        ]
+    );
+    // Disabled skills are not offered: the provider's source has only the active ones.
+    let source = world.config().trust_project(true).build().unwrap().source();
+    let offered: Vec<String> = source
+        .skills(&SourceContext::default())
+        .await
+        .unwrap()
+        .iter()
+        .map(|skill| skill.frontmatter().name.clone())
+        .collect();
+    assert_eq!(offered, ["beta", "delta"]);
+
+    // Enabling again, and the allow-list mode.
+    Settings::set_enabled(&user, SettingsLevel::User, "alpha", true).unwrap();
+    fs::write(&user, "[skills]\nenabled = [\"alpha\"] # only this one\n").unwrap();
+    let loaded = load(world.config()).await;
+    assert_eq!(active_descriptions(&loaded), ["alpha"]);
+    Settings::set_enabled(&user, SettingsLevel::User, "delta", true).unwrap();
+    let text = fs::read_to_string(&user).unwrap();
+    assert!(
+        text.contains("# only this one"),
+        "comments are kept: {text}"
+    );
+    let loaded = load(world.config()).await;
+    assert_eq!(active_descriptions(&loaded), ["alpha", "delta"]);
+}
+
+#[tokio::test]
+async fn plugin_directories_of_an_untrusted_project_are_never_read() {
+    let world = World::new();
+    let plugins = world.path("project/.agents/plugins");
+    fs::create_dir_all(&plugins).unwrap();
+    // Not a library at all: if the directory were read, loading it would be an error.
+    fs::write(
+        plugins.join(format!(
+            "{}x{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        )),
+        "not a library",
+    )
+    .unwrap();
+    fs::write(
+        world.path("project/.agents/skillful.toml"),
+        "[plugins]\ndirs = [\"plugins\"]\n",
+    )
+    .unwrap();
+
+    let loaded = load(world.config()).await;
+    assert!(
+        loaded.plugin_errors.is_empty(),
+        "{:?}",
+        loaded.plugin_errors
+    );
+
+    let loaded = load(world.config().trust_project(true)).await;
+    assert_eq!(loaded.plugin_errors.len(), 1, "{:?}", loaded.plugin_errors);
+}
+
+#[tokio::test]
+async fn an_mcp_skill_never_shadows_a_local_one_and_is_offered_under_its_label() {
+    let world = World::new();
+    world.skill("local", "notes", "The local notes.");
+    world.skill("served", "notes", "The server's notes.");
+    world.skill("served", "glossary", "The server's glossary.");
+    let url = serve(&world.path("served")).await;
+
+    let loaded = load(
+        world
+            .config()
+            .root(world.path("local"))
+            .mcp_server(McpServer::new(
+                "docs",
+                skillful_mcp::McpEndpoint::http(&url),
+            )),
+    )
+    .await;
+    let offered: Vec<(String, String, OriginKind)> = loaded
+        .active()
+        .iter()
+        .map(|skill| {
+            (
+                skill.frontmatter().name.clone(),
+                skill.frontmatter().description.clone(),
+                skill.origin().kind,
+            )
+        })
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            (
+                "notes".to_owned(),
+                "The local notes.".to_owned(),
+                OriginKind::Files
+            ),
+            (
+                "glossary".to_owned(),
+                "The server's glossary.".to_owned(),
+                OriginKind::Mcp
+            ),
+            (
+                "docs:notes".to_owned(),
+                "The server's notes.".to_owned(),
+                OriginKind::Mcp
+            ),
+        ]
+    );
+    let listed: Vec<ListedSkill> = loaded.entries.iter().map(ListedSkill::from).collect();
+    let json = serde_json::to_value(&listed).unwrap();
+    assert_eq!(json[2]["name"], "docs:notes");
+    assert_eq!(json[2]["own_name"], "notes");
+    assert_eq!(json[2]["origin"]["kind"], "mcp");
+    assert_eq!(json[2]["uri"], "skill://notes/SKILL.md");
+    assert_eq!(json[2]["status"], "active");
+    assert_eq!(json[0]["origin"]["kind"], "files");
+    assert_eq!(json[0]["origin"]["scope"], "explicit");
+
+    // Two servers with the same skill: both under their labels, neither under the plain name.
+    let loaded = load(
+        world
+            .config()
+            .mcp_server(McpServer::new("a", skillful_mcp::McpEndpoint::http(&url)))
+            .mcp_server(McpServer::new("b", skillful_mcp::McpEndpoint::http(&url))),
+    )
+    .await;
+    let names: Vec<String> = loaded
+        .active()
+        .iter()
+        .map(|skill| skill.frontmatter().name.clone())
+        .collect();
+    assert_eq!(names, ["a:glossary", "a:notes", "b:glossary", "b:notes"]);
+}
+
+/// Serves the skills under `root` over streamable HTTP on 127.0.0.1; returns the URL.
+async fn serve(root: &Path) -> String {
+    let files = skillful_discovery::FileSkillsSource::builder()
+        .root(root)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!(
+        "http://{}{}",
+        listener.local_addr().unwrap(),
+        skillful_mcp::HTTP_PATH
+    );
+    let server = skillful_mcp::SkillsMcpServer::new(files);
+    tokio::spawn(server.serve_http(listener));
+    url
+}
+
+#[cfg(unix)]
+#[test]
+fn a_trust_file_that_is_a_planted_link_is_refused() {
+    let world = World::new();
+    let config = world.environment.dirs.config_dir().unwrap().to_path_buf();
+    let elsewhere = world.path("elsewhere.toml");
+    fs::write(&elsewhere, "trusted = [\"/\"]\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, config.join(skillful_config::TRUST_FILE)).unwrap();
+    let error = TrustStore::load(&world.environment.dirs)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("symbolic link"), "{error}");
+}
