@@ -7,7 +7,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use skillful::frontmatter::{FrontmatterLoader, ParseOptions, ValidationMode, parse};
 
 fn corpus() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora");
     let mut files = Vec::new();
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {

@@ -42,6 +42,12 @@
 //! assert!(table.contains("1.609344"));
 //! # });
 //! ```
+//!
+// The README's "Use it from Rust" section, word for word, so that its code is a tested doctest.
+#![cfg_attr(
+    all(feature = "discovery", feature = "provider"),
+    doc = concat!("# Use it from Rust\n\n", include_str!("use-it-from-rust.md"))
+)]
 
 pub use skillful_core as core;
 pub use skillful_core::{Diagnostic, Severity, SkillFrontmatter, Value};

@@ -1,5 +1,5 @@
-//! Real SKILL.md files (copies of anthropics/skills and obra/superpowers in `../shared/corpora`)
-//! read through the facade: every file parses, with the name and description a reader sees.
+//! Real SKILL.md files (copies of anthropics/skills and obra/superpowers in `tests/corpora`, with
+//! their licences) read through the facade: every file parses, with the name and description a reader sees.
 
 use std::path::PathBuf;
 
@@ -172,10 +172,10 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
 ];
 
 fn corpora() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpora");
     assert!(
         root.is_dir(),
-        "the shared corpora are missing at {}",
+        "the corpora are missing at {}",
         root.display()
     );
     root

@@ -18,7 +18,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     if let Some(arg) = args.first() {
         bail!("unexpected argument `{arg}`\n\n{}", crate::TASKS);
     }
-    let examples = crate::workspace_root().join("examples/skills");
+    let root = crate::workspace_root()?;
+    let examples = root.join("examples/skills");
     let examples = examples.to_string_lossy();
     let skills_args = [
         "run",
@@ -40,7 +41,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut skills = Command::new(cargo)
         .args(["run", "--quiet", "--package", "skillful-cli", "--"])
         .args(skills_args)
-        .current_dir(crate::workspace_root())
+        .current_dir(&root)
         .stdin(Stdio::piped())
         .spawn()
         .context("cannot run `cargo run --package skillful-cli`")?;

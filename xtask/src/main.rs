@@ -16,13 +16,15 @@
 //! Names are checked as the specification's strict rules check a skill's name; a plugin's must
 //! also be ASCII and start with a letter (it names a crate). An existing file or directory is
 //! never overwritten. Relative `--dir` and `--out` are relative to the current directory.
+//! "The workspace" is the one the current directory is in, found when the task runs (`cargo
+//! locate-project`), so a copied checkout that reuses a target directory writes into itself.
 
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
-use skillful_plugin_build::{PluginBuild, workspace_packages};
+use skillful_plugin_build::{PluginBuild, workspace_packages, workspace_root as workspace_root_of};
 
 mod demo;
 mod llm;
@@ -75,8 +77,8 @@ fn run() -> anyhow::Result<()> {
     }
     let mut options = Options::parse(rest)?;
     match task.as_str() {
-        "new-skill" => new_skill(&options.name()?, options.dir(".agents/skills")),
-        "new-plugin" => new_plugin(&options.name()?, options.dir("plugins")),
+        "new-skill" => new_skill(&options.name()?, options.dir(".agents/skills")?),
+        "new-plugin" => new_plugin(&options.name()?, options.dir("plugins")?),
         "build-plugins" => build_plugins(options.release, options.out.take()),
         "help" | "--help" | "-h" => {
             print!("{TASKS}");
@@ -86,11 +88,19 @@ fn run() -> anyhow::Result<()> {
     }
 }
 
-/// The workspace's root directory.
-fn workspace_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace")
+/// The root of the workspace the current directory is in, found now (`cargo locate-project`): a
+/// path baked in at compile time would point into another checkout when a copied or moved one
+/// reuses the target directory.
+fn workspace_root() -> anyhow::Result<PathBuf> {
+    let root = workspace_root_of(None)
+        .context("cargo xtask runs inside the skillful workspace: cd into it first")?;
+    if !root.join("xtask/Cargo.toml").is_file() {
+        bail!(
+            "{} is not the skillful workspace (it has no xtask/); cd into the skillful workspace first",
+            root.display()
+        );
+    }
+    Ok(root)
 }
 
 /// The arguments after the task.
@@ -131,10 +141,11 @@ impl Options {
     }
 
     /// `--dir`, else `default` under the workspace root.
-    fn dir(&self, default: &str) -> PathBuf {
-        self.dir
-            .clone()
-            .unwrap_or_else(|| workspace_root().join(default))
+    fn dir(&self, default: &str) -> anyhow::Result<PathBuf> {
+        match &self.dir {
+            Some(dir) => Ok(dir.clone()),
+            None => Ok(workspace_root()?.join(default)),
+        }
     }
 }
 
@@ -219,7 +230,7 @@ fn new_plugin(name: &str, dir: PathBuf) -> anyhow::Result<()> {
             "`{name}` names a crate: use ASCII lowercase letters, digits and hyphens, starting with a letter"
         );
     }
-    let root = workspace_root();
+    let root = workspace_root()?;
     let plugin_dir = std::path::absolute(dir.join(name))?;
     let in_workspace = plugin_dir.parent() == Some(&root.join("plugins"));
     if in_workspace
@@ -290,7 +301,7 @@ fn relative_path(from: &Path, to: &Path) -> String {
 }
 
 fn build_plugins(release: bool, out: Option<PathBuf>) -> anyhow::Result<()> {
-    let root = workspace_root();
+    let root = workspace_root()?;
     let manifest = root.join("Cargo.toml");
     let plugins_dir = root.join("plugins");
     let packages: Vec<String> = workspace_packages(Some(&manifest))?

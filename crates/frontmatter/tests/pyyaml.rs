@@ -84,12 +84,13 @@ const CASES: &[&str] = &[
 ];
 
 fn corpus_frontmatters() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora");
+    // The repository's copies of real skills (`tests/corpora`, with their licences).
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpora");
     let mut found = Vec::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
         let entries = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("cannot read {} (the shared corpora): {e}", dir.display()));
+            .unwrap_or_else(|e| panic!("cannot read {} (the corpora): {e}", dir.display()));
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {

@@ -5,9 +5,11 @@
 //! harness does not build `cdylib`s by itself. It runs the cargo that runs it (`$CARGO`), in the
 //! same target directory unless told otherwise, so nothing is built twice.
 //!
-//! [`workspace_packages`] lists a workspace's packages (`cargo metadata`), to find the plugins.
+//! [`workspace_packages`] lists a workspace's packages (`cargo metadata`), to find the plugins;
+//! [`workspace_root`] finds a workspace's root directory (`cargo locate-project`) at run time.
 //!
-//! This crate owns running `cargo build` and `cargo metadata` and reading their output; **it knows nothing of the
+//! This crate owns running `cargo build`, `cargo metadata` and `cargo locate-project` and reading
+//! their output; **it knows nothing of the
 //! plugin interface or of loading libraries**.
 //!
 //! # Example
@@ -199,6 +201,39 @@ pub fn workspace_packages(manifest_path: Option<&Path>) -> Result<Vec<Package>, 
         .collect())
 }
 
+/// The root directory of the workspace that holds `manifest_path` (the current directory's when
+/// `None`), as `cargo locate-project --workspace` finds it now: unlike a path baked in at compile
+/// time, it follows a checkout that was copied or moved.
+///
+/// # Errors
+/// cargo cannot be run, or fails (no `Cargo.toml` there or above, a broken manifest).
+pub fn workspace_root(manifest_path: Option<&Path>) -> Result<PathBuf, BuildError> {
+    let mut command = cargo();
+    command.args(["locate-project", "--workspace", "--message-format", "plain"]);
+    if let Some(manifest) = manifest_path {
+        command.arg("--manifest-path").arg(manifest);
+    }
+    let output = command
+        .output()
+        .map_err(|source| io_error(&command, source))?;
+    if !output.status.success() {
+        return Err(failed(&command, output.status, &output.stderr));
+    }
+    let manifest = String::from_utf8(output.stdout)
+        .map_err(|error| io_error(&command, io::Error::new(io::ErrorKind::InvalidData, error)))?;
+    let manifest = PathBuf::from(manifest.trim_end_matches(['\n', '\r']));
+    match manifest.parent() {
+        Some(root) if manifest.is_absolute() => Ok(root.to_path_buf()),
+        _ => Err(io_error(
+            &command,
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("not an absolute manifest path: {}", manifest.display()),
+            ),
+        )),
+    }
+}
+
 /// The cargo that runs this process (`$CARGO`), else `cargo`.
 fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
@@ -287,5 +322,26 @@ mod tests {
         assert!(libraries_in(&rlib.to_string()).is_empty());
         assert!(libraries_in(r#"{"reason":"build-finished","success":true}"#).is_empty());
         assert!(libraries_in("not json").is_empty());
+    }
+
+    #[test]
+    fn the_workspace_root_is_found_from_a_member_and_from_the_current_directory() {
+        let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let expected = crate_dir.parent().unwrap().parent().unwrap();
+        let from_member = workspace_root(Some(&crate_dir.join("Cargo.toml"))).unwrap();
+        assert_eq!(from_member, expected);
+        assert!(from_member.join("xtask/Cargo.toml").is_file());
+        // The test runs in the crate's directory, a member of the workspace.
+        assert_eq!(workspace_root(None).unwrap(), expected);
+    }
+
+    #[test]
+    fn no_manifest_is_an_error_naming_the_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = workspace_root(Some(&dir.path().join("Cargo.toml"))).unwrap_err();
+        assert!(
+            matches!(&error, BuildError::Failed { command, .. } if command.contains("locate-project")),
+            "{error}"
+        );
     }
 }

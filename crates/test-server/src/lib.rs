@@ -102,11 +102,14 @@ impl Reply {
     }
 }
 
-/// A completion body around one assistant `message`, with usage and llama.cpp's `timings`.
+/// A completion body around one assistant `message`, with every field OpenAI's schema requires
+/// (clients such as async-openai refuse a body without `created`), usage and llama.cpp's
+/// `timings`.
 pub fn completion(message: Value, finish_reason: &str) -> Value {
     json!({
         "id": "chatcmpl-test",
         "object": "chat.completion",
+        "created": 1_700_000_000,
         "model": "test-model",
         "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
