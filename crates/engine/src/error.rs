@@ -26,14 +26,10 @@ pub enum EngineError {
     /// The system has no home directory to put the per-user cache in.
     #[error("cannot find the per-user cache and state directories (no home directory); set HOME")]
     NoHomeDirectory,
-    /// A directory of the engine is not safe to use.
-    #[error("{path}: {reason}; the engine keeps its files only in a directory of its own user")]
-    UnsafeDirectory {
-        /// The directory.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// A directory of the engine is not safe to use (a symbolic link, another user's) or cannot
+    /// be created.
+    #[error("{0}; the engine keeps its files only in a directory of its own user")]
+    Directory(#[from] skillful_dirs::PrivateDirError),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {
