@@ -204,10 +204,11 @@ impl SkillsMcpServer {
         )
     }
 
-    /// How long one discovery of the roots is answered from (default
-    /// [`DEFAULT_RESCAN_INTERVAL`]): a skill added or removed shows within it. Every listing
-    /// still checks each file's version, so an edited file shows at once; `Duration::ZERO`
-    /// walks the roots for every request.
+    /// How long one discovery of the roots (and the listing built from it) is answered from
+    /// (default [`DEFAULT_RESCAN_INTERVAL`]): a skill added, removed or edited shows in
+    /// `skills/list` within it. `skills/get` checks the skill's files again when asked (that is
+    /// how a client refreshes one skill), and `resources/read` always reads the file as it is.
+    /// `Duration::ZERO` walks the roots for every request.
     pub fn with_rescan_interval(self, interval: Duration) -> Self {
         let inner = &self.inner;
         Self::with(
