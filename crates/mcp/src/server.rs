@@ -303,6 +303,14 @@ impl SkillsMcpServer {
     /// # Errors
     /// [`ServeError::Io`] when the listener fails.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
+        use axum::serve::ListenerExt;
+        // Each answer is written as it is ready: without TCP_NODELAY, the last segment of a
+        // response waits for the client's delayed acknowledgement (tens of milliseconds).
+        let listener = listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!("cannot set TCP_NODELAY on a connection: {error}");
+            }
+        });
         axum::serve(listener, self.router()).await?;
         Ok(())
     }
