@@ -1,4 +1,5 @@
-//! `skills serve`: the skills of the roots as an MCP server.
+//! `skills serve`: the skills of the roots as an MCP server, in the Skills extension's final
+//! form and its draft form.
 
 use std::io::{self, Write};
 use std::net::SocketAddr;
@@ -22,10 +23,14 @@ pub(crate) struct ServeArgs {
     /// at the path `/mcp`.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
-    /// List each skill as an `archive` entry (a tar.gz of its files) instead of `skill-md`.
+    /// List each skill of the draft index (`skill://index.json`, what Microsoft Agent
+    /// Framework reads) as an `archive` entry (a tar.gz of its files) instead of `skill-md`; the
+    /// final form (`skills/list`) is unchanged.
     #[arg(long)]
     archives: bool,
-    /// Serve only skills that meet the specification strictly.
+    /// Serve only skills that meet the specification strictly (the Skills extension requires
+    /// spec-conforming skills; without it, every skill `skills list` loads is served, and those
+    /// whose names break the naming rules are left out of `skills/list` only).
     #[arg(long)]
     strict: bool,
 }

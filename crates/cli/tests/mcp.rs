@@ -65,6 +65,7 @@ impl Setup {
             .current_dir(self.dir.path())
             .env("HOME", self.path("home"))
             .env("TMPDIR", self.path("tmp"))
+            .env("XDG_CACHE_HOME", self.path("home/.cache"))
             .env_remove("RUST_LOG");
         command
     }
@@ -115,7 +116,7 @@ fn list_show_and_read_skills_of_a_stdio_server() {
     assert_eq!(read.status.code(), Some(0), "{}", err(&read));
     assert_eq!(out(&read), "served notes\n");
 
-    // Scripts are not resources: the server does not hand them out.
+    // Scripts are listed as scripts, not resources (and do not run without approval).
     let script = setup.skills(&[
         "read",
         "remote-notes",
@@ -128,7 +129,7 @@ fn list_show_and_read_skills_of_a_stdio_server() {
 }
 
 #[test]
-fn archive_entries_are_unpacked_below_the_temporary_directory() {
+fn with_archives_the_final_form_is_unchanged_and_nothing_lands_in_the_temporary_directory() {
     let setup = Setup::new();
     let server = setup.server_command("--archives");
     let list = setup.skills(&[
@@ -144,13 +145,17 @@ fn archive_entries_are_unpacked_below_the_temporary_directory() {
     assert_eq!(remote["name"], "remote-notes");
     assert_eq!(remote["resources"], json!(["references/notes.md"]));
     assert_eq!(remote["scripts"], json!(["scripts/run.py"]));
-    let origin = PathBuf::from(remote["origin"].as_str().unwrap());
-    let extracted = fs::canonicalize(setup.path("tmp").join("skillful-mcp")).unwrap();
-    assert!(origin.starts_with(&extracted), "{}", origin.display());
     assert_eq!(
-        fs::read_to_string(origin.join("references/notes.md")).unwrap(),
-        "served notes\n"
+        remote["origin"],
+        json!({"kind": "mcp", "scope": "explicit", "label": "mcp1", "location": "skill://remote-notes/SKILL.md"})
     );
+    let show = setup.skills(&["show", "remote-notes", "--mcp-stdio", &server]);
+    assert_eq!(show.status.code(), Some(0), "{}", err(&show));
+    // What the client keeps of a server lies in the user's private cache, never in the
+    // (shared) temporary directory.
+    assert_eq!(fs::read_dir(setup.path("tmp")).unwrap().count(), 0);
+    let kept = setup.path("home/.cache/skillful/mcp/files");
+    assert_eq!(fs::read_dir(&kept).unwrap().count(), 1, "one server");
 }
 
 /// A server started by the test with `--http`; killed when dropped.
@@ -313,7 +318,8 @@ fn the_python_mcp_client_reads_our_stdio_server() {
         json!([
             "skill://index.json",
             "skill://remote-notes/SKILL.md",
-            "skill://remote-notes/references/notes.md"
+            "skill://remote-notes/references/notes.md",
+            "skill://remote-notes/scripts/run.py"
         ])
     );
     assert_eq!(read["resource"], "served notes\n");

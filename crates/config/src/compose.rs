@@ -292,7 +292,8 @@ impl SkillsConfig {
             .into_iter()
             .map(|server| {
                 let builder = McpSkillsSource::builder(server.endpoint)
-                    .extraction_dir(environment.dirs.cache().join("mcp"));
+                    .label(server.label.clone())
+                    .cache_dir(environment.dirs.cache().join("mcp"));
                 let builder = server
                     .env
                     .iter()

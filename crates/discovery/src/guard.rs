@@ -26,7 +26,7 @@ pub(crate) fn same_file(_a: &Metadata, _b: &Metadata) -> bool {
 
 /// What identifies a file's content without reading it: modification time, size and (on Unix)
 /// device and inode. A cached read of the file is good while its stamp is unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Stamp {
     modified: Option<std::time::SystemTime>,
     len: u64,
@@ -239,7 +239,22 @@ pub(crate) fn read_inside(
     limit: Option<u64>,
     limits: &ReadLimits,
 ) -> Result<Vec<u8>, SkillError> {
+    read_inside_stamped(dir, relative, limit, limits).map(|(bytes, _)| bytes)
+}
+
+/// [`read_inside`], with the stamp of the file opened (taken before its bytes were read, so a
+/// file changed while it was read gets another stamp afterwards).
+///
+/// # Errors
+/// As [`read_inside`].
+pub(crate) fn read_inside_stamped(
+    dir: &Path,
+    relative: &str,
+    limit: Option<u64>,
+    limits: &ReadLimits,
+) -> Result<(Vec<u8>, Stamp), SkillError> {
     let (file, opened, path) = open_inside(dir, relative, limits)?;
+    let stamp = Stamp::of(&opened);
     let limit = limit.map_or(limits.max_bytes, |limit| limit.min(limits.max_bytes));
     if opened.len() > limit {
         return Err(over_limit(path, limit));
@@ -252,7 +267,7 @@ pub(crate) fn read_inside(
     if bytes.len() as u64 > limit {
         return Err(over_limit(path, limit));
     }
-    Ok(bytes)
+    Ok((bytes, stamp))
 }
 
 /// Reads at most `max_len` bytes (and never more than `limits.max_bytes`) of the file

@@ -49,5 +49,5 @@ pub use builder::{
     DEFAULT_SEARCH_DEPTH, ExtensionList, FileSkillsSourceBuilder,
 };
 pub use runner::{FileScriptRequest, FileScriptRunner, SharedScriptRunner};
-pub use skill::FileSkill;
+pub use skill::{FileSkill, FileVersion};
 pub use source::{Discovery, FileSkillsSource};

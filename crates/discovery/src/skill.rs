@@ -8,7 +8,9 @@ use skillful_core::{
 };
 use skillful_frontmatter::{ParseOptions, parse};
 
-use crate::guard::{ReadLimits, Stamp, check_inside, read_inside, read_window};
+use crate::guard::{
+    ReadLimits, Stamp, check_inside, read_inside, read_inside_stamped, read_window,
+};
 use crate::runner::{FileScriptRequest, SharedScriptRunner};
 
 /// The file that makes a directory a skill.
@@ -36,6 +38,12 @@ pub struct FileSkill {
     scripts: Vec<Arc<dyn SkillScript>>,
     diagnostics: Vec<Diagnostic>,
 }
+
+/// One version of a file of a skill, known without reading it: its modification time, size and
+/// (on Unix) device and inode. While a file's version is unchanged its content is taken as
+/// unchanged, so what was computed from its bytes (a digest) can be kept instead of read again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileVersion(Stamp);
 
 /// How the scripts of one source may run.
 #[derive(Debug, Clone)]
@@ -136,15 +144,44 @@ impl FileSkill {
     /// [`SkillError::Refused`] for a name the skill does not list, or a file that fails the
     /// check now; [`SkillError::Unreadable`] when it cannot be read.
     pub async fn read_file(&self, name: &str) -> Result<Vec<u8>, SkillError> {
+        self.read_file_versioned(name).await.map(|(bytes, _)| bytes)
+    }
+
+    /// [`FileSkill::read_file`], with the version of the file the bytes were read from (taken
+    /// when it was opened, so a file changed while it was read has another version afterwards).
+    ///
+    /// # Errors
+    /// As [`FileSkill::read_file`].
+    pub async fn read_file_versioned(
+        &self,
+        name: &str,
+    ) -> Result<(Vec<u8>, FileVersion), SkillError> {
         self.check_listed(name)?;
         let dir = self.dir.clone();
         let name = name.to_owned();
         let limit = (name == SKILL_FILE).then_some(self.parse_options.max_file_bytes as u64);
         let reads = self.reads;
         blocking::run("reading a skill file", move || {
-            read_inside(&dir, &name, limit, &reads)
+            read_inside_stamped(&dir, &name, limit, &reads)
         })
         .await
+        .map(|(bytes, stamp)| (bytes, FileVersion(stamp)))
+    }
+
+    /// The version of one file discovery admitted (as for [`FileSkill::read_file`]) as it is on
+    /// disk now, checked afresh to lie inside the skill's directory and to be reached without a
+    /// symbolic link; nothing of it is read. Compare it with the version a read returned to
+    /// know whether what was computed from those bytes still holds.
+    ///
+    /// # Errors
+    /// As [`FileSkill::read_file`].
+    pub async fn file_version(&self, name: &str) -> Result<FileVersion, SkillError> {
+        self.check_listed(name)?;
+        let dir = self.dir.clone();
+        let name = name.to_owned();
+        let (_, metadata) =
+            blocking::run("checking a skill file", move || check_inside(&dir, &name)).await?;
+        Ok(FileVersion(Stamp::of(&metadata)))
     }
 
     /// At most `max_len` bytes of one file discovery admitted (as for

@@ -2,19 +2,22 @@
 //! reconnecting after a transport failure.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use rmcp::service::{
-    ClientInitializeError, Peer, RoleClient, RunningService, ServiceError, ServiceExt,
+    ClientCacheConfig, ClientInitializeError, Peer, RoleClient, RunningService, ServiceError,
+    ServiceExt,
 };
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use skillful_core::ResourceContent;
 
 use crate::error::McpSkillsError;
+use crate::final_form::FinalFormError;
 
 /// Where an MCP server is: a command to run (spoken to over its stdin and stdout), or a
 /// streamable HTTP URL.
@@ -124,7 +127,16 @@ pub(crate) struct Connection {
     /// The host variables a stdio server inherits besides the scripts' allow-list.
     allowed_env: Vec<String>,
     /// The live client and how many connections came before it.
-    slot: tokio::sync::Mutex<(u64, Option<Arc<Client>>)>,
+    slot: tokio::sync::Mutex<Slot>,
+}
+
+/// The live client, if any.
+struct Slot {
+    /// How many connections were made before this one.
+    generation: u64,
+    client: Option<Arc<Client>>,
+    /// Whether the client's response cache was turned off.
+    configured: bool,
 }
 
 impl fmt::Debug for Connection {
@@ -151,7 +163,11 @@ impl Connection {
             endpoint: Some(endpoint),
             timeout,
             allowed_env: Vec::new(),
-            slot: tokio::sync::Mutex::new((0, None)),
+            slot: tokio::sync::Mutex::new(Slot {
+                generation: 0,
+                client: None,
+                configured: false,
+            }),
         }
     }
 
@@ -162,7 +178,11 @@ impl Connection {
             endpoint: None,
             timeout,
             allowed_env: Vec::new(),
-            slot: tokio::sync::Mutex::new((0, Some(Arc::new(client)))),
+            slot: tokio::sync::Mutex::new(Slot {
+                generation: 0,
+                client: Some(Arc::new(client)),
+                configured: false,
+            }),
         }
     }
 
@@ -178,29 +198,45 @@ impl Connection {
 
     async fn peer(&self) -> Result<(u64, Peer<RoleClient>), McpSkillsError> {
         let mut slot = self.slot.lock().await;
-        if let Some(client) = &slot.1 {
-            return Ok((slot.0, client.peer().clone()));
-        }
-        let Some(endpoint) = &self.endpoint else {
-            return Err(McpSkillsError::Connect {
-                server: self.server.clone(),
-                message: "the connection was closed and cannot be remade".into(),
-            });
+        let peer = match &slot.client {
+            Some(client) => client.peer().clone(),
+            None => {
+                let Some(endpoint) = &self.endpoint else {
+                    return Err(McpSkillsError::Connect {
+                        server: self.server.clone(),
+                        message: "the connection was closed and cannot be remade".into(),
+                    });
+                };
+                let client =
+                    tokio::time::timeout(self.timeout, connect(endpoint, &self.allowed_env))
+                        .await
+                        .map_err(|_| McpSkillsError::Connect {
+                            server: self.server.clone(),
+                            message: format!(
+                                "no answer to the handshake within {:?}",
+                                self.timeout
+                            ),
+                        })?
+                        .map_err(|message| McpSkillsError::Connect {
+                            server: self.server.clone(),
+                            message,
+                        })?;
+                slot.generation += 1;
+                slot.configured = false;
+                let peer = client.peer().clone();
+                slot.client = Some(Arc::new(client));
+                peer
+            }
         };
-        let client = tokio::time::timeout(self.timeout, connect(endpoint, &self.allowed_env))
-            .await
-            .map_err(|_| McpSkillsError::Connect {
-                server: self.server.clone(),
-                message: format!("no answer to the handshake within {:?}", self.timeout),
-            })?
-            .map_err(|message| McpSkillsError::Connect {
-                server: self.server.clone(),
-                message,
-            })?;
-        slot.0 += 1;
-        let peer = client.peer().clone();
-        slot.1 = Some(Arc::new(client));
-        Ok((slot.0, peer))
+        if !slot.configured {
+            // Every read is verified against the entry the skill was loaded from, so a cached
+            // answer would only hide a changed file (and keep failing verification after the
+            // entry is refreshed): rmcp's response cache stays off.
+            peer.set_response_cache_config(ClientCacheConfig::disabled())
+                .await;
+            slot.configured = true;
+        }
+        Ok((slot.generation, peer))
     }
 
     /// Forgets connection number `generation` (when it is still the live one), so that the next
@@ -210,8 +246,44 @@ impl Connection {
             return;
         }
         let mut slot = self.slot.lock().await;
-        if slot.0 == generation {
-            slot.1 = None;
+        if slot.generation == generation {
+            slot.client = None;
+        }
+    }
+
+    /// Runs `call` (requests of the Skills extension) on the live connection, connecting first
+    /// when there is none, within the timeout. A transport failure or a timeout drops the
+    /// connection, so that the next call connects afresh.
+    ///
+    /// # Errors
+    /// [`McpSkillsError::Connect`], [`McpSkillsError::Transport`] on a timeout, or what `call`
+    /// returned as [`McpSkillsError::Protocol`].
+    pub(crate) async fn request<T, F, Fut>(
+        &self,
+        target: &str,
+        call: F,
+    ) -> Result<T, McpSkillsError>
+    where
+        F: FnOnce(Peer<RoleClient>) -> Fut,
+        Fut: Future<Output = Result<T, FinalFormError>>,
+    {
+        let (generation, peer) = self.peer().await?;
+        match tokio::time::timeout(self.timeout, call(peer)).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => {
+                if matches!(error, FinalFormError::Transport { .. }) {
+                    self.reset(generation).await;
+                }
+                Err(McpSkillsError::Protocol(error))
+            }
+            Err(_) => {
+                self.reset(generation).await;
+                Err(McpSkillsError::Transport {
+                    server: self.server.clone(),
+                    uri: target.to_owned(),
+                    message: format!("no answer within {:?}", self.timeout),
+                })
+            }
         }
     }
 

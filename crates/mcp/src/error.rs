@@ -57,6 +57,13 @@ pub enum McpSkillsError {
         /// What is wrong with it.
         message: String,
     },
+    /// A request of the Skills extension's final form failed, or what it fetched failed
+    /// verification (the content is then not used).
+    #[error(transparent)]
+    Protocol(#[from] crate::final_form::FinalFormError),
+    /// The directory MCP content is kept in cannot be used (a symbolic link, another user's).
+    #[error("cannot use the cache directory for MCP skills: {0}")]
+    CacheDir(#[from] skillful_state::StateError),
     /// The extraction directory for archive skills cannot be used.
     #[error("cannot use the archive extraction directory {}: {source}", path.display())]
     ExtractionDir {

@@ -218,7 +218,12 @@ fn prune(dir: &Path, listed: &HashSet<String>) -> io::Result<PathBuf> {
         // Nothing to unpack and nothing to prune: leave the disk alone.
         return Ok(dir.to_owned());
     }
-    fs::create_dir_all(dir)?;
+    // Private to this user, and never a link or another user's directory: what is unpacked
+    // here is loaded as skills.
+    if let Some(base) = dir.parent() {
+        skillful_state::private_dir(base).map_err(io::Error::other)?;
+    }
+    skillful_state::private_dir(dir).map_err(io::Error::other)?;
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();

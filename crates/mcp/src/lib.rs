@@ -47,6 +47,8 @@
 #[cfg(feature = "client")]
 mod archive;
 #[cfg(feature = "client")]
+mod cache;
+#[cfg(feature = "client")]
 mod connection;
 #[cfg(feature = "client")]
 mod error;
@@ -54,6 +56,8 @@ mod error;
 mod extract;
 pub mod final_form;
 mod index;
+#[cfg(any(feature = "client", feature = "server"))]
+mod mime;
 #[cfg(feature = "server")]
 mod server;
 #[cfg(feature = "client")]
@@ -69,8 +73,10 @@ pub use connection::McpEndpoint;
 pub use error::McpSkillsError;
 pub use index::{ARCHIVE_TYPE, INDEX_SCHEMA, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
 #[cfg(feature = "server")]
-pub use server::{HTTP_PATH, ServeError, SkillsMcpServer};
+pub use server::{
+    DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL, HTTP_PATH, ServeError, SkillsMcpServer,
+};
 #[cfg(feature = "client")]
-pub use skill::McpSkill;
+pub use skill::{McpSkill, SkillApproval};
 #[cfg(feature = "client")]
 pub use source::{DEFAULT_TIMEOUT, McpSkillsSource, McpSkillsSourceBuilder};

@@ -1,26 +1,46 @@
-//! [`SkillsMcpServer`]: a skills directory served over MCP as `skill://` resources.
+//! [`SkillsMcpServer`]: a skills directory served over MCP, in the Skills extension's final form
+//! (`skills/list`, `skills/get`, `resources/directory/read`) and in the draft form
+//! (`skill://index.json`, archives) side by side.
 
+mod catalog;
+mod draft;
+
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 use std::sync::Arc;
+use std::time::Duration;
 
 use base64::Engine;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    ErrorData, Implementation, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, SKILL_MD, ServerCapabilities, ServerConfig, sha256_digest,
+    CacheScope, DIRECTORY_MIME_TYPE, ErrorData, GetSkillRequestParams, GetSkillResult,
+    Implementation, ListResourcesResult, ListSkillsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, SKILL_MD,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer, ServiceExt};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use skillful_core::{ResourceContent, Skill};
-use skillful_discovery::{FileSkill, FileSkillsSource};
+use skillful_core::Skill as _;
+use skillful_discovery::FileSkillsSource;
 
+use self::catalog::{Catalog, SCHEME, Served, Snapshot, file_uri};
+use self::draft::{archive, archive_uri};
+use crate::final_form::page_after;
 use crate::index::{ARCHIVE_TYPE, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
+use crate::mime::mime_type;
 
 /// The path the HTTP server answers MCP requests on.
 pub const HTTP_PATH: &str = "/mcp";
 
-const SCHEME: &str = "skill://";
+/// How many entries a page of `skills/list` or `resources/directory/read` holds by default.
+pub const DEFAULT_PAGE_SIZE: NonZeroUsize = NonZeroUsize::new(50).expect("50 is not zero");
+
+/// How long the server answers from one discovery of its roots by default before it walks them
+/// again (file contents are checked on every listing regardless; see
+/// [`SkillsMcpServer::with_rescan_interval`]).
+pub const DEFAULT_RESCAN_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -37,21 +57,42 @@ pub enum ServeError {
     Session(String),
 }
 
-/// Serves the skills a [`FileSkillsSource`] finds as MCP resources (SEP-2640, the index form
-/// Microsoft Agent Framework reads):
+/// Serves the skills a [`FileSkillsSource`] finds over MCP, in both forms of the Skills
+/// extension and both protocol eras (an `initialize` session, 2025-11-25, and the stateless
+/// 2026-07-28 revision with `server/discover`).
 ///
-/// - `skill://index.json`: every skill with its name, description, URL and `digest`
-///   (`sha256:` of the bytes the URL serves): a `skill-md` entry at `skill://NAME/SKILL.md`,
-///   or with [`SkillsMcpServer::with_archives`] an `archive` entry at `skill://NAME.tar.gz`;
-/// - `skill://NAME/SKILL.md`: the skill's `SKILL.md`, as it is on disk;
-/// - `skill://NAME/RESOURCE`: each resource discovery admitted (`references/FAQ.md`), as text,
-///   or as a blob when it is not UTF-8;
-/// - `skill://NAME.tar.gz` (with archives): a tar.gz of exactly the files discovery admitted
-///   (`SKILL.md`, resources, scripts), the same bytes for the same files.
+/// **The final form** (`io.modelcontextprotocol/skills`, declared with `directoryRead`):
 ///
-/// Nothing else is ever read: every request is answered through the skills' own API, which
-/// re-checks that each file is inside its skill and reached without a symbolic link. The
-/// directory is walked afresh for each request, so edits show at once.
+/// - `skills/list`: every skill whose entry meets the final form's rules, in URI order, in
+///   pages of [`DEFAULT_PAGE_SIZE`] (the cursor is the last URI of the previous page). An entry
+///   is `uri` (`skill://NAME/SKILL.md`), `frontmatter` (the `SKILL.md` frontmatter as written,
+///   every key with the type YAML gives it) and `resources`: the manifest of every file the
+///   server answers for (`SKILL.md`, resources and scripts), each with the `sha256:` digest and
+///   size of exactly the bytes `resources/read` returns. A skill whose name breaks the naming
+///   rules (loaded leniently) or that is over the limits is left out of it;
+/// - `skills/get`: the entry of a listed skill, its files checked again now; anything else
+///   (an unknown URI, a skill's root, a supporting file, a nested `SKILL.md`) is `-32602`;
+/// - `resources/directory/read`: the direct children of a listed skill's root or of one of its
+///   directories; a file or an unknown URI is `-32602`;
+/// - results of 2026-07-28 requests carry `ttlMs` (the rescan interval) and `cacheScope`
+///   `public` (the files are the same for everyone).
+///
+/// **The draft form** (what Microsoft Agent Framework reads):
+///
+/// - `skill://index.json`: every skill with its name, description, URL and `digest`: a
+///   `skill-md` entry at `skill://NAME/SKILL.md`, or with [`SkillsMcpServer::with_archives`] an
+///   `archive` entry at `skill://NAME.tar.gz` (a tar.gz of exactly the files discovery
+///   admitted, the same bytes for the same files).
+///
+/// Files are read as they are on disk, text when they are UTF-8 and a blob otherwise, at
+/// `skill://NAME/FILE` (each segment percent-encoded; the unencoded name is accepted too).
+/// Nothing else is ever read: every file is read through the skill's own API, which re-checks
+/// that it lies inside its skill and is reached without a symbolic link. An unknown resource is
+/// `-32602`.
+///
+/// The roots are walked again at most once per rescan interval
+/// ([`DEFAULT_RESCAN_INTERVAL`]); each file's digest is computed once per version of the file
+/// (its modification time, size and inode) and kept.
 ///
 /// # Example
 /// ```no_run
@@ -72,8 +113,9 @@ pub struct SkillsMcpServer {
 
 #[derive(Debug)]
 struct Inner {
-    source: FileSkillsSource,
+    catalog: Arc<Catalog>,
     archives: bool,
+    page_size: NonZeroUsize,
 }
 
 /// What a `skill://` URI asks for.
@@ -99,91 +141,112 @@ impl<'a> Target<'a> {
     }
 }
 
-fn skill_md_uri(name: &str) -> String {
-    format!("{SCHEME}{name}/{SKILL_MD}")
-}
-
-fn archive_uri(name: &str) -> String {
-    format!("{SCHEME}{name}.tar.gz")
-}
-
-/// The MIME type served for a file name.
-fn mime_type(name: &str) -> &'static str {
-    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    match extension.as_deref() {
-        Some("md") => "text/markdown",
-        Some("json") => "application/json",
-        Some("yaml" | "yml") => "application/yaml",
-        Some("csv") => "text/csv",
-        Some("xml") => "application/xml",
-        Some("png") => "image/png",
-        Some("jpg" | "jpeg") => "image/jpeg",
-        Some("gif") => "image/gif",
-        Some("pdf") => "application/pdf",
-        Some("txt" | "py" | "sh" | "js") => "text/plain",
-        _ => "application/octet-stream",
-    }
-}
-
-fn not_found(uri: &str, why: &str) -> ErrorData {
-    ErrorData::resource_not_found(format!("{uri}: {why}"), None)
+/// An unknown resource, skill or directory: `-32602`, as the final form and the 2026-07-28
+/// revision answer it (2025-11-25 clients accept it too).
+fn not_served(uri: &str, why: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("{uri}: {why}"), None)
 }
 
 fn internal(uri: &str, error: impl std::fmt::Display) -> ErrorData {
     ErrorData::internal_error(format!("{uri}: {error}"), None)
 }
 
+/// Whether the request is of the 2026-07-28 revision or later, whose cacheable results carry
+/// `ttlMs` and `cacheScope`.
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
 impl SkillsMcpServer {
-    /// A server for the skills `source` finds, each as a `skill-md` entry.
+    /// A server for the skills `source` finds, each as a `skill-md` entry of the index.
     pub fn new(source: FileSkillsSource) -> Self {
-        Self {
-            inner: Arc::new(Inner {
-                source,
-                archives: false,
-            }),
-        }
+        Self::with(source, false, DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL)
     }
 
-    /// Lists each skill as an `archive` entry (a tar.gz) instead of a `skill-md` entry; its
-    /// files stay readable one by one.
-    pub fn with_archives(self, archives: bool) -> Self {
+    fn with(
+        source: FileSkillsSource,
+        archives: bool,
+        page_size: NonZeroUsize,
+        rescan: Duration,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
-                source: self.inner.source.clone(),
+                catalog: Arc::new(Catalog::new(source, rescan)),
                 archives,
+                page_size,
             }),
         }
     }
 
-    async fn skills(&self) -> Vec<Arc<FileSkill>> {
-        self.inner.source.discover().await.skills
+    /// Lists each skill of the draft index as an `archive` entry (a tar.gz) instead of a
+    /// `skill-md` entry; its files stay readable one by one, and the final form is unchanged.
+    pub fn with_archives(self, archives: bool) -> Self {
+        let inner = &self.inner;
+        Self::with(
+            inner.catalog.source().clone(),
+            archives,
+            inner.page_size,
+            inner.catalog.rescan(),
+        )
     }
 
-    async fn skill(&self, name: &str) -> Option<Arc<FileSkill>> {
-        self.skills()
-            .await
-            .into_iter()
-            .find(|skill| skill.frontmatter().name == name)
+    /// How many entries a page of `skills/list` and `resources/directory/read` holds (default
+    /// [`DEFAULT_PAGE_SIZE`]).
+    pub fn with_page_size(self, page_size: NonZeroUsize) -> Self {
+        let inner = &self.inner;
+        Self::with(
+            inner.catalog.source().clone(),
+            inner.archives,
+            page_size,
+            inner.catalog.rescan(),
+        )
     }
 
-    /// The index as it is now, with digests of what each URL serves.
+    /// How long one discovery of the roots (and the listing built from it) is answered from
+    /// (default [`DEFAULT_RESCAN_INTERVAL`]): a skill added, removed or edited shows in
+    /// `skills/list` within it. `skills/get` checks the skill's files again when asked (that is
+    /// how a client refreshes one skill), and `resources/read` always reads the file as it is.
+    /// `Duration::ZERO` walks the roots for every request.
+    pub fn with_rescan_interval(self, interval: Duration) -> Self {
+        let inner = &self.inner;
+        Self::with(
+            inner.catalog.source().clone(),
+            inner.archives,
+            inner.page_size,
+            interval,
+        )
+    }
+
+    async fn snapshot(&self) -> Arc<Snapshot> {
+        self.inner.catalog.snapshot().await
+    }
+
+    /// The draft index as it is now, with digests of what each URL serves.
     ///
-    /// A skill whose `SKILL.md` cannot be read now is left out, with a warning.
+    /// A skill whose `SKILL.md` (or archive) cannot be read now is left out, with a warning.
     pub async fn index(&self) -> SkillIndex {
+        let snapshot = self.snapshot().await;
         let mut entries = Vec::new();
-        for skill in self.skills().await {
-            let name = &skill.frontmatter().name;
+        for served in &snapshot.skills {
+            let skill = &served.skill;
+            let name = served.name();
             let description = &skill.frontmatter().description;
             let entry = if self.inner.archives {
-                archive(&skill).await.map(|bytes| {
+                archive(skill).await.map(|bytes| {
                     IndexEntry::new(name, ARCHIVE_TYPE, description, archive_uri(name))
-                        .with_digest(sha256_digest(&bytes))
+                        .with_digest(crate::final_form::sha256_digest(&bytes))
                 })
             } else {
-                skill.read_file(SKILL_MD).await.map(|bytes| {
-                    IndexEntry::new(name, SKILL_MD_TYPE, description, skill_md_uri(name))
-                        .with_digest(sha256_digest(&bytes))
-                })
+                self.inner
+                    .catalog
+                    .skill_md_digest(skill)
+                    .await
+                    .map(|digest| {
+                        IndexEntry::new(name, SKILL_MD_TYPE, description, served.uri.clone())
+                            .with_digest(digest)
+                    })
             };
             match entry {
                 Ok(entry) => entries.push(entry),
@@ -202,7 +265,8 @@ impl SkillsMcpServer {
     }
 
     /// Serves one client over any rmcp transport (a duplex pipe in tests, a socket) until it
-    /// disconnects.
+    /// disconnects. The client may open an `initialize` session or speak the stateless
+    /// 2026-07-28 revision.
     ///
     /// # Errors
     /// [`ServeError`] when the handshake fails or the session ends abnormally.
@@ -223,11 +287,13 @@ impl SkillsMcpServer {
 
     /// The streamable HTTP service at [`HTTP_PATH`], as an axum router. It accepts only
     /// loopback `Host` headers (`localhost`, `127.0.0.1`, `::1`), against DNS rebinding.
+    /// `initialize` sessions (2025-11-25 and older) are kept per client; 2026-07-28 requests are
+    /// answered statelessly, with a JSON body.
     pub fn router(self) -> axum::Router {
         let service = StreamableHttpService::new(
             move || Ok(self.clone()),
             Arc::new(LocalSessionManager::default()),
-            StreamableHttpServerConfig::default(),
+            StreamableHttpServerConfig::default().with_json_response(true),
         );
         axum::Router::new().nest_service(HTTP_PATH, service)
     }
@@ -237,67 +303,142 @@ impl SkillsMcpServer {
     /// # Errors
     /// [`ServeError::Io`] when the listener fails.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
+        use axum::serve::ListenerExt;
+        // Each answer is written as it is ready: without TCP_NODELAY, the last segment of a
+        // response waits for the client's delayed acknowledgement (tens of milliseconds).
+        let listener = listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!("cannot set TCP_NODELAY on a connection: {error}");
+            }
+        });
         axum::serve(listener, self.router()).await?;
         Ok(())
     }
 
+    /// The caching hints of a result: the rescan interval, for everyone.
+    fn cache_hint(&self) -> (u64, CacheScope) {
+        let ttl = u64::try_from(self.inner.catalog.rescan().as_millis()).unwrap_or(u64::MAX);
+        (ttl, CacheScope::Public)
+    }
+
     async fn read(&self, uri: &str) -> Result<ResourceContents, ErrorData> {
         let Some(target) = Target::parse(uri) else {
-            return Err(not_found(uri, "not a skill:// resource of this server"));
+            return Err(not_served(uri, "not a skill:// resource of this server"));
         };
         match target {
             Target::Index => Ok(ResourceContents::text(self.index().await.to_json(), uri)
                 .with_mime_type("application/json")),
             Target::Archive(name) => {
                 if !self.inner.archives {
-                    return Err(not_found(uri, "this server does not serve archives"));
+                    return Err(not_served(uri, "this server does not serve archives"));
                 }
-                let skill = self
+                let snapshot = self.snapshot().await;
+                let served = snapshot
                     .skill(name)
-                    .await
-                    .ok_or_else(|| not_found(uri, "no such skill"))?;
-                let bytes = archive(&skill).await.map_err(|e| internal(uri, e))?;
+                    .ok_or_else(|| not_served(uri, "no such skill"))?;
+                let bytes = archive(&served.skill).await.map_err(|e| internal(uri, e))?;
                 Ok(blob(bytes, uri, "application/gzip"))
             }
             Target::File { skill, file } => {
-                let skill = self
+                let snapshot = self.snapshot().await;
+                let served = snapshot
                     .skill(skill)
+                    .ok_or_else(|| not_served(uri, "no such skill"))?;
+                let name = served
+                    .file(file)
+                    .ok_or_else(|| not_served(uri, "the skill has no such resource"))?;
+                let bytes = served
+                    .skill
+                    .read_file(name)
                     .await
-                    .ok_or_else(|| not_found(uri, "no such skill"))?;
-                self.read_file(&skill, file, uri).await
+                    .map_err(|e| internal(uri, e))?;
+                let mime = mime_type(name);
+                // The bytes as they are: what the manifest's digest covers.
+                Ok(match String::from_utf8(bytes) {
+                    Ok(text) => ResourceContents::text(text, uri).with_mime_type(mime),
+                    Err(error) => blob(error.into_bytes(), uri, mime),
+                })
             }
         }
     }
 
-    /// `SKILL.md` or one of the skill's resources (by its name, or its name percent-decoded).
-    async fn read_file(
-        &self,
-        skill: &FileSkill,
-        file: &str,
-        uri: &str,
-    ) -> Result<ResourceContents, ErrorData> {
-        if file == SKILL_MD {
-            let bytes = skill
-                .read_file(SKILL_MD)
-                .await
-                .map_err(|e| internal(uri, e))?;
-            return Ok(match String::from_utf8(bytes) {
-                Ok(text) => ResourceContents::text(text, uri).with_mime_type("text/markdown"),
-                Err(error) => blob(error.into_bytes(), uri, "text/markdown"),
+    /// The direct children of the directory at `uri` of a listed skill (its root
+    /// `skill://NAME`, or a directory below it), sorted by URI.
+    fn directory(snapshot: &Snapshot, uri: &str) -> Result<Vec<Resource>, ErrorData> {
+        let unknown = || not_served(uri, "no directory of a listed skill is served there");
+        let rest = uri.strip_prefix(SCHEME).ok_or_else(unknown)?;
+        let (skill, dir) = rest.split_once('/').unwrap_or((rest, ""));
+        let served = snapshot.skill(skill).ok_or_else(unknown)?;
+        let listed = served.entry.as_ref().map_err(|_| unknown())?;
+        let dir = percent_encoding::percent_decode_str(dir.trim_end_matches('/'))
+            .decode_utf8_lossy()
+            .into_owned();
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let mut children = BTreeMap::new();
+        for file in &listed.files {
+            let Some(below) = file.name.strip_prefix(&prefix) else {
+                continue;
+            };
+            let child = match below.split_once('/') {
+                None => Resource::new(file.uri.clone(), below)
+                    .with_mime_type(mime_type(below))
+                    .with_size(file.size),
+                Some((subdirectory, _)) => Resource::new(
+                    file_uri(served.name(), &format!("{prefix}{subdirectory}")),
+                    subdirectory,
+                )
+                .with_mime_type(DIRECTORY_MIME_TYPE),
+            };
+            children.entry(child.uri.clone()).or_insert(child);
+        }
+        if children.is_empty() && !dir.is_empty() {
+            return Err(if served.file(&dir).is_some() {
+                not_served(uri, "it is a file, not a directory resource")
+            } else {
+                unknown()
             });
         }
-        let decoded = percent_encoding::percent_decode_str(file).decode_utf8_lossy();
-        let resource = skill
-            .resource(file)
-            .or_else(|| skill.resource(&decoded))
-            .ok_or_else(|| not_found(uri, "the skill has no such resource"))?;
-        let mime = mime_type(resource.name());
-        match resource.read().await.map_err(|e| internal(uri, e))? {
-            ResourceContent::Text(text) => {
-                Ok(ResourceContents::text(text, uri).with_mime_type(mime))
-            }
-            ResourceContent::Binary { bytes, .. } => Ok(blob(bytes, uri, mime)),
+        Ok(children.into_values().collect())
+    }
+
+    /// The resources of one skill for `resources/list`: its `SKILL.md` with the skill's name
+    /// and description, then every other file it serves.
+    fn resources_of(served: &Served, archives: bool) -> Vec<Resource> {
+        let name = served.name();
+        let sizes: Option<BTreeMap<&str, u64>> = served.entry.as_ref().ok().map(|listed| {
+            listed
+                .files
+                .iter()
+                .map(|file| (file.name.as_str(), file.size))
+                .collect()
+        });
+        let size = |file: &str| sizes.as_ref().and_then(|sizes| sizes.get(file).copied());
+        let mut resources = Vec::with_capacity(served.names.len() + 1);
+        for file in served.served_names() {
+            let resource = if file == SKILL_MD {
+                Resource::new(served.uri.clone(), name)
+                    .with_description(served.skill.frontmatter().description.clone())
+                    .with_mime_type("text/markdown")
+            } else {
+                Resource::new(file_uri(name, file), format!("{name}/{file}"))
+                    .with_mime_type(mime_type(file))
+            };
+            resources.push(match size(file) {
+                Some(size) => resource.with_size(size),
+                None => resource,
+            });
         }
+        if archives {
+            resources.push(
+                Resource::new(archive_uri(name), format!("{name}.tar.gz"))
+                    .with_mime_type("application/gzip"),
+            );
+        }
+        resources
     }
 }
 
@@ -306,112 +447,121 @@ fn blob(bytes: Vec<u8>, uri: &str, mime: &str) -> ResourceContents {
         .with_mime_type(mime)
 }
 
-/// The tar.gz of every file discovery admitted for `skill`.
-async fn archive(skill: &FileSkill) -> Result<Vec<u8>, skillful_core::SkillError> {
-    let mut files = Vec::new();
-    for name in skill.file_names() {
-        files.push((name.to_owned(), skill.read_file(name).await?));
-    }
-    tokio::task::spawn_blocking(move || tar_gz(&files))
-        .await
-        .map_err(|error| skillful_core::SkillError::Other(error.to_string()))?
-        .map_err(|error| {
-            skillful_core::SkillError::Other(format!("cannot build the archive: {error}"))
-        })
-}
-
-/// A gzip-compressed tar of `files` (`/`-separated relative names and their bytes), the same
-/// bytes for the same files: no timestamps, owners or modes of the machine that built it.
-fn tar_gz(files: &[(String, Vec<u8>)]) -> std::io::Result<Vec<u8>> {
-    let encoder = flate2::GzBuilder::new().write(Vec::new(), flate2::Compression::default());
-    let mut builder = tar::Builder::new(encoder);
-    builder.mode(tar::HeaderMode::Deterministic);
-    for (name, bytes) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_entry_type(tar::EntryType::Regular);
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_mtime(0);
-        builder.append_data(&mut header, name, bytes.as_slice())?;
-    }
-    builder.into_inner()?.finish()
-}
-
 impl ServerHandler for SkillsMcpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_resources().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_resources()
+            .enable_skills_with_directory_read()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillful", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Agent Skills as resources: read {INDEX_URI} for the skills, then skill://NAME/SKILL.md and the resources it names."
+                "Agent Skills: skills/list for the skills (or read {INDEX_URI}), then resources/read of skill://NAME/SKILL.md and the files its manifest lists."
             ))
     }
 
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let snapshot = self.snapshot().await;
         let mut resources =
             vec![Resource::new(INDEX_URI, "index.json").with_mime_type("application/json")];
-        for skill in self.skills().await {
-            let name = &skill.frontmatter().name;
-            resources.push(
-                Resource::new(skill_md_uri(name), format!("{name}/{SKILL_MD}"))
-                    .with_description(skill.frontmatter().description.clone())
-                    .with_mime_type("text/markdown"),
-            );
-            for resource in skill.resources() {
-                let file = resource.name();
-                resources.push(
-                    Resource::new(format!("{SCHEME}{name}/{file}"), format!("{name}/{file}"))
-                        .with_mime_type(mime_type(file)),
-                );
-            }
-            if self.inner.archives {
-                resources.push(
-                    Resource::new(archive_uri(name), format!("{name}.tar.gz"))
-                        .with_mime_type("application/gzip"),
-                );
-            }
+        for served in &snapshot.skills {
+            resources.extend(Self::resources_of(served, self.inner.archives));
         }
-        Ok(ListResourcesResult::with_all_items(resources))
+        let result = ListResourcesResult::with_all_items(resources);
+        Ok(if is_modern(&context) {
+            let (ttl, scope) = self.cache_hint();
+            result.with_ttl_ms(ttl).with_cache_scope(scope)
+        } else {
+            result
+        })
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let contents = self.read(&request.uri).await?;
-        Ok(ReadResourceResult::new(vec![contents]).into())
+        let result = ReadResourceResult::new(vec![contents]);
+        Ok(if is_modern(&context) {
+            let (ttl, scope) = self.cache_hint();
+            result.with_ttl_ms(ttl).with_cache_scope(scope)
+        } else {
+            result
+        }
+        .into())
     }
-}
 
-#[cfg(all(test, feature = "client"))]
-mod tests {
-    use std::fs;
-
-    use super::*;
-    use crate::archive::{ArchiveFormat, ArchiveLimits, extract};
-
-    #[test]
-    fn tar_gz_round_trips_and_is_deterministic() {
-        let files = vec![
-            ("SKILL.md".to_owned(), b"---\nname: a\n---\n".to_vec()),
-            ("references/r.md".to_owned(), b"r".to_vec()),
-        ];
-        let bytes = tar_gz(&files).unwrap();
-        assert_eq!(bytes, tar_gz(&files).unwrap());
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("a");
-        let count = extract(
-            &bytes,
-            ArchiveFormat::TarGz,
-            &target,
-            &ArchiveLimits::default(),
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let snapshot = self.snapshot().await;
+        let cursor = request.and_then(|request| request.cursor);
+        let page = page_after(
+            &snapshot.entries,
+            |entry| &entry.uri,
+            cursor.as_deref(),
+            self.inner.page_size,
         )
-        .unwrap();
-        assert_eq!(count, 2);
-        assert_eq!(fs::read(target.join("references/r.md")).unwrap(), b"r");
+        .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
+        let mut result = ListSkillsResult::with_all_items(page.items.to_vec());
+        result.next_cursor = page.next_cursor;
+        Ok(if is_modern(&context) {
+            let (ttl, scope) = self.cache_hint();
+            result.with_ttl_ms(ttl).with_cache_scope(scope)
+        } else {
+            result
+        })
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let uri = request.uri;
+        let snapshot = self.snapshot().await;
+        let served = snapshot.listed_skill(&uri).ok_or_else(|| {
+            ErrorData::invalid_params(format!("No skill is served at {uri}"), None)
+        })?;
+        // Checked again now: skills/get is how a client refreshes one skill's digests.
+        let listed = self
+            .inner
+            .catalog
+            .listed(&served.skill, &served.uri, &served.names)
+            .await
+            .map_err(|reason| internal(&uri, reason))?;
+        let result = GetSkillResult::new(listed.entry);
+        Ok(if is_modern(&context) {
+            let (ttl, scope) = self.cache_hint();
+            result.with_ttl_ms(ttl).with_cache_scope(scope)
+        } else {
+            result
+        })
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let snapshot = self.snapshot().await;
+        let children = Self::directory(&snapshot, &request.uri)?;
+        let page = page_after(
+            &children,
+            |child| &child.uri,
+            request.cursor.as_deref(),
+            self.inner.page_size,
+        )
+        .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
+        let mut result = ReadResourceDirectoryResult::with_all_items(page.items.to_vec());
+        result.next_cursor = page.next_cursor;
+        Ok(result)
     }
 }

@@ -1,12 +1,15 @@
-//! A huge resource does not take the server down: a sparse 100 GiB file is refused with an
-//! error (it is never read whole), and the server answers the next request.
+//! A huge resource does not take the server down: a sparse 100 GiB file is never read whole,
+//! is left out of its skill's manifest, is refused when asked for, and the server answers the
+//! next request.
 
 #![cfg(unix)]
 
 mod common;
 
 use common::{piped, skill_md, write_tree};
-use skillful_core::{ResourceContent, SkillError};
+use rmcp::model::ReadResourceRequestParams;
+use rmcp::service::ServiceError;
+use skillful_core::ResourceContent;
 use skillful_discovery::FileSkillsSource;
 use skillful_mcp::{McpSkillsSource, SkillsMcpServer};
 
@@ -32,19 +35,37 @@ async fn a_sparse_100_gib_resource_is_an_error_and_the_server_answers_the_next_r
         .root(root.path())
         .build()
         .unwrap();
-    let client = piped(SkillsMcpServer::new(files)).await;
-    let source = McpSkillsSource::builder_for_client(client, "in-memory").build();
+    let server = SkillsMcpServer::new(files);
+    let cache = tempfile::tempdir().unwrap();
+    let source = McpSkillsSource::builder_for_client(piped(server.clone()).await, "in-memory")
+        .cache_dir(cache.path())
+        .build();
     let skills = source.load().await.unwrap();
     let notes = &skills[0];
 
-    let huge = notes.resource("references/huge.md").unwrap().read().await;
-    let error = huge.unwrap_err();
-    assert!(
-        matches!(&error, SkillError::Other(_) | SkillError::Unreadable { .. }),
-        "{error:?}"
-    );
-    assert!(error.to_string().contains("over the limit"), "{error}");
+    // It cannot be read whole, so it is not served: the manifest leaves it out.
+    let resources: Vec<_> = notes
+        .resources()
+        .iter()
+        .map(|r| r.name().to_owned())
+        .collect();
+    assert_eq!(resources, ["references/small.md"]);
+    assert!(notes.resource("references/huge.md").is_none());
 
+    // Asked for anyway, it is refused without being read, and the server answers the next
+    // request.
+    let raw = piped(server).await;
+    let huge = raw
+        .peer()
+        .read_resource(ReadResourceRequestParams::new(
+            "skill://notes/references/huge.md",
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&huge, ServiceError::McpError(error) if error.code.0 == -32602),
+        "{huge:?}"
+    );
     let small = notes.resource("references/small.md").unwrap().read().await;
     assert_eq!(small.unwrap(), ResourceContent::Text("small\n".into()));
 }

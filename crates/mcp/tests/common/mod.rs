@@ -9,8 +9,10 @@ use std::sync::{Arc, Mutex};
 use base64::Engine;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    ErrorData, ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
+    ErrorData, GetSkillRequestParams, GetSkillResult, ListResourcesResult, ListSkillsResult,
+    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService, ServiceExt};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -59,6 +61,59 @@ impl<S: ServerHandler> ServerHandler for Recording<S> {
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.reads.lock().unwrap().push(request.uri.clone());
         self.inner.read_resource(request, context).await
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.inner.list_skills(request, context).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        self.inner.get_skill(request, context).await
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        self.inner.read_resource_directory(request, context).await
+    }
+}
+
+/// A server of the draft form only, as Microsoft Agent Framework's servers are: `inner`
+/// without the Skills extension in its capabilities.
+#[derive(Debug, Clone)]
+pub struct DraftOnly<S>(pub S);
+
+impl<S: ServerHandler> ServerHandler for DraftOnly<S> {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = self.0.get_info();
+        info.capabilities.extensions = None;
+        info
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.0.list_resources(request, context).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.0.read_resource(request, context).await
     }
 }
 
