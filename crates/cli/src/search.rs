@@ -1,0 +1,113 @@
+//! `skills search QUERY [ROOT...]`: the skills that best match a request, as the `search_skills`
+//! tool ranks them.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::json;
+use skillful_core::text::one_line;
+use skillful_core::{Diagnostic, SourceContext};
+use skillful_provider::{SkillsProvider, ToolOutput};
+
+use crate::inspect::{Plugins, all_sources, file_source};
+use crate::mcp::McpSources;
+use crate::{Outcome, UsageError};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SearchArgs {
+    /// What to look for, in a few words (e.g. "fill in a PDF form").
+    query: String,
+    /// Skill roots (directories holding skills, or a skill directory). Default: the project's
+    /// `.agents/skills` (searched upward to the repository root), then `~/.agents/skills`.
+    #[arg(value_name = "ROOT")]
+    roots: Vec<PathBuf>,
+    /// The most skills to print (default 5, at most 20).
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
+    /// Print exactly the JSON array the `search_skills` tool returns.
+    #[arg(long)]
+    json: bool,
+    /// Reject skills that break the specification instead of warning about them.
+    #[arg(long)]
+    strict: bool,
+    #[command(flatten)]
+    mcp: McpSources,
+    #[command(flatten)]
+    plugins: Plugins,
+}
+
+/// One hit of the tool's output, for the table.
+#[derive(Deserialize)]
+struct Hit {
+    name: String,
+    description: String,
+    score: f64,
+    #[serde(default)]
+    low_confidence: bool,
+}
+
+pub(crate) async fn search(args: SearchArgs) -> anyhow::Result<Outcome> {
+    // Whether some root holds invalid skills: the exit status says so.
+    let invalid = file_source(&args.roots, args.strict)?
+        .discover()
+        .await
+        .diagnostics
+        .iter()
+        .any(Diagnostic::is_error);
+    let provider = SkillsProvider::new(all_sources(
+        &args.roots,
+        args.strict,
+        &args.mcp,
+        &args.plugins,
+    )?);
+    let run = provider.context(&SourceContext::default()).await?;
+    let mut arguments = json!({ "query": args.query });
+    if let Some(limit) = args.limit {
+        arguments["limit"] = limit.into();
+    }
+    let found = match run.tool("search_skills") {
+        // No skills at all: nothing matches.
+        None => "[]".to_owned(),
+        Some(tool) => match tool.invoke(arguments).await {
+            ToolOutput::Text(text) => text,
+            ToolOutput::Error(error) => {
+                return Err(UsageError(format!("{} {}", error.message, error.hint)).into());
+            }
+        },
+    };
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(out, "{found}")?;
+    } else {
+        let hits: Vec<Hit> = serde_json::from_str(&found)?;
+        if hits.is_empty() {
+            writeln!(
+                io::stderr(),
+                "skills: no skill matches '{}'",
+                one_line(&args.query)
+            )?;
+        }
+        let shown = |text: &str| one_line(text).into_owned();
+        let width = hits
+            .iter()
+            .map(|hit| shown(&hit.name).chars().count())
+            .max()
+            .unwrap_or(0);
+        for hit in &hits {
+            let weak = if hit.low_confidence { "  (weak)" } else { "" };
+            writeln!(
+                out,
+                "{:width$}  {:>7.3}  {}{weak}",
+                shown(&hit.name),
+                hit.score,
+                shown(&hit.description)
+            )?;
+        }
+    }
+    Ok(if invalid {
+        Outcome::Invalid
+    } else {
+        Outcome::Ok
+    })
+}
