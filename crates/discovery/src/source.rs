@@ -193,9 +193,7 @@ impl FileSkillsSource {
                     let entry = dir.join(first);
                     // An entry directly in the root, or a directory not seen before (its own
                     // creation may not have been reported): the root is listed again.
-                    if components.next().is_none()
-                        || !root.below.iter().any(|(below, _)| *below == entry)
-                    {
+                    if components.next().is_none() || root.position(&entry).is_none() {
                         *change = (*change).max(Change::Listing);
                     }
                     dirty.insert(entry);
@@ -226,14 +224,17 @@ impl FileSkillsSource {
         .await?;
         let mut plans = plans.into_iter();
         let mut roots = Vec::with_capacity(changes.len());
-        let mut searches = Vec::new();
+        // What to search again: (root, its slot in `below`, the directory).
+        let mut searches: Vec<(usize, usize, PathBuf)> = Vec::new();
         for (index, change) in changes.iter().enumerate() {
             let before = previous.get(index);
             if *change == Change::Nothing
                 && let Some(before) = before
             {
-                for (dir, _) in before.below.iter().filter(|(dir, _)| dirty.contains(dir)) {
-                    searches.push((index, dir.clone()));
+                for dir in dirty {
+                    if let Some(slot) = before.position(dir) {
+                        searches.push((index, slot, dir.clone()));
+                    }
                 }
                 roots.push(before.clone());
                 continue;
@@ -251,10 +252,11 @@ impl FileSkillsSource {
             let below = plan
                 .subdirs
                 .into_iter()
-                .map(|dir| match reusable.get(dir.as_path()) {
+                .enumerate()
+                .map(|(slot, dir)| match reusable.get(dir.as_path()) {
                     Some(items) => (dir, Arc::clone(items)),
                     None => {
-                        searches.push((index, dir.clone()));
+                        searches.push((index, slot, dir.clone()));
                         (dir, Arc::from(Vec::new()))
                     }
                 })
@@ -266,14 +268,16 @@ impl FileSkillsSource {
                 below,
             });
         }
-        for ((root, dir), items) in searches.iter().zip(self.search(searches.clone()).await?) {
-            if let Some(slot) = roots[*root]
-                .below
-                .iter_mut()
-                .find(|(below, _)| below == dir)
-            {
-                slot.1 = items;
-            }
+        let found = self
+            .search(
+                searches
+                    .iter()
+                    .map(|(root, _, dir)| (*root, dir.clone()))
+                    .collect(),
+            )
+            .await?;
+        for ((root, slot, _), items) in searches.iter().zip(found) {
+            roots[*root].below[*slot].1 = items;
         }
         Ok(Discovery::of(&self.config, roots))
     }

@@ -129,6 +129,15 @@ pub(crate) struct RootWalk {
     pub(crate) below: Vec<(PathBuf, Arc<[Item]>)>,
 }
 
+impl RootWalk {
+    /// Where `dir` is in `below` (which is in path order), if it is there.
+    pub(crate) fn position(&self, dir: &Path) -> Option<usize> {
+        self.below
+            .binary_search_by(|(below, _)| below.as_path().cmp(dir))
+            .ok()
+    }
+}
+
 /// A root listed: what the visit of the root found, and the directories below it to search.
 #[derive(Default)]
 pub(crate) struct RootPlan {
