@@ -8,11 +8,17 @@
 //! Prints one JSON line: milliseconds (best of N, default 3) for
 //! - `discover`: walk DIR, parse every frontmatter, list every skill's files;
 //! - `catalog`: the system-prompt text that advertises every skill;
-//! - `load_all`: the full content of every skill (what `load_skill` returns);
+//! - `load_all`: the full content of every skill (what `load_skill` returns), read from disk;
+//! - `load_all_cached`: the same again, from each skill's cache of its `SKILL.md` (revalidated
+//!   by the file's stamp); MAF's `load_all` is always this case, as it keeps every skill's text
+//!   from discovery on;
 //! - `read_all`: the resource `references/ref-0.md` of every skill (what `read_skill_resource`
 //!   returns);
 //!
-//! and `skills` (the number found) and `catalog_bytes` (the size of the catalog text).
+//! and `skills` (the number found), `catalog_bytes` (the size of the catalog text),
+//! `listing_chars` (the size of its skills part, which the listing budget counts) and
+//! `search_p50_ms` (the median of 200 `search_skills` calls with a three-word query, the index
+//! built before).
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -76,11 +82,26 @@ fn parse_args() -> Result<Args, String> {
 }
 
 /// The durations of one run, in the order of [`PHASES`].
-type Times = [Duration; 4];
+type Times = [Duration; 5];
 
-const PHASES: [&str; 4] = ["discover", "catalog", "load_all", "read_all"];
+const PHASES: [&str; 5] = [
+    "discover",
+    "catalog",
+    "load_all",
+    "load_all_cached",
+    "read_all",
+];
 
-async fn once(source: &FileSkillsSource) -> Result<(Times, usize, usize), Box<dyn Error>> {
+/// What `load_skill` returns for every skill, in order.
+async fn load_all(skills: &[Arc<dyn Skill>]) -> Result<(), Box<dyn Error>> {
+    for skill in skills {
+        let document = skill.document().await?;
+        std::hint::black_box(render_skill(skill.as_ref(), &document));
+    }
+    Ok(())
+}
+
+async fn once(source: &FileSkillsSource) -> Result<(Times, Sizes), Box<dyn Error>> {
     let t0 = Instant::now();
     let skills: Vec<Arc<dyn Skill>> = source
         .discover()
@@ -97,13 +118,27 @@ async fn once(source: &FileSkillsSource) -> Result<(Times, usize, usize), Box<dy
     let run = provider.context(&SourceContext::default()).await?;
     let catalog_bytes = run.instructions().map_or(0, str::len);
     let catalog = t0.elapsed();
+    let listing_chars = run.listing().chars;
+
+    let search = run.tool("search_skills").ok_or("no search_skills tool")?;
+    let query = serde_json::json!({"query": "convert report values"});
+    search.invoke(query.clone()).await;
+    let mut searches = Vec::with_capacity(200);
+    for _ in 0..200 {
+        let t0 = Instant::now();
+        std::hint::black_box(search.invoke(query.clone()).await);
+        searches.push(t0.elapsed());
+    }
+    searches.sort_unstable();
+    let search_p50 = searches[searches.len() / 2];
 
     let t0 = Instant::now();
-    for skill in &skills {
-        let document = skill.document().await?;
-        std::hint::black_box(render_skill(skill.as_ref(), &document));
-    }
-    let load_all = t0.elapsed();
+    load_all(&skills).await?;
+    let load_all_first = t0.elapsed();
+
+    let t0 = Instant::now();
+    load_all(&skills).await?;
+    let load_all_cached = t0.elapsed();
 
     let t0 = Instant::now();
     for skill in &skills {
@@ -114,10 +149,23 @@ async fn once(source: &FileSkillsSource) -> Result<(Times, usize, usize), Box<dy
     let read_all = t0.elapsed();
 
     Ok((
-        [discover, catalog, load_all, read_all],
-        skills.len(),
-        catalog_bytes,
+        [discover, catalog, load_all_first, load_all_cached, read_all],
+        Sizes {
+            skills: skills.len(),
+            catalog_bytes,
+            listing_chars,
+            search_p50,
+        },
     ))
+}
+
+/// What one run measured besides the phases.
+#[derive(Default)]
+struct Sizes {
+    skills: usize,
+    catalog_bytes: usize,
+    listing_chars: usize,
+    search_p50: Duration,
 }
 
 async fn run(args: Args) -> Result<String, Box<dyn Error>> {
@@ -125,14 +173,14 @@ async fn run(args: Args) -> Result<String, Box<dyn Error>> {
     // `SkillsSource` is what a provider would call; make sure the source is one.
     let _: &dyn SkillsSource = &source;
     let mut best: Option<Times> = None;
-    let (mut count, mut size) = (0, 0);
+    let mut sizes = Sizes::default();
     for _ in 0..args.repeat {
-        let (times, n, bytes) = once(&source).await?;
+        let (times, measured) = once(&source).await?;
         best = Some(match best {
             None => times,
             Some(best) => std::array::from_fn(|i| best[i].min(times[i])),
         });
-        (count, size) = (n, bytes);
+        sizes = measured;
     }
     let best = best.unwrap_or_default();
     let mut line = String::from("{");
@@ -140,7 +188,13 @@ async fn run(args: Args) -> Result<String, Box<dyn Error>> {
         let ms = (time.as_secs_f64() * 1000.0 * 100.0).round() / 100.0;
         line.push_str(&format!("\"{name}\": {ms:?}, "));
     }
-    line.push_str(&format!("\"skills\": {count}, \"catalog_bytes\": {size}}}"));
+    line.push_str(&format!(
+        "\"skills\": {}, \"catalog_bytes\": {}, \"listing_chars\": {}, \"search_p50_ms\": {:.4}}}",
+        sizes.skills,
+        sizes.catalog_bytes,
+        sizes.listing_chars,
+        sizes.search_p50.as_secs_f64() * 1000.0
+    ));
     Ok(line)
 }
 

@@ -11,6 +11,7 @@
 //! | `scripts` | no | [`scripts`]: the safe subprocess runner for the scripts of file skills |
 //! | `plugins` | no | [`plugins`]: class skills loaded from plugin libraries (links `abi_stable`) |
 //! | `mcp` | no | [`mcp`]: skills from MCP servers (stdio, streamable HTTP; `skill-md` and archive entries), and a skills directory served over MCP |
+//! | `watch` | no | [`watch`]: live reload of file skills (a debounced file watcher on the roots) |
 //! | `agent` | no | [`chat`]: the chat client for OpenAI-compatible servers; [`decorators`]: ensure-user-message, the tool loop with approval, tracing; [`agent`]: the agent and its session |
 //!
 //! # Example
@@ -70,3 +71,5 @@ pub use skillful_plugin_host as plugins;
 pub use skillful_provider as provider;
 #[cfg(feature = "scripts")]
 pub use skillful_scripts as scripts;
+#[cfg(feature = "watch")]
+pub use skillful_watch as watch;

@@ -14,9 +14,9 @@ pub enum AutoApprove {
     /// None: every call asks (unless a tier rule or a remembered approval covers it).
     #[default]
     None,
-    /// The provider's read-only tools: `load_skill` and `read_skill_resource`.
+    /// The provider's read-only tools: `load_skill`, `read_skill_resource` and `search_skills`.
     ReadOnly,
-    /// All three of the provider's tools, `run_skill_script` included.
+    /// All of the provider's tools, `run_skill_script` included.
     All,
 }
 

@@ -9,6 +9,7 @@ use skillful_config::{Composition, Environment, McpServer, SkillsConfig};
 use skillful_core::validate::ValidationMode;
 use skillful_discovery::SharedScriptRunner;
 use skillful_mcp::McpEndpoint;
+use skillful_provider::SkillsProvider;
 
 use crate::UsageError;
 
@@ -162,4 +163,35 @@ impl SkillsFlags {
 /// The default script runner of the commands that run scripts.
 pub(crate) fn process_runner() -> SharedScriptRunner {
     Arc::new(skillful_scripts::ProcessRunner::new())
+}
+
+/// How much of the model's context the skills part of the catalog may take.
+#[derive(Debug, Default, clap::Args)]
+pub(crate) struct ListingFlags {
+    /// The most characters the skill entries of the catalog may take (default 8000):
+    /// descriptions are shortened, then skills left out, and the `search_skills` tool finds
+    /// those.
+    #[arg(long, value_name = "CHARS", conflicts_with = "context_window")]
+    listing_budget: Option<usize>,
+    /// The model's context window in tokens: the listing budget is 2% of it (at about 4
+    /// characters a token).
+    #[arg(long, value_name = "TOKENS")]
+    context_window: Option<usize>,
+}
+
+impl ListingFlags {
+    /// A provider of `source` with this listing budget.
+    pub(crate) fn provider(
+        &self,
+        source: Arc<dyn skillful_core::SkillsSource>,
+    ) -> anyhow::Result<SkillsProvider> {
+        let mut builder = SkillsProvider::builder(source);
+        if let Some(chars) = self.listing_budget {
+            builder = builder.listing_budget(chars);
+        }
+        if let Some(tokens) = self.context_window {
+            builder = builder.context_window(tokens);
+        }
+        Ok(builder.build()?)
+    }
 }

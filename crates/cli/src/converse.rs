@@ -16,9 +16,8 @@ use skillful_chat::{
 };
 use skillful_core::RiskTier;
 use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
-use skillful_provider::SkillsProvider;
 
-use crate::compose::{SkillsFlags, process_runner};
+use crate::compose::{ListingFlags, SkillsFlags, process_runner};
 use crate::{Outcome, UsageError};
 
 /// The most characters of a tool result the transcript shows.
@@ -95,6 +94,8 @@ pub(crate) struct AgentArgs {
     session: Option<PathBuf>,
     #[command(flatten)]
     flags: SkillsFlags,
+    #[command(flatten)]
+    listing: ListingFlags,
 }
 
 #[derive(Debug, clap::Args)]
@@ -145,7 +146,7 @@ impl AgentArgs {
         let composition = self
             .flags
             .compose(&self.skills, false, Some(process_runner()))?;
-        let provider = Arc::new(SkillsProvider::new(composition.source()));
+        let provider = Arc::new(self.listing.provider(composition.source())?);
         let mut client =
             OpenAiClient::builder(endpoint).timeout(Duration::from_secs(self.call_timeout));
         if let Some(key) = std::env::var(&self.api_key_env)

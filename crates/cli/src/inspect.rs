@@ -13,7 +13,7 @@ use skillful_discovery::SharedScriptRunner;
 use skillful_plugin_host::PluginError;
 use skillful_provider::{SkillsProvider, ToolOutput};
 
-use crate::compose::{SkillsFlags, process_runner};
+use crate::compose::{ListingFlags, SkillsFlags, process_runner};
 use crate::{Outcome, UsageError};
 
 /// Where skills are looked for: the roots given, or the default ones.
@@ -85,10 +85,12 @@ pub(crate) struct ReadArgs {
 pub(crate) struct CatalogArgs {
     #[command(flatten)]
     roots: Roots,
+    #[command(flatten)]
+    listing: ListingFlags,
 }
 
 /// Prints findings to stderr (skills skipped, plugins refused), one line each.
-fn print_findings(
+pub(crate) fn print_findings(
     diagnostics: &[Diagnostic],
     plugin_errors: &[Arc<PluginError>],
 ) -> io::Result<()> {
@@ -214,7 +216,7 @@ pub(crate) async fn read(args: ReadArgs) -> anyhow::Result<Outcome> {
 }
 
 pub(crate) async fn catalog(args: CatalogArgs) -> anyhow::Result<Outcome> {
-    let provider = SkillsProvider::new(args.roots.compose()?.source());
+    let provider = args.listing.provider(args.roots.compose()?.source())?;
     let run = provider.context(&SourceContext::default()).await?;
     if let Some(instructions) = run.instructions() {
         writeln!(io::stdout().lock(), "{}", for_terminal(instructions))?;

@@ -15,6 +15,7 @@ mod engine;
 mod inspect;
 mod mcp;
 mod run_script;
+mod search;
 mod settings;
 mod validate;
 
@@ -41,6 +42,8 @@ enum Command {
     Read(inspect::ReadArgs),
     /// Print the exact system-prompt text the skills provider injects.
     Catalog(inspect::CatalogArgs),
+    /// Find the skills that match a request, as the `search_skills` tool ranks them.
+    Search(search::SearchArgs),
     /// Run a script of a skill with the agent's runner and limits; print what the model sees.
     RunScript(run_script::RunScriptArgs),
     /// Serve the skills under the roots as an MCP server (stdio, or streamable HTTP).
@@ -129,6 +132,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Show(args) => inspect::show(args).await,
             Command::Read(args) => inspect::read(args).await,
             Command::Catalog(args) => inspect::catalog(args).await,
+            Command::Search(args) => search::search(args).await,
             Command::RunScript(args) => run_script::run_script(args).await,
             Command::Validate(args) => validate::run(args).await,
             Command::Serve(args) => mcp::serve(args).await,

@@ -1,4 +1,6 @@
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -6,8 +8,8 @@ use futures_util::future::try_join_all;
 use skillful_core::{Diagnostic, Skill, SkillError, SkillsSource, SourceContext, blocking};
 
 use crate::builder::{Config, FileSkillsSourceBuilder};
-use crate::skill::FileSkill;
-use crate::walk;
+use crate::skill::{FileSkill, SKILL_FILE};
+use crate::walk::{self, Item, RootPlan, RootWalk};
 
 /// Fewer directories than this are not worth a batch of their own.
 const MIN_BATCH: usize = 64;
@@ -37,6 +39,38 @@ pub struct Discovery {
     /// Why skills or files were skipped, and the warnings of the skills loaded; each names its
     /// file.
     pub diagnostics: Vec<Diagnostic>,
+    /// What the walk found per root and directory, for [`FileSkillsSource::rediscover`].
+    walk: Option<Walk>,
+}
+
+/// What the walk of a source's roots found, and which source's it is.
+#[derive(Debug)]
+struct Walk {
+    config: Arc<Config>,
+    roots: Vec<RootWalk>,
+}
+
+impl Discovery {
+    fn of(config: &Arc<Config>, roots: Vec<RootWalk>) -> Self {
+        let (skills, diagnostics) = walk::assemble(config, &roots);
+        Self {
+            skills,
+            diagnostics,
+            walk: Some(Walk {
+                config: Arc::clone(config),
+                roots,
+            }),
+        }
+    }
+
+    /// For each root of the source, in order, the directory it resolved to (canonical), or
+    /// `None` when it did not exist or was not a directory: the directories to watch for
+    /// changes.
+    pub fn root_dirs(&self) -> Vec<Option<&Path>> {
+        self.walk.as_ref().map_or_else(Vec::new, |walk| {
+            walk.roots.iter().map(|root| root.dir.as_deref()).collect()
+        })
+    }
 }
 
 impl FileSkillsSource {
@@ -75,19 +109,193 @@ impl FileSkillsSource {
                         "path",
                         format!("skill discovery did not run: {error}"),
                     )],
+                    walk: None,
                 }
             }
         }
     }
 
+    /// The roots searched, as configured (not resolved), in order.
+    pub fn roots(&self) -> Vec<&Path> {
+        self.config
+            .roots
+            .iter()
+            .map(|root| root.path.as_path())
+            .collect()
+    }
+
+    /// Discovers again after the files at `changed` paths changed (were added, modified or
+    /// removed), reusing from `previous` (a discovery of this source) everything the changes
+    /// cannot have touched: only the directories one level below a root that hold a changed
+    /// path are searched again, and a root's own listing only when an entry directly in it
+    /// changed. A changed path that is a root itself searches that root again whole; a root
+    /// that did not exist is looked for again. Skills not searched again are the same objects
+    /// as in `previous`, their cached documents kept.
+    ///
+    /// `changed` paths are compared with the roots' canonical directories
+    /// ([`Discovery::root_dirs`]), as a file watcher on those directories reports them; paths
+    /// elsewhere, and in hidden directories or `node_modules` below a root, change nothing.
+    /// A `previous` of another source (or of none) gives a whole new discovery.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime.
+    pub async fn rediscover(&self, previous: &Discovery, changed: &[PathBuf]) -> Discovery {
+        let Some(walk) = previous
+            .walk
+            .as_ref()
+            .filter(|walk| Arc::ptr_eq(&walk.config, &self.config))
+        else {
+            return self.discover().await;
+        };
+        match self.try_rediscover(walk, changed).await {
+            Ok(found) => found,
+            Err(error) => {
+                tracing::warn!("skill discovery did not run again: {error}");
+                self.discover().await
+            }
+        }
+    }
+
     async fn try_discover(&self) -> Result<Discovery, SkillError> {
-        let config = self.config.clone();
-        let steps = blocking::run("planning discovery", move || Ok(walk::plan(&config))).await?;
-        let batch_size = steps.len().div_ceil(self.config.parallelism).max(MIN_BATCH);
+        let everything = vec![Change::Everything; self.config.roots.len()];
+        self.walk(&[], &everything, &HashSet::new()).await
+    }
+
+    async fn try_rediscover(
+        &self,
+        previous: &Walk,
+        changed: &[PathBuf],
+    ) -> Result<Discovery, SkillError> {
+        let mut changes = vec![Change::Nothing; previous.roots.len()];
+        let mut dirty = HashSet::new();
+        for (root, change) in previous.roots.iter().zip(&mut changes) {
+            let Some(dir) = &root.dir else {
+                // A root that was missing: look for it again.
+                *change = Change::Everything;
+                continue;
+            };
+            for path in changed {
+                let Ok(rest) = path.strip_prefix(dir) else {
+                    continue;
+                };
+                let mut components = rest.components();
+                let first = match components.next() {
+                    None => {
+                        *change = Change::Everything;
+                        continue;
+                    }
+                    Some(Component::Normal(first)) => first,
+                    Some(_) => continue,
+                };
+                if root.is_skill || first == SKILL_FILE {
+                    *change = Change::Everything;
+                } else if !walk::is_ignored_dir(first) {
+                    let entry = dir.join(first);
+                    // An entry directly in the root, or a directory not seen before (its own
+                    // creation may not have been reported): the root is listed again.
+                    if components.next().is_none() || root.position(&entry).is_none() {
+                        *change = (*change).max(Change::Listing);
+                    }
+                    dirty.insert(entry);
+                }
+            }
+        }
+        self.walk(&previous.roots, &changes, &dirty).await
+    }
+
+    /// Walks the roots: each root as `changes` says, reusing `previous` (per root) for what did
+    /// not change, and searching again the directories in `dirty`.
+    async fn walk(
+        &self,
+        previous: &[RootWalk],
+        changes: &[Change],
+        dirty: &HashSet<PathBuf>,
+    ) -> Result<Discovery, SkillError> {
+        let config = Arc::clone(&self.config);
+        let listed: Vec<usize> = (0..changes.len())
+            .filter(|&root| changes[root] != Change::Nothing || previous.get(root).is_none())
+            .collect();
+        let plans: Vec<RootPlan> = blocking::run("planning discovery", move || {
+            Ok(listed
+                .into_iter()
+                .map(|root| walk::plan_root(&config, root))
+                .collect())
+        })
+        .await?;
+        let mut plans = plans.into_iter();
+        let mut roots = Vec::with_capacity(changes.len());
+        // What to search again: (root, its slot in `below`, the directory).
+        let mut searches: Vec<(usize, usize, PathBuf)> = Vec::new();
+        for (index, change) in changes.iter().enumerate() {
+            let before = previous.get(index);
+            if *change == Change::Nothing
+                && let Some(before) = before
+            {
+                for dir in dirty {
+                    if let Some(slot) = before.position(dir) {
+                        searches.push((index, slot, dir.clone()));
+                    }
+                }
+                roots.push(before.clone());
+                continue;
+            }
+            let plan = plans.next().unwrap_or_default();
+            let reusable: HashMap<&Path, &Arc<[Item]>> = match (change, before) {
+                (Change::Listing, Some(before)) => before
+                    .below
+                    .iter()
+                    .filter(|(dir, _)| !dirty.contains(dir))
+                    .map(|(dir, items)| (dir.as_path(), items))
+                    .collect(),
+                _ => HashMap::new(),
+            };
+            let below = plan
+                .subdirs
+                .into_iter()
+                .enumerate()
+                .map(|(slot, dir)| match reusable.get(dir.as_path()) {
+                    Some(items) => (dir, Arc::clone(items)),
+                    None => {
+                        searches.push((index, slot, dir.clone()));
+                        (dir, Arc::from(Vec::new()))
+                    }
+                })
+                .collect();
+            roots.push(RootWalk {
+                dir: plan.dir,
+                is_skill: plan.is_skill,
+                own: plan.own,
+                below,
+            });
+        }
+        let found = self
+            .search(
+                searches
+                    .iter()
+                    .map(|(root, _, dir)| (*root, dir.clone()))
+                    .collect(),
+            )
+            .await?;
+        for ((root, slot, _), items) in searches.iter().zip(found) {
+            roots[*root].below[*slot].1 = items;
+        }
+        Ok(Discovery::of(&self.config, roots))
+    }
+
+    /// Searches each `(root, directory)` on the blocking pool, in a few parallel batches;
+    /// returns what each found, in order.
+    async fn search(
+        &self,
+        searches: Vec<(usize, PathBuf)>,
+    ) -> Result<Vec<Arc<[Item]>>, SkillError> {
+        let batch_size = searches
+            .len()
+            .div_ceil(self.config.parallelism)
+            .max(MIN_BATCH);
         let mut batches = Vec::new();
-        let mut steps = steps.into_iter();
+        let mut searches = searches.into_iter();
         loop {
-            let batch: Vec<_> = steps.by_ref().take(batch_size).collect();
+            let batch: Vec<_> = searches.by_ref().take(batch_size).collect();
             if batch.is_empty() {
                 break;
             }
@@ -97,13 +305,24 @@ impl FileSkillsSource {
             batches.push(blocking::run("discovering skills", move || {
                 Ok(batch
                     .into_iter()
-                    .flat_map(|step| walk::run(&config, step))
+                    .map(|(root, dir)| walk::search(&config, root, dir))
                     .collect::<Vec<_>>())
             }));
         }
-        let events = try_join_all(batches).await?.into_iter().flatten();
-        Ok(walk::assemble(&self.config, events))
+        Ok(try_join_all(batches).await?.into_iter().flatten().collect())
     }
+}
+
+/// How much of a root to walk again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Change {
+    /// Nothing but the directories below it that changed.
+    Nothing,
+    /// Its listing (an entry directly in it changed), and the directories below it that
+    /// changed or are new.
+    Listing,
+    /// All of it.
+    Everything,
 }
 
 #[async_trait]

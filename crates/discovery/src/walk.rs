@@ -1,7 +1,8 @@
-//! The discovery walk, all blocking. [`plan`] lists the roots, [`run`] searches the directories
-//! below them (in parallel batches) and loads the skills found, and [`assemble`] puts the
-//! results in discovery order and drops duplicate names. No symbolic link below a root is
-//! followed.
+//! The discovery walk, all blocking. [`plan_root`] lists a root, [`search`] searches one
+//! directory below it (in parallel batches) and makes the skills found, and [`assemble`] puts
+//! the results in discovery order and drops duplicate names. The results are kept per root and
+//! per directory below it ([`RootWalk`]), so that a later discovery can search again only the
+//! directories that changed. No symbolic link below a root is followed.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -16,7 +17,6 @@ use skillful_core::{Diagnostic, OriginKind, Skill, SkillOrigin};
 use crate::builder::{Config, FileFilter};
 use crate::head::read_head;
 use crate::skill::{FileSkill, FoundSkill, SKILL_FILE, ScriptPolicy};
-use crate::source::Discovery;
 
 /// How many levels below a root a `SKILL.md` is looked for: `root/`, `root/a/`, `root/a/b/`.
 const MAX_SKILL_DEPTH: usize = 2;
@@ -42,7 +42,7 @@ fn warning(path: &Path, field: &str, message: String) -> Diagnostic {
 }
 
 /// Hidden directories (`.git`, `.venv`, ...) and `node_modules` hold no skills and no resources.
-fn is_ignored_dir(name: &OsString) -> bool {
+pub(crate) fn is_ignored_dir(name: &std::ffi::OsStr) -> bool {
     name.as_encoded_bytes().starts_with(b".") || name == "node_modules"
 }
 
@@ -94,14 +94,6 @@ fn read_entries(dir: &Path, sink: &mut Vec<Diagnostic>) -> Option<Vec<Entry>> {
     Some(entries)
 }
 
-/// One piece of a discovery run, in discovery order.
-pub(crate) enum Step {
-    /// What the walk of the roots themselves found.
-    Done(Vec<Event>),
-    /// A directory one level below the root of this index, still to be searched.
-    Search(PathBuf, usize),
-}
-
 /// Something a discovery run met, in discovery order.
 pub(crate) enum Event {
     /// A warning about something skipped.
@@ -113,83 +105,143 @@ pub(crate) enum Event {
 /// What loading one skill gave: the skill, or why it was rejected.
 pub(crate) type Outcome = Result<Box<FoundSkill>, Vec<Diagnostic>>;
 
-/// Lists every root of `config` (loading a root that is itself a skill), leaving the
-/// directories below the roots as [`Step::Search`]es that can run in parallel.
-pub(crate) fn plan(config: &Config) -> Vec<Step> {
-    let mut steps = Vec::new();
-    for (index, root) in config.roots.iter().enumerate() {
-        let mut searcher = Searcher {
-            config,
-            root: index,
-            events: Vec::new(),
-        };
-        let subdirs = searcher.root(&root.path);
-        steps.push(Step::Done(searcher.events));
-        steps.extend(subdirs.into_iter().map(|dir| Step::Search(dir, index)));
-    }
-    steps
+/// What a walk met, its skills made: kept between discoveries.
+#[derive(Debug, Clone)]
+pub(crate) enum Item {
+    /// A warning about something skipped.
+    Skipped(Diagnostic),
+    /// A skill rejected, and why.
+    Rejected(Vec<Diagnostic>),
+    /// A skill loaded.
+    Skill(Arc<FileSkill>),
 }
 
-/// Runs one step: searches its directory and loads the skills found there.
-pub(crate) fn run(config: &Config, step: Step) -> Vec<Event> {
-    match step {
-        Step::Done(events) => events,
-        Step::Search(dir, root) => {
-            let mut searcher = Searcher {
-                config,
-                root,
-                events: Vec::new(),
-            };
-            searcher.search(dir, 1);
-            searcher.events
-        }
+/// What the walk of one root found.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RootWalk {
+    /// The root's canonical directory, when it could be resolved to one.
+    pub(crate) dir: Option<PathBuf>,
+    /// Whether the root is itself a skill (holds `SKILL.md`).
+    pub(crate) is_skill: bool,
+    /// What visiting the root itself found.
+    pub(crate) own: Arc<[Item]>,
+    /// What was found below each directory one level below the root, in name order.
+    pub(crate) below: Vec<(PathBuf, Arc<[Item]>)>,
+}
+
+impl RootWalk {
+    /// Where `dir` is in `below` (which is in path order), if it is there.
+    pub(crate) fn position(&self, dir: &Path) -> Option<usize> {
+        self.below
+            .binary_search_by(|(below, _)| below.as_path().cmp(dir))
+            .ok()
     }
 }
 
-/// Puts the events of a run together in order, dropping later duplicates of a name.
-pub(crate) fn assemble(config: &Config, events: impl IntoIterator<Item = Event>) -> Discovery {
+/// A root listed: what the visit of the root found, and the directories below it to search.
+#[derive(Default)]
+pub(crate) struct RootPlan {
+    pub(crate) dir: Option<PathBuf>,
+    pub(crate) is_skill: bool,
+    pub(crate) own: Arc<[Item]>,
+    pub(crate) subdirs: Vec<PathBuf>,
+}
+
+/// Lists the root of index `root` (loading it when it is itself a skill), leaving the
+/// directories below it to [`search`].
+pub(crate) fn plan_root(config: &Config, root: usize) -> RootPlan {
+    let mut searcher = Searcher {
+        config,
+        events: Vec::new(),
+    };
+    let (dir, subdirs) = searcher.root(&config.roots[root].path);
+    let is_skill = dir.as_ref().is_some_and(|dir| {
+        fs::symlink_metadata(dir.join(SKILL_FILE)).is_ok_and(|metadata| metadata.is_file())
+    });
+    RootPlan {
+        dir,
+        is_skill,
+        own: make(config, root, searcher.events).into(),
+        subdirs,
+    }
+}
+
+/// Searches `dir`, one level below the root of index `root`, and makes the skills found there.
+pub(crate) fn search(config: &Config, root: usize, dir: PathBuf) -> Arc<[Item]> {
+    let mut searcher = Searcher {
+        config,
+        events: Vec::new(),
+    };
+    searcher.search(dir, 1);
+    make(config, root, searcher.events).into()
+}
+
+/// The skills of `events`, found below the root of index `root`, made.
+fn make(config: &Config, root: usize, events: Vec<Event>) -> Vec<Item> {
     let policy = ScriptPolicy {
         runner: config.runner.clone(),
         runnable: config.scripts_runnable,
     };
-    let mut found = Discovery::default();
+    let root_dir = &config.roots[root];
+    events
+        .into_iter()
+        .map(|event| match event {
+            Event::Skipped(diagnostic) => Item::Skipped(diagnostic),
+            Event::Found(Err(diagnostics)) => Item::Rejected(diagnostics),
+            Event::Found(Ok(skill)) => {
+                let origin =
+                    SkillOrigin::new(OriginKind::Files, root_dir.path.display().to_string())
+                        .with_scope(root_dir.scope)
+                        .with_location(skill.dir.display().to_string());
+                Item::Skill(Arc::new(FileSkill::new(*skill, origin, &policy)))
+            }
+        })
+        .collect()
+}
+
+/// Puts what the walks of the roots found together in order, dropping later duplicates of a
+/// name (unless the source keeps them for its host to rank).
+pub(crate) fn assemble(
+    config: &Config,
+    roots: &[RootWalk],
+) -> (Vec<Arc<FileSkill>>, Vec<Diagnostic>) {
+    let mut skills = Vec::new();
+    let mut diagnostics = Vec::new();
     // Lowercased skill names already taken, with the `SKILL.md` that took each.
     let mut seen: HashMap<String, PathBuf> = HashMap::new();
-    for event in events {
-        match event {
-            Event::Skipped(diagnostic) => found.diagnostics.push(diagnostic),
-            Event::Found(Err(diagnostics)) => found.diagnostics.extend(diagnostics),
-            Event::Found(Ok(skill)) => {
-                let skill_md = skill.dir.join(SKILL_FILE);
-                let key = skill.frontmatter.name.to_lowercase();
+    let items = roots.iter().flat_map(|root| {
+        root.own
+            .iter()
+            .chain(root.below.iter().flat_map(|(_, items)| items.iter()))
+    });
+    for item in items {
+        match item {
+            Item::Skipped(diagnostic) => diagnostics.push(diagnostic.clone()),
+            Item::Rejected(rejected) => diagnostics.extend_from_slice(rejected),
+            Item::Skill(skill) => {
+                let skill_md = skill.skill_md_path();
+                let key = skill.frontmatter().name.to_lowercase();
                 if let Some(first) = seen.get(&key).filter(|_| !config.keep_duplicates) {
                     let message = format!(
                         "skill skipped: the name `{}` is already taken by {} (the first one found wins); rename one of them",
-                        skill.frontmatter.name,
+                        skill.frontmatter().name,
                         first.display()
                     );
-                    found.diagnostics.push(warning(&skill_md, "name", message));
+                    diagnostics.push(warning(&skill_md, "name", message));
                     continue;
                 }
                 seen.insert(key, skill_md);
-                let root = &config.roots[skill.root];
-                let origin = SkillOrigin::new(OriginKind::Files, root.path.display().to_string())
-                    .with_scope(root.scope)
-                    .with_location(skill.dir.display().to_string());
-                let skill = FileSkill::new(*skill, origin, &policy);
-                found.diagnostics.extend_from_slice(skill.diagnostics());
-                found.skills.push(Arc::new(skill));
+                diagnostics.extend_from_slice(skill.diagnostics());
+                skills.push(Arc::clone(skill));
             }
         }
     }
-    found
+    (skills, diagnostics)
 }
 
 /// Searches directories for skills and loads those it finds, recording what it meets.
 struct Searcher<'a> {
     config: &'a Config,
-    /// The index of the root being searched.
-    root: usize,
     events: Vec<Event>,
 }
 
@@ -199,17 +251,18 @@ impl Searcher<'_> {
             .push(Event::Skipped(warning(path, field, message)));
     }
 
-    /// Resolves `root` and visits it; returns its subdirectories to search.
-    fn root(&mut self, root: &Path) -> Vec<PathBuf> {
+    /// Resolves `root` and visits it; returns its canonical directory and its subdirectories to
+    /// search.
+    fn root(&mut self, root: &Path) -> (Option<PathBuf>, Vec<PathBuf>) {
         if root.as_os_str().is_empty() {
-            return Vec::new();
+            return (None, Vec::new());
         }
         // The host chose the root, so a link there is followed; below it nothing is.
         let canonical = match dunce::canonicalize(root) {
             Ok(canonical) => canonical,
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 tracing::debug!(root = %root.display(), "skills root does not exist");
-                return Vec::new();
+                return (None, Vec::new());
             }
             Err(error) => {
                 self.skip(
@@ -217,7 +270,7 @@ impl Searcher<'_> {
                     "path",
                     format!("skills root skipped: it cannot be resolved ({error})"),
                 );
-                return Vec::new();
+                return (None, Vec::new());
             }
         };
         if !canonical.is_dir() {
@@ -226,9 +279,10 @@ impl Searcher<'_> {
                 "path",
                 "skills root skipped: it is not a directory; give the directory that holds skill folders".into(),
             );
-            return Vec::new();
+            return (None, Vec::new());
         }
-        self.visit(canonical, 0)
+        let subdirs = self.visit(canonical.clone(), 0);
+        (Some(canonical), subdirs)
     }
 
     /// Searches `dir`, `depth` levels below its root, and everything below it.
@@ -249,7 +303,7 @@ impl Searcher<'_> {
         if let Some(skill_file) = entries.iter().find(|entry| entry.name == SKILL_FILE) {
             let refusal = match skill_file.kind {
                 Kind::File => {
-                    let outcome = load(self.config, self.root, dir, entries);
+                    let outcome = load(self.config, dir, entries);
                     self.events.push(Event::Found(outcome));
                     return Vec::new();
                 }
@@ -289,7 +343,7 @@ impl Searcher<'_> {
 
 /// Reads the frontmatter of the skill in `dir` (whose `entries` are read), validates it, and
 /// lists its files.
-fn load(config: &Config, root: usize, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
+fn load(config: &Config, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
     let skill_md = dir.join(SKILL_FILE);
     let loader = &config.loader;
     let loaded = read_head(&skill_md, loader.options())
@@ -337,7 +391,6 @@ fn load(config: &Config, root: usize, dir: PathBuf, entries: Vec<Entry>) -> Outc
     } = files;
     Ok(Box::new(FoundSkill {
         frontmatter: loaded.frontmatter,
-        root,
         dir,
         parse_options: loader.options().clone(),
         reads: config.reads,

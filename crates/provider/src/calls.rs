@@ -12,6 +12,8 @@ use crate::idempotency::{Call, Replays};
 use crate::lookup::{Resolution, resolve};
 use crate::paging::{PageError, page};
 use crate::render::render_skill;
+use crate::search::{SearchIndex, clamp_search_limit};
+use crate::search_cache::SearchCache;
 use crate::tool_error::{ToolError, ToolErrorCode};
 use crate::tools::ToolKind;
 
@@ -48,6 +50,12 @@ struct RunSkillScriptArguments {
     idempotency_key: Option<String>,
 }
 
+#[derive(Deserialize)]
+struct SearchSkillsArguments {
+    query: Option<String>,
+    limit: Option<u64>,
+}
+
 /// The skills of one run, shared by that run's tools.
 pub(crate) struct Snapshot {
     skills: Vec<Arc<dyn Skill>>,
@@ -55,6 +63,9 @@ pub(crate) struct Snapshot {
     /// The provider's idempotency keys, and the session (isolation key) of this run.
     replays: Arc<Replays>,
     session: Option<String>,
+    /// The provider's search index cache, and the index of this run once a search asked for it.
+    search: Arc<SearchCache>,
+    index: tokio::sync::OnceCell<Arc<SearchIndex>>,
 }
 
 /// Something found under a name the model gave, perhaps not exactly the name it has.
@@ -113,12 +124,15 @@ impl Snapshot {
         max_resource_bytes: usize,
         replays: Arc<Replays>,
         session: Option<String>,
+        search: Arc<SearchCache>,
     ) -> Self {
         Self {
             skills,
             max_resource_bytes,
             replays,
             session,
+            search,
+            index: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -269,6 +283,45 @@ impl Snapshot {
             }
         };
         Ok(script.annotate(skill.annotate(output)))
+    }
+
+    /// The skills of this run that best match the query, as the JSON array of
+    /// [`SearchHit`](crate::search::SearchHit)s. Every skill of the run is searched, listed in
+    /// the catalog or not.
+    pub(crate) async fn search_skills(
+        &self,
+        arguments: serde_json::Value,
+    ) -> Result<String, ToolError> {
+        let arguments: SearchSkillsArguments = parse_arguments(ToolKind::SearchSkills, arguments)?;
+        let query = arguments
+            .query
+            .filter(|query| !query.trim().is_empty())
+            .ok_or_else(|| {
+                ToolError::invalid_arguments(
+                    "Error: Query cannot be empty.",
+                    "Pass query, a few words saying what the task needs.",
+                )
+            })?;
+        let index = self
+            .index
+            .get_or_try_init(|| self.search.index(&self.skills))
+            .await
+            .map_err(|error| {
+                tracing::warn!(%error, "cannot build the skill search index");
+                ToolError::from_skill_error(
+                    ToolErrorCode::SearchFailed,
+                    "Error: The skills could not be searched.".to_owned(),
+                    &error,
+                )
+            })?;
+        let hits = index.search(&query, clamp_search_limit(arguments.limit));
+        serde_json::to_string(&hits).map_err(|error| {
+            ToolError::new(
+                ToolErrorCode::SearchFailed,
+                format!("Error: The search results could not be written: {error}."),
+                "Try again with another query.".to_owned(),
+            )
+        })
     }
 
     /// The risk tier of the script a `run_skill_script` call names, found as the call would find

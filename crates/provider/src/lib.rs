@@ -1,6 +1,8 @@
 //! Serves skills to a model as the Microsoft Agent Framework's `AgentSkillsProvider` does: the
 //! skills catalog in the system prompt, and three tools (`load_skill`, `read_skill_resource`,
 //! `run_skill_script`) that disclose a skill's instructions, resources and scripts on demand.
+//! For large libraries, the catalog's listing stays within a budget and a fourth tool,
+//! `search_skills`, finds the skills it shortened or left out (see [`SkillsProvider`]).
 //!
 //! It owns the prompt text, the tools (plain data with an async `invoke`, usable by any chat
 //! client), the errors they return to the model, skills built in code ([`InlineSkill`]) and the
@@ -62,6 +64,7 @@ mod prompt;
 mod provider;
 mod render;
 pub mod search;
+mod search_cache;
 mod tool_error;
 mod tools;
 
@@ -73,7 +76,10 @@ pub use inline::{
 pub use pipeline::{
     AggregatingSource, CachingSource, DedupingSource, FilteringSource, SkillsSourceBuilder,
 };
-pub use prompt::{DEFAULT_PROMPT_TEMPLATE, SKILLS_PLACEHOLDER};
+pub use prompt::{
+    DEFAULT_LISTING_BUDGET, DEFAULT_PROMPT_TEMPLATE, Listing, MIN_DESCRIPTION_CHARS,
+    SKILLS_PLACEHOLDER, listing_budget_for_context_window,
+};
 pub use provider::{
     DEFAULT_MAX_RESOURCE_BYTES, ProviderError, RunContext, SkillsProvider, SkillsProviderBuilder,
 };

@@ -1,4 +1,5 @@
-//! The provider: per run, the catalog prompt and the three tools over one source's skills.
+//! The provider: per run, the catalog prompt (within its listing budget) and the tools over one
+//! source's skills.
 
 use std::fmt;
 use std::sync::Arc;
@@ -7,7 +8,11 @@ use skillful_core::{Skill, SkillError, SkillsSource, SourceContext};
 
 use crate::calls::Snapshot;
 use crate::idempotency::{DEFAULT_IDEMPOTENCY_KEYS, Replays};
-use crate::prompt::{DEFAULT_PROMPT_TEMPLATE, SKILLS_PLACEHOLDER, instructions};
+use crate::prompt::{
+    DEFAULT_PROMPT_TEMPLATE, Listing, ListingRules, SKILLS_PLACEHOLDER, instructions,
+    listing_budget_for_context_window,
+};
+use crate::search_cache::SearchCache;
 use crate::tools::{ProviderId, SkillTool, ToolKind};
 
 /// The default output budget of `read_skill_resource`: 64 KiB per call.
@@ -45,6 +50,26 @@ pub enum ProviderError {
 /// remembers the [`DEFAULT_IDEMPOTENCY_KEYS`] (1,000) most recently used keys across all
 /// sessions ([`SkillsProviderBuilder::idempotency_keys`]), for as long as it lives.
 ///
+/// # Listing budget
+/// The skills part of the catalog (the `<skill>` entries and the note after them, not the prompt
+/// around them) is kept within a budget: [`DEFAULT_LISTING_BUDGET`](crate::DEFAULT_LISTING_BUDGET)
+/// (8,000) characters, or [`SkillsProviderBuilder::listing_budget`], or 2% of
+/// [`SkillsProviderBuilder::context_window`]. When every skill fits whole, the catalog is the
+/// reference's. Otherwise descriptions are shortened fairly (the longest first, to a common
+/// length never below [`MIN_DESCRIPTION_CHARS`](crate::MIN_DESCRIPTION_CHARS)); when that is
+/// not enough, whole skills are left out, lowest priority first: the skills named with
+/// [`SkillsProviderBuilder::list_first`] are kept first (in that order), then the others by
+/// scope (explicit, project, user, admin), then by name. A note after the entries says how many
+/// skills are not listed and that `search_skills` finds them; that tool is then offered with the
+/// other three. Every skill stays loadable by its exact name, listed or not.
+///
+/// The catalog depends only on the skills (names, descriptions, risk tiers, scopes) and these
+/// settings, never on the order the source returns them in or on what the model did before, so
+/// the same inputs always give the same bytes and a cached prompt stays valid. The provider
+/// therefore does not reorder the listing by which skills were loaded recently: a host that
+/// wants that passes the names it remembers to [`SkillsProviderBuilder::list_first`] when it
+/// builds the provider, and the catalog stays stable for the provider's life.
+///
 /// # Example
 /// ```
 /// use std::sync::Arc;
@@ -69,6 +94,9 @@ pub struct SkillsProvider {
     template: String,
     max_resource_bytes: usize,
     replays: Arc<Replays>,
+    listing: ListingRules,
+    always_offer_search: bool,
+    search: Arc<SearchCache>,
 }
 
 impl SkillsProvider {
@@ -80,6 +108,9 @@ impl SkillsProvider {
             template: DEFAULT_PROMPT_TEMPLATE.to_owned(),
             max_resource_bytes: DEFAULT_MAX_RESOURCE_BYTES,
             replays: Arc::new(Replays::new(DEFAULT_IDEMPOTENCY_KEYS)),
+            listing: ListingRules::default(),
+            always_offer_search: false,
+            search: Arc::new(SearchCache::default()),
         }
     }
 
@@ -89,6 +120,8 @@ impl SkillsProvider {
             template: None,
             max_resource_bytes: DEFAULT_MAX_RESOURCE_BYTES,
             idempotency_keys: DEFAULT_IDEMPOTENCY_KEYS,
+            listing: ListingRules::default(),
+            always_offer_search: false,
             source,
         }
     }
@@ -98,8 +131,10 @@ impl SkillsProvider {
         self.id
     }
 
-    /// What to add to one run: the instructions and the three tools, over the skills the source
-    /// offers now. With no skills, nothing: no instructions and no tools.
+    /// What to add to one run: the instructions and the tools, over the skills the source offers
+    /// now: `load_skill`, `read_skill_resource` and `run_skill_script`, and `search_skills` when
+    /// the catalog is cut to its budget (or [`SkillsProviderBuilder::always_offer_search`]).
+    /// With no skills, nothing: no instructions and no tools.
     ///
     /// # Errors
     /// The source's error, when it fails as a whole.
@@ -108,21 +143,27 @@ impl SkillsProvider {
         if skills.is_empty() {
             return Ok(RunContext::default());
         }
-        let instructions = instructions(&self.template, &skills);
+        let (instructions, listing) = instructions(&self.template, &skills, &self.listing);
         let snapshot = Arc::new(Snapshot::new(
             skills.clone(),
             self.max_resource_bytes,
             Arc::clone(&self.replays),
             context.isolation_key.clone(),
+            Arc::clone(&self.search),
         ));
+        let tool = |kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot));
+        let offers_search = self.always_offer_search || listing.is_cut();
         let tools = ToolKind::ALL
             .into_iter()
-            .map(|kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot)))
+            .filter(|kind| *kind != ToolKind::SearchSkills || offers_search)
+            .map(tool)
             .collect();
         Ok(RunContext {
             instructions: Some(instructions),
             tools,
+            search: Some(tool(ToolKind::SearchSkills)),
             skills,
+            listing,
         })
     }
 }
@@ -133,6 +174,8 @@ impl fmt::Debug for SkillsProvider {
             .field("id", &self.id)
             .field("source", &self.source)
             .field("max_resource_bytes", &self.max_resource_bytes)
+            .field("listing", &self.listing)
+            .field("always_offer_search", &self.always_offer_search)
             .finish_non_exhaustive()
     }
 }
@@ -145,6 +188,8 @@ pub struct SkillsProviderBuilder {
     template: Option<String>,
     max_resource_bytes: usize,
     idempotency_keys: usize,
+    listing: ListingRules,
+    always_offer_search: bool,
 }
 
 impl SkillsProviderBuilder {
@@ -164,6 +209,43 @@ impl SkillsProviderBuilder {
     /// (default [`DEFAULT_IDEMPOTENCY_KEYS`]); past it the least recently used is forgotten.
     pub fn idempotency_keys(mut self, keys: usize) -> Self {
         self.idempotency_keys = keys;
+        self
+    }
+
+    /// The most characters the skills part of the catalog may take (default
+    /// [`DEFAULT_LISTING_BUDGET`](crate::DEFAULT_LISTING_BUDGET), 8,000); see
+    /// [`SkillsProvider`]'s listing budget. `usize::MAX` always lists every skill whole. The
+    /// last of this and [`context_window`](Self::context_window) wins.
+    pub fn listing_budget(mut self, chars: usize) -> Self {
+        self.listing.budget = chars;
+        self
+    }
+
+    /// Sets the listing budget for a model whose context window holds `tokens` tokens: 2% of it
+    /// at about 4 characters a token ([`listing_budget_for_context_window`](crate::listing_budget_for_context_window)).
+    /// The last of this and [`listing_budget`](Self::listing_budget) wins.
+    pub fn context_window(self, tokens: usize) -> Self {
+        self.listing_budget(listing_budget_for_context_window(tokens))
+    }
+
+    /// Skills to keep in the catalog before any other when not all fit in the listing budget,
+    /// the first named first: the skills a person named for this session or workspace, or the
+    /// ones the host remembers being used most. Names are matched exactly; a name no skill has
+    /// is ignored. Replaces the names given before.
+    pub fn list_first<I>(mut self, names: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.listing.first = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether every run offers `search_skills`, even when the catalog lists every skill whole
+    /// (default `false`: offered only when the catalog is cut). The tool is always available to
+    /// the host through [`RunContext::tool`] either way.
+    pub fn always_offer_search(mut self, always: bool) -> Self {
+        self.always_offer_search = always;
         self
     }
 
@@ -191,6 +273,8 @@ impl SkillsProviderBuilder {
         }
         provider.max_resource_bytes = self.max_resource_bytes;
         provider.replays = Arc::new(Replays::new(self.idempotency_keys));
+        provider.listing = self.listing;
+        provider.always_offer_search = self.always_offer_search;
         Ok(provider)
     }
 }
@@ -200,7 +284,10 @@ impl SkillsProviderBuilder {
 pub struct RunContext {
     instructions: Option<String>,
     tools: Vec<SkillTool>,
+    /// `search_skills`, whether offered or not.
+    search: Option<SkillTool>,
     skills: Vec<Arc<dyn Skill>>,
+    listing: Listing,
 }
 
 impl RunContext {
@@ -209,15 +296,26 @@ impl RunContext {
         self.instructions.as_deref()
     }
 
-    /// `load_skill`, `read_skill_resource` and `run_skill_script`, in this order; none when there
-    /// are no skills.
+    /// The tools to offer the model: `load_skill`, `read_skill_resource` and
+    /// `run_skill_script`, in this order, then `search_skills` when the catalog is cut to its
+    /// budget (or the provider always offers it); none when there are no skills.
     pub fn tools(&self) -> &[SkillTool] {
         &self.tools
     }
 
-    /// The tool called `name`, if this run has it.
+    /// The tool called `name`, if this run has it. `search_skills` is here whenever the run has
+    /// skills, offered to the model or not, so that a host can always search.
     pub fn tool(&self, name: &str) -> Option<&SkillTool> {
-        self.tools.iter().find(|tool| tool.name() == name)
+        self.tools
+            .iter()
+            .chain(&self.search)
+            .find(|tool| tool.name() == name)
+    }
+
+    /// How the catalog's listing came out: its size against the budget, and how many skills it
+    /// lists, shortens and leaves out.
+    pub fn listing(&self) -> Listing {
+        self.listing
     }
 
     /// The skills of this run, in the source's order.

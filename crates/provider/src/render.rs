@@ -56,16 +56,29 @@ fn escape_xml_text(text: &str) -> String {
 fn escape(text: &str, quotes: bool) -> String {
     let mut escaped = String::with_capacity(text.len());
     for character in text.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' if quotes => escaped.push_str("&quot;"),
-            '\'' if quotes => escaped.push_str("&apos;"),
-            other => escaped.push(other),
+        match entity(character, quotes) {
+            Some(entity) => escaped.push_str(entity),
+            None => escaped.push(character),
         }
     }
     escaped
+}
+
+/// The entity that stands for `character` in escaped text, if it needs one.
+fn entity(character: char, quotes: bool) -> Option<&'static str> {
+    match character {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        '"' if quotes => Some("&quot;"),
+        '\'' if quotes => Some("&apos;"),
+        _ => None,
+    }
+}
+
+/// How many characters `character` takes once escaped by [`escape_xml`].
+pub(crate) fn escaped_chars(character: char) -> usize {
+    entity(character, true).map_or(1, str::len)
 }
 
 /// What `load_skill` shows for `skill`, whose document is `document`.

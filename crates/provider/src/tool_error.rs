@@ -26,6 +26,8 @@ pub enum ToolErrorCode {
     ScriptFailed,
     /// An idempotency key was repeated for a different call than the one it was first used for.
     IdempotencyKeyReused,
+    /// The skills could not be searched.
+    SearchFailed,
 }
 
 /// An error a tool returns to the model, shown to it as the JSON object

@@ -9,6 +9,7 @@ use serde_json::json;
 use skillful_core::RiskTier;
 
 use crate::calls::Snapshot;
+use crate::search::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use crate::tool_error::ToolError;
 
 /// Identifies one [`SkillsProvider`](crate::SkillsProvider) for the lifetime of the process.
@@ -28,7 +29,7 @@ impl fmt::Display for ProviderId {
     }
 }
 
-/// Which of the three skill tools a [`SkillTool`] is.
+/// Which of the skill tools a [`SkillTool`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ToolKind {
     /// `load_skill(skillName, offset?, limit?)`: the skill's full content, paged when long.
@@ -38,14 +39,19 @@ pub enum ToolKind {
     /// `run_skill_script(skillName, scriptName, arguments?, idempotencyKey?)`: runs one script;
     /// a retry with the same idempotency key returns the first result instead of running again.
     RunSkillScript,
+    /// `search_skills(query, limit?)`: the skills that best match a request, listed or not, as a
+    /// JSON array (see [`crate::search`]).
+    SearchSkills,
 }
 
 impl ToolKind {
-    /// The three kinds, in the order the tools are offered.
-    pub const ALL: [ToolKind; 3] = [
+    /// The four kinds, in the order the tools are offered (`search_skills` only when the catalog
+    /// is cut or the provider is asked to; see [`RunContext::tools`](crate::RunContext::tools)).
+    pub const ALL: [ToolKind; 4] = [
         ToolKind::LoadSkill,
         ToolKind::ReadSkillResource,
         ToolKind::RunSkillScript,
+        ToolKind::SearchSkills,
     ];
 
     /// The tool's name as the model calls it.
@@ -54,10 +60,11 @@ impl ToolKind {
             ToolKind::LoadSkill => "load_skill",
             ToolKind::ReadSkillResource => "read_skill_resource",
             ToolKind::RunSkillScript => "run_skill_script",
+            ToolKind::SearchSkills => "search_skills",
         }
     }
 
-    /// The tool's description, the reference's wording.
+    /// The tool's description: the reference's wording for the reference's three tools.
     pub fn description(self) -> &'static str {
         match self {
             ToolKind::LoadSkill => "Loads the full content of a specific skill",
@@ -65,11 +72,15 @@ impl ToolKind {
                 "Reads a resource associated with a skill, such as references, assets, or dynamic data."
             }
             ToolKind::RunSkillScript => "Runs a script associated with a skill.",
+            ToolKind::SearchSkills => {
+                "Finds the skills that match a task among all available skills, including those not listed in <available_skills>. Returns a JSON array, best first, of {name, description, score}; weak matches have \"low_confidence\": true, and nothing matching gives []. Then use load_skill with a name it returns."
+            }
         }
     }
 
-    /// Whether the tool only reads (`load_skill`, `read_skill_resource`); `run_skill_script` runs
-    /// code and is not read-only, so an approval layer should ask before it runs.
+    /// Whether the tool only reads (`load_skill`, `read_skill_resource`, `search_skills`);
+    /// `run_skill_script` runs code and is not read-only, so an approval layer should ask before
+    /// it runs.
     pub fn is_read_only(self) -> bool {
         !matches!(self, ToolKind::RunSkillScript)
     }
@@ -132,6 +143,23 @@ impl ToolKind {
                     }
                 },
                 "required": ["skillName", "scriptName"]
+            }),
+            ToolKind::SearchSkills => json!({
+                "type": "object",
+                "properties": {
+                    "query": {
+                        "type": "string",
+                        "description": "What the task needs, in a few words (e.g. \"fill in a PDF form\")."
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_SEARCH_LIMIT,
+                        "default": DEFAULT_SEARCH_LIMIT,
+                        "description": format!("The most skills to return (default {DEFAULT_SEARCH_LIMIT}, at most {MAX_SEARCH_LIMIT}).")
+                    }
+                },
+                "required": ["query"]
             }),
         }
     }
@@ -242,13 +270,16 @@ impl SkillTool {
         self.id.kind.is_read_only()
     }
 
-    /// How much harm this call can do: `load_skill` and `read_skill_resource` only read;
+    /// How much harm this call can do: `load_skill`, `read_skill_resource` and `search_skills`
+    /// only read;
     /// `run_skill_script` has the tier of the script it names (see
     /// [`SkillScript::risk_tier`](skillful_core::SkillScript::risk_tier)). An approval policy
     /// decides by it before [`SkillTool::invoke`].
     pub fn risk_tier(&self, arguments: &serde_json::Value) -> RiskTier {
         match self.id.kind {
-            ToolKind::LoadSkill | ToolKind::ReadSkillResource => RiskTier::Read,
+            ToolKind::LoadSkill | ToolKind::ReadSkillResource | ToolKind::SearchSkills => {
+                RiskTier::Read
+            }
             ToolKind::RunSkillScript => self.snapshot.script_risk(arguments.clone()),
         }
     }
@@ -264,6 +295,7 @@ impl SkillTool {
             ToolKind::LoadSkill => snapshot.load_skill(arguments).await,
             ToolKind::ReadSkillResource => snapshot.read_skill_resource(arguments).await,
             ToolKind::RunSkillScript => snapshot.run_skill_script(arguments).await,
+            ToolKind::SearchSkills => snapshot.search_skills(arguments).await,
         }
         .into()
     }

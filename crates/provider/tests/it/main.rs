@@ -4,6 +4,7 @@
 mod common;
 mod idempotency;
 mod inline;
+mod listing;
 mod lookup;
 mod paging;
 mod pipeline;
