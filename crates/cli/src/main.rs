@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod converse;
 mod engine;
+mod eval;
 mod inspect;
 mod mcp;
 mod run_script;
@@ -49,6 +50,8 @@ enum Command {
     Chat(converse::ChatArgs),
     /// The embedded engine: a local model server installed from PyPI (start, stop, status, models).
     Engine(engine::EngineArgs),
+    /// Measure whether skills help a model: run their evals with and without them, grade, benchmark.
+    Eval(eval::EvalArgs),
 }
 
 /// What a command reports back to `main`.
@@ -125,6 +128,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Run(args) => converse::run(args).await,
             Command::Chat(args) => converse::chat(args).await,
             Command::Engine(args) => engine::run(args).await,
+            Command::Eval(args) => eval::run(args).await,
         }
     })
 }
