@@ -174,7 +174,10 @@ pub(crate) fn read_evals(dir: &Path) -> Result<EvalSet, EvalError> {
         reason,
     };
     if set.evals.is_empty() {
-        return Err(invalid("it lists no evals".to_owned()));
+        return Err(invalid(
+            "it lists no evals; add test cases: {\"id\": 1, \"prompt\": ..., \"expected_output\": ..., \"expectations\": [...]}"
+                .to_owned(),
+        ));
     }
     let mut seen = HashSet::new();
     for case in &set.evals {
