@@ -76,6 +76,11 @@ pub(crate) struct EvalArgs {
     /// Do not run tool calls the model writes as text.
     #[arg(long)]
     no_text_tool_calls: bool,
+    /// List the valid skill, resource and script names in the tools' schemas (an `enum`, when
+    /// there are at most 32), so that servers that constrain tool calls to the schema
+    /// (llama.cpp) only let the model name what exists.
+    #[arg(long)]
+    enum_names: bool,
     /// Print the benchmark as JSON (an array of them for several skills) instead of the table.
     #[arg(long)]
     json: bool,
@@ -100,6 +105,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     settings.call_timeout = Duration::from_secs(args.call_timeout);
     settings.approval = ApprovalRules::new(args.approve.into()).approve_up_to(args.approve_up_to);
     settings.text_tool_calls = !args.no_text_tool_calls;
+    settings.enum_names = args.enum_names;
     settings.judge = match (&args.judge_endpoint, args.no_judge) {
         (_, true) => JudgeSettings::None,
         (Some(url), false) => JudgeSettings::Endpoint(url.clone()),

@@ -151,6 +151,9 @@ pub struct EvalSettings {
     pub approval: ApprovalRules,
     /// Whether tool calls written as text are recovered and run.
     pub text_tool_calls: bool,
+    /// Whether the tools' schemas list the valid skill, resource and script names
+    /// ([`SkillsProviderBuilder::enum_names`](skillful_provider::SkillsProviderBuilder::enum_names)).
+    pub enum_names: bool,
     /// Where statements are graded.
     pub judge: JudgeSettings,
 }
@@ -172,6 +175,7 @@ impl EvalSettings {
             approval: ApprovalRules::new(AutoApprove::ReadOnly)
                 .approve_up_to(skillful_core::RiskTier::Read),
             text_tool_calls: true,
+            enum_names: false,
             judge: JudgeSettings::SameEndpoint,
         }
     }
@@ -183,6 +187,17 @@ impl EvalSettings {
         options.max_tokens = self.max_tokens;
         options.seed = seed;
         options
+    }
+
+    /// The skills provider over `source`, with these settings.
+    fn provider(&self, source: FileSkillsSource) -> Result<SkillsProvider, EvalError> {
+        SkillsProvider::builder(Arc::new(source))
+            .enum_names(self.enum_names)
+            .build()
+            .map_err(|error| EvalError::Skills {
+                dir: PathBuf::new(),
+                reason: error.to_string(),
+            })
     }
 
     fn seed_of(&self, run_number: u32) -> Option<u64> {
@@ -385,7 +400,7 @@ impl Evaluator {
                     dir: skill.dir.clone(),
                     reason: error.to_string(),
                 })?;
-            builder = builder.skills(Arc::new(SkillsProvider::new(Arc::new(source))));
+            builder = builder.skills(Arc::new(self.settings.provider(source)?));
         }
         let agent = builder.build();
 
@@ -468,7 +483,7 @@ impl Evaluator {
                 reason: error.to_string(),
             })?;
         let agent = Agent::builder(Arc::clone(&self.client))
-            .skills(Arc::new(SkillsProvider::new(Arc::new(source))))
+            .skills(Arc::new(self.settings.provider(source)?))
             .approval(ApprovalRules::new(AutoApprove::None))
             .options(self.settings.options(self.settings.seed_of(run_number)))
             .text_tool_calls(self.settings.text_tool_calls)

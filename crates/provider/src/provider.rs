@@ -69,6 +69,7 @@ pub struct SkillsProvider {
     template: String,
     max_resource_bytes: usize,
     replays: Arc<Replays>,
+    enum_names: bool,
 }
 
 impl SkillsProvider {
@@ -80,6 +81,7 @@ impl SkillsProvider {
             template: DEFAULT_PROMPT_TEMPLATE.to_owned(),
             max_resource_bytes: DEFAULT_MAX_RESOURCE_BYTES,
             replays: Arc::new(Replays::new(DEFAULT_IDEMPOTENCY_KEYS)),
+            enum_names: false,
         }
     }
 
@@ -89,6 +91,7 @@ impl SkillsProvider {
             template: None,
             max_resource_bytes: DEFAULT_MAX_RESOURCE_BYTES,
             idempotency_keys: DEFAULT_IDEMPOTENCY_KEYS,
+            enum_names: false,
             source,
         }
     }
@@ -117,7 +120,7 @@ impl SkillsProvider {
         ));
         let tools = ToolKind::ALL
             .into_iter()
-            .map(|kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot)))
+            .map(|kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot), self.enum_names))
             .collect();
         Ok(RunContext {
             instructions: Some(instructions),
@@ -145,6 +148,7 @@ pub struct SkillsProviderBuilder {
     template: Option<String>,
     max_resource_bytes: usize,
     idempotency_keys: usize,
+    enum_names: bool,
 }
 
 impl SkillsProviderBuilder {
@@ -164,6 +168,17 @@ impl SkillsProviderBuilder {
     /// (default [`DEFAULT_IDEMPOTENCY_KEYS`]); past it the least recently used is forgotten.
     pub fn idempotency_keys(mut self, keys: usize) -> Self {
         self.idempotency_keys = keys;
+        self
+    }
+
+    /// Whether the tools' schemas list the valid names: `skillName` an `enum` of the skills
+    /// offered, `resourceName` and `scriptName` of every resource and script of theirs, each
+    /// when there are at most [`MAX_ENUM_NAMES`](crate::MAX_ENUM_NAMES). A server that constrains
+    /// tool calls to the offered schema (llama.cpp) then only lets the model write names that
+    /// exist; small models otherwise misspell them or call a skill as if it were a tool. Off by
+    /// default: the schemas then change with the skills offered.
+    pub fn enum_names(mut self, enum_names: bool) -> Self {
+        self.enum_names = enum_names;
         self
     }
 
@@ -191,6 +206,7 @@ impl SkillsProviderBuilder {
         }
         provider.max_resource_bytes = self.max_resource_bytes;
         provider.replays = Arc::new(Replays::new(self.idempotency_keys));
+        provider.enum_names = self.enum_names;
         Ok(provider)
     }
 }
