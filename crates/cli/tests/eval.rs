@@ -594,3 +594,94 @@ fn with_nothing_configured_the_engine_is_started_for_the_evaluation_and_stopped(
     assert!(lines.first().unwrap().starts_with("started "), "{events}");
     assert!(lines.last().unwrap().starts_with("stopped "), "{events}");
 }
+
+/// `skills eval` of the example skill against the real engine of `cargo xtask llm-server`
+/// (opt-in, run by CI): `SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p skillful-cli
+/// --test eval -- --ignored real_engine`. It checks that every file is written and well formed,
+/// not the model's score.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE"]
+async fn real_engine_evaluation_of_the_example_skill_writes_the_workspace() {
+    let endpoint = std::env::var("SKILLS_REAL_ENGINE").expect(
+        "set SKILLS_REAL_ENGINE to the engine's base URL, e.g. http://127.0.0.1:8090/v1, after \
+         `cargo xtask llm-server --port 8090 --require-user`",
+    );
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/skills/unit-converter"
+    );
+    let workspace = tempfile::tempdir().unwrap();
+    let output = skills(
+        [
+            "eval",
+            example,
+            "--endpoint",
+            &endpoint,
+            "--workspace",
+            &workspace.path().display().to_string(),
+            "--seed",
+            "1",
+            "--temperature",
+            "0",
+            // Short answers keep CI short; the score is not what is checked.
+            "--max-tokens",
+            "200",
+        ]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect(),
+    )
+    .await;
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("pass rate"), "{stdout}");
+
+    let read = |relative: &str| -> Value {
+        let path = workspace.path().join(relative);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    };
+    let evals = read(&format!("{example}/evals/evals.json"));
+    let benchmark = read("iteration-1/benchmark.json");
+    let cases = evals["evals"].as_array().unwrap();
+    assert_eq!(benchmark["runs"].as_array().unwrap().len(), cases.len() * 2);
+    for case in cases {
+        for configuration in ["with_skill", "without_skill"] {
+            let run = format!("iteration-1/eval-{}/{configuration}", case["id"]);
+            let timing = read(&format!("{run}/timing.json"));
+            assert!(timing["total_tokens"].as_u64().unwrap() > 0, "{timing}");
+            assert!(timing["duration_ms"].is_u64(), "{timing}");
+            let grading = read(&format!("{run}/grading.json"));
+            assert_eq!(
+                grading["expectations"].as_array().unwrap().len(),
+                case["expectations"].as_array().unwrap().len()
+            );
+            let summary = &grading["summary"];
+            assert_eq!(
+                summary["total"].as_u64().unwrap() + summary["ungraded"].as_u64().unwrap(),
+                case["expectations"].as_array().unwrap().len() as u64
+            );
+            assert!(
+                workspace
+                    .path()
+                    .join(format!("{run}/outputs/answer.md"))
+                    .is_file()
+            );
+            read(&format!("{run}/outputs/transcript.json"));
+        }
+    }
+    for configuration in ["with_skill", "without_skill"] {
+        let summary = &benchmark["run_summary"][configuration];
+        let rate = summary["pass_rate"]["mean"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&rate), "{summary}");
+        assert!(summary["time_seconds"]["stddev"].as_f64().unwrap() >= 0.0);
+    }
+    assert!(benchmark["run_summary"]["delta"]["pass_rate"].is_f64());
+    let triggers = &benchmark["triggers"];
+    assert_eq!(triggers["queries"], 6, "{triggers}");
+    assert_eq!(
+        read("iteration-1/triggers.json").as_array().unwrap().len(),
+        6
+    );
+}
