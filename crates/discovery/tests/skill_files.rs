@@ -221,12 +221,12 @@ async fn the_skills_evals_directory_is_neither_resource_nor_script() {
         "{\"expected_output\": \"the answer\"}",
     );
     tree.write("graded/evals/check.py", "print('pass')");
-    tree.write("graded/references/evals/kept.md", "x");
+    tree.write("graded/references/table.md", "x");
     tree.write("graded/scripts/run.py", "x");
 
     let skill = only_skill(&tree.root).await;
 
-    assert_eq!(resource_names(skill.as_ref()), ["references/evals/kept.md"]);
+    assert_eq!(resource_names(skill.as_ref()), ["references/table.md"]);
     assert_eq!(script_names(skill.as_ref()), ["scripts/run.py"]);
 }
 
