@@ -135,11 +135,11 @@ pub(crate) fn describe_outputs(dir: &Path, skip: &[&str]) -> String {
         if budget == 0 {
             continue;
         }
-        if let Ok(bytes) = read_prefix(&entry.path(), budget) {
-            if let Ok(text) = String::from_utf8(bytes) {
-                budget = budget.saturating_sub(text.len() as u64);
-                described.push_str(&format!("```\n{text}\n```\n"));
-            }
+        if let Ok(bytes) = read_prefix(&entry.path(), budget)
+            && let Ok(text) = String::from_utf8(bytes)
+        {
+            budget = budget.saturating_sub(text.len() as u64);
+            described.push_str(&format!("```\n{text}\n```\n"));
         }
     }
     if described.is_empty() {

@@ -101,15 +101,16 @@ impl Judge {
 /// `{"passed": bool, "evidence": "..."}` anywhere in the reply (a fenced block included), or a
 /// reply that starts with PASS or FAIL.
 fn parse_verdict(reply: &str) -> Option<(bool, String)> {
-    if let (Some(start), Some(end)) = (reply.find('{'), reply.rfind('}')) {
-        if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(&reply[start..=end]) {
-            let passed = object.get("passed").and_then(Value::as_bool)?;
-            let evidence = object
-                .get("evidence")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            return Some((passed, bounded(evidence)));
-        }
+    if let (Some(start), Some(end)) = (reply.find('{'), reply.rfind('}'))
+        && start < end
+        && let Ok(Value::Object(object)) = serde_json::from_str::<Value>(&reply[start..=end])
+    {
+        let passed = object.get("passed").and_then(Value::as_bool)?;
+        let evidence = object
+            .get("evidence")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        return Some((passed, bounded(evidence)));
     }
     let trimmed = reply.trim_start();
     let passed = match trimmed.get(..4)?.to_ascii_uppercase().as_str() {
@@ -384,6 +385,7 @@ mod tests {
             Some((false, "no unit is named".to_owned()))
         );
         assert_eq!(parse_verdict("I think it is fine"), None);
+        assert_eq!(parse_verdict("} backwards {"), None);
         assert_eq!(parse_verdict("{\"passed\": \"yes\"}"), None);
     }
 

@@ -225,10 +225,11 @@ impl SkillTool {
                 ("resourceName", resources),
                 ("scriptName", scripts),
             ] {
-                if let Some(schema) = parameters["properties"].get_mut(property) {
-                    if !names.is_empty() && names.len() <= MAX_ENUM_NAMES {
-                        schema["enum"] = json!(names);
-                    }
+                if let Some(schema) = parameters["properties"].get_mut(property)
+                    && !names.is_empty()
+                    && names.len() <= MAX_ENUM_NAMES
+                {
+                    schema["enum"] = json!(names);
                 }
             }
         }
