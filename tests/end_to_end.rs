@@ -68,7 +68,7 @@ async fn a_model_discovers_loads_reads_and_runs_the_unit_converter() {
         "load_skill starts with the raw SKILL.md"
     );
     assert!(loaded.contains(r#"<resource name="references/conversion-table.md"/>"#));
-    assert!(loaded.contains(r#"<script name="scripts/convert.py" risk="write-high">"#));
+    assert!(loaded.contains(r#"<script name="scripts/convert.py" risk="read">"#));
 
     let read = run.tool("read_skill_resource").unwrap();
     let table = text(read.invoke(json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"})).await);

@@ -214,9 +214,24 @@ fn new_skill(name: &str, dir: PathBuf) -> anyhow::Result<()> {
                 ),
             ),
             ("scripts/.gitkeep", String::new()),
+            // Empty, for `skills eval`: test cases and trigger queries are the author's to write.
+            (
+                "evals/evals.json",
+                render(
+                    include_str!("../templates/skill/evals.json.template"),
+                    &values,
+                ),
+            ),
+            (
+                "evals/triggers.json",
+                include_str!("../templates/skill/triggers.json.template").to_owned(),
+            ),
         ],
     )?;
-    println!("created skill {} (fill in the TODOs)", skill_dir.display());
+    println!(
+        "created skill {} (fill in the TODOs; add test cases to evals/evals.json for `skills eval`)",
+        skill_dir.display()
+    );
     Ok(())
 }
 
@@ -360,6 +375,25 @@ mod tests {
             render("{{a}}-{{b}}-{{a}}", &[("a", "1"), ("b", "2")]),
             "1-2-1"
         );
+    }
+
+    #[test]
+    fn a_new_skill_has_empty_evals_that_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        new_skill("fresh-skill", dir.path().to_path_buf()).unwrap();
+        let skill = dir.path().join("fresh-skill");
+        let evals: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(skill.join("evals/evals.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            evals,
+            serde_json::json!({"skill_name": "fresh-skill", "evals": []})
+        );
+        let triggers: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(skill.join("evals/triggers.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(triggers, serde_json::json!([]));
     }
 
     #[test]

@@ -32,13 +32,52 @@ pub(crate) const DEFAULT_CALL_TIMEOUT: u64 = 300;
 
 /// Which skill tools run without asking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Approve {
+pub(crate) enum Approve {
     /// `load_skill` and `read_skill_resource` run; scripts ask.
     ReadOnly,
     /// All three tools run (destructive scripts are still refused).
     All,
     /// Every call asks.
     Ask,
+}
+
+impl From<Approve> for AutoApprove {
+    fn from(approve: Approve) -> Self {
+        match approve {
+            Approve::ReadOnly => AutoApprove::ReadOnly,
+            Approve::All => AutoApprove::All,
+            Approve::Ask => AutoApprove::None,
+        }
+    }
+}
+
+/// The server to talk to: `endpoint` as given; without one, what [`EngineGuard::ensure`] finds
+/// or starts (`model` when it names a model of the engine's catalogue), kept until the guard is
+/// dropped.
+pub(crate) async fn model_server(
+    endpoint: Option<&str>,
+    model: Option<&str>,
+) -> anyhow::Result<(String, Option<EngineGuard>)> {
+    if let Some(endpoint) = endpoint {
+        return Ok((endpoint.to_owned(), None));
+    }
+    let engine = Engine::from_env()?;
+    let model = match model.and_then(|name| skillful_engine::model(name).ok()) {
+        Some(model) => model,
+        None => skillful_engine::model(DEFAULT_MODEL)?,
+    };
+    let guard = EngineGuard::ensure(&engine, DEFAULT_BASE_URL, model)
+        .await
+        .with_context(|| {
+            format!(
+                "nothing answers at {DEFAULT_BASE_URL} and the embedded engine cannot start \
+                 (or pass --endpoint URL)"
+            )
+        })?;
+    if let Some(note) = guard.note() {
+        eprintln!("skills: {note}");
+    }
+    Ok((guard.endpoint(), Some(guard)))
 }
 
 /// How to reach the model and which skills to offer it.
@@ -113,33 +152,10 @@ pub(crate) struct ChatArgs {
 }
 
 impl AgentArgs {
-    /// The server to talk to: `--endpoint` (or `SKILLS_ENDPOINT`) as given; without one, what
-    /// [`EngineGuard::ensure`] finds or starts, kept until the guard is dropped.
+    /// The server to talk to: `--endpoint` (or `SKILLS_ENDPOINT`), else the embedded engine's
+    /// fallback ([`model_server`]).
     async fn server(&self) -> anyhow::Result<(String, Option<EngineGuard>)> {
-        if let Some(endpoint) = &self.endpoint {
-            return Ok((endpoint.clone(), None));
-        }
-        let engine = Engine::from_env()?;
-        let model = self
-            .model
-            .as_deref()
-            .and_then(|name| skillful_engine::model(name).ok());
-        let model = match model {
-            Some(model) => model,
-            None => skillful_engine::model(DEFAULT_MODEL)?,
-        };
-        let guard = EngineGuard::ensure(&engine, DEFAULT_BASE_URL, model)
-            .await
-            .with_context(|| {
-                format!(
-                    "nothing answers at {DEFAULT_BASE_URL} and the embedded engine cannot start \
-                     (or pass --endpoint URL)"
-                )
-            })?;
-        if let Some(note) = guard.note() {
-            eprintln!("skills: {note}");
-        }
-        Ok((guard.endpoint(), Some(guard)))
+        model_server(self.endpoint.as_deref(), self.model.as_deref()).await
     }
 
     fn agent(&self, endpoint: &str) -> anyhow::Result<Agent> {
@@ -160,12 +176,7 @@ impl AgentArgs {
         options.temperature = self.temperature;
         options.seed = self.seed;
         options.max_tokens = Some(self.max_tokens);
-        let auto = match self.approve {
-            Approve::ReadOnly => AutoApprove::ReadOnly,
-            Approve::All => AutoApprove::All,
-            Approve::Ask => AutoApprove::None,
-        };
-        let mut rules = ApprovalRules::new(auto);
+        let mut rules = ApprovalRules::new(self.approve.into());
         if let Some(tier) = self.approve_up_to {
             rules = rules.approve_up_to(tier);
         }

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 mod compose;
 mod converse;
 mod engine;
+mod eval;
 mod inspect;
 mod mcp;
 mod run_script;
@@ -62,6 +63,8 @@ enum Command {
     Disable(settings::ToggleArgs),
     /// The embedded engine: a local model server installed from PyPI (start, stop, status, models).
     Engine(engine::EngineArgs),
+    /// Measure whether skills help a model: run their evals with and without them, grade, benchmark.
+    Eval(eval::EvalArgs),
 }
 
 /// What a command reports back to `main`.
@@ -143,6 +146,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Enable(args) => settings::toggle(args, true),
             Command::Disable(args) => settings::toggle(args, false),
             Command::Engine(args) => engine::run(args).await,
+            Command::Eval(args) => eval::run(args).await,
         }
     })
 }

@@ -97,10 +97,10 @@ fn list_json_has_every_field() {
         })
     );
     assert_eq!(skill["status"], "active");
-    assert_eq!(skill["risk"], serde_json::Value::Null);
+    assert_eq!(skill["risk"], "read");
     assert_eq!(
         skill["script_risks"],
-        serde_json::json!({"scripts/convert.py": "write-high"})
+        serde_json::json!({"scripts/convert.py": "read"})
     );
     assert_eq!(skill["name"], "unit-converter");
     assert_eq!(skill["license"], "MIT");
@@ -140,7 +140,7 @@ fn show_prints_what_load_skill_returns() {
     let text = out(&output);
     assert!(text.starts_with(&skill_md));
     assert!(text.contains("<available_scripts>"));
-    assert!(text.contains(r#"<script name="scripts/convert.py" risk="write-high">"#));
+    assert!(text.contains(r#"<script name="scripts/convert.py" risk="read">"#));
 
     let missing = skills(&["show", "unit-convertor", EXAMPLES]);
     assert_eq!(missing.status.code(), Some(1));

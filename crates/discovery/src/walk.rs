@@ -46,6 +46,11 @@ pub(crate) fn is_ignored_dir(name: &std::ffi::OsStr) -> bool {
     name.as_encoded_bytes().starts_with(b".") || name == "node_modules"
 }
 
+/// A skill's own `evals/` directory (its test cases with their expected answers, and the scripts
+/// that grade them, for `skills eval`) is for the skill's author: a model under evaluation must
+/// not read the answers, nor run the graders.
+const EVALS_DIR: &str = "evals";
+
 /// The entries of `dir` sorted by name, or `None` (with a warning) when it cannot be listed.
 /// An entry that cannot be inspected is skipped with a warning.
 fn read_entries(dir: &Path, sink: &mut Vec<Diagnostic>) -> Option<Vec<Entry>> {
@@ -433,6 +438,7 @@ impl Files<'_> {
             match entry.kind {
                 Kind::File => self.add(name, relative),
                 Kind::Dir if is_ignored_dir(&entry.name) => {}
+                Kind::Dir if depth == 1 && entry.name == EVALS_DIR => {}
                 Kind::Dir if depth < self.config.search_depth => {
                     subdirs.push((dir.join(name), relative()));
                 }

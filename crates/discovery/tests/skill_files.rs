@@ -213,6 +213,24 @@ async fn hidden_directories_and_node_modules_inside_a_skill_are_not_listed() {
 }
 
 #[tokio::test]
+async fn the_skills_evals_directory_is_neither_resource_nor_script() {
+    let tree = Tree::new();
+    tree.skill("graded");
+    tree.write(
+        "graded/evals/evals.json",
+        "{\"expected_output\": \"the answer\"}",
+    );
+    tree.write("graded/evals/check.py", "print('pass')");
+    tree.write("graded/references/table.md", "x");
+    tree.write("graded/scripts/run.py", "x");
+
+    let skill = only_skill(&tree.root).await;
+
+    assert_eq!(resource_names(skill.as_ref()), ["references/table.md"]);
+    assert_eq!(script_names(skill.as_ref()), ["scripts/run.py"]);
+}
+
+#[tokio::test]
 async fn filters_see_the_skill_name_and_relative_path() {
     let tree = Tree::new();
     tree.skill("filtered");

@@ -324,24 +324,51 @@ impl Snapshot {
         })
     }
 
+    /// Every skill's name, and every resource's and script's name over all skills, each
+    /// sorted and without repeats: what a schema may list as the valid values.
+    pub(crate) fn names(&self) -> [Vec<String>; 3] {
+        let mut skills = Vec::new();
+        let mut resources = Vec::new();
+        let mut scripts = Vec::new();
+        for skill in &self.skills {
+            skills.push(skill.frontmatter().name.clone());
+            resources.extend(skill.resources().iter().map(|r| r.name().to_owned()));
+            scripts.extend(skill.scripts().iter().map(|s| s.name().to_owned()));
+        }
+        [skills, resources, scripts].map(|mut names| {
+            names.sort_unstable();
+            names.dedup();
+            names
+        })
+    }
+
     /// The risk tier of the script a `run_skill_script` call names, found as the call would find
-    /// it; a call that names no script it can run is [`RiskTier::SCRIPT_DEFAULT`].
+    /// it. A call that names a skill or script this run does not have can run nothing (it fails
+    /// with the names that exist), so it is [`RiskTier::Read`]: small models often guess a name
+    /// first, and an approval asked, or refused, for that guess would hide the names from them.
+    /// Arguments that are not a call's are [`RiskTier::SCRIPT_DEFAULT`].
     pub(crate) fn script_risk(&self, arguments: serde_json::Value) -> RiskTier {
-        let found = parse_arguments::<RunSkillScriptArguments>(ToolKind::RunSkillScript, arguments)
-            .ok()
-            .and_then(|arguments| {
-                let skill = self.find_skill(arguments.skill_name?).ok()?;
-                let script = find_member(
-                    Member::Script,
-                    &skill.name,
-                    arguments.script_name?,
-                    named(skill.item.scripts(), |script| script.name()),
-                    |name| skill.item.script(name),
-                )
-                .ok()?;
-                Some(script.item.risk_tier())
-            });
-        found.unwrap_or(RiskTier::SCRIPT_DEFAULT)
+        let Ok(arguments) =
+            parse_arguments::<RunSkillScriptArguments>(ToolKind::RunSkillScript, arguments)
+        else {
+            return RiskTier::SCRIPT_DEFAULT;
+        };
+        let (Some(skill), Some(script)) = (arguments.skill_name, arguments.script_name) else {
+            return RiskTier::SCRIPT_DEFAULT;
+        };
+        let Ok(skill) = self.find_skill(skill) else {
+            return RiskTier::Read;
+        };
+        match find_member(
+            Member::Script,
+            &skill.name,
+            script,
+            named(skill.item.scripts(), |script| script.name()),
+            |name| skill.item.script(name),
+        ) {
+            Ok(script) => script.item.risk_tier(),
+            Err(_) => RiskTier::Read,
+        }
     }
 
     fn find_skill(&self, requested: String) -> Result<Found<Arc<dyn Skill>>, ToolError> {

@@ -97,6 +97,7 @@ pub struct SkillsProvider {
     listing: ListingRules,
     always_offer_search: bool,
     search: Arc<SearchCache>,
+    enum_names: bool,
 }
 
 impl SkillsProvider {
@@ -111,6 +112,7 @@ impl SkillsProvider {
             listing: ListingRules::default(),
             always_offer_search: false,
             search: Arc::new(SearchCache::default()),
+            enum_names: false,
         }
     }
 
@@ -122,6 +124,7 @@ impl SkillsProvider {
             idempotency_keys: DEFAULT_IDEMPOTENCY_KEYS,
             listing: ListingRules::default(),
             always_offer_search: false,
+            enum_names: false,
             source,
         }
     }
@@ -151,7 +154,7 @@ impl SkillsProvider {
             context.isolation_key.clone(),
             Arc::clone(&self.search),
         ));
-        let tool = |kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot));
+        let tool = |kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot), self.enum_names);
         let offers_search = self.always_offer_search || listing.is_cut();
         let tools = ToolKind::ALL
             .into_iter()
@@ -190,6 +193,7 @@ pub struct SkillsProviderBuilder {
     idempotency_keys: usize,
     listing: ListingRules,
     always_offer_search: bool,
+    enum_names: bool,
 }
 
 impl SkillsProviderBuilder {
@@ -249,6 +253,17 @@ impl SkillsProviderBuilder {
         self
     }
 
+    /// Whether the tools' schemas list the valid names: `skillName` an `enum` of the skills
+    /// offered, `resourceName` and `scriptName` of every resource and script of theirs, each
+    /// when there are at most [`MAX_ENUM_NAMES`](crate::MAX_ENUM_NAMES). A server that constrains
+    /// tool calls to the offered schema (llama.cpp) then only lets the model write names that
+    /// exist; small models otherwise misspell them or call a skill as if it were a tool. Off by
+    /// default: the schemas then change with the skills offered.
+    pub fn enum_names(mut self, enum_names: bool) -> Self {
+        self.enum_names = enum_names;
+        self
+    }
+
     /// Builds the provider.
     ///
     /// # Errors
@@ -275,6 +290,7 @@ impl SkillsProviderBuilder {
         provider.replays = Arc::new(Replays::new(self.idempotency_keys));
         provider.listing = self.listing;
         provider.always_offer_search = self.always_offer_search;
+        provider.enum_names = self.enum_names;
         Ok(provider)
     }
 }

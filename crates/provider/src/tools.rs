@@ -12,6 +12,11 @@ use crate::calls::Snapshot;
 use crate::search::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use crate::tool_error::ToolError;
 
+/// The most names a schema lists as an `enum` (see
+/// [`SkillsProviderBuilder::enum_names`](crate::SkillsProviderBuilder::enum_names)); with more, the
+/// property stays a free string.
+pub const MAX_ENUM_NAMES: usize = 32;
+
 /// Identifies one [`SkillsProvider`](crate::SkillsProvider) for the lifetime of the process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProviderId(u64);
@@ -232,10 +237,33 @@ pub struct SkillTool {
 }
 
 impl SkillTool {
-    pub(crate) fn new(provider: ProviderId, kind: ToolKind, snapshot: Arc<Snapshot>) -> Self {
+    /// The tool of `kind` over `snapshot`; with `enum_names`, its schema lists the valid names
+    /// (see [`SkillsProviderBuilder::enum_names`](crate::SkillsProviderBuilder::enum_names)).
+    pub(crate) fn new(
+        provider: ProviderId,
+        kind: ToolKind,
+        snapshot: Arc<Snapshot>,
+        enum_names: bool,
+    ) -> Self {
+        let mut parameters = kind.parameters(snapshot.max_resource_bytes());
+        if enum_names {
+            let [skills, resources, scripts] = snapshot.names();
+            for (property, names) in [
+                ("skillName", skills),
+                ("resourceName", resources),
+                ("scriptName", scripts),
+            ] {
+                if let Some(schema) = parameters["properties"].get_mut(property)
+                    && !names.is_empty()
+                    && names.len() <= MAX_ENUM_NAMES
+                {
+                    schema["enum"] = json!(names);
+                }
+            }
+        }
         Self {
             id: ToolId { provider, kind },
-            parameters: kind.parameters(snapshot.max_resource_bytes()),
+            parameters,
             snapshot,
         }
     }

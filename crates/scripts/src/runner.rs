@@ -1,7 +1,7 @@
 //! The runner: from a request to a finished, limited process.
 
 use std::ffi::{OsStr, OsString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,7 +31,8 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// - **Arguments**: never through a shell. A JSON array gives the command line as is, a JSON
 ///   object gives `--key value` pairs (`true` a bare `--key` flag, `false` and `null` nothing),
 ///   null gives none; anything else is refused.
-/// - **Where and with what**: in the script's directory, with standard input closed, and an
+/// - **Where and with what**: in the script's directory (or the builder's
+///   [`working_dir`](ProcessRunnerBuilder::working_dir)), with standard input closed, and an
 ///   environment of only [`DEFAULT_ALLOWED_ENV`] (plus what the host allows or sets through the
 ///   builder): the host's secrets (`OPENAI_API_KEY`, ...) never reach a script.
 /// - **Limits**: a wall-clock timeout ([`DEFAULT_TIMEOUT`]) after which the script is killed
@@ -85,6 +86,7 @@ struct Config {
     timeout: Duration,
     max_output_bytes: usize,
     environment: Vec<(OsString, OsString)>,
+    working_dir: Option<PathBuf>,
 }
 
 impl Default for ProcessRunner {
@@ -145,7 +147,10 @@ impl ProcessRunner {
     async fn try_execute(&self, request: &FileScriptRequest) -> Result<ScriptOutput, RunFailure> {
         let arguments = command_line(&request.arguments).map_err(RunFailure::InvalidArguments)?;
         let script = request.script_path.as_path();
-        let dir = script.parent().unwrap_or(&request.skill_dir);
+        let dir = match &self.config.working_dir {
+            Some(dir) => dir.as_path(),
+            None => script.parent().unwrap_or(&request.skill_dir),
+        };
         let started = Instant::now();
         let child = match self.interpreter_for(script) {
             Some((extension, interpreter)) => {
@@ -376,6 +381,7 @@ pub struct ProcessRunnerBuilder {
     allowed_env: Vec<String>,
     added_env: Vec<(OsString, OsString)>,
     host_env: Option<Vec<(OsString, OsString)>>,
+    working_dir: Option<PathBuf>,
 }
 
 impl Default for ProcessRunnerBuilder {
@@ -390,6 +396,7 @@ impl Default for ProcessRunnerBuilder {
                 .collect(),
             added_env: Vec::new(),
             host_env: None,
+            working_dir: None,
         }
     }
 }
@@ -433,6 +440,14 @@ impl ProcessRunnerBuilder {
     /// Sets `name` to `value` for every script, over any inherited value.
     pub fn env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         self.added_env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Runs every script in `dir` instead of the script's own directory: a task's working
+    /// directory, where its input files are and its output files go (`skills eval` gives each
+    /// run its own). The script file itself is still the skill's.
+    pub fn working_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.working_dir = Some(dir.into());
         self
     }
 
@@ -495,6 +510,7 @@ impl ProcessRunnerBuilder {
                 interpreters: self.interpreters,
                 timeout: self.timeout,
                 max_output_bytes: self.max_output_bytes,
+                working_dir: self.working_dir,
             }),
         }
     }

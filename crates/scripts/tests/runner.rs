@@ -239,6 +239,33 @@ async fn the_script_runs_in_its_directory_with_stdin_closed() {
 }
 
 #[tokio::test]
+async fn a_working_directory_is_where_the_script_runs_and_writes() {
+    let skill = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let path = script(
+        skill.path(),
+        "scripts/write.py",
+        "import os\nopen('out.txt', 'w').write('made here')\nprint(os.getcwd())\n",
+        false,
+    );
+    let runner = ProcessRunner::builder()
+        .working_dir(work.path())
+        .build()
+        .unwrap();
+    let output = runner.execute(&request(&path, json!(null))).await.unwrap();
+    assert!(output.succeeded(), "{output:?}");
+    assert_eq!(
+        Path::new(output.stdout.trim()).canonicalize().unwrap(),
+        work.path().canonicalize().unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("out.txt")).unwrap(),
+        "made here"
+    );
+    assert!(!path.parent().unwrap().join("out.txt").exists());
+}
+
+#[tokio::test]
 async fn stderr_and_a_non_zero_exit_code_are_reported_and_rendered() {
     let text = "import sys\nprint('partial')\nprint('bad input', file=sys.stderr)\nsys.exit(3)\n";
     let output = run_new(&runner(), "fail.py", text).await.unwrap();

@@ -1,7 +1,8 @@
 //! A real OpenAI-compatible chat server on `127.0.0.1`, for the workspace's tests only (a
 //! dev-dependency; never linked into a library or the binary).
 //!
-//! Each test scripts the replies, in order. The server is as strict as a local engine: it answers
+//! Each test scripts the replies, in order, or answers each request by a function of it (a
+//! deterministic stand-in model, [`TestServer::respond`]). The server is as strict as a local engine: it answers
 //! HTTP 400 `No user query found in messages.` to a request without a user message whose content
 //! is a plain non-empty string (what Qwen-family chat templates demand), HTTP 400 when a
 //! `tool` message does not answer a preceding `tool_call_id` or a tool call goes unanswered, and
@@ -144,11 +145,26 @@ impl Recorded {
     }
 }
 
-#[derive(Debug, Default)]
+/// A stand-in model: the reply to a request, from the request's JSON body.
+type Responder = Arc<dyn Fn(&Value) -> Reply + Send + Sync>;
+
+#[derive(Default)]
 struct Script {
     replies: VecDeque<Reply>,
+    responder: Option<Responder>,
     fallback: Option<Reply>,
     requests: Vec<Recorded>,
+}
+
+impl std::fmt::Debug for Script {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Script")
+            .field("replies", &self.replies)
+            .field("responder", &self.responder.is_some())
+            .field("fallback", &self.fallback)
+            .field("requests", &self.requests)
+            .finish()
+    }
 }
 
 /// The running server; it stops when dropped.
@@ -193,7 +209,14 @@ impl TestServer {
         self.lock().replies.push_back(reply);
     }
 
-    /// The reply given whenever the queue is empty (a model that repeats itself).
+    /// Answers every request the queue does not by `responder`, a function of the request's
+    /// JSON body: a deterministic stand-in model (it sees the tools offered and the messages).
+    pub fn respond(&self, responder: impl Fn(&Value) -> Reply + Send + Sync + 'static) {
+        self.lock().responder = Some(Arc::new(responder));
+    }
+
+    /// The reply given whenever the queue is empty and no responder is set (a model that repeats
+    /// itself).
     pub fn repeat(&self, reply: Reply) {
         self.lock().fallback = Some(reply);
     }
@@ -240,6 +263,7 @@ async fn chat(
         Ok(()) => match script
             .replies
             .pop_front()
+            .or_else(|| script.responder.as_ref().map(|respond| respond(&body)))
             .or_else(|| script.fallback.clone())
         {
             Some(reply) => reply,

@@ -57,6 +57,74 @@ async fn the_three_tools_come_in_order_with_the_reference_names_and_descriptions
 }
 
 #[tokio::test]
+async fn with_enum_names_the_schemas_list_the_valid_names_and_without_they_do_not() {
+    let other = Arc::new(
+        TestSkill::new("style-guide")
+            .text("references/table.md", "shared name")
+            .script("scripts/lint.sh", None),
+    ) as Arc<dyn Skill>;
+    let skills = vec![converter(), other];
+    let source = Arc::new(skillful_provider::InlineSkillsSource::from_skills(
+        skills.clone(),
+    ));
+    let constrained = skillful_provider::SkillsProvider::builder(source)
+        .enum_names(true)
+        .build()
+        .unwrap();
+    let run = run_of(&constrained).await;
+    let schema = |name: &str| run.tool(name).unwrap().parameters().clone();
+    assert_eq!(
+        schema("load_skill")["properties"]["skillName"]["enum"],
+        json!(["style-guide", "unit-converter"])
+    );
+    assert_eq!(
+        schema("read_skill_resource")["properties"]["resourceName"]["enum"],
+        json!([
+            "references/broken.md",
+            "references/odd.md",
+            "references/table.md"
+        ])
+    );
+    assert_eq!(
+        schema("run_skill_script")["properties"]["scriptName"]["enum"],
+        json!(["scripts/convert.py", "scripts/fail.py", "scripts/lint.sh"])
+    );
+    assert_eq!(
+        schema("run_skill_script")["properties"]["skillName"]["enum"],
+        json!(["style-guide", "unit-converter"])
+    );
+
+    let free = run_of(&provider(skills)).await;
+    for tool in free.tools() {
+        for property in tool.parameters()["properties"]
+            .as_object()
+            .unwrap()
+            .values()
+        {
+            assert!(property.get("enum").is_none(), "{property}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn past_the_limit_a_name_stays_a_free_string() {
+    let many: Vec<Arc<dyn Skill>> = (0..=skillful_provider::MAX_ENUM_NAMES)
+        .map(|n| Arc::new(TestSkill::new(&format!("skill-{n:02}"))) as Arc<dyn Skill>)
+        .collect();
+    let source = Arc::new(skillful_provider::InlineSkillsSource::from_skills(many));
+    let provider = skillful_provider::SkillsProvider::builder(source)
+        .enum_names(true)
+        .build()
+        .unwrap();
+    let run = run_of(&provider).await;
+    let load = run.tool("load_skill").unwrap().parameters().clone();
+    assert!(
+        load["properties"]["skillName"].get("enum").is_none(),
+        "{load}"
+    );
+}
+
+#[tokio::test]
 async fn tool_schemas_use_the_reference_camel_case_parameters() {
     let run = run(vec![converter()]).await;
     let schema = |name: &str| run.tool(name).unwrap().parameters().clone();
@@ -355,8 +423,17 @@ async fn each_call_has_the_risk_tier_of_what_it_would_run() {
         tier("run_skill_script", script("scripts/deploy.sh")),
         WriteHigh
     );
+    // A name that finds no script runs nothing: the call only fails, listing the scripts.
+    assert_eq!(tier("run_skill_script", script("scripts/unknown.sh")), Read);
     assert_eq!(
-        tier("run_skill_script", script("scripts/unknown.sh")),
+        tier(
+            "run_skill_script",
+            json!({"skillName": "no-such-skill", "scriptName": "scripts/status.sh"})
+        ),
+        Read
+    );
+    assert_eq!(
+        tier("run_skill_script", json!({"skillName": "ops"})),
         WriteHigh
     );
     assert_eq!(tier("run_skill_script", json!("not an object")), WriteHigh);

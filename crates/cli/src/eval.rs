@@ -1,0 +1,348 @@
+//! `skills eval`: runs skills' evals with and without the skill against a model and prints a
+//! short table (the work is `skillful-eval`'s).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use skillful_agent::ApprovalRules;
+use skillful_core::RiskTier;
+use skillful_core::text::one_line;
+use skillful_eval::{
+    Benchmark, Configuration, EvalError, EvalSettings, Evaluator, JudgeSettings, Progress,
+    SkillUnderTest, Stat,
+};
+
+use crate::converse::{Approve, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_TOKENS, model_server};
+use crate::{Outcome, UsageError};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct EvalArgs {
+    /// Skill directories (each holding a SKILL.md and evals/evals.json).
+    #[arg(value_name = "SKILL_DIR", required = true)]
+    skill_dirs: Vec<PathBuf>,
+    /// The server's base URL (OpenAI-compatible, up to `/v1`). Without it: the server at
+    /// http://127.0.0.1:1234/v1 if one answers, else a running `skills engine`, else the
+    /// embedded engine started for this command.
+    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true)]
+    endpoint: Option<String>,
+    /// The model to ask for; a model of `skills engine models` is also the one the embedded
+    /// engine starts with.
+    #[arg(long, env = "SKILLS_MODEL")]
+    model: Option<String>,
+    /// The environment variable holding the API key (local servers need none).
+    #[arg(long, value_name = "VAR", default_value = "SKILLS_API_KEY")]
+    api_key_env: String,
+    /// Where the iterations go. Default: beside each skill, `<SKILL_DIR>-workspace`; with
+    /// several skills, `DIR/<skill name>`.
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// How many times each eval runs with and without the skill (and each trigger query runs).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    runs: u32,
+    /// The seed of run 1 (run k uses SEED + k - 1), for servers that make sampling repeatable.
+    #[arg(long, env = "SKILLS_SEED")]
+    seed: Option<u64>,
+    /// Sampling temperature (default: the server's).
+    #[arg(long, env = "SKILLS_TEMPERATURE")]
+    temperature: Option<f32>,
+    /// The most tokens the model may generate per call.
+    #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS", default_value_t = DEFAULT_MAX_TOKENS)]
+    max_tokens: u32,
+    /// The most seconds one model call may take.
+    #[arg(
+        long,
+        value_name = "SECS",
+        env = "SKILLS_CALL_TIMEOUT",
+        default_value_t = DEFAULT_CALL_TIMEOUT,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    call_timeout: u64,
+    /// Where expectations written as statements are graded (default: the same endpoint and
+    /// model, at temperature 0).
+    #[arg(long, value_name = "URL", conflicts_with = "no_judge")]
+    judge_endpoint: Option<String>,
+    /// Grade no statements: they are reported as ungraded.
+    #[arg(long)]
+    no_judge: bool,
+    /// Which skill tools run without asking; nobody is there to ask, so the others are refused
+    /// (and the refusal is in the transcript).
+    #[arg(long, value_enum, default_value_t = Approve::ReadOnly)]
+    approve: Approve,
+    /// Also run scripts up to this risk tier (read, write-low, write-high).
+    #[arg(long, value_name = "TIER", default_value = "read")]
+    approve_up_to: RiskTier,
+    /// Do not run tool calls the model writes as text.
+    #[arg(long)]
+    no_text_tool_calls: bool,
+    /// List the valid skill, resource and script names in the tools' schemas (an `enum`, when
+    /// there are at most 32), so that servers that constrain tool calls to the schema
+    /// (llama.cpp) only let the model name what exists.
+    #[arg(long)]
+    enum_names: bool,
+    /// Print the benchmark as JSON (an array of them for several skills) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
+    // Checked before a model server is looked for (or an engine installed and started).
+    let mut skills = Vec::new();
+    for dir in &args.skill_dirs {
+        skills.push(SkillUnderTest::load(dir).await.map_err(usage)?);
+    }
+    let (endpoint, _engine) = model_server(args.endpoint.as_deref(), args.model.as_deref()).await?;
+    let mut settings = EvalSettings::new(&endpoint);
+    settings.api_key = std::env::var(&args.api_key_env)
+        .ok()
+        .filter(|key| !key.is_empty());
+    settings.model = args.model.clone();
+    settings.temperature = args.temperature;
+    settings.max_tokens = Some(args.max_tokens);
+    settings.seed = args.seed;
+    settings.runs = args.runs;
+    settings.call_timeout = Duration::from_secs(args.call_timeout);
+    settings.approval = ApprovalRules::new(args.approve.into()).approve_up_to(args.approve_up_to);
+    settings.text_tool_calls = !args.no_text_tool_calls;
+    settings.enum_names = args.enum_names;
+    settings.judge = match (&args.judge_endpoint, args.no_judge) {
+        (_, true) => JudgeSettings::None,
+        (Some(url), false) => JudgeSettings::Endpoint(url.clone()),
+        (None, false) => JudgeSettings::SameEndpoint,
+    };
+    let evaluator = Evaluator::new(settings)?;
+
+    let mut benchmarks = Vec::new();
+    let mut out = io::stdout().lock();
+    for skill in &skills {
+        let workspace = match (&args.workspace, skills.len()) {
+            (Some(dir), 1) => dir.clone(),
+            (Some(dir), _) => dir.join(skill.name()),
+            (None, _) => skill.default_workspace(),
+        };
+        eprintln!(
+            "skills: evaluating {} ({} evals × {} run{}) against {endpoint}",
+            skill.name(),
+            skill.evals().evals.len(),
+            args.runs,
+            if args.runs == 1 { "" } else { "s" }
+        );
+        let report = evaluator
+            .evaluate(skill, &skills, &workspace, &show_progress)
+            .await
+            .map_err(|error| match error {
+                EvalError::Unreachable(error) => anyhow::anyhow!(
+                    "{error}; start an OpenAI-compatible server there or pass --endpoint URL"
+                ),
+                other => other.into(),
+            })
+            .with_context(|| format!("evaluating {}", skill.name()))?;
+        if !args.json {
+            table(&mut out, &report.benchmark)?;
+            writeln!(
+                out,
+                "  written: {}",
+                one_line(
+                    &report
+                        .iteration_dir
+                        .join("benchmark.json")
+                        .display()
+                        .to_string()
+                )
+            )?;
+        }
+        benchmarks.push(report.benchmark);
+    }
+    if args.json {
+        let json = match benchmarks.as_slice() {
+            [one] => serde_json::to_string_pretty(one)?,
+            many => serde_json::to_string_pretty(many)?,
+        };
+        writeln!(out, "{json}")?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// A skill or an evals file that cannot be read is the caller's to fix.
+fn usage(error: EvalError) -> anyhow::Error {
+    match error {
+        EvalError::NotASkill { .. } | EvalError::Spec { .. } | EvalError::TooLarge { .. } => {
+            UsageError(one_line(&error.to_string()).into_owned()).into()
+        }
+        other => other.into(),
+    }
+}
+
+/// One line on stderr per run and trigger query.
+fn show_progress(progress: Progress<'_>) {
+    match progress {
+        Progress::Run(record) => {
+            let result = &record.result;
+            let graded = if result.ungraded > 0 {
+                format!(", {} ungraded", result.ungraded)
+            } else {
+                String::new()
+            };
+            let error = record
+                .error
+                .as_deref()
+                .map(|e| format!(" — ended early: {}", one_line(e)))
+                .unwrap_or_default();
+            eprintln!(
+                "skills: {} {} run {}: {}/{} passed{graded} ({:.1} s, {} tool calls{}){error}",
+                record.eval_name,
+                record.configuration.name(),
+                record.run_number,
+                result.passed,
+                result.total,
+                result.time_seconds,
+                result.tool_calls,
+                if result.skill_loaded {
+                    ", skill loaded"
+                } else {
+                    ""
+                },
+            );
+        }
+        Progress::Trigger(result) => eprintln!(
+            "skills: trigger run {} {} (should {}trigger): \"{}\"",
+            result.run_number,
+            if result.triggered {
+                "loaded"
+            } else {
+                "not loaded"
+            },
+            if result.query.should_trigger {
+                ""
+            } else {
+                "not "
+            },
+            one_line(&shorten(&result.query.query, 60)),
+        ),
+        _ => {}
+    }
+}
+
+/// The short table: pass counts per eval, then the means, deltas and triggers.
+fn table(out: &mut impl Write, benchmark: &Benchmark) -> io::Result<()> {
+    let summary = &benchmark.run_summary;
+    writeln!(
+        out,
+        "{}: {} evals, {} run{} each",
+        one_line(&benchmark.metadata.skill_name),
+        benchmark.metadata.evals_run.len(),
+        benchmark.metadata.runs_per_configuration,
+        if benchmark.metadata.runs_per_configuration == 1 {
+            ""
+        } else {
+            "s"
+        }
+    )?;
+    writeln!(out, "  {:<28} {:>14} {:>14}", "", "WITH SKILL", "WITHOUT")?;
+    let mut names: Vec<&str> = Vec::new();
+    for run in &benchmark.runs {
+        if !names.contains(&run.eval_name.as_str()) {
+            names.push(&run.eval_name);
+        }
+    }
+    for name in names {
+        let passed = |configuration| {
+            let (passed, total) = benchmark
+                .runs
+                .iter()
+                .filter(|run| run.eval_name == name && run.configuration == configuration)
+                .fold((0, 0), |(p, t), run| {
+                    (p + run.result.passed, t + run.result.total)
+                });
+            format!("{passed}/{total}")
+        };
+        writeln!(
+            out,
+            "  {:<28} {:>14} {:>14}",
+            one_line(&shorten(name, 28)),
+            passed(Configuration::WithSkill),
+            passed(Configuration::WithoutSkill)
+        )?;
+    }
+    let with = &summary.with_skill;
+    let without = &summary.without_skill;
+    let delta = |value: Option<f64>, digits: usize| {
+        value.map_or("n/a".to_owned(), |v| format!("{v:+.digits$}"))
+    };
+    writeln!(
+        out,
+        "  {:<28} {:>14} {:>14}   delta {}",
+        "pass rate",
+        stat(with.pass_rate, 2),
+        stat(without.pass_rate, 2),
+        delta(summary.delta.pass_rate, 2)
+    )?;
+    writeln!(
+        out,
+        "  {:<28} {:>14} {:>14}   delta {}",
+        "seconds per run",
+        stat(with.time_seconds, 1),
+        stat(without.time_seconds, 1),
+        delta(summary.delta.time_seconds, 1)
+    )?;
+    writeln!(
+        out,
+        "  {:<28} {:>14} {:>14}   delta {}",
+        "tokens per run",
+        stat(with.tokens, 0),
+        stat(without.tokens, 0),
+        delta(summary.delta.tokens, 0)
+    )?;
+    writeln!(
+        out,
+        "  {:<28} {:>14} {:>14}",
+        "valid tool calls",
+        share(with.tool_call_validity),
+        share(without.tool_call_validity)
+    )?;
+    writeln!(
+        out,
+        "  {:<28} {:>14}",
+        "skill loaded",
+        format!("{}/{}", with.skill_loaded, with.runs)
+    )?;
+    if with.errors + without.errors > 0 {
+        writeln!(
+            out,
+            "  {:<28} {:>14} {:>14}",
+            "runs ended by an error", with.errors, without.errors
+        )?;
+    }
+    if let Some(triggers) = &benchmark.triggers {
+        writeln!(
+            out,
+            "  triggers: precision {}, recall {} ({} queries: {} loaded as they should, {} \
+             loaded wrongly, {} missed)",
+            share(triggers.precision),
+            share(triggers.recall),
+            triggers.queries,
+            triggers.true_positives,
+            triggers.false_positives,
+            triggers.false_negatives
+        )?;
+    }
+    Ok(())
+}
+
+fn stat(stat: Option<Stat>, digits: usize) -> String {
+    stat.map_or("n/a".to_owned(), |s| {
+        format!("{:.digits$} ± {:.digits$}", s.mean, s.stddev)
+    })
+}
+
+fn share(value: Option<f64>) -> String {
+    value.map_or("n/a".to_owned(), |v| format!("{v:.2}"))
+}
+
+fn shorten(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}

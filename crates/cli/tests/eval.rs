@@ -1,0 +1,687 @@
+//! `skills eval` end to end: a skill of its own (real files, real scripts) against a
+//! deterministic stand-in model on 127.0.0.1 whose answer is right only when it loaded the skill
+//! and ran its script; the workspace's files and fields; every expectation kind; approvals;
+//! trigger precision and recall; and the embedded engine's fallback with a stand-in engine.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use skillful_test_server::{Reply, TestServer};
+
+const SKILL_MD: &str = "---
+name: unit-converter
+description: Converts values between units with a conversion script. Use for unit conversions.
+metadata:
+  risk.scripts/convert.py: read
+---
+# Unit converter
+
+Run `scripts/convert.py` with `--value` and `--factor`.
+";
+
+/// Prints the result as JSON, and leaves `conversion.json` in the working directory.
+const CONVERT_PY: &str = r#"import argparse, json
+parser = argparse.ArgumentParser()
+parser.add_argument("--value", type=float)
+parser.add_argument("--factor", type=float)
+args = parser.parse_args()
+result = {"result": round(args.value * args.factor, 4)}
+open("conversion.json", "w").write(json.dumps(result))
+print(json.dumps(result))
+"#;
+
+/// A script of the default tier (write-high): refused unless approved.
+const TIDY_PY: &str = r#"open("tidied", "w").write("ran")
+print("tidied")
+"#;
+
+/// The graded run's check: the answer gives 42.16 and the input file was copied beside it.
+const CHECK_PY: &str = r#"import pathlib, sys
+out = pathlib.Path(sys.argv[1])
+answer = (out / "answer.md").read_text()
+if "42.16" in answer and (out / "route.txt").read_text() == "26.2 miles\n":
+    print("42.16 in the answer; route.txt is there")
+    sys.exit(0)
+print("the answer lacks 42.16 or route.txt is missing")
+sys.exit(1)
+"#;
+
+const EVALS: &str = r#"{
+  "skill_name": "unit-converter",
+  "evals": [
+    {
+      "id": 1,
+      "prompt": "Please convert the route in route.txt to km.",
+      "expected_output": "42.16 km",
+      "files": ["evals/files/route.txt"],
+      "expectations": [
+        {"contains": "42.16"},
+        {"regex": "\\bkm\\b"},
+        {"script": "evals/check.py"},
+        "The answer gives the distance in kilometres"
+      ]
+    },
+    {
+      "id": "JSON answer",
+      "prompt": "Convert 26.2 miles to km; reply in JSON.",
+      "expected_output": "{\"km\": 42.1648}",
+      "expectations": [{"json_path": "$.km", "equals": 42.1648}]
+    },
+    {
+      "id": "tidy",
+      "prompt": "Please tidy the workspace.",
+      "expected_output": "The script is refused and the answer says so.",
+      "expectations": [{"contains": "refused"}]
+    }
+  ]
+}"#;
+
+/// 1 true positive, 1 false negative, 1 false positive, 1 true negative (the stand-in loads
+/// the skill when the query says "convert"). The last one carries a terminal escape.
+const TRIGGERS: &str = r#"[
+  {"query": "convert 3 miles to km", "should_trigger": true},
+  {"query": "how far is 5 miles in km?", "should_trigger": true},
+  {"query": "convert this CSV to JSON", "should_trigger": false},
+  {"query": "what is the capital of France?\u001b[2J", "should_trigger": false}
+]"#;
+
+/// The skill under test, in a directory of its own; its workspace goes beside it.
+struct Fixture {
+    root: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let skill = root.path().join("unit-converter");
+        for (name, text) in [
+            ("SKILL.md", SKILL_MD),
+            ("scripts/convert.py", CONVERT_PY),
+            ("scripts/tidy.py", TIDY_PY),
+            ("evals/evals.json", EVALS),
+            ("evals/triggers.json", TRIGGERS),
+            ("evals/check.py", CHECK_PY),
+            ("evals/files/route.txt", "26.2 miles\n"),
+        ] {
+            let path = skill.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        Self { root }
+    }
+
+    fn skill(&self) -> PathBuf {
+        self.root.path().join("unit-converter")
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.root.path().join("unit-converter-workspace")
+    }
+
+    fn json(&self, relative: &str) -> Value {
+        let path = self.workspace().join(relative);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+/// The deterministic stand-in: with tools it loads the skill, runs its script and answers with
+/// the script's result; without tools it cannot know the answer. As judge, it passes an answer
+/// that gives 42.16.
+fn stand_in(body: &Value) -> Reply {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let content = |message: &Value| message["content"].as_str().unwrap_or_default().to_owned();
+    let system = messages
+        .iter()
+        .find(|m| m["role"] == "system")
+        .map(content)
+        .unwrap_or_default();
+    let prompt = messages
+        .iter()
+        .find(|m| m["role"] == "user")
+        .map(content)
+        .unwrap_or_default();
+    if system.starts_with("You grade") {
+        let answer = prompt
+            .split("<<<ANSWER\n")
+            .nth(1)
+            .and_then(|rest| rest.split("\nANSWER>>>").next())
+            .unwrap_or_default();
+        let verdict = json!({"passed": answer.contains("42.16"), "evidence": format!("the answer says {answer:?}")});
+        return Reply::text(&verdict.to_string());
+    }
+    let offered = body["tools"]
+        .as_array()
+        .is_some_and(|tools| !tools.is_empty());
+    if !offered {
+        return Reply::text("I cannot tell without a conversion table.");
+    }
+    let last = messages.last().cloned().unwrap_or_default();
+    if last["role"] == "user" {
+        return if prompt.contains("convert")
+            || prompt.contains("Convert")
+            || prompt.contains("tidy")
+        {
+            Reply::tool_call(
+                "call-1",
+                "load_skill",
+                json!({"skillName": "unit-converter"}),
+            )
+        } else {
+            Reply::text("Paris.")
+        };
+    }
+    let result = content(&last);
+    if result.contains("# Unit converter") {
+        return if prompt.contains("tidy") {
+            Reply::tool_call(
+                "call-2",
+                "run_skill_script",
+                json!({"skillName": "unit-converter", "scriptName": "scripts/tidy.py"}),
+            )
+        } else {
+            Reply::tool_call(
+                "call-2",
+                "run_skill_script",
+                json!({"skillName": "unit-converter", "scriptName": "scripts/convert.py",
+                       "arguments": {"value": 26.2, "factor": 1.609344}}),
+            )
+        };
+    }
+    if result.contains("\"result\": 42.1648") {
+        return if prompt.contains("JSON") {
+            Reply::text(r#"{"km": 42.1648}"#)
+        } else {
+            Reply::text("The route is 42.1648 km.")
+        };
+    }
+    if result.contains("Rejected") {
+        return Reply::text("The tidy script was refused, so I could not tidy.");
+    }
+    Reply::text("unexpected")
+}
+
+/// Runs `skills ARGS` off the runtime, so that the server keeps answering.
+async fn skills(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        Command::new(env!("CARGO_BIN_EXE_skills"))
+            .args(&args)
+            .current_dir(here)
+            .env("HOME", here)
+            .env_remove("RUST_LOG")
+            .env_remove("SKILLS_ENDPOINT")
+            .env_remove("SKILLS_MODEL")
+            .env_remove("SKILLS_SEED")
+            .env_remove("SKILLS_TEMPERATURE")
+            .env_remove("SKILLS_API_KEY")
+            .stdin(Stdio::null())
+            .output()
+            .expect("the skills binary runs")
+    })
+    .await
+    .unwrap()
+}
+
+fn eval_args(fixture: &Fixture, server: &TestServer, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "eval".to_owned(),
+        fixture.skill().display().to_string(),
+        "--endpoint".to_owned(),
+        server.url().to_owned(),
+    ];
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    args
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_skill_wins_every_expectation_and_every_file_is_written() {
+    let fixture = Fixture::new();
+    let server = TestServer::start().await;
+    server.respond(stand_in);
+
+    let output = skills(eval_args(&fixture, &server, &[])).await;
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+
+    // The guide's layout, with the eval ids as directory names.
+    let iteration = "iteration-1";
+    for eval in ["eval-1", "eval-json-answer", "eval-tidy"] {
+        for configuration in ["with_skill", "without_skill"] {
+            let run = fixture
+                .workspace()
+                .join(iteration)
+                .join(eval)
+                .join(configuration);
+            for file in [
+                "timing.json",
+                "grading.json",
+                "outputs/answer.md",
+                "outputs/transcript.json",
+            ] {
+                assert!(run.join(file).is_file(), "{}/{file}", run.display());
+            }
+        }
+    }
+    let with = fixture.workspace().join("iteration-1/eval-1/with_skill");
+    let without = fixture.workspace().join("iteration-1/eval-1/without_skill");
+    // The input file was copied into both working directories; the skill's script ran in it.
+    assert_eq!(
+        std::fs::read_to_string(with.join("outputs/route.txt")).unwrap(),
+        "26.2 miles\n"
+    );
+    assert!(without.join("outputs/route.txt").is_file());
+    assert_eq!(
+        std::fs::read_to_string(with.join("outputs/conversion.json")).unwrap(),
+        r#"{"result": 42.1648}"#
+    );
+    assert!(!without.join("outputs/conversion.json").exists());
+    assert!(!fixture.skill().join("scripts/conversion.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(with.join("outputs/answer.md")).unwrap(),
+        "The route is 42.1648 km."
+    );
+
+    // timing.json: the tokens of the three model calls (15 each, as the server reports).
+    let timing = fixture.json("iteration-1/eval-1/with_skill/timing.json");
+    assert_eq!(timing["total_tokens"], 45);
+    assert!(timing["duration_ms"].is_u64(), "{timing}");
+    assert_eq!(
+        fixture.json("iteration-1/eval-1/without_skill/timing.json")["total_tokens"],
+        15
+    );
+
+    // grading.json: every kind of expectation, with evidence.
+    let grading = fixture.json("iteration-1/eval-1/with_skill/grading.json");
+    let expectations = grading["expectations"].as_array().unwrap();
+    assert_eq!(expectations.len(), 4);
+    assert!(
+        expectations.iter().all(|e| e["passed"] == true),
+        "{grading}"
+    );
+    assert_eq!(expectations[0]["text"], "the answer contains \"42.16\"");
+    assert!(
+        expectations[0]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("42.1648 km"),
+        "{grading}"
+    );
+    assert_eq!(
+        expectations[2]["evidence"],
+        "42.16 in the answer; route.txt is there"
+    );
+    assert_eq!(
+        expectations[3]["text"],
+        "The answer gives the distance in kilometres"
+    );
+    assert!(
+        expectations[3]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("42.1648 km")
+    );
+    assert_eq!(
+        grading["summary"],
+        json!({"passed": 4, "failed": 0, "total": 4, "pass_rate": 1.0, "ungraded": 0})
+    );
+    let failed = fixture.json("iteration-1/eval-1/without_skill/grading.json");
+    assert_eq!(
+        failed["summary"],
+        json!({"passed": 0, "failed": 4, "total": 4, "pass_rate": 0.0, "ungraded": 0})
+    );
+    assert_eq!(
+        failed["expectations"][2]["evidence"],
+        "exit code 1: the answer lacks 42.16 or route.txt is missing"
+    );
+    assert_eq!(
+        fixture.json("iteration-1/eval-json-answer/with_skill/grading.json")["expectations"][0]["evidence"],
+        "found 42.1648"
+    );
+
+    // The write-high script was refused, the refusal is in the transcript, and it never ran.
+    let tidy = fixture.workspace().join("iteration-1/eval-tidy/with_skill");
+    let transcript = std::fs::read_to_string(tidy.join("outputs/transcript.json")).unwrap();
+    assert!(
+        transcript.contains("Rejected: the user did not approve this call of `run_skill_script`")
+            && transcript.contains("nobody is there to approve it"),
+        "{transcript}"
+    );
+    assert!(!tidy.join("outputs/tidied").exists());
+    assert!(!fixture.skill().join("scripts/tidied").exists());
+
+    // benchmark.json: the summary, the delta and the triggers.
+    let benchmark = fixture.json("iteration-1/benchmark.json");
+    let summary = &benchmark["run_summary"];
+    assert_eq!(
+        summary["with_skill"]["pass_rate"],
+        json!({"mean": 1.0, "stddev": 0.0})
+    );
+    assert_eq!(
+        summary["without_skill"]["pass_rate"],
+        json!({"mean": 0.0, "stddev": 0.0})
+    );
+    assert_eq!(summary["delta"]["pass_rate"], 1.0);
+    assert!(summary["with_skill"]["time_seconds"]["mean"].is_f64());
+    assert_eq!(summary["with_skill"]["tokens"]["mean"], 45.0);
+    assert_eq!(summary["without_skill"]["tokens"]["mean"], 15.0);
+    assert_eq!(summary["delta"]["tokens"], 30.0);
+    assert_eq!(summary["with_skill"]["skill_loaded"], 3);
+    assert_eq!(summary["without_skill"]["skill_loaded"], 0);
+    // Six calls, one refused.
+    assert_eq!(
+        summary["with_skill"]["tool_call_validity"],
+        json!(5.0 / 6.0)
+    );
+    assert_eq!(benchmark["runs"].as_array().unwrap().len(), 6);
+    assert_eq!(benchmark["runs"][0]["configuration"], "with_skill");
+    assert_eq!(benchmark["runs"][0]["eval_name"], "eval-1");
+    assert_eq!(benchmark["runs"][2]["eval_id"], "JSON answer");
+    assert_eq!(
+        benchmark["triggers"],
+        json!({"queries": 4, "true_positives": 1, "false_positives": 1, "true_negatives": 1,
+               "false_negatives": 1, "precision": 0.5, "recall": 0.5})
+    );
+    let triggers = fixture.json("iteration-1/triggers.json");
+    assert_eq!(triggers[0]["triggered"], true);
+    assert_eq!(triggers[1]["triggered"], false);
+
+    // The short table, and no raw control character from the skill's files on the terminal.
+    assert!(
+        stdout.contains("unit-converter: 3 evals, 1 run each"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|line| line.contains("pass rate")
+            && line.contains("1.00 ± 0.00")
+            && line.contains("0.00 ± 0.00")
+            && line.ends_with("delta +1.00")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("triggers: precision 0.50, recall 0.50 (4 queries"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains('\u{1b}') && !stderr.contains('\u{1b}'),
+        "{stderr}"
+    );
+    assert!(stderr.contains("\\u{1b}[2J"), "{stderr}");
+
+    // Each trigger query is asked once and stops at the model's first answer.
+    let requests = server.answered();
+    for query in ["convert 3 miles to km", "convert this CSV to JSON"] {
+        let asked = requests
+            .iter()
+            .filter(|request| request.contents("user") == [query])
+            .count();
+        assert_eq!(asked, 1, "{query}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn runs_seeds_iterations_json_and_ungraded_statements() {
+    let fixture = Fixture::new();
+    let server = TestServer::start().await;
+    server.respond(stand_in);
+
+    let first = skills(eval_args(&fixture, &server, &["--no-judge"])).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let before = server.answered().len();
+    let output = skills(eval_args(
+        &fixture,
+        &server,
+        &["--no-judge", "--runs", "2", "--seed", "7", "--json"],
+    ))
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+
+    // The next free iteration, a directory per run, and the benchmark on stdout.
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed, fixture.json("iteration-2/benchmark.json"));
+    for run in ["run-1", "run-2"] {
+        assert!(
+            fixture
+                .workspace()
+                .join("iteration-2/eval-1/with_skill")
+                .join(run)
+                .join("grading.json")
+                .is_file()
+        );
+    }
+    assert_eq!(printed["metadata"]["runs_per_configuration"], 2);
+    assert_eq!(printed["metadata"]["seed"], 7);
+    assert_eq!(printed["runs"].as_array().unwrap().len(), 12);
+    assert_eq!(printed["triggers"]["queries"], 8);
+    assert_eq!(printed["triggers"]["precision"], 0.5);
+
+    // Run k sends seed 7 + k - 1 with every call.
+    let seeds: std::collections::BTreeSet<u64> = server.answered()[before..]
+        .iter()
+        .map(|request| request.body["seed"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seeds.into_iter().collect::<Vec<_>>(), [7, 8]);
+
+    // Without a judge the statement is ungraded and left out of the pass rate.
+    let grading = fixture.json("iteration-2/eval-1/with_skill/run-1/grading.json");
+    assert_eq!(grading["expectations"][3]["passed"], Value::Null);
+    assert!(
+        grading["expectations"][3]["evidence"]
+            .as_str()
+            .unwrap()
+            .starts_with("ungraded"),
+        "{grading}"
+    );
+    assert_eq!(
+        grading["summary"],
+        json!({"passed": 3, "failed": 0, "total": 3, "pass_rate": 1.0, "ungraded": 1})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn files_outside_the_skill_and_a_workspace_inside_it_are_refused() {
+    let fixture = Fixture::new();
+    let server = TestServer::start().await;
+    server.respond(stand_in);
+    std::fs::write(fixture.root.path().join("secret.txt"), "secret").unwrap();
+    let evals = EVALS.replace("evals/files/route.txt", "../secret.txt");
+    std::fs::write(fixture.skill().join("evals/evals.json"), evals).unwrap();
+
+    let output = skills(eval_args(&fixture, &server, &[])).await;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("evals.json: eval 1: file \"../secret.txt\""),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty(), "nothing ran");
+
+    std::fs::write(fixture.skill().join("evals/evals.json"), EVALS).unwrap();
+    let inside = fixture.skill().join("scratch");
+    let output = skills(eval_args(
+        &fixture,
+        &server,
+        &["--workspace", &inside.display().to_string()],
+    ))
+    .await;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("lies inside the skill's directory"),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty(), "nothing ran");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_is_not_there_is_an_error() {
+    let fixture = Fixture::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let output = skills(vec![
+        "eval".to_owned(),
+        fixture.skill().display().to_string(),
+        "--endpoint".to_owned(),
+        format!("http://127.0.0.1:{port}/v1"),
+    ])
+    .await;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot connect"), "{stderr}");
+}
+
+/// With nothing configured, the embedded engine (here the stand-in engine of the engine's
+/// tests) is started for the command and stopped after it.
+#[cfg(target_os = "linux")]
+#[test]
+fn with_nothing_configured_the_engine_is_started_for_the_evaluation_and_stopped() {
+    const FAKE_ENGINE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/tests/fixtures/fake_engine.py"
+    );
+    assert!(
+        std::net::TcpStream::connect("127.0.0.1:1234").is_err(),
+        "something listens on 127.0.0.1:1234 (LM Studio?): this test needs it free"
+    );
+    let fixture = Fixture::new();
+    let home = fixture.root.path().join("home");
+    let events = home.join("events");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["eval", &fixture.skill().display().to_string(), "--no-judge"])
+        .env("HOME", &home)
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("SKILLS_ENGINE_COMMAND", FAKE_ENGINE)
+        .env("FAKE_ENGINE_EVENTS", &events)
+        .env_remove("RUST_LOG")
+        .env_remove("SKILLS_ENDPOINT")
+        .env_remove("SKILLS_MODEL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "skills eval did not finish");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("started the embedded engine at http://127.0.0.1:"),
+        "{stderr}"
+    );
+    assert!(
+        fixture
+            .workspace()
+            .join("iteration-1/benchmark.json")
+            .is_file()
+    );
+    let events = std::fs::read_to_string(events).unwrap();
+    let lines: Vec<&str> = events.lines().collect();
+    assert!(lines.first().unwrap().starts_with("started "), "{events}");
+    assert!(lines.last().unwrap().starts_with("stopped "), "{events}");
+}
+
+/// `skills eval` of the example skill against the real engine of `cargo xtask llm-server`
+/// (opt-in, run by CI): `SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p skillful-cli
+/// --test eval -- --ignored real_engine`. It checks that every file is written and well formed,
+/// not the model's score.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE"]
+async fn real_engine_evaluation_of_the_example_skill_writes_the_workspace() {
+    let endpoint = std::env::var("SKILLS_REAL_ENGINE").expect(
+        "set SKILLS_REAL_ENGINE to the engine's base URL, e.g. http://127.0.0.1:8090/v1, after \
+         `cargo xtask llm-server --port 8090 --require-user`",
+    );
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/skills/unit-converter"
+    );
+    let workspace = tempfile::tempdir().unwrap();
+    let output = skills(
+        [
+            "eval",
+            example,
+            "--endpoint",
+            &endpoint,
+            "--workspace",
+            &workspace.path().display().to_string(),
+            "--seed",
+            "1",
+            "--temperature",
+            "0",
+            // Short answers keep CI short; the score is not what is checked.
+            "--max-tokens",
+            "200",
+        ]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect(),
+    )
+    .await;
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("pass rate"), "{stdout}");
+
+    let read = |relative: &str| -> Value {
+        let path = workspace.path().join(relative);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    };
+    let evals = read(&format!("{example}/evals/evals.json"));
+    let benchmark = read("iteration-1/benchmark.json");
+    let cases = evals["evals"].as_array().unwrap();
+    assert_eq!(benchmark["runs"].as_array().unwrap().len(), cases.len() * 2);
+    for case in cases {
+        for configuration in ["with_skill", "without_skill"] {
+            let run = format!("iteration-1/eval-{}/{configuration}", case["id"]);
+            let timing = read(&format!("{run}/timing.json"));
+            assert!(timing["total_tokens"].as_u64().unwrap() > 0, "{timing}");
+            assert!(timing["duration_ms"].is_u64(), "{timing}");
+            let grading = read(&format!("{run}/grading.json"));
+            assert_eq!(
+                grading["expectations"].as_array().unwrap().len(),
+                case["expectations"].as_array().unwrap().len()
+            );
+            let summary = &grading["summary"];
+            assert_eq!(
+                summary["total"].as_u64().unwrap() + summary["ungraded"].as_u64().unwrap(),
+                case["expectations"].as_array().unwrap().len() as u64
+            );
+            assert!(
+                workspace
+                    .path()
+                    .join(format!("{run}/outputs/answer.md"))
+                    .is_file()
+            );
+            read(&format!("{run}/outputs/transcript.json"));
+        }
+    }
+    for configuration in ["with_skill", "without_skill"] {
+        let summary = &benchmark["run_summary"][configuration];
+        let rate = summary["pass_rate"]["mean"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&rate), "{summary}");
+        assert!(summary["time_seconds"]["stddev"].as_f64().unwrap() >= 0.0);
+    }
+    assert!(benchmark["run_summary"]["delta"]["pass_rate"].is_f64());
+    let triggers = &benchmark["triggers"];
+    assert_eq!(triggers["queries"], 6, "{triggers}");
+    assert_eq!(
+        read("iteration-1/triggers.json").as_array().unwrap().len(),
+        6
+    );
+}

@@ -1,0 +1,665 @@
+//! The evaluation: every eval run with and without the skill in fresh sessions, graded, timed
+//! and written into a new iteration of the workspace; then the trigger queries.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use skillful_agent::{Agent, AgentError, ApprovalRules, AutoApprove, Input, Session};
+use skillful_chat::{
+    ApprovalResponse, ChatError, ChatOptions, Content, FunctionCall, Message, OpenAiClient,
+};
+use skillful_core::Skill;
+use skillful_discovery::FileSkillsSource;
+use skillful_provider::SkillsProvider;
+use skillful_scripts::ProcessRunner;
+
+use crate::benchmark::{
+    Benchmark, Configuration, Grading, GradingSummary, Metadata, RunRecord, RunResult, RunSummary,
+    Timing, TriggerResult, TriggerSummary,
+};
+use crate::error::EvalError;
+use crate::files::{copy_input, create_dir, write};
+use crate::grade::{Grader, Judge, RunOutput};
+use crate::spec::{EvalCase, EvalSet, TriggerQuery, read_evals, read_triggers};
+
+/// How many times a run is resumed after its pending approvals were refused; a model that keeps
+/// asking for refused calls past it has its run ended.
+const MAX_REFUSAL_ROUNDS: usize = 8;
+
+/// How many iteration numbers are tried when others take them at the same time.
+const MAX_ITERATION_TRIES: u32 = 100;
+
+/// A skill to evaluate: its directory, its name, its evals and its trigger queries.
+#[derive(Debug, Clone)]
+pub struct SkillUnderTest {
+    dir: PathBuf,
+    name: String,
+    evals: EvalSet,
+    triggers: Vec<TriggerQuery>,
+}
+
+impl SkillUnderTest {
+    /// Loads the skill in `dir` (which holds its `SKILL.md`) and reads its
+    /// `evals/evals.json` and, when present, `evals/triggers.json`.
+    ///
+    /// # Errors
+    /// [`EvalError::NotASkill`] when `dir` holds no valid skill; [`EvalError::Spec`],
+    /// [`EvalError::TooLarge`] or [`EvalError::Io`] for the evals files.
+    pub async fn load(dir: impl AsRef<Path>) -> Result<Self, EvalError> {
+        let given = dir.as_ref();
+        let not_a_skill = |reason: String| EvalError::NotASkill {
+            dir: given.to_path_buf(),
+            reason,
+        };
+        let dir = given
+            .canonicalize()
+            .map_err(|error| not_a_skill(error.to_string()))?;
+        if !dir.join("SKILL.md").is_file() {
+            return Err(not_a_skill("it has no SKILL.md".to_owned()));
+        }
+        let discovery = FileSkillsSource::builder()
+            .root(&dir)
+            .build()
+            .map_err(|error| not_a_skill(error.to_string()))?
+            .discover()
+            .await;
+        let skill = discovery
+            .skills
+            .iter()
+            .find(|skill| skill.dir() == dir)
+            .ok_or_else(|| {
+                let why: Vec<String> = discovery
+                    .diagnostics
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                not_a_skill(if why.is_empty() {
+                    "its SKILL.md was not loaded".to_owned()
+                } else {
+                    why.join("; ")
+                })
+            })?;
+        let name = skill.frontmatter().name.clone();
+        let evals = read_evals(&dir)?;
+        if evals.skill_name != name {
+            tracing::warn!(
+                skill = %name,
+                skill_name = %skillful_core::text::one_line(&evals.skill_name),
+                "evals/evals.json names another skill_name than the skill's"
+            );
+        }
+        let triggers = read_triggers(&dir)?;
+        Ok(Self {
+            dir,
+            name,
+            evals,
+            triggers,
+        })
+    }
+
+    /// The skill's directory (canonical).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The skill's name (its frontmatter's).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its `evals/evals.json`.
+    pub fn evals(&self) -> &EvalSet {
+        &self.evals
+    }
+
+    /// Its `evals/triggers.json` (empty when it has none).
+    pub fn triggers(&self) -> &[TriggerQuery] {
+        &self.triggers
+    }
+
+    /// The default workspace: a directory beside the skill's, named `<dir>-workspace`.
+    pub fn default_workspace(&self) -> PathBuf {
+        let mut name = self.dir.file_name().unwrap_or_default().to_os_string();
+        name.push("-workspace");
+        self.dir.with_file_name(name)
+    }
+}
+
+/// How to run an evaluation.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct EvalSettings {
+    /// The model server's base URL (OpenAI-compatible, up to `/v1`).
+    pub endpoint: String,
+    /// Its API key, if it needs one.
+    pub api_key: Option<String>,
+    /// The model to ask for; `None` for the server's.
+    pub model: Option<String>,
+    /// The sampling temperature; `None` for the server's.
+    pub temperature: Option<f32>,
+    /// The most tokens per model call.
+    pub max_tokens: Option<u32>,
+    /// The seed of run 1; run `k` uses `seed + k - 1`.
+    pub seed: Option<u64>,
+    /// How many times each eval runs in each configuration (at least 1).
+    pub runs: u32,
+    /// The most time one model call may take.
+    pub call_timeout: Duration,
+    /// Which calls run without asking; the others are refused (nobody is there to ask), and
+    /// the refusal is in the transcript.
+    pub approval: ApprovalRules,
+    /// Whether tool calls written as text are recovered and run.
+    pub text_tool_calls: bool,
+    /// Whether the tools' schemas list the valid skill, resource and script names
+    /// ([`SkillsProviderBuilder::enum_names`](skillful_provider::SkillsProviderBuilder::enum_names)).
+    pub enum_names: bool,
+    /// Where statements are graded.
+    pub judge: JudgeSettings,
+}
+
+impl EvalSettings {
+    /// The defaults against `endpoint`: one run, no seed, the server's model and temperature,
+    /// 300 s per call, `load_skill`, `read_skill_resource` and scripts up to the `read` tier run,
+    /// text tool calls recovered, statements judged by the same endpoint.
+    pub fn new(endpoint: impl Into<String>) -> Self {
+        Self {
+            endpoint: endpoint.into(),
+            api_key: None,
+            model: None,
+            temperature: None,
+            max_tokens: None,
+            seed: None,
+            runs: 1,
+            call_timeout: Duration::from_secs(300),
+            approval: ApprovalRules::new(AutoApprove::ReadOnly)
+                .approve_up_to(skillful_core::RiskTier::Read),
+            text_tool_calls: true,
+            enum_names: false,
+            judge: JudgeSettings::SameEndpoint,
+        }
+    }
+
+    fn options(&self, seed: Option<u64>) -> ChatOptions {
+        let mut options = ChatOptions::default();
+        options.model = self.model.clone();
+        options.temperature = self.temperature;
+        options.max_tokens = self.max_tokens;
+        options.seed = seed;
+        options
+    }
+
+    /// The skills provider over `source`, with these settings.
+    fn provider(&self, source: FileSkillsSource) -> Result<SkillsProvider, EvalError> {
+        SkillsProvider::builder(Arc::new(source))
+            .enum_names(self.enum_names)
+            .build()
+            .map_err(|error| EvalError::Skills {
+                dir: PathBuf::new(),
+                reason: error.to_string(),
+            })
+    }
+
+    fn seed_of(&self, run_number: u32) -> Option<u64> {
+        self.seed
+            .map(|seed| seed.wrapping_add(u64::from(run_number) - 1))
+    }
+}
+
+/// Who grades the expectations written as statements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JudgeSettings {
+    /// The model under evaluation's endpoint and model, at temperature 0.
+    SameEndpoint,
+    /// Another endpoint (same model name, same API key), at temperature 0.
+    Endpoint(String),
+    /// Nobody: statements are reported as ungraded.
+    None,
+}
+
+/// What happened, as it happens: for a progress display.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Progress<'a> {
+    /// A run is about to start.
+    Starting {
+        /// The eval's directory name.
+        eval: &'a str,
+        /// With or without the skill.
+        configuration: Configuration,
+        /// 1-based.
+        run_number: u32,
+    },
+    /// A run is done and graded.
+    Run(&'a RunRecord),
+    /// A trigger query was asked.
+    Trigger(&'a TriggerResult),
+}
+
+/// What one evaluation of a skill produced.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Report {
+    /// The iteration's directory (`WORKSPACE/iteration-N`).
+    pub iteration_dir: PathBuf,
+    /// What `benchmark.json` holds.
+    pub benchmark: Benchmark,
+}
+
+/// Runs evaluations against one model server.
+#[derive(Debug, Clone)]
+pub struct Evaluator {
+    settings: EvalSettings,
+    client: Arc<OpenAiClient>,
+    grader: Grader,
+}
+
+impl Evaluator {
+    /// An evaluator with `settings`.
+    ///
+    /// # Errors
+    /// [`EvalError::Client`] for an endpoint that is not a usable URL;
+    /// [`EvalError::Runner`] when the check runner cannot be built.
+    pub fn new(settings: EvalSettings) -> Result<Self, EvalError> {
+        let client = Arc::new(Self::client(&settings, &settings.endpoint)?);
+        let judge = match &settings.judge {
+            JudgeSettings::None => None,
+            JudgeSettings::SameEndpoint => Some(Arc::clone(&client)),
+            JudgeSettings::Endpoint(url) => Some(Arc::new(Self::client(&settings, url)?)),
+        }
+        .map(|client| {
+            let mut options = settings.options(settings.seed);
+            options.temperature = Some(0.0);
+            Judge { client, options }
+        });
+        let grader = Grader {
+            runner: ProcessRunner::builder().build()?,
+            judge,
+        };
+        Ok(Self {
+            settings,
+            client,
+            grader,
+        })
+    }
+
+    fn client(settings: &EvalSettings, url: &str) -> Result<OpenAiClient, EvalError> {
+        let mut builder = OpenAiClient::builder(url).timeout(settings.call_timeout);
+        if let Some(key) = &settings.api_key {
+            builder = builder.api_key(key.clone());
+        }
+        builder.build().map_err(EvalError::Client)
+    }
+
+    /// Evaluates `skill` into a new iteration of `workspace` (`iteration-N`, N the next free
+    /// number): every eval, `runs` times, with the skill and without it, each run in a fresh
+    /// session; then each trigger query once per run with every skill of `offered` (the skill
+    /// itself included) offered. Writes `outputs/`, `timing.json` and `grading.json` of each
+    /// run, `triggers.json` and `benchmark.json`.
+    ///
+    /// # Errors
+    /// The workspace cannot be created or lies inside the skill's directory; the model server
+    /// cannot be reached at all; a file cannot be written; an input file is gone. A model that
+    /// errs or times out in one run ends that run, which is recorded as failed.
+    pub async fn evaluate(
+        &self,
+        skill: &SkillUnderTest,
+        offered: &[SkillUnderTest],
+        workspace: &Path,
+        progress: &dyn Fn(Progress<'_>),
+    ) -> Result<Report, EvalError> {
+        let iteration_dir = new_iteration(workspace, skill.dir())?;
+        let mut runs = Vec::new();
+        for run_number in 1..=self.settings.runs.max(1) {
+            for case in &skill.evals.evals {
+                let eval_name = case.id.dir_name().unwrap_or_default();
+                for configuration in Configuration::BOTH {
+                    progress(Progress::Starting {
+                        eval: &eval_name,
+                        configuration,
+                        run_number,
+                    });
+                    let mut run_dir = iteration_dir.join(&eval_name).join(configuration.name());
+                    if self.settings.runs > 1 {
+                        run_dir.push(format!("run-{run_number}"));
+                    }
+                    let record = self
+                        .run(skill, case, configuration, run_number, &run_dir)
+                        .await?;
+                    progress(Progress::Run(&record));
+                    runs.push(record);
+                }
+            }
+        }
+        let mut triggers = Vec::new();
+        if !skill.triggers.is_empty() {
+            for run_number in 1..=self.settings.runs.max(1) {
+                for query in &skill.triggers {
+                    let result = self.trigger(skill, offered, query, run_number).await?;
+                    progress(Progress::Trigger(&result));
+                    triggers.push(result);
+                }
+            }
+            write(&iteration_dir.join("triggers.json"), to_json(&triggers))?;
+        }
+        let benchmark = Benchmark {
+            metadata: Metadata {
+                skill_name: skill.name.clone(),
+                skill_path: skill.dir.display().to_string(),
+                executor_model: self.settings.model.clone(),
+                timestamp: httpdate::fmt_http_date(SystemTime::now()),
+                evals_run: skill.evals.evals.iter().map(|c| c.id.clone()).collect(),
+                runs_per_configuration: self.settings.runs.max(1),
+                seed: self.settings.seed,
+                temperature: self.settings.temperature,
+            },
+            run_summary: RunSummary::of(&runs),
+            runs,
+            triggers: (!triggers.is_empty()).then(|| TriggerSummary::of(&triggers)),
+        };
+        write(&iteration_dir.join("benchmark.json"), to_json(&benchmark))?;
+        Ok(Report {
+            iteration_dir,
+            benchmark,
+        })
+    }
+
+    /// One run of one eval in one configuration, written into `run_dir`.
+    async fn run(
+        &self,
+        skill: &SkillUnderTest,
+        case: &EvalCase,
+        configuration: Configuration,
+        run_number: u32,
+        run_dir: &Path,
+    ) -> Result<RunRecord, EvalError> {
+        let outputs = run_dir.join("outputs");
+        create_dir(&outputs)?;
+        // The scripts of the run find their inputs, and leave their files, here.
+        let outputs = outputs.canonicalize().map_err(|source| EvalError::Io {
+            action: "resolve",
+            path: outputs.clone(),
+            source,
+        })?;
+        for file in &case.files {
+            copy_input(&skill.dir, file, &outputs)?;
+        }
+        let seed = self.settings.seed_of(run_number);
+        let mut builder = Agent::builder(Arc::clone(&self.client))
+            .approval(self.settings.approval)
+            .options(self.settings.options(seed))
+            .text_tool_calls(self.settings.text_tool_calls);
+        if configuration == Configuration::WithSkill {
+            let runner = ProcessRunner::builder().working_dir(&outputs).build()?;
+            let source = FileSkillsSource::builder()
+                .root(&skill.dir)
+                .script_runner(Arc::new(runner))
+                .build()
+                .map_err(|error| EvalError::Skills {
+                    dir: skill.dir.clone(),
+                    reason: error.to_string(),
+                })?;
+            builder = builder.skills(Arc::new(self.settings.provider(source)?));
+        }
+        let agent = builder.build();
+
+        let mut session = Session::new();
+        let started = Instant::now();
+        let (tokens, error) = converse(&agent, &mut session, &case.prompt).await?;
+        let elapsed = started.elapsed();
+
+        let messages = session.messages();
+        let answer = Message::last_assistant_text(messages);
+        write(&outputs.join("answer.md"), &answer)?;
+        write(&outputs.join("transcript.json"), to_json(&session))?;
+        let timing = Timing {
+            total_tokens: tokens,
+            duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+        };
+        write(&run_dir.join("timing.json"), to_json(&timing))?;
+        let expectations = self
+            .grader
+            .grade(
+                &skill.dir,
+                &skill.name,
+                case,
+                &RunOutput {
+                    answer: &answer,
+                    outputs: &outputs,
+                },
+            )
+            .await;
+        let summary = GradingSummary::of(&expectations);
+        let grading = Grading {
+            expectations,
+            summary,
+        };
+        write(&run_dir.join("grading.json"), to_json(&grading))?;
+        let (tool_calls, failed_tool_calls) = tool_call_counts(messages);
+        Ok(RunRecord {
+            eval_id: case.id.clone(),
+            eval_name: case.id.dir_name().unwrap_or_default(),
+            configuration,
+            run_number,
+            seed,
+            result: RunResult {
+                pass_rate: summary.pass_rate,
+                passed: summary.passed,
+                failed: summary.failed,
+                total: summary.total,
+                ungraded: summary.ungraded,
+                time_seconds: elapsed.as_secs_f64(),
+                tokens,
+                tool_calls,
+                failed_tool_calls,
+                skill_loaded: loaded(messages, &skill.name),
+                errors: usize::from(error.is_some()),
+            },
+            expectations: grading.expectations,
+            error,
+        })
+    }
+
+    /// Asks `query` once with every skill of `offered`, and says whether the model's first
+    /// answer calls `load_skill` for `skill`. Nothing runs: every call waits for an approval
+    /// that never comes.
+    async fn trigger(
+        &self,
+        skill: &SkillUnderTest,
+        offered: &[SkillUnderTest],
+        query: &TriggerQuery,
+        run_number: u32,
+    ) -> Result<TriggerResult, EvalError> {
+        let mut dirs: Vec<&Path> = offered.iter().map(SkillUnderTest::dir).collect();
+        if !dirs.contains(&skill.dir()) {
+            dirs.insert(0, skill.dir());
+        }
+        let source = FileSkillsSource::builder()
+            .roots(dirs.iter().map(|dir| dir.to_path_buf()))
+            .build()
+            .map_err(|error| EvalError::Skills {
+                dir: skill.dir.clone(),
+                reason: error.to_string(),
+            })?;
+        let agent = Agent::builder(Arc::clone(&self.client))
+            .skills(Arc::new(self.settings.provider(source)?))
+            .approval(ApprovalRules::new(AutoApprove::None))
+            .options(self.settings.options(self.settings.seed_of(run_number)))
+            .text_tool_calls(self.settings.text_tool_calls)
+            .build();
+        let mut session = Session::new();
+        let (triggered, error) = match agent.run(query.query.as_str(), &mut session).await {
+            Ok(response) => (loaded(&response.messages, &skill.name), None),
+            Err(AgentError::Chat(error @ ChatError::Connect { .. })) => {
+                return Err(EvalError::Unreachable(error));
+            }
+            Err(error) => (false, Some(error.to_string())),
+        };
+        Ok(TriggerResult {
+            query: query.clone(),
+            triggered,
+            run_number,
+            error,
+        })
+    }
+}
+
+/// Runs `prompt` in `session` to its end, refusing every call that waits for approval (nobody
+/// is there to approve it); returns the tokens used and the error that ended the run early, if
+/// any.
+///
+/// # Errors
+/// [`EvalError::Unreachable`] when the server cannot be reached.
+async fn converse(
+    agent: &Agent,
+    session: &mut Session,
+    prompt: &str,
+) -> Result<(u64, Option<String>), EvalError> {
+    let mut tokens = 0;
+    let mut input = Input::Text(prompt.to_owned());
+    for _ in 0..=MAX_REFUSAL_ROUNDS {
+        match agent.run(input, session).await {
+            Ok(response) => {
+                if let Some(usage) = response.usage {
+                    tokens += usage.prompt_tokens + usage.completion_tokens;
+                }
+                if response.pending.is_empty() {
+                    return Ok((tokens, None));
+                }
+                input = Input::Approvals(
+                    response
+                        .pending
+                        .iter()
+                        .map(|request| {
+                            ApprovalResponse::reject(
+                                &request.call.call_id,
+                                Some(
+                                    "skills eval runs no call above its approval rules \
+                                     (--approve, --approve-up-to), and nobody is there to \
+                                     approve it"
+                                        .to_owned(),
+                                ),
+                            )
+                        })
+                        .collect(),
+                );
+            }
+            Err(AgentError::Chat(error @ ChatError::Connect { .. })) => {
+                return Err(EvalError::Unreachable(error));
+            }
+            Err(error) => return Ok((tokens, Some(error.to_string()))),
+        }
+    }
+    Ok((
+        tokens,
+        Some(format!(
+            "the model kept asking for refused calls; the run was ended after {MAX_REFUSAL_ROUNDS} refusals"
+        )),
+    ))
+}
+
+/// How many tool calls the messages hold, and how many of them failed.
+fn tool_call_counts(messages: &[Message]) -> (usize, usize) {
+    let calls = messages
+        .iter()
+        .flat_map(Message::function_calls)
+        .map(|call| &call.call_id)
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    let failed = results(messages).filter(|result| result.is_error).count();
+    (calls, failed)
+}
+
+fn results(messages: &[Message]) -> impl Iterator<Item = &skillful_chat::FunctionResult> {
+    messages.iter().flat_map(|message| {
+        message.contents.iter().filter_map(|content| match content {
+            Content::FunctionResult(result) => Some(result),
+            _ => None,
+        })
+    })
+}
+
+/// Whether the messages hold a `load_skill` call for `skill` (the name as the provider matches
+/// it, ignoring ASCII case) that did not fail, or still waits for approval.
+fn loaded(messages: &[Message], skill: &str) -> bool {
+    let is_load = |call: &FunctionCall| {
+        call.name == "load_skill"
+            && call.arguments["skillName"]
+                .as_str()
+                .is_some_and(|name| name.trim().eq_ignore_ascii_case(skill))
+    };
+    messages
+        .iter()
+        .flat_map(Message::function_calls)
+        .filter(|call| is_load(call))
+        .any(|call| {
+            !results(messages).any(|result| result.call_id == call.call_id && result.is_error)
+        })
+}
+
+/// Creates the next free `iteration-N` of `workspace` (made if missing), refusing a workspace
+/// inside the skill's directory (the runs' files would become the skill's resources).
+fn new_iteration(workspace: &Path, skill_dir: &Path) -> Result<PathBuf, EvalError> {
+    let refuse = |reason: String| EvalError::Workspace {
+        path: workspace.to_path_buf(),
+        reason,
+    };
+    let inside = |path: &Path| {
+        if path.starts_with(skill_dir) {
+            Err(refuse(format!(
+                "it lies inside the skill's directory {}; choose a directory beside it",
+                skill_dir.display()
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    // Checked before anything is created, then again once links are resolved.
+    inside(&std::path::absolute(workspace).map_err(|error| refuse(error.to_string()))?)?;
+    create_dir(workspace)?;
+    let canonical = workspace
+        .canonicalize()
+        .map_err(|error| refuse(error.to_string()))?;
+    inside(&canonical)?;
+    let entries = std::fs::read_dir(&canonical).map_err(|source| EvalError::Io {
+        action: "list",
+        path: canonical.clone(),
+        source,
+    })?;
+    let highest = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            entry
+                .file_name()
+                .to_str()?
+                .strip_prefix("iteration-")?
+                .parse::<u32>()
+                .ok()
+        })
+        .max()
+        .unwrap_or(0);
+    for next in highest + 1..=highest + MAX_ITERATION_TRIES {
+        let dir = canonical.join(format!("iteration-{next}"));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(source) => {
+                return Err(EvalError::Io {
+                    action: "create the directory",
+                    path: dir,
+                    source,
+                });
+            }
+        }
+    }
+    Err(refuse(
+        "no free iteration number; remove old iterations".to_owned(),
+    ))
+}
+
+fn to_json(value: &impl serde::Serialize) -> Vec<u8> {
+    let mut json = serde_json::to_vec_pretty(value).unwrap_or_default();
+    json.push(b'\n');
+    json
+}
