@@ -34,6 +34,9 @@ pub enum EngineError {
         /// What is wrong with it.
         reason: String,
     },
+    /// Private state could not be used (a file that is no regular file, a lock held elsewhere).
+    #[error(transparent)]
+    State(skillful_state::StateError),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -212,6 +215,18 @@ impl EngineError {
         Self::Io {
             path: path.into(),
             source,
+        }
+    }
+}
+
+impl From<skillful_state::StateError> for EngineError {
+    fn from(error: skillful_state::StateError) -> Self {
+        use skillful_state::StateError;
+        match error {
+            StateError::UnsafeDirectory { path, reason } => Self::UnsafeDirectory { path, reason },
+            StateError::NoHomeDirectory => Self::NoHomeDirectory,
+            StateError::Io { path, source } => Self::Io { path, source },
+            other => Self::State(other),
         }
     }
 }

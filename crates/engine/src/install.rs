@@ -8,7 +8,9 @@ use std::process::{Command, Stdio};
 
 use crate::EngineError;
 use crate::catalogue::{EnginePackage, EngineWheel, Model};
-use crate::dirs::{FileLock, create_dir};
+use skillful_state::FileLock;
+
+use crate::dirs::create_dir;
 use crate::download::{Fetcher, remove, sha256_file, with_suffix};
 
 /// Prints this Python's version, then its wheel tags, most preferred first (pip's own list).
@@ -63,7 +65,7 @@ impl Installer<'_> {
     /// One installer at a time per cache (a second waits).
     pub(crate) fn lock(&self) -> Result<FileLock, EngineError> {
         create_dir(&self.root)?;
-        FileLock::acquire(&self.root.join("install.lock"))
+        Ok(FileLock::acquire(&self.root.join("install.lock"))?)
     }
 
     /// The virtual environment's Python with `package` installed; creates and fills it as needed.

@@ -18,7 +18,7 @@
 //!   Ctrl-C.
 //!
 //! Its directories are the user's own: created with mode 0700, refused when they are symbolic
-//! links or belong to another user ([`private_dir`]).
+//! links or belong to another user ([`skillful_state::private_dir`]).
 //!
 //! **It knows nothing of skills, agents or chat messages**: it serves a model and says where.
 
@@ -37,7 +37,7 @@ pub use catalogue::{
     DEFAULT_MODEL, ENGINE, EnginePackage, EngineWheel, MODEL_TEMPLATE, MODELS, Model, ModelWheels,
     TEMPLATES, Template, model, template,
 };
-pub use dirs::{EngineDirs, private_dir};
+pub use dirs::EngineDirs;
 pub use download::{DEFAULT_INDEX_URL, Progress};
 pub use engine::{DEFAULT_PORT, Engine, RunningEngine, STAND_IN_VARIABLE, StartOptions};
 pub use error::EngineError;
