@@ -13,7 +13,7 @@ use crate::lookup::{Resolution, resolve};
 use crate::paging::{PageError, page};
 use crate::render::render_skill;
 use crate::tool_error::{ToolError, ToolErrorCode};
-use crate::tools::ToolKind;
+use crate::tools::{CallSubject, ToolKind};
 
 const SKILL_NAME_EMPTY: &str = "Error: Skill name cannot be empty.";
 const RESOURCE_NAME_EMPTY: &str = "Error: Resource name cannot be empty.";
@@ -36,6 +36,14 @@ struct ReadSkillResourceArguments {
     resource_name: Option<String>,
     offset: Option<u64>,
     limit: Option<u64>,
+}
+
+/// The names any of the three tools' arguments may carry.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NamedArguments {
+    skill_name: Option<String>,
+    script_name: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -271,24 +279,36 @@ impl Snapshot {
         Ok(script.annotate(skill.annotate(output)))
     }
 
-    /// The risk tier of the script a `run_skill_script` call names, found as the call would find
-    /// it; a call that names no script it can run is [`RiskTier::SCRIPT_DEFAULT`].
-    pub(crate) fn script_risk(&self, arguments: serde_json::Value) -> RiskTier {
-        let found = parse_arguments::<RunSkillScriptArguments>(ToolKind::RunSkillScript, arguments)
-            .ok()
-            .and_then(|arguments| {
-                let skill = self.find_skill(arguments.skill_name?).ok()?;
+    /// The skill (and script) a call of `kind` names, found as the call would find them.
+    pub(crate) fn subject(
+        &self,
+        kind: ToolKind,
+        arguments: serde_json::Value,
+    ) -> Option<CallSubject> {
+        let names = parse_arguments::<NamedArguments>(kind, arguments).ok()?;
+        let skill = self.find_skill(names.skill_name?).ok()?;
+        let (script, risk) = match kind {
+            ToolKind::LoadSkill | ToolKind::ReadSkillResource => (None, RiskTier::Read),
+            ToolKind::RunSkillScript => {
                 let script = find_member(
                     Member::Script,
                     &skill.name,
-                    arguments.script_name?,
+                    names.script_name?,
                     named(skill.item.scripts(), |script| script.name()),
                     |name| skill.item.script(name),
                 )
-                .ok()?;
-                Some(script.item.risk_tier())
-            });
-        found.unwrap_or(RiskTier::SCRIPT_DEFAULT)
+                .ok()?
+                .item;
+                let risk = script.risk_tier();
+                (Some(script), risk)
+            }
+        };
+        Some(CallSubject {
+            kind,
+            skill: skill.item,
+            script,
+            risk,
+        })
     }
 
     fn find_skill(&self, requested: String) -> Result<Found<Arc<dyn Skill>>, ToolError> {

@@ -79,4 +79,4 @@ pub use provider::{
 };
 pub use render::{escape_xml, render_skill};
 pub use tool_error::{ToolError, ToolErrorCode};
-pub use tools::{ProviderId, SkillTool, ToolId, ToolKind, ToolOutput};
+pub use tools::{CallSubject, ProviderId, SkillTool, ToolId, ToolKind, ToolOutput};
