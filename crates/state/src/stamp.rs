@@ -13,18 +13,14 @@ pub struct FileStamp {
     device: u64,
     inode: u64,
     len: u64,
-    modified_ns: i128,
-    changed_ns: i128,
+    /// Seconds and nanoseconds since the epoch.
+    modified: (i64, i64),
+    changed: (i64, i64),
 }
 
 impl FileStamp {
     /// The stamp of the file `metadata` describes.
     pub fn of(metadata: &Metadata) -> Self {
-        let modified_ns = metadata
-            .modified()
-            .ok()
-            .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |since| since.as_nanos() as i128);
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
@@ -32,18 +28,26 @@ impl FileStamp {
                 device: metadata.dev(),
                 inode: metadata.ino(),
                 len: metadata.len(),
-                modified_ns,
-                changed_ns: i128::from(metadata.ctime()) * 1_000_000_000
-                    + i128::from(metadata.ctime_nsec()),
+                modified: (metadata.mtime(), metadata.mtime_nsec()),
+                changed: (metadata.ctime(), metadata.ctime_nsec()),
             }
         }
         #[cfg(not(unix))]
-        Self {
-            device: 0,
-            inode: 0,
-            len: metadata.len(),
-            modified_ns,
-            changed_ns: 0,
+        {
+            let modified = metadata
+                .modified()
+                .ok()
+                .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or((0, 0), |since| {
+                    (since.as_secs() as i64, i64::from(since.subsec_nanos()))
+                });
+            Self {
+                device: 0,
+                inode: 0,
+                len: metadata.len(),
+                modified,
+                changed: (0, 0),
+            }
         }
     }
 }
