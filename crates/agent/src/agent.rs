@@ -4,14 +4,16 @@ use std::fmt;
 use std::sync::Arc;
 
 use skillful_chat::{
-    ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, Content, Message,
-    Role, Usage,
+    ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, Content, FunctionCall,
+    Message, Role, Usage,
 };
+use skillful_core::SourceContext;
 use skillful_decorators::{
     EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, TracingLayer, not_approved,
 };
-use skillful_provider::SkillsProvider;
+use skillful_provider::{CallSubject, SkillsProvider};
 
+use crate::approvals::ApprovalsStore;
 use crate::context::{ContextProvider, SkillsContext};
 use crate::error::AgentError;
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
@@ -94,6 +96,7 @@ pub struct Agent {
     client: Box<dyn ChatClient>,
     instructions: Option<String>,
     providers: Vec<Arc<dyn ContextProvider>>,
+    skills: Vec<Arc<SkillsProvider>>,
     options: ChatOptions,
 }
 
@@ -106,6 +109,7 @@ impl Agent {
             instructions: None,
             providers: Vec::new(),
             skills: Vec::new(),
+            store: None,
             rules: ApprovalRules::default(),
             limits: Limits::default(),
             options: ChatOptions::default(),
@@ -193,6 +197,30 @@ impl Agent {
     }
 }
 
+impl Agent {
+    /// What a call of `session` (one waiting for approval, say) names, read afresh from the
+    /// agent's skills providers: the skill with its origin, the script, the risk tier. For a
+    /// person deciding on it. `None` when the call is not to a skills provider's tool or names
+    /// no skill (or script) the providers have now.
+    ///
+    /// # Errors
+    /// A skills provider could not list its skills.
+    pub async fn describe(
+        &self,
+        call: &FunctionCall,
+        session: &Session,
+    ) -> Result<Option<CallSubject>, AgentError> {
+        let context = SourceContext::isolated(session.id());
+        for provider in &self.skills {
+            let run = provider.context(&context).await?;
+            if let Some(tool) = run.tools().iter().find(|tool| tool.name() == call.name) {
+                return Ok(tool.subject(&call.arguments));
+            }
+        }
+        Ok(None)
+    }
+}
+
 impl fmt::Debug for Agent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Agent")
@@ -210,7 +238,8 @@ pub struct AgentBuilder {
     client: Box<dyn ChatClient>,
     instructions: Option<String>,
     providers: Vec<Arc<dyn ContextProvider>>,
-    skills: Vec<skillful_provider::ProviderId>,
+    skills: Vec<Arc<SkillsProvider>>,
+    store: Option<Arc<ApprovalsStore>>,
     rules: ApprovalRules,
     limits: Limits,
     options: ChatOptions,
@@ -227,7 +256,7 @@ impl AgentBuilder {
     /// A skills provider: its catalog joins the instructions and its tools the request on every
     /// run, and the approval rules apply to its tools.
     pub fn skills(mut self, provider: Arc<SkillsProvider>) -> Self {
-        self.skills.push(provider.id());
+        self.skills.push(Arc::clone(&provider));
         self.providers.push(Arc::new(SkillsContext(provider)));
         self
     }
@@ -241,6 +270,13 @@ impl AgentBuilder {
     /// The approval rules (default: every call asks; destructive calls are refused).
     pub fn approval(mut self, rules: ApprovalRules) -> Self {
         self.rules = rules;
+        self
+    }
+
+    /// Where approvals given for good ("always") are kept and looked up (default: a store in
+    /// memory, forgotten with the agent); [`ApprovalsStore::per_user`] keeps them for the user.
+    pub fn approvals(mut self, store: Arc<ApprovalsStore>) -> Self {
+        self.store = Some(store);
         self
     }
 
@@ -267,8 +303,9 @@ impl AgentBuilder {
     /// Builds the agent: `FunctionInvocation → EnsureUserMessage → Tracing → client`.
     pub fn build(self) -> Agent {
         let policy = SkillsApprovalPolicy {
-            providers: self.skills,
+            providers: self.skills.iter().map(|provider| provider.id()).collect(),
             rules: self.rules,
+            store: self.store.unwrap_or_default(),
         };
         let client = FunctionInvocationLayer::new()
             .limits(self.limits)
@@ -279,6 +316,7 @@ impl AgentBuilder {
             client: Box::new(client),
             instructions: self.instructions,
             providers: self.providers,
+            skills: self.skills,
             options: self.options,
         }
     }

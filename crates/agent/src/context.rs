@@ -37,8 +37,12 @@ pub(crate) struct SkillsContext(pub(crate) Arc<SkillsProvider>);
 
 #[async_trait]
 impl ContextProvider for SkillsContext {
-    async fn context(&self, _session: &Session) -> Result<Context, AgentError> {
-        let run = self.0.context(&SourceContext::default()).await?;
+    async fn context(&self, session: &Session) -> Result<Context, AgentError> {
+        // Isolated by session: one session's idempotency keys never replay another's results.
+        let run = self
+            .0
+            .context(&SourceContext::isolated(session.id()))
+            .await?;
         Ok(Context {
             instructions: run.instructions().map(str::to_owned),
             tools: run

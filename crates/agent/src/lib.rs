@@ -6,11 +6,13 @@
 //! `FunctionInvocation → EnsureUserMessage → Tracing → client`. Calls the [`ApprovalRules`] do not
 //! approve come back as pending approval requests; a later run with the answers resumes. The
 //! [`Session`] is plain serde data, so a pending approval can be saved, the process ended, and
-//! the run resumed elsewhere.
+//! the run resumed elsewhere; [`SessionFile`] keeps one in a file (locked while in use, written
+//! atomically, versioned).
 //!
-//! It owns the composition and the skills approval policy (rules matched on the skills
-//! provider's own tool instances); it does no I/O of its own beyond what the client and the
-//! providers do.
+//! It owns the composition, the skills approval policy (rules matched on the skills provider's
+//! own tool instances) and the approvals given for good ([`ApprovalsStore`]: per user, keyed by
+//! tool, skill and script, bound to the digests of the skill's files). Its own I/O is those two
+//! files, through `skillful-state`; nothing in a session approves anything.
 //!
 //! # Example
 //! ```no_run
@@ -38,13 +40,17 @@
 //! ```
 
 mod agent;
+mod approvals;
 mod context;
 mod error;
 mod policy;
 mod session;
+mod session_file;
 
 pub use agent::{Agent, AgentBuilder, AgentResponse, Input};
+pub use approvals::{ApprovalsError, ApprovalsStore};
 pub use context::{Context, ContextProvider};
 pub use error::AgentError;
 pub use policy::{ApprovalRules, AutoApprove};
 pub use session::Session;
+pub use session_file::{MAX_SESSION_BYTES, SESSION_FORMAT_VERSION, SessionFile, SessionFileError};

@@ -1,11 +1,15 @@
 //! The approval policy for skill tools: read-only and all rules matched on the provider's own
 //! tool instances, and risk tiers.
 
-use skillful_chat::Tool;
-use skillful_core::RiskTier;
-use skillful_decorators::{ApprovalPolicy, Decision};
-use skillful_provider::ProviderId;
+use std::sync::Arc;
 
+use async_trait::async_trait;
+use skillful_chat::{Remember, Tool};
+use skillful_core::RiskTier;
+use skillful_decorators::{ApprovalPolicy, Decision, RememberError};
+use skillful_provider::{ProviderId, SkillTool};
+
+use crate::approvals::ApprovalsStore;
 use crate::context::SkillFunction;
 
 /// Which skill tools run without asking.
@@ -27,7 +31,12 @@ pub enum AutoApprove {
 ///    call never runs, no approval overrides it;
 /// 2. [`auto_approve`](Self::auto_approve): the read-only or all rule;
 /// 3. a call at or below [`approve_up_to`](Self::approve_up_to) runs (e.g. `read` scripts);
-/// 4. otherwise the call asks, unless the person approved it for good earlier in the session.
+/// 4. otherwise the call asks, unless the person approved it for good (the agent's
+///    [`ApprovalsStore`]: the same tool, skill and script, while the skill's files are
+///    unchanged).
+///
+/// The rules are applied again when a held-back call resumes: a call they refuse is refused
+/// whatever the answer (a waiting call may come from an edited session file).
 ///
 /// Tools of anyone else (another context provider, even one calling its tool `load_skill`)
 /// always ask.
@@ -74,20 +83,29 @@ impl ApprovalRules {
     }
 }
 
-/// [`ApprovalRules`] applied to the tools of the agent's skills providers.
+/// [`ApprovalRules`] applied to the tools of the agent's skills providers, with the approvals
+/// people gave for good.
 #[derive(Debug)]
 pub(crate) struct SkillsApprovalPolicy {
     pub(crate) providers: Vec<ProviderId>,
     pub(crate) rules: ApprovalRules,
+    pub(crate) store: Arc<ApprovalsStore>,
 }
 
-impl ApprovalPolicy for SkillsApprovalPolicy {
-    fn decide(&self, tool: &dyn Tool, arguments: &serde_json::Value) -> Decision {
-        let Some(SkillFunction(skill_tool)) = tool
-            .as_any()
+impl SkillsApprovalPolicy {
+    /// The skills provider's own tool behind `tool`, recognised by type and provider.
+    fn skill_tool<'a>(&self, tool: &'a dyn Tool) -> Option<&'a SkillTool> {
+        tool.as_any()
             .downcast_ref::<SkillFunction>()
             .filter(|function| self.providers.contains(&function.0.id().provider))
-        else {
+            .map(|function| &function.0)
+    }
+}
+
+#[async_trait]
+impl ApprovalPolicy for SkillsApprovalPolicy {
+    async fn decide(&self, tool: &dyn Tool, arguments: &serde_json::Value) -> Decision {
+        let Some(skill_tool) = self.skill_tool(tool) else {
             return Decision::Ask;
         };
         let tier = skill_tool.risk_tier(arguments);
@@ -102,9 +120,35 @@ impl ApprovalPolicy for SkillsApprovalPolicy {
             AutoApprove::None => false,
         };
         if by_rule || self.rules.approve_up_to.is_some_and(|up_to| tier <= up_to) {
-            Decision::Approve
-        } else {
-            Decision::Ask
+            return Decision::Approve;
         }
+        match skill_tool.subject(arguments) {
+            Some(subject) if self.store.covers(&subject, arguments).await => Decision::Approve,
+            _ => Decision::Ask,
+        }
+    }
+
+    async fn remember(
+        &self,
+        tool: &dyn Tool,
+        arguments: &serde_json::Value,
+        remember: Remember,
+    ) -> Result<(), RememberError> {
+        let Some(skill_tool) = self.skill_tool(tool) else {
+            return Err(RememberError(format!(
+                "`{}` is not a tool of this agent's skills providers; only their calls are \
+                 approved for good",
+                tool.name()
+            )));
+        };
+        let Some(subject) = skill_tool.subject(arguments) else {
+            return Err(RememberError(
+                "the call names no skill (or script) of this run".to_owned(),
+            ));
+        };
+        self.store
+            .remember(&subject, arguments, remember)
+            .await
+            .map_err(|error| RememberError(error.to_string()))
     }
 }

@@ -5,13 +5,18 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use skillful_chat::{ApprovalRequest, Message};
-use skillful_decorators::{RememberedApprovals, pending_approvals};
+use skillful_decorators::pending_approvals;
 
 /// One conversation with an [`Agent`](crate::Agent): its id and its history.
 ///
-/// Everything a later run needs is in the history: the approvals remembered for good and the
-/// calls still waiting for approval are read from it. So a session saved with serde (e.g. to JSON)
-/// while an approval is pending resumes in another process.
+/// Everything a later run needs is in the history: the calls still waiting for approval are read
+/// from it. So a session saved with serde (e.g. to JSON, or through [`SessionFile`]) while an
+/// approval is pending resumes in another process. Nothing in it approves anything: approvals
+/// given for good live in the agent's [`ApprovalsStore`], and a waiting call goes through the
+/// whole approval policy again when it resumes.
+///
+/// [`SessionFile`]: crate::SessionFile
+/// [`ApprovalsStore`]: crate::ApprovalsStore
 ///
 /// # Example
 /// ```
@@ -45,7 +50,8 @@ impl Session {
         }
     }
 
-    /// The session's id; decorators keep per-conversation state under it.
+    /// The session's id; decorators keep per-conversation state under it, and the skills
+    /// provider its idempotency keys.
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -58,11 +64,6 @@ impl Session {
     /// The calls waiting for a person's approval.
     pub fn pending_approvals(&self) -> Vec<ApprovalRequest> {
         pending_approvals(&self.messages)
-    }
-
-    /// What was approved for good in this session.
-    pub fn remembered_approvals(&self) -> RememberedApprovals {
-        RememberedApprovals::from_messages(&self.messages)
     }
 
     pub(crate) fn extend(&mut self, messages: impl IntoIterator<Item = Message>) {

@@ -1,5 +1,10 @@
 //! `skills run` and `skills chat`: the agent over the skills, against an OpenAI-compatible
 //! server, with approvals answered on the terminal.
+//!
+//! The terminal shows text, never control sequences: everything that comes from skills, models,
+//! servers and scripts goes through `for_terminal`/`one_line`. And content cannot pass for our
+//! prompts: model text is indented, tool calls and results follow our `>>`/`<<` markers on their
+//! line, so a line starting with `??` (an approval question) or `>`/`<<`/`>>` is always ours.
 
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -8,14 +13,17 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use skillful_agent::{
-    Agent, AgentError, AgentResponse, ApprovalRules, AutoApprove, Input, Session,
+    Agent, AgentError, AgentResponse, ApprovalRules, ApprovalsStore, AutoApprove, Input, Session,
+    SessionFile, SessionFileError,
 };
 use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatError, ChatOptions, Content, DEFAULT_BASE_URL,
     OpenAiClient, Remember,
 };
 use skillful_core::RiskTier;
+use skillful_core::text::{for_terminal, one_line};
 use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
+use skillful_provider::CallSubject;
 
 use crate::compose::{ListingFlags, SkillsFlags, process_runner};
 use crate::{Outcome, UsageError};
@@ -127,8 +135,9 @@ pub(crate) struct AgentArgs {
     /// instead of as structured calls; show such text as the answer.
     #[arg(long)]
     no_text_tool_calls: bool,
-    /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn.
-    /// A run stopped with an approval pending resumes from it.
+    /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn
+    /// (atomically, mode 0600). A run stopped with an approval pending resumes from it. Another
+    /// process on the same FILE waits for this one to finish.
     #[arg(long, value_name = "FILE")]
     session: Option<PathBuf>,
     #[command(flatten)]
@@ -180,33 +189,35 @@ impl AgentArgs {
         if let Some(tier) = self.approve_up_to {
             rules = rules.approve_up_to(tier);
         }
+        let store = ApprovalsStore::per_user()
+            .context("cannot use the per-user store of approvals given for good")?;
         Ok(Agent::builder(client.build()?)
             .skills(provider)
             .approval(rules)
+            .approvals(Arc::new(store))
             .options(options)
             .text_tool_calls(!self.no_text_tool_calls)
             .build())
     }
 
-    fn session(&self) -> anyhow::Result<Session> {
-        match &self.session {
-            Some(path) if path.exists() => {
-                let text = std::fs::read(path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                serde_json::from_slice(&text).with_context(|| {
-                    format!("{}: not a session file written by skills", path.display())
-                })
+    /// The session: read from `--session FILE`, held (locked) until the command ends; waits,
+    /// saying so, while another process holds it. A new session without `--session`.
+    async fn session(&self) -> anyhow::Result<(Option<SessionFile>, Session)> {
+        let Some(path) = &self.session else {
+            return Ok((None, Session::new()));
+        };
+        let (file, session) = match SessionFile::try_open(path) {
+            Err(SessionFileError::Busy { .. }) => {
+                eprintln!(
+                    "skills: waiting for another process using the session {}",
+                    one_line(&path.display().to_string())
+                );
+                let path = path.clone();
+                tokio::task::spawn_blocking(move || SessionFile::open(path)).await??
             }
-            _ => Ok(Session::new()),
-        }
-    }
-
-    fn save(&self, session: &Session) -> anyhow::Result<()> {
-        if let Some(path) = &self.session {
-            std::fs::write(path, serde_json::to_vec_pretty(session)?)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        Ok(())
+            opened => opened?,
+        };
+        Ok((Some(file), session.unwrap_or_default()))
     }
 }
 
@@ -228,22 +239,41 @@ impl Terminal {
         self.lines.next().transpose()
     }
 
+    /// Reads a line answering a prompt; shown after it when stdin is not a terminal (which
+    /// would have echoed it), so the transcript reads the same.
+    fn read_answer(&mut self) -> io::Result<Option<String>> {
+        let line = self.read_line()?;
+        if !io::stdin().is_terminal() {
+            match &line {
+                Some(line) => writeln!(self.out, "{}", one_line(line))?,
+                None => writeln!(self.out)?,
+            }
+        }
+        Ok(line)
+    }
+
     fn show(&mut self, response: &AgentResponse) -> io::Result<()> {
         for message in &response.messages {
             for content in &message.contents {
                 match content {
+                    // Indented: a line of the model's can never start like one of ours.
                     Content::Text { text } if !text.trim().is_empty() => {
-                        writeln!(self.out, "{}", text.trim_end())?
+                        for line in for_terminal(text.trim_end()).lines() {
+                            writeln!(self.out, "  {line}")?;
+                        }
                     }
                     Content::FunctionCall(call)
                     | Content::ApprovalRequest(ApprovalRequest { call }) => writeln!(
                         self.out,
                         ">> calling tool {}({})",
-                        call.name, call.arguments
+                        one_line(&call.name),
+                        one_line(&call.arguments.to_string())
                     )?,
-                    Content::FunctionResult(result) => {
-                        writeln!(self.out, "<< tool result: {}", shorten(&result.result))?
-                    }
+                    Content::FunctionResult(result) => writeln!(
+                        self.out,
+                        "<< tool result: {}",
+                        one_line(&shorten(&result.result))
+                    )?,
                     _ => {}
                 }
             }
@@ -251,25 +281,41 @@ impl Terminal {
         self.out.flush()
     }
 
-    /// Asks about each pending call; `None` when stdin closes before every call is answered.
-    fn ask(&mut self, pending: &[ApprovalRequest]) -> io::Result<Option<Vec<ApprovalResponse>>> {
+    /// Asks about each pending call (`subjects`: what each names, as the skills are now); `None`
+    /// when stdin closes before every call is answered.
+    fn ask(
+        &mut self,
+        pending: &[ApprovalRequest],
+        subjects: &[Option<CallSubject>],
+    ) -> io::Result<Option<Vec<ApprovalResponse>>> {
         let mut answers = Vec::new();
-        for ApprovalRequest { call } in pending {
-            let skill = call.arguments["skillName"].as_str().unwrap_or("?");
+        for (ApprovalRequest { call }, subject) in pending.iter().zip(subjects) {
             loop {
+                writeln!(
+                    self.out,
+                    "?? approve {}({})",
+                    one_line(&call.name),
+                    one_line(&call.arguments.to_string())
+                )?;
+                writeln!(self.out, "?? {}", describe(subject.as_ref()))?;
                 write!(
                     self.out,
-                    "?? approve {} (skill {skill}) {}? [y]es / [n]o / [a]lways for this tool: ",
-                    call.name, call.arguments
+                    "?? [y]es / [n]o / [a]lways (this tool for this skill{}, until its files \
+                     change): ",
+                    if subject
+                        .as_ref()
+                        .and_then(CallSubject::script_name)
+                        .is_some()
+                    {
+                        " and script"
+                    } else {
+                        ""
+                    }
                 )?;
                 self.out.flush()?;
-                let Some(line) = self.read_line()? else {
-                    writeln!(self.out)?;
+                let Some(line) = self.read_answer()? else {
                     return Ok(None);
                 };
-                if !io::stdin().is_terminal() {
-                    writeln!(self.out, "{line}")?;
-                }
                 let answer = match line.trim().to_ascii_lowercase().as_str() {
                     "y" | "yes" => ApprovalResponse::approve(&call.call_id),
                     "a" | "always" => {
@@ -288,6 +334,26 @@ impl Terminal {
     }
 }
 
+/// What a call names, for the approval question: the skill, the script, the risk tier and where
+/// the skill comes from.
+fn describe(subject: Option<&CallSubject>) -> String {
+    let Some(subject) = subject else {
+        return "names no skill (or script) of this agent; it fails if run".to_owned();
+    };
+    let origin = subject.skill.origin();
+    let script = subject
+        .script_name()
+        .map(|script| format!(" · script {}", one_line(script)))
+        .unwrap_or_default();
+    format!(
+        "skill {}{script} · risk {} · from {} ({} scope)",
+        one_line(subject.skill_name()),
+        subject.risk,
+        origin,
+        origin.scope
+    )
+}
+
 /// A tool result on one line, cut to [`SHOWN_RESULT_CHARS`].
 fn shorten(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -303,21 +369,54 @@ struct Conversation<'a> {
     agent: Agent,
     args: &'a AgentArgs,
     session: Session,
+    /// The session file, locked for as long as the conversation lasts.
+    file: Option<SessionFile>,
     terminal: Terminal,
     _engine: Option<EngineGuard>,
 }
 
 impl<'a> Conversation<'a> {
-    async fn new(args: &'a AgentArgs) -> anyhow::Result<Self> {
-        let session = args.session()?;
+    async fn new(
+        args: &'a AgentArgs,
+        (file, session): (Option<SessionFile>, Session),
+    ) -> anyhow::Result<Self> {
         let (endpoint, engine) = args.server().await?;
         Ok(Self {
             agent: args.agent(&endpoint)?,
             args,
             session,
+            file,
             terminal: Terminal::new(),
             _engine: engine,
         })
+    }
+
+    fn save(&self) -> anyhow::Result<()> {
+        if let Some(file) = &self.file {
+            file.save(&self.session)?;
+        }
+        Ok(())
+    }
+
+    /// What each pending call names, as the skills are now.
+    async fn describe(
+        &self,
+        pending: &[ApprovalRequest],
+    ) -> anyhow::Result<Vec<Option<CallSubject>>> {
+        let mut subjects = Vec::with_capacity(pending.len());
+        for request in pending {
+            subjects.push(self.agent.describe(&request.call, &self.session).await?);
+        }
+        Ok(subjects)
+    }
+
+    /// Asks about the pending calls; `None` when the terminal closed first.
+    async fn ask(
+        &mut self,
+        pending: &[ApprovalRequest],
+    ) -> anyhow::Result<Option<Vec<ApprovalResponse>>> {
+        let subjects = self.describe(pending).await?;
+        Ok(self.terminal.ask(pending, &subjects)?)
     }
 
     /// Runs `input`, then asks about every pending call and resumes, until the model answers or
@@ -330,7 +429,7 @@ impl<'a> Conversation<'a> {
                 .run(input, &mut self.session)
                 .await
                 .map_err(explain)?;
-            self.args.save(&self.session)?;
+            self.save()?;
             self.terminal.show(&response)?;
             if response.finish_reason.as_deref() == Some("length") {
                 eprintln!(
@@ -342,7 +441,7 @@ impl<'a> Conversation<'a> {
             if response.pending.is_empty() {
                 return Ok(());
             }
-            match self.terminal.ask(&response.pending)? {
+            match self.ask(&response.pending).await? {
                 Some(answers) => input = Input::Approvals(answers),
                 None => {
                     let resume = match &self.args.session {
@@ -358,6 +457,15 @@ impl<'a> Conversation<'a> {
             }
         }
     }
+}
+
+/// An error as one line of text: whatever a server or a skill put in it is shown, not obeyed.
+/// Usage errors are ours and keep their type (exit code 2).
+fn one_line_error(error: anyhow::Error) -> anyhow::Error {
+    if error.is::<UsageError>() {
+        return error;
+    }
+    anyhow::anyhow!("{}", one_line(&format!("{error:#}")))
 }
 
 /// A server that is not there, or too slow, gets one line saying what to do.
@@ -377,19 +485,24 @@ fn explain(error: AgentError) -> anyhow::Error {
 }
 
 pub(crate) async fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+    run_turns(args).await.map_err(one_line_error)
+}
+
+async fn run_turns(args: RunArgs) -> anyhow::Result<Outcome> {
     // Checked before a model server is looked for (or an engine installed and started).
-    if args.prompt.is_none() && args.agent.session()?.pending_approvals().is_empty() {
+    let held = args.agent.session().await?;
+    if args.prompt.is_none() && held.1.pending_approvals().is_empty() {
         return Err(UsageError(
             "give a PROMPT (or --session FILE holding a pending approval)".to_owned(),
         )
         .into());
     }
-    let mut conversation = Conversation::new(&args.agent).await?;
+    let mut conversation = Conversation::new(&args.agent, held).await?;
     match args.prompt {
         Some(prompt) => conversation.turn(prompt.into()).await?,
         None => {
             let pending = conversation.session.pending_approvals();
-            if let Some(answers) = conversation.terminal.ask(&pending)? {
+            if let Some(answers) = conversation.ask(&pending).await? {
                 conversation.turn(answers.into()).await?;
             }
         }
@@ -398,13 +511,17 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<Outcome> {
 }
 
 pub(crate) async fn chat(args: ChatArgs) -> anyhow::Result<Outcome> {
-    let mut conversation = Conversation::new(&args.agent).await?;
+    chat_turns(args).await.map_err(one_line_error)
+}
+
+async fn chat_turns(args: ChatArgs) -> anyhow::Result<Outcome> {
+    let held = args.agent.session().await?;
+    let mut conversation = Conversation::new(&args.agent, held).await?;
     loop {
         let terminal = &mut conversation.terminal;
         write!(terminal.out, "> ")?;
         terminal.out.flush()?;
-        let Some(line) = terminal.read_line()? else {
-            writeln!(terminal.out)?;
+        let Some(line) = terminal.read_answer()? else {
             return Ok(Outcome::Ok);
         };
         match line.trim() {

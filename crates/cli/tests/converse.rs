@@ -1,58 +1,20 @@
 //! `skills run` against a strict OpenAI-compatible server on 127.0.0.1, approvals answered on a
 //! piped stdin.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod common;
+
 use std::time::Duration;
 
 use serde_json::json;
 use skillful_chat::{Content, Role};
 use skillful_test_server::{Reply, TestServer, completion};
 
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
+use common::{EXAMPLES, skills, text};
+
 const MARATHON: &str = "A marathon is 26.2 miles. How many km?";
 
-/// Runs `skills ARGS` with `stdin` piped in, off the runtime so the server keeps answering.
-async fn skills(args: Vec<String>, stdin: &'static str) -> Output {
-    tokio::task::spawn_blocking(move || {
-        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
-            .args(&args)
-            .current_dir(here)
-            .env("HOME", here)
-            .env_remove("RUST_LOG")
-            .env_remove("SKILLS_ENDPOINT")
-            .env_remove("SKILLS_MODEL")
-            .env_remove("SKILLS_API_KEY")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the skills binary runs");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap()
-}
-
 fn run_args(server: &TestServer, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = ["run", "--skills", EXAMPLES, "--endpoint", server.url()]
-        .iter()
-        .map(|arg| (*arg).to_owned())
-        .collect();
-    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-    args
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    common::run_args(EXAMPLES, server.url(), extra)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -82,34 +44,47 @@ async fn run_asks_on_the_terminal_and_shows_the_transcript() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
 
     let lines: Vec<&str> = stdout.lines().collect();
-    let ask_load = r#"?? approve load_skill (skill unit-converter) {"skillName":"unit-converter"}? [y]es / [n]o / [a]lways for this tool: "#;
+    let examples = std::path::Path::new(EXAMPLES);
+    let skill_dir = examples.join("unit-converter").canonicalize().unwrap();
+    let about = format!(
+        "?? skill unit-converter · risk read · from files {}: {} (explicit scope)",
+        examples.display(),
+        skill_dir.display()
+    );
+    let ask = "?? [y]es / [n]o / [a]lways (this tool for this skill, until its files change): ";
+    let approve_load = r#"?? approve load_skill({"skillName":"unit-converter"})"#;
     assert_eq!(
-        lines[..3],
+        lines[..7],
         [
             r#">> calling tool load_skill({"skillName":"unit-converter"})"#,
-            &format!("{ask_load}maybe"),
-            &format!("{ask_load}y"),
+            approve_load,
+            &about,
+            &format!("{ask}maybe"),
+            approve_load,
+            &about,
+            &format!("{ask}y"),
         ],
         "{stdout}"
     );
     assert!(
-        lines[3].starts_with("<< tool result: --- name: unit-converter"),
+        lines[7].starts_with("<< tool result: --- name: unit-converter"),
         "{stdout}"
     );
-    assert!(lines[4].starts_with(">> calling tool read_skill_resource("));
-    assert!(lines[5].starts_with("?? approve read_skill_resource (skill unit-converter)"));
-    assert!(lines[5].ends_with(": a"));
+    assert!(lines[8].starts_with(">> calling tool read_skill_resource("));
+    assert!(lines[9].starts_with("?? approve read_skill_resource("));
+    assert_eq!(lines[10], about);
+    assert_eq!(lines[11], format!("{ask}a"));
     assert!(
-        lines[6].starts_with("<< tool result: # Conversion table"),
+        lines[12].starts_with("<< tool result: # Conversion table"),
         "{stdout}"
     );
-    assert!(lines[7].starts_with(">> calling tool read_skill_resource("));
+    assert!(lines[13].starts_with(">> calling tool read_skill_resource("));
     assert!(
-        lines[8].starts_with("<< tool result: "),
+        lines[14].starts_with("<< tool result: "),
         "always: not asked again: {stdout}"
     );
-    assert_eq!(lines[9], "A marathon is about 42.16 km.");
-    assert_eq!(lines.len(), 10, "{stdout}");
+    assert_eq!(lines[15], "  A marathon is about 42.16 km.");
+    assert_eq!(lines.len(), 16, "{stdout}");
     assert!(
         server
             .requests()
@@ -149,7 +124,7 @@ async fn an_unanswered_approval_waits_in_the_session_file() {
         stdout.contains("<< tool result: --- name: unit-converter"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("Loaded it.\n"), "{stdout}");
+    assert!(stdout.ends_with("  Loaded it.\n"), "{stdout}");
     let resumed = &server.requests()[1];
     assert_eq!(resumed.status, 200);
     assert_eq!(resumed.contents("user"), [MARATHON]);
@@ -188,7 +163,10 @@ async fn chat_answers_one_prompt_per_line_in_one_session() {
     args[0] = "chat".to_owned();
     let output = skills(args, "Hi\n\nAre you there?\nexit\n").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(text(&output.stdout), "> Hello.\n> > Still here.\n> ");
+    assert_eq!(
+        text(&output.stdout),
+        "> Hi\n  Hello.\n> \n> Are you there?\n  Still here.\n> exit\n"
+    );
     let second = &server.requests()[1];
     assert_eq!(second.contents("user"), ["Hi", "Are you there?"]);
     assert_eq!(second.contents("assistant"), ["Hello."]);
@@ -204,7 +182,7 @@ async fn a_tool_call_written_as_text_runs_unless_turned_off() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines[0], "Let me load the skill.", "{stdout}");
+    assert_eq!(lines[0], "  Let me load the skill.", "{stdout}");
     assert_eq!(
         lines[1], r#">> calling tool load_skill({"skillName":"unit-converter"})"#,
         "{stdout}"
@@ -213,7 +191,7 @@ async fn a_tool_call_written_as_text_runs_unless_turned_off() {
         lines[2].starts_with("<< tool result: --- name: unit-converter"),
         "{stdout}"
     );
-    assert_eq!(lines[3], "A marathon is about 42.16 km.", "{stdout}");
+    assert_eq!(lines[3], "  A marathon is about 42.16 km.", "{stdout}");
     assert_eq!(server.requests()[1].status, 200);
 
     let server = TestServer::start().await;
@@ -227,7 +205,8 @@ async fn a_tool_call_written_as_text_runs_unless_turned_off() {
     )
     .await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(text(&output.stdout).trim_end(), written);
+    let indented: Vec<String> = written.lines().map(|line| format!("  {line}")).collect();
+    assert_eq!(text(&output.stdout).trim_end(), indented.join("\n"));
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -242,7 +221,7 @@ async fn generation_is_bounded_by_default_and_a_cut_off_answer_is_reported() {
 
     let output = skills(run_args(&server, &[MARATHON]), "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(text(&output.stdout), "A marathon is 42\n");
+    assert_eq!(text(&output.stdout), "  A marathon is 42\n");
     assert_eq!(
         text(&output.stderr),
         "skills: the model's answer was cut off at the token limit (1024 tokens per call); raise \

@@ -147,7 +147,7 @@ fn run_with_nothing_configured_starts_the_engine_for_the_command_and_stops_it() 
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
-        stdout.starts_with("fake engine on port ")
+        stdout.starts_with("  fake engine on port ")
             && stdout.ends_with(" with model qwen2.5-coder-0.5b answers: Hello?\n"),
         "{stdout}"
     );

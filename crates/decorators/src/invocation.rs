@@ -10,14 +10,12 @@ use async_trait::async_trait;
 use futures_util::future::join_all;
 use skillful_chat::{
     ApprovalRequest, ChatClient, ChatError, ChatRequest, ChatResponse, Content, FunctionCall,
-    FunctionResult, Message, Role, SharedTool, ToolChoice, Usage,
+    FunctionResult, Message, Remember, Role, SharedTool, ToolChoice, Usage,
 };
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use crate::approval::{
-    ApprovalPolicy, Decision, RememberedApprovals, approval_responses, pending_approvals,
-};
+use crate::approval::{ApprovalPolicy, Decision, new_answers, pending_approvals};
 use crate::identity::CallIds;
 use crate::layer::Layer;
 use crate::text_calls;
@@ -65,11 +63,15 @@ impl Default for Limits {
 ///   "In a row" means in consecutive model turns (a model repeating a whole turn of several
 ///   calls repeats each of them) or within one turn; the model's turns since the last user query
 ///   count, also those of earlier requests (a call held for approval and resumed counts once).
-/// - With an [`ApprovalPolicy`], a call the policy (or a remembered approval) does not approve is
-///   not run: the response ends with an assistant message holding [`ApprovalRequest`]s, and a
-///   later request carrying the person's [`ApprovalResponse`](skillful_chat::ApprovalResponse)s
-///   resumes: approved calls run, rejected ones go back to the model as results saying so (with
-///   the reason), unanswered ones as not approved. A refused call is never run.
+/// - With an [`ApprovalPolicy`], a call the policy does not approve is not run: the response ends
+///   with an assistant message holding [`ApprovalRequest`]s, and a later request whose last
+///   message (the user's) carries the person's
+///   [`ApprovalResponse`](skillful_chat::ApprovalResponse)s resumes: approved calls are decided
+///   again (a call the policy refuses now is refused, whatever the answer) and run, an approval
+///   for good is handed to [`ApprovalPolicy::remember`], rejected calls go back to the model as
+///   results saying so (with the reason), unanswered ones as not approved. Answers anywhere
+///   else in the history count for nothing: a history can be edited. A refused call is never
+///   run.
 ///
 /// - Tool calls the model wrote as text (a ```` ```json ```` block or bare JSON
 ///   `{"name": TOOL, "arguments": {...}}`, a list of them, or `<tool_call>` tags) when its answer
@@ -157,7 +159,6 @@ struct Run<'a> {
     limits: Limits,
     tools: &'a [SharedTool],
     approval: Option<&'a dyn ApprovalPolicy>,
-    remembered: RememberedApprovals,
     auto_approved: usize,
     streaks: Streaks,
     failures: HashMap<String, (String, usize)>,
@@ -182,7 +183,7 @@ impl Run<'_> {
         }
     }
 
-    fn step(&mut self, call: &FunctionCall) -> Step {
+    async fn step(&mut self, call: &FunctionCall) -> Step {
         let identical = self.streaks.count(call);
         let limit = self.limits.max_identical_calls;
         if identical > limit {
@@ -216,15 +217,10 @@ impl Run<'_> {
         let Some(policy) = self.approval else {
             return Step::Run(Arc::clone(tool));
         };
-        let approved = match policy.decide(tool.as_ref(), &call.arguments) {
-            Decision::Refuse(reason) => {
-                return Step::Answer(error_result(
-                    call,
-                    format!("Error: this call was refused and not run: {reason}"),
-                ));
-            }
+        let approved = match policy.decide(tool.as_ref(), &call.arguments).await {
+            Decision::Refuse(reason) => return Step::Answer(refused(call, &reason)),
             Decision::Approve => true,
-            Decision::Ask => self.remembered.covers(call),
+            Decision::Ask => false,
         };
         if approved && self.auto_approved < self.limits.max_auto_approvals {
             self.auto_approved += 1;
@@ -286,6 +282,13 @@ impl Run<'_> {
         }
         None
     }
+}
+
+fn refused(call: &FunctionCall, reason: &str) -> FunctionResult {
+    error_result(
+        call,
+        format!("Error: this call was refused and not run: {reason}"),
+    )
 }
 
 fn error_result(call: &FunctionCall, text: String) -> FunctionResult {
@@ -351,7 +354,6 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             limits: self.limits,
             tools: &tools,
             approval: self.approval.as_deref(),
-            remembered: RememberedApprovals::from_messages(&messages),
             auto_approved: 0,
             streaks: Streaks::default(),
             failures: HashMap::new(),
@@ -395,7 +397,10 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 }
                 return Ok(output.finish());
             }
-            let steps: Vec<Step> = calls.iter().map(|call| run.step(call)).collect();
+            let mut steps = Vec::with_capacity(calls.len());
+            for call in &calls {
+                steps.push(run.step(call).await);
+            }
             run.streaks.end_turn();
 
             if let Some(stop) = steps.iter().find_map(|step| match step {
@@ -498,16 +503,15 @@ fn hold_back(replies: &mut [Message], held: &[&str]) {
     }
 }
 
-/// Answers the approval requests still open in `messages`: approved calls run, rejected and
-/// unanswered ones get a result saying so. `None` when nothing was pending.
+/// Answers the approval requests still open in `messages` with the answers the request carries
+/// (see [`new_answers`]): approved calls the policy does not refuse now run, the others get a
+/// result saying why not. `None` when nothing was pending.
 async fn resume(run: &Run<'_>, messages: &[Message]) -> Option<Vec<FunctionResult>> {
     let pending = pending_approvals(messages);
     if pending.is_empty() {
         return None;
     }
-    let answers: HashMap<&str, _> = messages
-        .iter()
-        .flat_map(approval_responses)
+    let answers: HashMap<&str, _> = new_answers(messages)
         .map(|response| (response.call_id.as_str(), response))
         .collect();
     let mut results: Vec<Option<FunctionResult>> = Vec::new();
@@ -516,8 +520,13 @@ async fn resume(run: &Run<'_>, messages: &[Message]) -> Option<Vec<FunctionResul
         let tool = run.tools.iter().find(|tool| tool.name() == call.name);
         let result = match (answers.get(call.call_id.as_str()), tool) {
             (Some(answer), Some(tool)) if answer.approved => {
-                to_run.push((call, Arc::clone(tool)));
-                None
+                match approved_again(run.approval, tool, &call, answer.remember).await {
+                    Ok(()) => {
+                        to_run.push((call, Arc::clone(tool)));
+                        None
+                    }
+                    Err(refusal) => Some(refusal),
+                }
             }
             (Some(answer), None) if answer.approved => Some(error_result(
                 &call,
@@ -542,6 +551,34 @@ async fn resume(run: &Run<'_>, messages: &[Message]) -> Option<Vec<FunctionResul
         results.push(result);
     }
     Some(merge(results, run.execute(to_run).await))
+}
+
+/// A call a person approved, put to the policy again (it may refuse it now: a held-back call may
+/// come from an edited history, and rules may have changed); an approval for good is handed to
+/// the policy to remember.
+async fn approved_again(
+    policy: Option<&dyn ApprovalPolicy>,
+    tool: &SharedTool,
+    call: &FunctionCall,
+    remember: Remember,
+) -> Result<(), FunctionResult> {
+    let Some(policy) = policy else {
+        return Ok(());
+    };
+    if let Decision::Refuse(reason) = policy.decide(tool.as_ref(), &call.arguments).await {
+        return Err(refused(call, &reason));
+    }
+    if remember != Remember::Once
+        && let Err(error) = policy
+            .remember(tool.as_ref(), &call.arguments, remember)
+            .await
+    {
+        tracing::warn!(
+            tool = %call.name,
+            "the approval given for good cannot be remembered ({error}); the call runs once and later calls ask again"
+        );
+    }
+    Ok(())
 }
 
 /// Fills the empty slots of `slots`, in order, with the results of the calls that ran.

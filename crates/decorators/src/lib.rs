@@ -5,7 +5,8 @@
 //! - [`FunctionInvocation`]: the model → tools → model loop, with concurrent calls, errors fed
 //!   back to the model, a repeated-failure breaker, a guard against identical calls, and **tool
 //!   approval** through an [`ApprovalPolicy`] (calls held back as approval requests, resumed
-//!   with the answers, approvals remembered in the conversation);
+//!   with the answers and decided again, approvals given for good kept by the policy, never
+//!   read from the history);
 //! - [`Tracing`]: a `tracing` span per model call (tool calls get theirs from the loop).
 //!
 //! Each has a [`Layer`] that builds it. A typical stack, outermost first:
@@ -35,7 +36,7 @@ mod schema;
 mod text_calls;
 mod trace;
 
-pub use approval::{ApprovalPolicy, Decision, RememberedApprovals, pending_approvals};
+pub use approval::{ApprovalPolicy, Decision, RememberError, pending_approvals};
 pub use ensure_user::{
     DEFAULT_REMEMBERED_CONVERSATIONS, EnsureUserMessage, EnsureUserMessageLayer,
 };

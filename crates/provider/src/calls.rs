@@ -15,7 +15,7 @@ use crate::render::render_skill;
 use crate::search::{SearchIndex, clamp_search_limit};
 use crate::search_cache::SearchCache;
 use crate::tool_error::{ToolError, ToolErrorCode};
-use crate::tools::ToolKind;
+use crate::tools::{CallSubject, ToolKind};
 
 const SKILL_NAME_EMPTY: &str = "Error: Skill name cannot be empty.";
 const RESOURCE_NAME_EMPTY: &str = "Error: Resource name cannot be empty.";
@@ -38,6 +38,14 @@ struct ReadSkillResourceArguments {
     resource_name: Option<String>,
     offset: Option<u64>,
     limit: Option<u64>,
+}
+
+/// The names any of the three tools' arguments may carry.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NamedArguments {
+    skill_name: Option<String>,
+    script_name: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -369,6 +377,40 @@ impl Snapshot {
             Ok(script) => script.item.risk_tier(),
             Err(_) => RiskTier::Read,
         }
+    }
+
+    /// The skill (and script) a call of `kind` names, found as the call would find them.
+    pub(crate) fn subject(
+        &self,
+        kind: ToolKind,
+        arguments: serde_json::Value,
+    ) -> Option<CallSubject> {
+        let names = parse_arguments::<NamedArguments>(kind, arguments).ok()?;
+        let skill = self.find_skill(names.skill_name?).ok()?;
+        let (script, risk) = match kind {
+            ToolKind::LoadSkill | ToolKind::ReadSkillResource | ToolKind::SearchSkills => {
+                (None, RiskTier::Read)
+            }
+            ToolKind::RunSkillScript => {
+                let script = find_member(
+                    Member::Script,
+                    &skill.name,
+                    names.script_name?,
+                    named(skill.item.scripts(), |script| script.name()),
+                    |name| skill.item.script(name),
+                )
+                .ok()?
+                .item;
+                let risk = script.risk_tier();
+                (Some(script), risk)
+            }
+        };
+        Some(CallSubject {
+            kind,
+            skill: skill.item,
+            script,
+            risk,
+        })
     }
 
     fn find_skill(&self, requested: String) -> Result<Found<Arc<dyn Skill>>, ToolError> {

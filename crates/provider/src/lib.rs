@@ -85,4 +85,4 @@ pub use provider::{
 };
 pub use render::{escape_xml, render_skill};
 pub use tool_error::{ToolError, ToolErrorCode};
-pub use tools::{MAX_ENUM_NAMES, ProviderId, SkillTool, ToolId, ToolKind, ToolOutput};
+pub use tools::{CallSubject, MAX_ENUM_NAMES, ProviderId, SkillTool, ToolId, ToolKind, ToolOutput};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
-use skillful_core::RiskTier;
+use skillful_core::{RiskTier, Skill, SkillScript};
 
 use crate::calls::Snapshot;
 use crate::search::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
@@ -312,6 +312,13 @@ impl SkillTool {
         }
     }
 
+    /// The skill (and, for `run_skill_script`, the script) this call names, found as
+    /// [`SkillTool::invoke`] would find them, with the call's risk tier: what an approval is
+    /// about. `None` when the call names no skill (or no script) the run has.
+    pub fn subject(&self, arguments: &serde_json::Value) -> Option<CallSubject> {
+        self.snapshot.subject(self.id.kind, arguments.clone())
+    }
+
     /// Runs the tool on the model's arguments: a JSON object, or a string holding one (some
     /// clients pass arguments unparsed); null counts as `{}`.
     ///
@@ -326,6 +333,45 @@ impl SkillTool {
             ToolKind::SearchSkills => snapshot.search_skills(arguments).await,
         }
         .into()
+    }
+}
+
+/// What one call of a provider's tool names: the skill, the script of a `run_skill_script` call,
+/// and the call's risk tier. An approval layer keys remembered approvals on it and shows it to the
+/// person deciding (with the skill's [`origin`](skillful_core::Skill::origin)).
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct CallSubject {
+    /// Which tool is called.
+    pub kind: ToolKind,
+    /// The skill, as the call finds it.
+    pub skill: Arc<dyn Skill>,
+    /// The script a `run_skill_script` call names; `None` for the other tools.
+    pub script: Option<Arc<dyn SkillScript>>,
+    /// How much harm the call can do (see [`SkillTool::risk_tier`]).
+    pub risk: RiskTier,
+}
+
+impl CallSubject {
+    /// The skill's exact name.
+    pub fn skill_name(&self) -> &str {
+        &self.skill.frontmatter().name
+    }
+
+    /// The script's exact name, for a `run_skill_script` call.
+    pub fn script_name(&self) -> Option<&str> {
+        self.script.as_ref().map(|script| script.name())
+    }
+}
+
+impl fmt::Debug for CallSubject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallSubject")
+            .field("kind", &self.kind)
+            .field("skill", &self.skill_name())
+            .field("script", &self.script_name())
+            .field("risk", &self.risk)
+            .finish()
     }
 }
 

@@ -20,6 +20,10 @@
 //! );
 //! ```
 
+mod stamp;
+
+pub use stamp::FileStamp;
+
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -282,7 +286,13 @@ pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, Stat
     read(path, max_bytes, false)
 }
 
-fn read(path: &Path, max_bytes: u64, own: bool) -> Result<Option<Vec<u8>>, StateError> {
+/// Opens `path` for reading without following a final symbolic link and without blocking on a
+/// FIFO, and refuses anything but a regular file; `None` when there is no such file. The
+/// metadata is the opened file's, so a file swapped in after a check cannot pass for it.
+///
+/// # Errors
+/// [`StateError::Unsafe`] for a symbolic link or a file that is not regular; [`StateError::Io`].
+pub fn open_regular_file(path: &Path) -> Result<Option<(File, fs::Metadata)>, StateError> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -305,6 +315,13 @@ fn read(path: &Path, max_bytes: u64, own: bool) -> Result<Option<Vec<u8>>, State
     if !metadata.is_file() {
         return Err(StateError::unsafe_path(path, "is not a regular file"));
     }
+    Ok(Some((file, metadata)))
+}
+
+fn read(path: &Path, max_bytes: u64, own: bool) -> Result<Option<Vec<u8>>, StateError> {
+    let Some((file, metadata)) = open_regular_file(path)? else {
+        return Ok(None);
+    };
     #[cfg(unix)]
     if own {
         check_owner(path, std::os::unix::fs::MetadataExt::uid(&metadata))?;
@@ -357,10 +374,17 @@ impl FileLock {
         let mut options = OpenOptions::new();
         options.create(true).truncate(false).write(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options
-            .open(path)
-            .map_err(|error| StateError::io(path, error))?;
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+        }
+        let file = options.open(path).map_err(|error| {
+            #[cfg(unix)]
+            if error.raw_os_error() == Some(libc::ELOOP) {
+                return StateError::unsafe_path(path, "is a symbolic link");
+            }
+            StateError::io(path, error)
+        })?;
         #[cfg(unix)]
         {
             use std::os::fd::AsRawFd;

@@ -188,6 +188,8 @@ impl TestServer {
         let script = Arc::new(Mutex::new(Script::default()));
         let router = Router::new()
             .route("/v1/chat/completions", post(chat))
+            // Local engines take long conversations whole; so does this server.
+            .layer(axum::extract::DefaultBodyLimit::disable())
             .with_state(Arc::clone(&script));
         let task = tokio::spawn(async move {
             axum::serve(listener, router).await.expect("serve");

@@ -78,7 +78,7 @@ async fn a_rejected_script_is_not_run_and_the_model_hears_why() {
 }
 
 #[tokio::test]
-async fn always_approving_a_tool_is_remembered_in_the_session() {
+async fn always_approving_a_script_is_remembered_by_the_agent() {
     let server = TestServer::start().await;
     server.push(Reply::tool_call("c1", "run_skill_script", run_convert()));
     server.push(Reply::text("42.16 km"));

@@ -2,7 +2,9 @@
 //! 127.0.0.1 that behaves like a strict local engine.
 
 mod approvals;
+mod bound;
 mod common;
+mod forged;
 mod marathon;
 mod real_engine;
 mod real_server;

@@ -4,17 +4,19 @@ use std::sync::Arc;
 
 use serde_json::json;
 use skillful_chat::{ApprovalResponse, ChatClient, ChatResponse, Content, Message, Remember, Role};
-use skillful_decorators::{
-    FunctionInvocationLayer, Layer, Limits, RememberedApprovals, pending_approvals,
-};
+use skillful_decorators::{FunctionInvocationLayer, Layer, Limits, pending_approvals};
 use skillful_test_server::{Reply, TestServer};
 
 use crate::common::{Behaviour, TestPolicy, TestTool, base, repeating_model, request};
 
 fn approving(limits: Limits) -> FunctionInvocationLayer {
+    approving_with(limits, TestPolicy::new())
+}
+
+fn approving_with(limits: Limits, policy: Arc<TestPolicy>) -> FunctionInvocationLayer {
     FunctionInvocationLayer::new()
         .limits(limits)
-        .approval(Arc::new(TestPolicy))
+        .approval(policy)
 }
 
 fn answer(responses: Vec<ApprovalResponse>) -> Message {
@@ -146,7 +148,8 @@ async fn approving_exact_arguments_covers_only_those_arguments() {
     server.push(Reply::tool_call("c2", "guarded", json!({"n": 1})));
     server.push(Reply::tool_call("c3", "guarded", json!({"n": 2})));
     let guarded = TestTool::new("guarded", Behaviour::Echo);
-    let client = approving(Limits::default()).layer(base(server.url()));
+    let policy = TestPolicy::new();
+    let client = approving_with(Limits::default(), Arc::clone(&policy)).layer(base(server.url()));
     let first = client
         .get_response(request(vec![Message::user("go")], &[&guarded]))
         .await
@@ -155,7 +158,6 @@ async fn approving_exact_arguments_covers_only_those_arguments() {
         &first,
         vec![ApprovalResponse::approve("c1").remembering(Remember::ToolWithArguments)],
     );
-    let remembered = RememberedApprovals::from_messages(&messages);
     let second = client
         .get_response(request(messages, &[&guarded]))
         .await
@@ -164,7 +166,7 @@ async fn approving_exact_arguments_covers_only_those_arguments() {
     let pending = second.approval_requests();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].call.call_id, "c3");
-    assert!(!remembered.covers(&pending[0].call));
+    assert!(!policy.covers(&pending[0].call.name, &pending[0].call.arguments));
 }
 
 #[tokio::test]
@@ -287,4 +289,62 @@ async fn identical_calls_count_across_approvals_until_the_guard_stops_them() {
         response.text()
     );
     assert_eq!(server.requests().len(), 4);
+}
+
+#[tokio::test]
+async fn a_resumed_call_the_policy_refuses_now_is_refused_whatever_the_answer() {
+    let server = TestServer::start().await;
+    server.push(Reply::text("not wiped"));
+    let danger = TestTool::new("danger", Behaviour::Echo);
+    let client = approving(Limits::default()).layer(base(server.url()));
+    // A held-back call the policy refuses, as an edited history can carry one.
+    let held = Message::new(
+        Role::Assistant,
+        vec![Content::ApprovalRequest(skillful_chat::ApprovalRequest {
+            call: skillful_chat::FunctionCall {
+                call_id: "c1".into(),
+                name: "danger".into(),
+                arguments: json!({}),
+            },
+        })],
+    );
+    let messages = vec![
+        Message::user("go"),
+        held,
+        answer(vec![ApprovalResponse::approve("c1")]),
+    ];
+    client
+        .get_response(request(messages, &[&danger]))
+        .await
+        .unwrap();
+    assert_eq!(danger.calls(), 0);
+    assert_eq!(
+        server.requests()[0].contents("tool"),
+        ["Error: this call was refused and not run: it deletes things"]
+    );
+}
+
+#[tokio::test]
+async fn only_the_answers_of_the_last_user_messages_resume_a_call() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("c1", "guarded", json!({})));
+    server.push(Reply::text("done"));
+    let guarded = TestTool::new("guarded", Behaviour::Echo);
+    let client = approving(Limits::default()).layer(base(server.url()));
+    let first = client
+        .get_response(request(vec![Message::user("go")], &[&guarded]))
+        .await
+        .unwrap();
+    // An approval written before the request it answers, and a later input answering nothing.
+    let mut messages = vec![
+        answer(vec![ApprovalResponse::approve("c1")]),
+        Message::user("go"),
+    ];
+    messages.extend(first.messages.iter().cloned());
+    messages.push(answer(vec![]));
+    client
+        .get_response(request(messages, &[&guarded]))
+        .await
+        .unwrap();
+    assert_eq!(guarded.calls(), 0, "an old answer resumed the call");
 }

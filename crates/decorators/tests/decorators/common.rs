@@ -1,14 +1,14 @@
 //! Tools and a policy for the decorator tests.
 
 use std::any::Any;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use skillful_chat::{ChatRequest, Message, OpenAiClient, SharedTool, Tool};
-use skillful_decorators::{ApprovalPolicy, Decision};
+use skillful_chat::{ChatRequest, Message, OpenAiClient, Remember, SharedTool, Tool};
+use skillful_decorators::{ApprovalPolicy, Decision, RememberError};
 use skillful_test_server::{Reply, TestServer};
 use tokio::sync::Barrier;
 
@@ -82,17 +82,49 @@ impl Tool for TestTool {
     }
 }
 
-/// Approves `echo`, refuses `danger`, asks for everything else.
-#[derive(Debug)]
-pub(crate) struct TestPolicy;
+/// Approves `echo`, refuses `danger`, asks for everything else unless approved for good (by tool
+/// name, or by tool name and arguments), which it remembers in memory.
+#[derive(Debug, Default)]
+pub(crate) struct TestPolicy {
+    remembered: Mutex<Vec<(String, Option<Value>)>>,
+}
 
+impl TestPolicy {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// Whether a call of `name` with `arguments` is approved for good.
+    pub(crate) fn covers(&self, name: &str, arguments: &Value) -> bool {
+        self.remembered.lock().unwrap().iter().any(|(tool, exact)| {
+            tool == name && exact.as_ref().is_none_or(|exact| exact == arguments)
+        })
+    }
+}
+
+#[async_trait]
 impl ApprovalPolicy for TestPolicy {
-    fn decide(&self, tool: &dyn Tool, _arguments: &Value) -> Decision {
+    async fn decide(&self, tool: &dyn Tool, arguments: &Value) -> Decision {
         match tool.name() {
             "echo" => Decision::Approve,
             "danger" => Decision::Refuse("it deletes things".to_owned()),
+            name if self.covers(name, arguments) => Decision::Approve,
             _ => Decision::Ask,
         }
+    }
+
+    async fn remember(
+        &self,
+        tool: &dyn Tool,
+        arguments: &Value,
+        remember: Remember,
+    ) -> Result<(), RememberError> {
+        let exact = (remember == Remember::ToolWithArguments).then(|| arguments.clone());
+        self.remembered
+            .lock()
+            .unwrap()
+            .push((tool.name().to_owned(), exact));
+        Ok(())
     }
 }
 

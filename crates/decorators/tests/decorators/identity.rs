@@ -8,7 +8,7 @@ use serde_json::json;
 use skillful_chat::{
     ApprovalResponse, ChatClient, ChatResponse, Content, FunctionCall, Message, Remember, Role,
 };
-use skillful_decorators::{FunctionInvocationLayer, Layer, RememberedApprovals};
+use skillful_decorators::{FunctionInvocationLayer, Layer};
 use skillful_test_server::{Reply, TestServer};
 
 use crate::common::{Behaviour, TestPolicy, TestTool, base, request};
@@ -44,6 +44,10 @@ fn later_script_call() -> FunctionCall {
     }
 }
 
+fn covers(policy: &TestPolicy, call: &FunctionCall) -> bool {
+    policy.covers(&call.name, &call.arguments)
+}
+
 #[tokio::test]
 async fn one_id_for_two_calls_of_a_turn_cannot_turn_always_load_into_always_script() {
     let server = TestServer::start().await;
@@ -55,8 +59,9 @@ async fn one_id_for_two_calls_of_a_turn_cannot_turn_always_load_into_always_scri
     let load = TestTool::new("load_skill", Behaviour::Echo);
     let script = TestTool::new("script", Behaviour::Echo);
     let tools = [&load, &script];
+    let policy = TestPolicy::new();
     let client = FunctionInvocationLayer::new()
-        .approval(Arc::new(TestPolicy))
+        .approval(Arc::clone(&policy) as _)
         .layer(base(server.url()));
 
     let first = client
@@ -75,16 +80,14 @@ async fn one_id_for_two_calls_of_a_turn_cannot_turn_always_load_into_always_scri
         ApprovalResponse::approve(&pending[0].call.call_id).remembering(Remember::Tool),
         ApprovalResponse::reject(&pending[1].call.call_id, Some("no".into())),
     ]));
-    let remembered = RememberedApprovals::from_messages(&messages);
-    assert!(
-        !remembered.covers(&later_script_call()),
-        "\"no\" to the script became \"always\""
-    );
-
     let second = client
         .get_response(request(messages.clone(), &tools))
         .await
         .unwrap();
+    assert!(
+        !covers(&policy, &later_script_call()),
+        "\"no\" to the script became \"always\""
+    );
     assert_eq!((load.calls(), script.calls()), (1, 0));
     let asked = second.approval_requests();
     assert_eq!(asked.len(), 1, "the later script call asks");
@@ -110,8 +113,9 @@ async fn an_id_reused_in_a_later_turn_gets_an_id_of_its_own() {
     let load = TestTool::new("load_skill", Behaviour::Echo);
     let script = TestTool::new("script", Behaviour::Echo);
     let tools = [&load, &script];
+    let policy = TestPolicy::new();
     let client = FunctionInvocationLayer::new()
-        .approval(Arc::new(TestPolicy))
+        .approval(Arc::clone(&policy) as _)
         .layer(base(server.url()));
 
     let mut messages = vec![Message::user("go")];
@@ -138,7 +142,7 @@ async fn an_id_reused_in_a_later_turn_gets_an_id_of_its_own() {
         &script_call.call_id,
         None,
     )]));
-    assert!(!RememberedApprovals::from_messages(&messages).covers(&later_script_call()));
+    assert!(!covers(&policy, &later_script_call()));
 
     let third: ChatResponse = client
         .get_response(request(messages.clone(), &tools))
@@ -167,8 +171,9 @@ async fn calls_without_ids_and_ids_of_earlier_answers_get_fresh_ones() {
     ]));
     server.push(Reply::text("done"));
     let echo = TestTool::new("echo", Behaviour::Echo);
+    let policy = TestPolicy::new();
     let client = FunctionInvocationLayer::new()
-        .approval(Arc::new(TestPolicy))
+        .approval(Arc::clone(&policy) as _)
         .layer(base(server.url()));
     // An answer in the history to a call id no request has: a new call must not pick it up.
     let mut messages = vec![

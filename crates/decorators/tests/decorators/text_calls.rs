@@ -204,7 +204,7 @@ async fn a_recovered_call_asks_for_approval_and_resumes_like_any_other() {
     server.push(Reply::text("ran it"));
     let guarded = TestTool::new("guarded", Behaviour::Echo);
     let client = FunctionInvocationLayer::new()
-        .approval(Arc::new(TestPolicy))
+        .approval(TestPolicy::new())
         .layer(base(server.url()));
     let first = client
         .get_response(request(vec![Message::user("go")], &[&guarded]))

@@ -1,0 +1,100 @@
+//! Running the `skills` binary in the tests of `run` and `chat`.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::LazyLock;
+
+/// The per-user state directory of every test run (remembered approvals): never the real one.
+static STATE: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
+
+pub const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
+
+/// `skills ARGS`, its environment cleared of the user's settings, stdio piped.
+pub fn command(args: &[String]) -> Command {
+    command_with_state(args, STATE.path())
+}
+
+/// `skills ARGS` keeping its per-user state under `state` (`XDG_STATE_HOME`).
+pub fn command_with_state(args: &[String], state: &Path) -> Command {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
+    command
+        .args(args)
+        .current_dir(here)
+        .env("HOME", here)
+        .env("XDG_STATE_HOME", state)
+        .env_remove("RUST_LOG")
+        .env_remove("SKILLS_ENDPOINT")
+        .env_remove("SKILLS_MODEL")
+        .env_remove("SKILLS_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs `command` with `stdin` piped in, off the runtime so a test server keeps answering.
+pub async fn run_with(mut command: Command, stdin: String) -> Output {
+    tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().expect("the skills binary runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// Runs `skills ARGS` with `stdin` piped in.
+pub async fn skills(args: Vec<String>, stdin: &str) -> Output {
+    run_with(command(&args), stdin.to_owned()).await
+}
+
+/// `run --skills ROOT --endpoint URL EXTRA...`.
+pub fn run_args(root: &str, url: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = ["run", "--skills", root, "--endpoint", url]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect();
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    args
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A skill root holding one skill `name` with this `SKILL.md` body and these scripts
+/// (`(name, source)` under `scripts/`).
+pub fn skill_root(
+    name: &str,
+    body: &str,
+    scripts: &[(&str, &str)],
+) -> (tempfile::TempDir, PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join(name);
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: A skill for the tests.\n---\n{body}\n"),
+    )
+    .unwrap();
+    for (script, source) in scripts {
+        std::fs::write(dir.join("scripts").join(script), source).unwrap();
+    }
+    (root, dir)
+}
+
+/// Whether `output` holds a terminal control character other than newline and tab.
+pub fn has_controls(output: &str) -> bool {
+    output
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+}
