@@ -252,7 +252,15 @@ fn default_roots_are_the_trusted_project_then_home_and_the_first_wins() {
     assert_eq!(out(&listed), format!("{}\n", project_dir.display()));
 
     let output = skills_in(&nested, home.path(), &["list"]);
-    assert_eq!(err(&output), "");
+    // The user's `shared` is not dropped silently: a warning names both.
+    let warning = err(&output);
+    assert_eq!(warning.lines().count(), 1, "{warning}");
+    assert!(
+        warning.contains("skill `shared` of files ")
+            && warning.contains(" is shadowed by the skill of the same name of files ")
+            && warning.contains("(higher precedence)"),
+        "{warning}"
+    );
     assert_eq!(
         out(&output),
         "local     Only here.\nshared    From the project.\npersonal  Only at home.\n"
@@ -322,7 +330,7 @@ fn disabled_skills_are_not_offered_and_list_all_marks_them() {
     );
     let listed: serde_json::Value = serde_json::from_str(&out(&json)).unwrap();
     assert_eq!(listed[1]["status"], "disabled");
-    assert_eq!(listed[1]["by"], "run");
+    assert_eq!(listed[1]["disabled_by"], "run");
 
     let enable = skills_in(here, here, &["enable", "alpha"]);
     assert_eq!(enable.status.code(), Some(0), "{}", err(&enable));

@@ -408,14 +408,17 @@ pub enum Status {
     Active,
     /// Turned off by a setting or a flag.
     Disabled {
-        /// Where.
+        /// Where (`disabled_by` in JSON).
+        #[serde(rename = "disabled_by")]
         by: SettingsLevel,
     },
     /// Another skill of the same name, of higher precedence, is offered instead.
     Shadowed {
-        /// That skill's name.
+        /// That skill's name (`shadowed_by_name` in JSON).
+        #[serde(rename = "shadowed_by_name")]
         by_name: String,
-        /// That skill's origin.
+        /// That skill's origin (`shadowed_by` in JSON).
+        #[serde(rename = "shadowed_by")]
         by: SkillOrigin,
     },
 }
@@ -618,17 +621,14 @@ impl Composition {
             return;
         }
         let name = skillful_core::text::one_line(name);
-        // A project skill overriding a user skill of the same name is the precedence working as
-        // documented; two skills of one scope competing for a name is a mistake to fix.
-        if shadowed.scope == by.scope {
-            tracing::warn!(
-                "skill `{name}` of {shadowed} is shadowed by the skill of the same name of {by} (found first); rename one to offer both"
-            );
+        let why = if shadowed.scope == by.scope {
+            "found first"
         } else {
-            tracing::info!(
-                "skill `{name}` of {shadowed} is overridden by the skill of the same name of {by} (higher precedence)"
-            );
-        }
+            "higher precedence"
+        };
+        tracing::warn!(
+            "skill `{name}` of {shadowed} is shadowed by the skill of the same name of {by} ({why}); `skills list --all` shows both"
+        );
     }
 }
 

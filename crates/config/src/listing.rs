@@ -44,8 +44,8 @@ pub struct ListedSkill {
     pub script_risks: IndexMap<String, RiskTier>,
     /// Warnings found loading it, as `field: message`.
     pub warnings: Vec<String>,
-    /// `active`, `disabled` (with `by`: `user`, `project` or `run`) or `shadowed` (with
-    /// `by_name` and `by`, the origin of the skill offered instead).
+    /// `active`, `disabled` (with `disabled_by`: `user`, `project` or `run`) or `shadowed`
+    /// (with `shadowed_by`, the origin of the skill offered instead, and `shadowed_by_name`).
     #[serde(flatten)]
     pub status: Status,
 }
