@@ -148,7 +148,8 @@ fn a_script_cannot_read_the_environment_of_the_skills_process() {
 }
 
 #[test]
-fn skills_read_of_a_sparse_100_gib_resource_is_an_error_not_an_abort() {
+fn skills_read_pages_through_a_sparse_100_gib_resource_reading_only_each_page() {
+    const SIZE: u64 = 100 * 1024 * 1024 * 1024;
     let dir = tempfile::tempdir().unwrap();
     let skill = dir.path().join("big");
     fs::create_dir_all(skill.join("references")).unwrap();
@@ -157,22 +158,44 @@ fn skills_read_of_a_sparse_100_gib_resource_is_an_error_not_an_abort() {
         "---\nname: big\ndescription: A huge file.\n---\nRead it.\n",
     )
     .unwrap();
-    fs::File::create(skill.join("references/huge.md"))
-        .unwrap()
-        .set_len(100 * 1024 * 1024 * 1024)
-        .unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_skills"))
-        .args(["read", "big", "references/huge.md"])
-        .arg(dir.path())
-        .env("HOME", dir.path())
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    let huge = fs::File::create(skill.join("references/huge.md")).unwrap();
+    huge.set_len(SIZE).unwrap();
+    // The last bytes say where they are: a page near the end shows them.
+    std::os::unix::fs::FileExt::write_at(&huge, b"the end\n", SIZE - 8).unwrap();
+    let read = |extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_skills"))
+            .args(["read", "big", "references/huge.md"])
+            .arg(dir.path())
+            .args(extra)
+            .env("HOME", dir.path())
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.code(), text)
+    };
+
+    // Reading it whole would take minutes and 100 GiB of memory: only the page is read.
+    let (code, text) = read(&["--offset", &(SIZE - 10).to_string()]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("the end\n"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "[showing bytes {}-{SIZE} of {SIZE}: this is the end of the resource]",
+            SIZE - 10
+        )),
+        "{text}"
     );
-    assert_eq!(output.status.code(), Some(1), "{text}");
-    assert!(text.contains("over the limit of 16777216 bytes"), "{text}");
+    let (code, text) = read(&["--limit", "16"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "[truncated: showing bytes 0-16 of {SIZE}; call read_skill_resource again with offset=16 to continue]"
+        )),
+        "{text}"
+    );
 }

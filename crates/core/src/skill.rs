@@ -135,14 +135,29 @@ pub struct ResourceRange {
     pub total: u64,
     /// The MIME type, when known.
     pub mime_type: Option<String>,
+    /// The source says the resource is binary ([`ResourceContent::Binary`]); when `false`, its
+    /// bytes are text if they are UTF-8.
+    pub binary: bool,
 }
 
 impl ResourceRange {
+    /// The window of `bytes` read from `offset` of a resource of `total` bytes, text if its bytes
+    /// are UTF-8.
+    pub fn new(bytes: Vec<u8>, offset: u64, total: u64, mime_type: Option<String>) -> Self {
+        Self {
+            bytes,
+            offset,
+            total,
+            mime_type,
+            binary: false,
+        }
+    }
+
     /// The window `offset..offset + max_len` of `content` (clamped to its end).
     pub fn of(content: ResourceContent, offset: u64, max_len: u64) -> Self {
-        let mime_type = match &content {
-            ResourceContent::Binary { mime_type, .. } => mime_type.clone(),
-            ResourceContent::Text(_) => None,
+        let (mime_type, binary) = match &content {
+            ResourceContent::Binary { mime_type, .. } => (mime_type.clone(), true),
+            ResourceContent::Text(_) => (None, false),
         };
         let mut bytes = content.into_bytes();
         let total = bytes.len() as u64;
@@ -155,6 +170,7 @@ impl ResourceRange {
             offset: offset.min(total),
             total,
             mime_type,
+            binary,
         }
     }
 }

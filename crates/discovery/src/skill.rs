@@ -3,8 +3,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use async_trait::async_trait;
 use skillful_core::{
-    DeclaredRisk, Diagnostic, ResourceContent, RiskTier, Skill, SkillDocument, SkillError,
-    SkillFrontmatter, SkillOrigin, SkillResource, SkillScript, blocking,
+    DeclaredRisk, Diagnostic, ResourceContent, ResourceRange, RiskTier, Skill, SkillDocument,
+    SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript, blocking,
 };
 use skillful_frontmatter::{ParseOptions, parse};
 
@@ -338,6 +338,19 @@ impl SkillResource for FileResource {
                 mime_type: None,
             },
         })
+    }
+
+    /// Only the window is read, so a file of any size pages with bounded memory (the window is
+    /// cut to the source's read limit).
+    async fn read_range(&self, offset: u64, max_len: u64) -> Result<ResourceRange, SkillError> {
+        let dir = self.dir.clone();
+        let name = self.name.clone();
+        let reads = self.reads;
+        let (bytes, total) = blocking::run("reading a window of a resource", move || {
+            read_window(&dir, &name, offset, max_len, &reads)
+        })
+        .await?;
+        Ok(ResourceRange::new(bytes, offset.min(total), total, None))
     }
 }
 

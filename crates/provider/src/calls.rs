@@ -6,11 +6,11 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use skillful_core::names::check_relative_name;
-use skillful_core::{ResourceContent, RiskTier, Skill, SkillScript};
+use skillful_core::{ResourceRange, RiskTier, Skill, SkillScript};
 
 use crate::idempotency::{Call, Replays};
 use crate::lookup::{Resolution, resolve};
-use crate::paging::{PageError, page};
+use crate::paging::{PageError, cut, framed, page, page_len};
 use crate::render::render_skill;
 use crate::search::{SearchIndex, clamp_search_limit};
 use crate::search_cache::SearchCache;
@@ -195,47 +195,75 @@ impl Snapshot {
             named(skill.item.resources(), |resource| resource.name()),
             |name| skill.item.resource(name),
         )?;
-        let content = resource.item.read().await.map_err(|error| {
-            tracing::warn!(skill = %skill.name, resource = %resource.name, %error, "cannot read resource");
-            ToolError::from_skill_error(
-                ToolErrorCode::ResourceReadFailed,
-                format!(
-                    "Error: Failed to read resource '{}' from skill '{}'.",
-                    resource.name, skill.name
-                ),
-                &error,
-            )
-        })?;
-        let paged = |text: &str| {
-            page(
-                text,
-                arguments.offset,
-                arguments.limit,
-                self.max_resource_bytes,
-                ToolKind::ReadSkillResource,
-            )
-        };
-        let text = match content {
-            ResourceContent::Text(text) => paged(&text),
-            ResourceContent::Binary { bytes, mime_type } => {
-                let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
-                paged(&encoded).map(|page| {
-                    let mime_type = mime_type.map(|mime| format!(" of {mime}")).unwrap_or_default();
-                    format!(
-                        "[binary resource: {} bytes{mime_type}, base64-encoded below; offset and limit count base64 characters]\n{page}",
-                        bytes.len()
-                    )
-                })
-            }
-        }
-        .map_err(|error| {
+        let to_page_error = |error| {
             page_error(
                 error,
                 &skill.name,
                 Some(&resource.name),
                 self.max_resource_bytes,
             )
-        })?;
+        };
+        // Only the window asked for is read (and, near the start, everything up to the page
+        // budget, so that a resource that fits one page is read whole and shown as always): a
+        // resource of any size pages with bounded memory.
+        let page_len = page_len(arguments.limit, self.max_resource_bytes).map_err(to_page_error)?;
+        let offset = arguments.offset.unwrap_or(0);
+        let budget = self.max_resource_bytes as u64;
+        let read_from = if offset <= budget {
+            0
+        } else {
+            offset - UTF8_BACKTRACK
+        };
+        let read_len = (offset - read_from)
+            .saturating_add(page_len.max(budget))
+            .saturating_add(UTF8_BACKTRACK + 1);
+        let range = resource
+            .item
+            .read_range(read_from, read_len)
+            .await
+            .map_err(|error| {
+                tracing::warn!(skill = %skill.name, resource = %resource.name, %error, "cannot read resource");
+                ToolError::from_skill_error(
+                    ToolErrorCode::ResourceReadFailed,
+                    format!(
+                        "Error: Failed to read resource '{}' from skill '{}'.",
+                        resource.name, skill.name
+                    ),
+                    &error,
+                )
+            })?;
+        let text = if range.offset == 0 && range.bytes.len() as u64 == range.total {
+            let paged = |text: &str| {
+                page(
+                    text,
+                    arguments.offset,
+                    arguments.limit,
+                    self.max_resource_bytes,
+                    ToolKind::ReadSkillResource,
+                )
+            };
+            let text = if range.binary {
+                Err(range.bytes)
+            } else {
+                String::from_utf8(range.bytes).map_err(std::string::FromUtf8Error::into_bytes)
+            };
+            match text {
+                Ok(text) => paged(text.strip_prefix('\u{feff}').unwrap_or(&text)),
+                Err(bytes) => {
+                    let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                    paged(&encoded).map(|page| {
+                        format!(
+                            "[binary resource: {} bytes{}, base64-encoded below; offset and limit count base64 characters]\n{page}",
+                            bytes.len(),
+                            of_mime(range.mime_type.as_deref()),
+                        )
+                    })
+                }
+            }
+        } else {
+            page_of_window(&range, arguments.offset, arguments.limit, self.max_resource_bytes)
+        }
+        .map_err(to_page_error)?;
         Ok(resource.annotate(skill.annotate(text)))
     }
 
@@ -592,6 +620,60 @@ fn required(name: Option<String>, message: &str, parameter: &str) -> Result<Stri
             format!("Pass {parameter}, a name exactly as listed."),
         )
     })
+}
+
+/// How many bytes before a page's offset are read too, so that an offset inside a UTF-8
+/// character can start at that character.
+const UTF8_BACKTRACK: u64 = 3;
+
+fn of_mime(mime_type: Option<&str>) -> String {
+    mime_type
+        .map(|mime| format!(" of {mime}"))
+        .unwrap_or_default()
+}
+
+/// A page of a resource larger than one page, of which only `range` was read: text when the
+/// page is UTF-8; otherwise its bytes, base64-encoded, with offsets counting the resource's
+/// bytes (a resource this large is never encoded whole).
+fn page_of_window(
+    range: &ResourceRange,
+    offset: Option<u64>,
+    limit: Option<u64>,
+    budget: usize,
+) -> Result<String, PageError> {
+    let tool = ToolKind::ReadSkillResource;
+    let cut = cut(
+        &range.bytes,
+        range.offset,
+        range.total,
+        offset,
+        limit,
+        budget,
+    )?;
+    if !range.binary
+        && let Ok(text) = std::str::from_utf8(cut.bytes)
+    {
+        return Ok(framed(text, cut.start, cut.end, range.total, tool));
+    }
+    let start = offset.unwrap_or(0);
+    let from = usize::try_from(start.saturating_sub(range.offset))
+        .unwrap_or(usize::MAX)
+        .min(range.bytes.len());
+    let len = usize::try_from(page_len(limit, budget)?).unwrap_or(usize::MAX);
+    let bytes = &range.bytes[from..from.saturating_add(len).min(range.bytes.len())];
+    let end = start + bytes.len() as u64;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let header = format!(
+        "[binary resource: {} bytes{}, too large to encode whole: bytes {start}-{end} below, base64-encoded; offset and limit count the resource's bytes]",
+        range.total,
+        of_mime(range.mime_type.as_deref()),
+    );
+    let note = if end < range.total {
+        format!("[truncated: call {tool} again with offset={end} to continue]")
+    } else {
+        "[this is the end of the resource]".to_owned()
+    };
+    Ok(format!("{header}\n{encoded}\n\n{note}"))
 }
 
 fn page_error(

@@ -6,44 +6,84 @@ use crate::tools::ToolKind;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PageError {
     /// `offset` is at or past the end of a non-empty text.
-    OffsetPastEnd { offset: u64, total: usize },
+    OffsetPastEnd { offset: u64, total: u64 },
     /// `limit` is zero.
     ZeroLimit,
 }
 
-/// The bytes `offset..offset + limit` of `text` (limit capped at `budget`), widened or narrowed to
-/// whole UTF-8 characters, followed by a note when that is not the whole text.
+/// The page size a request asks for: `limit` capped at `budget`, or `budget`.
 ///
-/// `offset` inside a character starts at that character; a `limit` shorter than the first
-/// character still returns that character.
-pub(crate) fn page(
-    text: &str,
+/// # Errors
+/// [`PageError::ZeroLimit`].
+pub(crate) fn page_len(limit: Option<u64>, budget: usize) -> Result<u64, PageError> {
+    let budget = budget as u64;
+    match limit {
+        Some(0) => Err(PageError::ZeroLimit),
+        Some(limit) => Ok(limit.min(budget)),
+        None => Ok(budget),
+    }
+}
+
+/// Where a page of a text falls: its first and end byte positions in the whole text, and its
+/// bytes.
+pub(crate) struct Cut<'a> {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) bytes: &'a [u8],
+}
+
+/// The page `offset..offset + limit` (limit capped at `budget`) of a text of `total` bytes of
+/// which `window` (starting at byte `window_start`) was read, widened or narrowed to whole UTF-8
+/// characters: `offset` inside a character starts at that character; a `limit` shorter than the
+/// first character still takes that character.
+///
+/// # Errors
+/// [`PageError::OffsetPastEnd`] or [`PageError::ZeroLimit`].
+pub(crate) fn cut(
+    window: &[u8],
+    window_start: u64,
+    total: u64,
     offset: Option<u64>,
     limit: Option<u64>,
     budget: usize,
-    tool: ToolKind,
-) -> Result<String, PageError> {
-    let total = text.len();
-    let offset_requested = offset.unwrap_or(0);
-    let offset = usize::try_from(offset_requested).unwrap_or(usize::MAX);
+) -> Result<Cut<'_>, PageError> {
+    let offset = offset.unwrap_or(0);
     if offset > total || (offset == total && total > 0) {
-        return Err(PageError::OffsetPastEnd {
-            offset: offset_requested,
-            total,
-        });
+        return Err(PageError::OffsetPastEnd { offset, total });
     }
-    let limit = match limit {
-        Some(0) => return Err(PageError::ZeroLimit),
-        Some(limit) => usize::try_from(limit).unwrap_or(usize::MAX).min(budget),
-        None => budget,
+    let limit = page_len(limit, budget)?;
+    let relative = |at: u64| {
+        usize::try_from(at.saturating_sub(window_start))
+            .unwrap_or(usize::MAX)
+            .min(window.len())
     };
-    let start = floor_char_boundary(text, offset);
-    let mut end = floor_char_boundary(text, start.saturating_add(limit).min(total));
-    if end == start && start < total {
-        end = ceil_char_boundary(text, start + 1);
+    let is_boundary = |at: usize| window.get(at).is_none_or(|byte| byte & 0xC0 != 0x80);
+    let mut start = relative(offset);
+    while start > 0 && !is_boundary(start) {
+        start -= 1;
     }
-    let shown = &text[start..end];
-    Ok(if start == 0 && end == total {
+    let absolute = |at: usize| window_start + at as u64;
+    let mut end = relative(absolute(start).saturating_add(limit).min(total));
+    while end > start && !is_boundary(end) {
+        end -= 1;
+    }
+    if end == start && absolute(start) < total {
+        end = (start + 1).min(window.len());
+        while end < window.len() && !is_boundary(end) {
+            end += 1;
+        }
+    }
+    Ok(Cut {
+        start: absolute(start),
+        end: absolute(end),
+        bytes: &window[start..end],
+    })
+}
+
+/// `shown` (the bytes `start..end` of a text of `total` bytes), followed by a note when that is
+/// not the whole text.
+pub(crate) fn framed(shown: &str, start: u64, end: u64, total: u64, tool: ToolKind) -> String {
+    if start == 0 && end == total {
         shown.to_owned()
     } else if end < total {
         format!(
@@ -58,19 +98,21 @@ pub(crate) fn page(
                 "resource"
             }
         )
-    })
+    }
 }
 
-fn floor_char_boundary(text: &str, mut index: usize) -> usize {
-    while !text.is_char_boundary(index) {
-        index -= 1;
-    }
-    index
-}
-
-fn ceil_char_boundary(text: &str, mut index: usize) -> usize {
-    while !text.is_char_boundary(index) {
-        index += 1;
-    }
-    index
+/// The bytes `offset..offset + limit` of `text` (limit capped at `budget`), widened or narrowed to
+/// whole UTF-8 characters (see [`cut`]), followed by a note when that is not the whole text.
+pub(crate) fn page(
+    text: &str,
+    offset: Option<u64>,
+    limit: Option<u64>,
+    budget: usize,
+    tool: ToolKind,
+) -> Result<String, PageError> {
+    let total = text.len() as u64;
+    let cut = cut(text.as_bytes(), 0, total, offset, limit, budget)?;
+    // A text cut at character boundaries stays UTF-8.
+    let shown = String::from_utf8_lossy(cut.bytes);
+    Ok(framed(&shown, cut.start, cut.end, total, tool))
 }

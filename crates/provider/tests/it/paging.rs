@@ -218,3 +218,36 @@ async fn a_long_skill_comes_in_pages_too() {
         &rest[rest.len() - 80..]
     );
 }
+
+#[tokio::test]
+async fn a_page_of_a_resource_larger_than_the_budget_is_cut_from_the_bytes_read_around_it() {
+    // Past the first page only a window is read; an offset inside a character still starts at
+    // it, and bytes that are not UTF-8 are encoded with offsets counting the resource's bytes.
+    let text = format!("{}é{}", "a".repeat(9), "b".repeat(10));
+    let page = expect_text(read_text(Some(4), &text, json!({"offset": 10, "limit": 3})).await);
+    assert_eq!(
+        page,
+        "éb\n\n[truncated: showing bytes 9-12 of 21; call read_skill_resource again with offset=12 to continue]"
+    );
+    let bytes: Vec<u8> = (0..20u8).map(|byte| 0xF0 | (byte % 8)).collect();
+    let output = read_with(
+        Some(4),
+        TestContent::Binary(bytes.clone(), Some("application/octet-stream".into())),
+        json!({"offset": 8, "limit": 4}),
+    )
+    .await;
+    assert_eq!(
+        expect_text(output),
+        "[binary resource: 20 bytes of application/octet-stream, too large to encode whole: bytes 8-12 below, base64-encoded; offset and limit count the resource's bytes]\n8PHy8w==\n\n[truncated: call read_skill_resource again with offset=12 to continue]"
+    );
+    let output = read_with(
+        Some(4),
+        TestContent::Binary(bytes, None),
+        json!({"offset": 18}),
+    )
+    .await;
+    assert_eq!(
+        expect_text(output),
+        "[binary resource: 20 bytes, too large to encode whole: bytes 18-20 below, base64-encoded; offset and limit count the resource's bytes]\n8vM=\n\n[this is the end of the resource]"
+    );
+}
