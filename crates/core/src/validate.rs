@@ -471,7 +471,7 @@ pub fn confusable_shown(name: &str) -> String {
             if c.is_ascii() {
                 c.to_string()
             } else {
-                format!("<U+{:04X}>", c as u32)
+                format!("[U+{:04X}]", c as u32)
             }
         })
         .collect()

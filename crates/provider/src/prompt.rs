@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use skillful_core::validate::confusable_shown;
 use skillful_core::{RiskTier, Scope, Skill};
 
 use crate::render::{escape_xml, escaped_chars};
@@ -97,6 +98,8 @@ struct Entry<'a> {
     description: &'a str,
     risk: Option<RiskTier>,
     scope: Scope,
+    /// Set when another skill's name looks the same: the line that tells them apart.
+    lookalike: Option<String>,
 }
 
 const ENTRY_START: &str = "  <skill>\n    <name>";
@@ -107,6 +110,43 @@ const ELLIPSIS: char = '\u{2026}';
 
 fn risk_line(tier: RiskTier) -> String {
     format!("    <risk>{tier}</risk>\n")
+}
+
+fn lookalike_line(text: &str) -> String {
+    format!("    <lookalike>{}</lookalike>\n", escape_xml(text))
+}
+
+/// For every entry whose name reads like another entry's name (the same
+/// [`skeleton`](skillful_core::validate::skeleton), e.g. `pdf-tools` and `pdf-tооls` with
+/// Cyrillic `о`s), a line that spells both out, so that the model can tell which is which.
+fn mark_lookalikes(entries: &mut [Entry<'_>]) {
+    let mut by_skeleton: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, entry) in entries.iter().enumerate() {
+        by_skeleton
+            .entry(skillful_core::validate::skeleton(entry.name))
+            .or_default()
+            .push(i);
+    }
+    for group in by_skeleton.into_values().filter(|group| group.len() > 1) {
+        for &i in &group {
+            let mut others: Vec<String> = group
+                .iter()
+                .map(|&j| entries[j].name)
+                .filter(|other| *other != entries[i].name)
+                .map(|other| format!("`{}`", confusable_shown(other)))
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
+            others.sort_unstable();
+            others.dedup();
+            entries[i].lookalike = Some(format!(
+                "This name is spelled `{}`: it is not {}, whose name looks the same.",
+                confusable_shown(entries[i].name),
+                others.join(" or ")
+            ));
+        }
+    }
 }
 
 /// `template` with every `{skills}` replaced by the catalog of `skills`: one `<skill>` element per
@@ -131,12 +171,14 @@ pub(crate) fn instructions(
                 description: frontmatter.description.as_str(),
                 risk: skill.risk_tier(),
                 scope: skill.origin().scope,
+                lookalike: None,
             }
         })
         .collect();
     entries.sort_unstable_by(|a, b| {
         (a.name, a.description, a.risk, a.scope).cmp(&(b.name, b.description, b.risk, b.scope))
     });
+    mark_lookalikes(&mut entries);
     let plan = fit(&entries, rules);
     let catalog = render(&entries, &plan);
     let listing = Listing {
@@ -188,7 +230,11 @@ impl Costs {
             costs.fixed.push(
                 fixed_text
                     + escaped_len(entry.name)
-                    + entry.risk.map_or(0, |tier| risk_line(tier).len()),
+                    + entry.risk.map_or(0, |tier| risk_line(tier).len())
+                    + entry
+                        .lookalike
+                        .as_deref()
+                        .map_or(0, |text| lookalike_line(text).chars().count()),
             );
             let mut raw = 0;
             let mut entities = Vec::new();
@@ -389,8 +435,13 @@ fn render(entries: &[Entry<'_>], plan: &Plan) -> String {
                 _ => escape_xml(entry.description),
             };
             let risk = entry.risk.map(risk_line).unwrap_or_default();
+            let lookalike = entry
+                .lookalike
+                .as_deref()
+                .map(lookalike_line)
+                .unwrap_or_default();
             format!(
-                "{ENTRY_START}{}{NAME_END}{description}{DESCRIPTION_END}{risk}{ENTRY_END}",
+                "{ENTRY_START}{}{NAME_END}{description}{DESCRIPTION_END}{risk}{lookalike}{ENTRY_END}",
                 escape_xml(entry.name)
             )
         })

@@ -539,3 +539,36 @@ proptest! {
         }
     }
 }
+
+#[tokio::test]
+async fn skills_whose_names_look_the_same_are_told_apart_in_the_catalog() {
+    let cyrillic = "pdf-t\u{43e}\u{43e}ls";
+    let provider = provider_with(
+        vec![
+            skill("pdf-tools", "Merges PDF files."),
+            skill(cyrillic, "Merges PDF files (really)."),
+            skill("sheets", "Cleans spreadsheets."),
+        ],
+        |builder| builder,
+    );
+    let (instructions, listing, _) = catalog(&provider).await;
+    let text = listing_text(&instructions);
+    assert!(
+        text.contains(
+            "    <name>pdf-tools</name>\n    <description>Merges PDF files.</description>\n    <lookalike>This name is spelled `pdf-tools`: it is not `pdf-t[U+043E][U+043E]ls`, whose name looks the same.</lookalike>\n  </skill>"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "    <lookalike>This name is spelled `pdf-t[U+043E][U+043E]ls`: it is not `pdf-tools`, whose name looks the same.</lookalike>"
+        ),
+        "{text}"
+    );
+    // A name without a look-alike is written as the reference writes it.
+    assert!(text.contains(
+        "    <name>sheets</name>\n    <description>Cleans spreadsheets.</description>\n  </skill>"
+    ));
+    // The line counts against the listing budget like the rest of the entry.
+    assert_eq!(listing.chars, text.chars().count());
+}
