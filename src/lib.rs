@@ -11,6 +11,7 @@
 //! | `scripts` | no | [`scripts`]: the safe subprocess runner for the scripts of file skills |
 //! | `plugins` | no | [`plugins`]: class skills loaded from plugin libraries (links `abi_stable`) |
 //! | `mcp` | no | [`mcp`]: skills from MCP servers (stdio, streamable HTTP; `skill-md` and archive entries), and a skills directory served over MCP |
+//! | `config` | no | [`config`]: the composition every host needs — roots by scope (explicit, project, user, admin) with precedence, trust of project folders, enable/disable settings, files + MCP + plugins + inline in one source (links the `mcp` client and `plugins`) |
 //! | `watch` | no | [`watch`]: live reload of file skills (a debounced file watcher on the roots) |
 //! | `agent` | no | [`chat`]: the chat client for OpenAI-compatible servers; [`decorators`]: ensure-user-message, the tool loop with approval, tracing; [`agent`]: the agent and its session |
 //!
@@ -57,6 +58,10 @@ pub use skillful_core::{Diagnostic, Severity, SkillFrontmatter, Value};
 pub use skillful_agent as agent;
 #[cfg(feature = "agent")]
 pub use skillful_chat as chat;
+#[cfg(feature = "config")]
+pub use skillful_config as config;
+#[cfg(feature = "config")]
+pub use skillful_config::{Composition, SkillsConfig};
 #[cfg(feature = "agent")]
 pub use skillful_decorators as decorators;
 #[cfg(feature = "discovery")]

@@ -286,7 +286,10 @@ impl Enablement {
         self
     }
 
-    /// Whether `name` is enabled; when it is not, the level that disabled it.
+    /// Whether `name` is enabled.
+    ///
+    /// # Errors
+    /// The level whose settings disabled it, when it is not enabled.
     pub fn check(&self, name: &str) -> Result<(), SettingsLevel> {
         let mut verdict = Ok(());
         for (level, settings) in &self.levels {
