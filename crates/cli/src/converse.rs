@@ -167,10 +167,16 @@ impl AgentArgs {
         model_server(self.endpoint.as_deref(), self.model.as_deref()).await
     }
 
-    fn agent(&self, endpoint: &str) -> anyhow::Result<Agent> {
+    /// The agent; with `live`, its file skills are watched and reloaded when they change, each
+    /// reload said on stderr.
+    async fn agent(&self, endpoint: &str, live: bool) -> anyhow::Result<Agent> {
         let composition = self
             .flags
             .compose(&self.skills, false, Some(process_runner()))?;
+        if live {
+            let watched = composition.watch().await;
+            tokio::spawn(say_reloads(watched.reloads()));
+        }
         let provider = Arc::new(self.listing.provider(composition.source())?);
         let mut client =
             OpenAiClient::builder(endpoint).timeout(Duration::from_secs(self.call_timeout));
@@ -222,27 +228,41 @@ impl AgentArgs {
 }
 
 /// One exchange with the terminal: the transcript goes to stdout, answers come from stdin.
+///
+/// Stdin is read on a thread of its own, so that the runtime keeps running while the user
+/// types: the skills watcher reloads (and says so) between turns.
 struct Terminal {
-    lines: io::Lines<io::StdinLock<'static>>,
+    lines: Option<tokio::sync::mpsc::UnboundedReceiver<io::Result<String>>>,
     out: io::StdoutLock<'static>,
 }
 
 impl Terminal {
     fn new() -> Self {
         Self {
-            lines: io::stdin().lock().lines(),
+            lines: None,
             out: io::stdout().lock(),
         }
     }
 
-    fn read_line(&mut self) -> io::Result<Option<String>> {
-        self.lines.next().transpose()
+    async fn read_line(&mut self) -> io::Result<Option<String>> {
+        let lines = self.lines.get_or_insert_with(|| {
+            let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+            std::thread::spawn(move || {
+                for line in io::stdin().lock().lines() {
+                    if sender.send(line).is_err() {
+                        return;
+                    }
+                }
+            });
+            receiver
+        });
+        lines.recv().await.transpose()
     }
 
     /// Reads a line answering a prompt; shown after it when stdin is not a terminal (which
     /// would have echoed it), so the transcript reads the same.
-    fn read_answer(&mut self) -> io::Result<Option<String>> {
-        let line = self.read_line()?;
+    async fn read_answer(&mut self) -> io::Result<Option<String>> {
+        let line = self.read_line().await?;
         if !io::stdin().is_terminal() {
             match &line {
                 Some(line) => writeln!(self.out, "{}", one_line(line))?,
@@ -283,7 +303,7 @@ impl Terminal {
 
     /// Asks about each pending call (`subjects`: what each names, as the skills are now); `None`
     /// when stdin closes before every call is answered.
-    fn ask(
+    async fn ask(
         &mut self,
         pending: &[ApprovalRequest],
         subjects: &[Option<CallSubject>],
@@ -313,7 +333,7 @@ impl Terminal {
                     }
                 )?;
                 self.out.flush()?;
-                let Some(line) = self.read_answer()? else {
+                let Some(line) = self.read_answer().await? else {
                     return Ok(None);
                 };
                 let answer = match line.trim().to_ascii_lowercase().as_str() {
@@ -376,13 +396,16 @@ struct Conversation<'a> {
 }
 
 impl<'a> Conversation<'a> {
+    /// A conversation; `live` for one of many turns, whose skills are reloaded when their
+    /// files change.
     async fn new(
         args: &'a AgentArgs,
         (file, session): (Option<SessionFile>, Session),
+        live: bool,
     ) -> anyhow::Result<Self> {
         let (endpoint, engine) = args.server().await?;
         Ok(Self {
-            agent: args.agent(&endpoint)?,
+            agent: args.agent(&endpoint, live).await?,
             args,
             session,
             file,
@@ -416,7 +439,7 @@ impl<'a> Conversation<'a> {
         pending: &[ApprovalRequest],
     ) -> anyhow::Result<Option<Vec<ApprovalResponse>>> {
         let subjects = self.describe(pending).await?;
-        Ok(self.terminal.ask(pending, &subjects)?)
+        Ok(self.terminal.ask(pending, &subjects).await?)
     }
 
     /// Runs `input`, then asks about every pending call and resumes, until the model answers or
@@ -459,6 +482,40 @@ impl<'a> Conversation<'a> {
     }
 }
 
+/// The most names of each kind a reload's line on stderr shows.
+const SHOWN_RELOADED_NAMES: usize = 5;
+
+/// Says each reload of the skills on stderr, as `skills: skills reloaded: added a, b; removed c`
+/// (names as one line of text: they come from the skills), until the watcher stops.
+async fn say_reloads(mut reloads: tokio::sync::watch::Receiver<skillful_watch::Reload>) {
+    while reloads.changed().await.is_ok() {
+        let reload = reloads.borrow_and_update().clone();
+        let parts: Vec<String> = [
+            ("added", &reload.added),
+            ("changed", &reload.changed),
+            ("removed", &reload.removed),
+        ]
+        .into_iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(what, names)| {
+            let shown: Vec<String> = names
+                .iter()
+                .take(SHOWN_RELOADED_NAMES)
+                .map(|name| one_line(name).into_owned())
+                .collect();
+            let more = names.len().saturating_sub(SHOWN_RELOADED_NAMES);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("{what} {}{more}", shown.join(", "))
+        })
+        .collect();
+        eprintln!("skills: skills reloaded: {}", parts.join("; "));
+    }
+}
+
 /// An error as one line of text: whatever a server or a skill put in it is shown, not obeyed.
 /// Usage errors are ours and keep their type (exit code 2).
 fn one_line_error(error: anyhow::Error) -> anyhow::Error {
@@ -497,7 +554,7 @@ async fn run_turns(args: RunArgs) -> anyhow::Result<Outcome> {
         )
         .into());
     }
-    let mut conversation = Conversation::new(&args.agent, held).await?;
+    let mut conversation = Conversation::new(&args.agent, held, false).await?;
     match args.prompt {
         Some(prompt) => conversation.turn(prompt.into()).await?,
         None => {
@@ -516,12 +573,12 @@ pub(crate) async fn chat(args: ChatArgs) -> anyhow::Result<Outcome> {
 
 async fn chat_turns(args: ChatArgs) -> anyhow::Result<Outcome> {
     let held = args.agent.session().await?;
-    let mut conversation = Conversation::new(&args.agent, held).await?;
+    let mut conversation = Conversation::new(&args.agent, held, true).await?;
     loop {
         let terminal = &mut conversation.terminal;
         write!(terminal.out, "> ")?;
         terminal.out.flush()?;
-        let Some(line) = terminal.read_answer()? else {
+        let Some(line) = terminal.read_answer().await? else {
             return Ok(Outcome::Ok);
         };
         match line.trim() {

@@ -51,8 +51,8 @@ fn http_address(addr: &str) -> Result<SocketAddr, UsageError> {
 pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
     let composition =
         SkillsFlags::default().compose(&args.roots, args.strict, Some(process_runner()))?;
-    let server =
-        SkillsMcpServer::new(composition.file_source().clone()).with_archives(args.archives);
+    // Live reload: the roots are watched; clients are told when the skills change.
+    let server = SkillsMcpServer::watched(composition.watch().await).with_archives(args.archives);
     match args.http.as_deref().filter(|_| !args.stdio) {
         None => server.serve_stdio().await?,
         Some(addr) => {

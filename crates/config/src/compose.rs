@@ -15,6 +15,7 @@ use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
 use skillful_frontmatter::FrontmatterLoader;
 use skillful_mcp::{McpEndpoint, McpSkillsSource};
 use skillful_plugin_host::{PluginError, PluginSkillsSource};
+use skillful_watch::{WatchedSource, WatchedSourceBuilder};
 use tokio::sync::OnceCell;
 
 use crate::environment::{AGENTS_DIR, Environment, Project};
@@ -315,6 +316,7 @@ impl SkillsConfig {
                 enablement,
                 roots,
                 warned: Mutex::new(HashSet::new()),
+                watched: OnceCell::new(),
             }),
             notes,
         })
@@ -382,6 +384,8 @@ struct Inner {
     roots: Vec<(PathBuf, Scope)>,
     /// Shadowed names already warned about, so that a long chat warns once.
     warned: Mutex<HashSet<String>>,
+    /// The file skills, watched, once [`Composition::watch`] started watching them.
+    watched: OnceCell<Arc<WatchedSource>>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -395,6 +399,7 @@ impl std::fmt::Debug for Inner {
             )
             .field("inline", &self.inline.len())
             .field("roots", &self.roots)
+            .field("watched", &self.watched.initialized())
             .finish_non_exhaustive()
     }
 }
@@ -484,22 +489,88 @@ impl Composition {
         Arc::new(self.clone())
     }
 
-    /// Discovers and loads every source and composes them.
+    /// Live reload for long-running hosts: starts watching the file roots (once; later calls
+    /// return the same watched source) and from then on reads the file skills of this
+    /// composition, and of its clones, from the watched source instead of walking the roots on
+    /// every [`load`](Self::load).
+    ///
+    /// A skill added, changed or removed takes effect at the next load after the watcher's
+    /// debounce; a burst of changes is one reload. The returned source announces each reload
+    /// ([`WatchedSource::reloads`]); an MCP server can serve it
+    /// (`skillful_mcp::SkillsMcpServer::watched`). Never fails: a root the platform's watcher
+    /// cannot watch is polled, with a warning.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime.
+    ///
+    /// # Example
+    /// ```
+    /// use skillful_config::{Environment, SkillsConfig};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let temp = tempfile::tempdir().unwrap();
+    /// let composition = SkillsConfig::new(Environment::under(temp.path()))
+    ///     .root(temp.path())
+    ///     .build()
+    ///     .unwrap();
+    /// let watched = composition.watch().await;
+    /// let mut reloads = watched.reloads();
+    /// // ... a skill is added under the root ...
+    /// # let dir = temp.path().join("greeter");
+    /// # std::fs::create_dir(&dir).unwrap();
+    /// # std::fs::write(dir.join("SKILL.md"), "---\nname: greeter\ndescription: Greets.\n---\nHi.\n").unwrap();
+    /// # tokio::time::timeout(std::time::Duration::from_secs(10), reloads.changed()).await.unwrap().unwrap();
+    /// let loaded = composition.load(&Default::default()).await.unwrap();
+    /// assert_eq!(loaded.active()[0].frontmatter().name, "greeter");
+    /// # });
+    /// ```
+    pub async fn watch(&self) -> Arc<WatchedSource> {
+        self.watch_with(|builder| builder).await
+    }
+
+    /// [`Composition::watch`], with the watcher configured by `configure` (debounce, polling)
+    /// when this call is the one that starts it.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime.
+    pub async fn watch_with(
+        &self,
+        configure: impl FnOnce(WatchedSourceBuilder) -> WatchedSourceBuilder,
+    ) -> Arc<WatchedSource> {
+        let files = &self.inner.files;
+        Arc::clone(
+            self.inner
+                .watched
+                .get_or_init(|| async {
+                    Arc::new(
+                        configure(WatchedSource::builder(files.clone()))
+                            .start()
+                            .await,
+                    )
+                })
+                .await,
+        )
+    }
+
+    /// Discovers and loads every source and composes them (the file skills as the watcher last
+    /// loaded them, after [`Composition::watch`]).
     ///
     /// # Errors
     /// An MCP server that cannot be reached.
     pub async fn load(&self, context: &SourceContext) -> Result<Loaded, SkillError> {
         let inner = &self.inner;
-        let discovery = inner.files.discover().await;
+        let discovery = match inner.watched.get() {
+            Some(watched) => watched.discovery().await,
+            None => Arc::new(inner.files.discover().await),
+        };
         let mut loaded = Loaded {
-            diagnostics: discovery.diagnostics,
+            diagnostics: discovery.diagnostics.clone(),
             ..Loaded::default()
         };
         // Precedence: files by scope (explicit, project, user, admin), then plugins, inline and
         // MCP skills, which are explicit; a stable sort keeps each source's own order.
         let mut found: Vec<(Arc<dyn Skill>, Option<&str>)> = Vec::new();
-        for skill in discovery.skills {
-            found.push((skill, None));
+        for skill in &discovery.skills {
+            found.push((Arc::clone(skill) as Arc<dyn Skill>, None));
         }
         if inner.has_plugins {
             let plugins = inner.plugins.load().await?;

@@ -6,7 +6,8 @@
 //!
 //! - [`SkillsConfig`] says what to compose; [`Composition`] is the result: a source whose skills
 //!   each have one name ([`Composition::source`]), and [`Composition::load`] for listings that
-//!   also show what was disabled or shadowed and why.
+//!   also show what was disabled or shadowed and why; [`Composition::watch`] keeps its file
+//!   skills live for long-running hosts (a watcher on the roots, `skillful-watch`).
 //! - [`TrustStore`] records the project directories the user trusts; an untrusted project's
 //!   skills, plugins and settings are not read (a [`Note`] says how to trust it).
 //! - [`Settings`] reads and edits the settings files (`skills enable`/`disable`).

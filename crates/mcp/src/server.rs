@@ -17,15 +17,19 @@ use rmcp::model::{
     Implementation, ListResourcesResult, ListSkillsResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, SKILL_MD,
-    ServerCapabilities, ServerConfig,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{RequestContext, RoleServer, ServiceExt};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
+};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use skillful_core::Skill as _;
 use skillful_discovery::FileSkillsSource;
+use skillful_watch::{Reload, WatchedSource};
+use tokio::sync::watch;
 
-use self::catalog::{Catalog, SCHEME, Served, Snapshot, file_uri};
+use self::catalog::{Catalog, SCHEME, Served, Skills, Snapshot, file_uri};
 use self::draft::{archive, archive_uri};
 use crate::final_form::page_after;
 use crate::index::{ARCHIVE_TYPE, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
@@ -41,6 +45,10 @@ pub const DEFAULT_PAGE_SIZE: NonZeroUsize = NonZeroUsize::new(50).expect("50 is 
 /// again (file contents are checked on every listing regardless; see
 /// [`SkillsMcpServer::with_rescan_interval`]).
 pub const DEFAULT_RESCAN_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How often the task announcing reloads to an `initialize` session checks that its client
+/// is still connected (it also stops at the first reload after the client left).
+const CLIENT_GONE_CHECK: Duration = Duration::from_secs(30);
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -91,8 +99,12 @@ pub enum ServeError {
 /// `-32602`.
 ///
 /// The roots are walked again at most once per rescan interval
-/// ([`DEFAULT_RESCAN_INTERVAL`]); each file's digest is computed once per version of the file
-/// (its modification time, size and inode) and kept.
+/// ([`DEFAULT_RESCAN_INTERVAL`]); or, served from a [`WatchedSource`]
+/// ([`SkillsMcpServer::watched`]), only after the watcher reported a change, and then every
+/// connected client is sent `notifications/resources/list_changed` (the Skills extension
+/// defines no list-changed notification of its own; its listing is `resources` too). Each file's
+/// digest is computed once per version of the file (its modification time, size and inode) and
+/// kept.
 ///
 /// # Example
 /// ```no_run
@@ -162,18 +174,32 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
 impl SkillsMcpServer {
     /// A server for the skills `source` finds, each as a `skill-md` entry of the index.
     pub fn new(source: FileSkillsSource) -> Self {
-        Self::with(source, false, DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL)
+        Self::with(
+            Skills::Rescanned(source),
+            false,
+            DEFAULT_PAGE_SIZE,
+            DEFAULT_RESCAN_INTERVAL,
+        )
     }
 
-    fn with(
-        source: FileSkillsSource,
-        archives: bool,
-        page_size: NonZeroUsize,
-        rescan: Duration,
-    ) -> Self {
+    /// A server for the skills of a watched source: the roots are not walked for requests;
+    /// a request made after the watcher reported a change waits for that reload, and each
+    /// reload that changed the skills is announced to every connected client with
+    /// `notifications/resources/list_changed` (to `initialize` sessions, and to 2026-07-28
+    /// clients listening with `subscriptions/listen`).
+    pub fn watched(source: Arc<WatchedSource>) -> Self {
+        Self::with(
+            Skills::Watched(source),
+            false,
+            DEFAULT_PAGE_SIZE,
+            DEFAULT_RESCAN_INTERVAL,
+        )
+    }
+
+    fn with(skills: Skills, archives: bool, page_size: NonZeroUsize, rescan: Duration) -> Self {
         Self {
             inner: Arc::new(Inner {
-                catalog: Arc::new(Catalog::new(source, rescan)),
+                catalog: Arc::new(Catalog::new(skills, rescan)),
                 archives,
                 page_size,
             }),
@@ -185,7 +211,7 @@ impl SkillsMcpServer {
     pub fn with_archives(self, archives: bool) -> Self {
         let inner = &self.inner;
         Self::with(
-            inner.catalog.source().clone(),
+            inner.catalog.skills().clone(),
             archives,
             inner.page_size,
             inner.catalog.rescan(),
@@ -197,7 +223,7 @@ impl SkillsMcpServer {
     pub fn with_page_size(self, page_size: NonZeroUsize) -> Self {
         let inner = &self.inner;
         Self::with(
-            inner.catalog.source().clone(),
+            inner.catalog.skills().clone(),
             inner.archives,
             page_size,
             inner.catalog.rescan(),
@@ -208,11 +234,12 @@ impl SkillsMcpServer {
     /// (default [`DEFAULT_RESCAN_INTERVAL`]): a skill added, removed or edited shows in
     /// `skills/list` within it. `skills/get` checks the skill's files again when asked (that is
     /// how a client refreshes one skill), and `resources/read` always reads the file as it is.
-    /// `Duration::ZERO` walks the roots for every request.
+    /// `Duration::ZERO` walks the roots for every request. A [watched](Self::watched) server
+    /// is never rescanned: the interval is only the results' `ttlMs` hint.
     pub fn with_rescan_interval(self, interval: Duration) -> Self {
         let inner = &self.inner;
         Self::with(
-            inner.catalog.source().clone(),
+            inner.catalog.skills().clone(),
             inner.archives,
             inner.page_size,
             interval,
@@ -313,6 +340,14 @@ impl SkillsMcpServer {
         });
         axum::serve(listener, self.router()).await?;
         Ok(())
+    }
+
+    /// The announcements of reloads, when the skills are watched.
+    fn reloads(&self) -> Option<watch::Receiver<Reload>> {
+        match self.inner.catalog.skills() {
+            Skills::Watched(watched) => Some(watched.reloads()),
+            Skills::Rescanned(_) => None,
+        }
     }
 
     /// The caching hints of a result: the rescan interval, for everyone.
@@ -442,6 +477,30 @@ impl SkillsMcpServer {
     }
 }
 
+/// Sends `notifications/resources/list_changed` to `peer` after every reload announced on
+/// `reloads`, until the client is gone.
+async fn announce_reloads(mut reloads: watch::Receiver<Reload>, peer: Peer<RoleServer>) {
+    loop {
+        tokio::select! {
+            changed = reloads.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+            }
+            () = tokio::time::sleep(CLIENT_GONE_CHECK) => {
+                if peer.is_transport_closed() {
+                    return;
+                }
+                continue;
+            }
+        }
+        if let Err(error) = peer.notify_resource_list_changed().await {
+            tracing::debug!("a client left before it was told that the skills changed: {error}");
+            return;
+        }
+    }
+}
+
 fn blob(bytes: Vec<u8>, uri: &str, mime: &str) -> ResourceContents {
     ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri)
         .with_mime_type(mime)
@@ -449,15 +508,61 @@ fn blob(bytes: Vec<u8>, uri: &str, mime: &str) -> ResourceContents {
 
 impl ServerHandler for SkillsMcpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_resources()
             .enable_skills_with_directory_read()
             .build();
+        if let (Skills::Watched(_), Some(resources)) =
+            (self.inner.catalog.skills(), capabilities.resources.as_mut())
+        {
+            resources.list_changed = Some(true);
+        }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillful", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
                 "Agent Skills: skills/list for the skills (or read {INDEX_URI}), then resources/read of skill://NAME/SKILL.md and the files its manifest lists."
             ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(reloads) = self.reloads() {
+            tokio::spawn(announce_reloads(reloads, context.peer));
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.reloads()?;
+        Some(
+            SubscriptionFilter::builder()
+                .resources_list_changed()
+                .build(),
+        )
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let Some(mut reloads) = self.reloads() else {
+            context.cancelled().await;
+            return Ok(());
+        };
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = reloads.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+            if let Err(error) = context.sink().notify_resource_list_changed().await {
+                tracing::debug!(
+                    "a listener left before it was told that the skills changed: {error}"
+                );
+                return Ok(());
+            }
+        }
     }
 
     async fn list_resources(

@@ -7,7 +7,9 @@
 //! [`DEFAULT_DEBOUNCE`] (or [`WatchedSourceBuilder::debounce`]), or at the latest
 //! [`DEFAULT_MAX_DELAY`] after the first change of a burst, so a `git checkout` of a thousand
 //! files gives one reload, not a thousand. A call for skills made while changes are pending
-//! waits for that reload, so it never returns skills a change already reported made stale.
+//! waits for that reload, so it never returns skills a change already reported made stale: a
+//! change counts as reported as soon as the watcher's thread hears of it, even while the
+//! runtime is busy (or, single-threaded, blocked) and has not run the reloading task yet.
 //! Every reload that changed something is announced on [`WatchedSource::reloads`] (an MCP
 //! server sends `notifications/resources/list_changed` then).
 //!
@@ -148,6 +150,11 @@ impl WatchedSourceBuilder {
     pub async fn start(self) -> WatchedSource {
         let discovery = Arc::new(self.source.discover().await);
         let (events, receiver) = mpsc::unbounded_channel();
+        let pending = watch::Sender::new(Pending::default());
+        let reporter = Reporter {
+            events,
+            pending: pending.clone(),
+        };
         let roots: Vec<PathBuf> = self
             .source
             .roots()
@@ -157,16 +164,17 @@ impl WatchedSourceBuilder {
         let shared = Arc::new(Shared {
             source: self.source,
             current: Mutex::new(Arc::clone(&discovery)),
-            pending: watch::Sender::new(false),
+            pending,
             reloads: watch::Sender::new(Reload::default()),
             watching: Mutex::new(vec![Watching::Missing; roots.len()]),
         });
-        let watchers = Watchers::new(events, self.polling, self.poll_interval);
+        let watchers = Watchers::new(reporter, self.polling, self.poll_interval);
         let watchers = follow(watchers, &shared, &roots, &discovery).await;
         let task = Task {
             shared: Arc::clone(&shared),
             roots,
             watchers,
+            received: 0,
             debounce: self.debounce,
             max_delay: self.max_delay,
             poll_interval: self.poll_interval,
@@ -203,7 +211,7 @@ impl WatchedSource {
     pub async fn discovery(&self) -> Arc<Discovery> {
         let mut pending = self.shared.pending.subscribe();
         // The sender lives as long as `shared`: waiting cannot fail.
-        let _ = pending.wait_for(|pending| !*pending).await;
+        let _ = pending.wait_for(Pending::settled).await;
         self.shared.current()
     }
 
@@ -251,8 +259,8 @@ impl SkillsSource for WatchedSource {
 struct Shared {
     source: FileSkillsSource,
     current: Mutex<Arc<Discovery>>,
-    /// Whether changes were reported that no reload has read yet.
-    pending: watch::Sender<bool>,
+    /// The changes reported, and how many of them reloads have read.
+    pending: watch::Sender<Pending>,
     reloads: watch::Sender<Reload>,
     watching: Mutex<Vec<Watching>>,
 }
@@ -281,9 +289,47 @@ impl Shared {
     }
 }
 
+/// How many changes the watchers reported, and how many of them a reload has read.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pending {
+    reported: u64,
+    read: u64,
+}
+
+impl Pending {
+    /// Whether every change reported has been read by a reload.
+    fn settled(&self) -> bool {
+        self.read >= self.reported
+    }
+}
+
+/// Whether `event` reports a change: opening and reading files, the source's own reads
+/// included, change nothing; an error may hide changes.
+fn is_change(event: &notify::Result<notify::Event>) -> bool {
+    !matches!(event, Ok(event) if matches!(event.kind, EventKind::Access(_)))
+}
+
+/// What the watchers' threads call with each event: it counts the change as pending at once,
+/// then hands the event to the reloading task.
+#[derive(Clone)]
+struct Reporter {
+    events: mpsc::UnboundedSender<notify::Result<notify::Event>>,
+    pending: watch::Sender<Pending>,
+}
+
+impl Reporter {
+    fn report(&self, event: notify::Result<notify::Event>) {
+        if is_change(&event) {
+            self.pending.send_modify(|pending| pending.reported += 1);
+        }
+        // The task is gone only when the source is: nothing is waiting for the event then.
+        let _ = self.events.send(event);
+    }
+}
+
 /// The watchers of the roots: the platform's, and a polling one for the roots it cannot watch.
 struct Watchers {
-    events: mpsc::UnboundedSender<notify::Result<notify::Event>>,
+    reporter: Reporter,
     native: Option<RecommendedWatcher>,
     poller: Option<PollWatcher>,
     poll_interval: Duration,
@@ -292,17 +338,13 @@ struct Watchers {
 }
 
 impl Watchers {
-    fn new(
-        events: mpsc::UnboundedSender<notify::Result<notify::Event>>,
-        polling: bool,
-        poll_interval: Duration,
-    ) -> Self {
+    fn new(reporter: Reporter, polling: bool, poll_interval: Duration) -> Self {
         let native = if polling {
             None
         } else {
-            let sender = events.clone();
+            let sender = reporter.clone();
             let config = notify::Config::default().with_follow_symlinks(false);
-            match RecommendedWatcher::new(move |event| drop(sender.send(event)), config) {
+            match RecommendedWatcher::new(move |event| sender.report(event), config) {
                 Ok(watcher) => Some(watcher),
                 Err(error) => {
                     tracing::warn!(
@@ -313,7 +355,7 @@ impl Watchers {
             }
         };
         Self {
-            events,
+            reporter,
             native,
             poller: None,
             poll_interval,
@@ -358,11 +400,11 @@ impl Watchers {
         let poller = match &mut self.poller {
             Some(poller) => poller,
             empty => {
-                let sender = self.events.clone();
+                let sender = self.reporter.clone();
                 let config = notify::Config::default()
                     .with_follow_symlinks(false)
                     .with_poll_interval(self.poll_interval);
-                match PollWatcher::new(move |event| drop(sender.send(event)), config) {
+                match PollWatcher::new(move |event| sender.report(event), config) {
                     Ok(poller) => empty.insert(poller),
                     Err(error) => {
                         tracing::warn!(
@@ -388,7 +430,7 @@ async fn follow(
     discovery: &Arc<Discovery>,
 ) -> Watchers {
     let (shared, roots, discovery) = (Arc::clone(shared), roots.to_vec(), Arc::clone(discovery));
-    let events = watchers.events.clone();
+    let reporter = watchers.reporter.clone();
     let poll_interval = watchers.poll_interval;
     let followed = skillful_core::blocking::run("watching the skill roots", move || {
         watchers.follow(&shared, &roots, &discovery);
@@ -398,7 +440,7 @@ async fn follow(
     followed.unwrap_or_else(|error| {
         tracing::warn!("the skill roots are not watched: {error}");
         Watchers {
-            events,
+            reporter,
             native: None,
             poller: None,
             poll_interval,
@@ -412,6 +454,8 @@ struct Task {
     shared: Arc<Shared>,
     roots: Vec<PathBuf>,
     watchers: Watchers,
+    /// How many changes this task has received (each also counted as reported).
+    received: u64,
     debounce: Duration,
     max_delay: Duration,
     poll_interval: Duration,
@@ -431,9 +475,9 @@ impl Task {
                 event = events.recv() => {
                     let Some(event) = event else { return };
                     if self.note(event, &mut changed) {
+                        self.received += 1;
                         let now = Instant::now();
                         burst = Some((burst.map_or(now, |(first, _)| first), now));
-                        self.shared.pending.send_replace(true);
                     }
                 }
                 () = sleep_until(deadline), if deadline.is_some() => {
@@ -453,8 +497,7 @@ impl Task {
     /// Adds the paths an event reports to `changed`; whether it reports a change at all.
     fn note(&self, event: notify::Result<notify::Event>, changed: &mut BTreeSet<PathBuf>) -> bool {
         match event {
-            // Opening and reading files, the source's own reads included, change nothing.
-            Ok(event) if matches!(event.kind, EventKind::Access(_)) => false,
+            event if !is_change(&event) => false,
             Ok(event) if event.need_rescan() => {
                 changed.extend(self.watched_dirs());
                 true
@@ -491,7 +534,8 @@ impl Task {
         let before = self.shared.current();
         let after = Arc::new(self.shared.source.rediscover(&before, paths).await);
         if after.root_dirs() != before.root_dirs() {
-            let placeholder = Watchers::new(self.watchers.events.clone(), true, self.poll_interval);
+            let placeholder =
+                Watchers::new(self.watchers.reporter.clone(), true, self.poll_interval);
             let watchers = std::mem::replace(&mut self.watchers, placeholder);
             self.watchers = follow(watchers, &self.shared, &self.roots, &after).await;
         }
@@ -500,7 +544,11 @@ impl Task {
             .current
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Arc::clone(&after);
-        self.shared.pending.send_replace(false);
+        // Every change received so far was in this reload's batch.
+        let received = self.received;
+        self.shared
+            .pending
+            .send_modify(|pending| pending.read = received);
         let (added, changed, removed) = differences(&before.skills, &after.skills);
         if added.is_empty() && changed.is_empty() && removed.is_empty() {
             return;
@@ -529,31 +577,33 @@ async fn sleep_until(deadline: Option<Instant>) {
 }
 
 /// The names of the skills added, read again and removed between `before` and `after`, each
-/// sorted.
+/// sorted. Skills are told apart by their directory, not their name: a source that keeps
+/// duplicates (the same name in two roots) changes when a second skill of a name appears.
 fn differences(
     before: &[Arc<FileSkill>],
     after: &[Arc<FileSkill>],
 ) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let by_name = |skills: &[Arc<FileSkill>]| -> HashMap<String, Arc<FileSkill>> {
+    let by_dir = |skills: &[Arc<FileSkill>]| -> HashMap<PathBuf, Arc<FileSkill>> {
         skills
             .iter()
-            .map(|skill| (skill.frontmatter().name.clone(), Arc::clone(skill)))
+            .map(|skill| (skill.dir().to_path_buf(), Arc::clone(skill)))
             .collect()
     };
-    let (before, after) = (by_name(before), by_name(after));
+    let (before, after) = (by_dir(before), by_dir(after));
+    let name = |skill: &Arc<FileSkill>| skill.frontmatter().name.clone();
     let mut added = Vec::new();
     let mut changed = Vec::new();
-    for (name, skill) in &after {
-        match before.get(name) {
-            None => added.push(name.clone()),
-            Some(old) if !Arc::ptr_eq(old, skill) => changed.push(name.clone()),
+    for (dir, skill) in &after {
+        match before.get(dir) {
+            None => added.push(name(skill)),
+            Some(old) if !Arc::ptr_eq(old, skill) => changed.push(name(skill)),
             Some(_) => {}
         }
     }
     let mut removed: Vec<String> = before
-        .keys()
-        .filter(|name| !after.contains_key(*name))
-        .cloned()
+        .iter()
+        .filter(|(dir, _)| !after.contains_key(*dir))
+        .map(|(_, skill)| name(skill))
         .collect();
     added.sort_unstable();
     changed.sort_unstable();

@@ -163,3 +163,55 @@ async fn reading_the_skills_does_not_trigger_a_reload() {
         reloads.borrow()
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_skill_of_a_name_kept_as_a_duplicate_is_a_change() {
+    let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_skill(second.path(), "shared", "From the second root.");
+    let files = FileSkillsSource::builder()
+        .root(first.path())
+        .root(second.path())
+        .keep_duplicates(true)
+        .build()
+        .unwrap();
+    let source = WatchedSource::builder(files)
+        .debounce(Duration::from_millis(50))
+        .start()
+        .await;
+    let mut reloads = source.reloads();
+
+    write_skill(first.path(), "shared", "From the first root.");
+    let reload = next_reload(&mut reloads).await;
+    assert_eq!(reload.added, ["shared"]);
+    assert_eq!(names(&source).await, ["shared", "shared"]);
+
+    fs::remove_dir_all(second.path().join("shared")).unwrap();
+    let reload = next_reload(&mut reloads).await;
+    assert_eq!(reload.removed, ["shared"]);
+    assert_eq!(names(&source).await, ["shared"]);
+}
+
+/// A host on a single-threaded runtime that blocks it (reading stdin between turns) never runs
+/// the reloading task meanwhile; the next call must still wait for the change the watcher's
+/// thread heard of, not answer from the skills it made stale.
+#[test]
+fn a_change_heard_while_the_runtime_was_blocked_is_waited_for() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let root = tempfile::tempdir().unwrap();
+        let source = watched(root.path(), |builder| builder).await;
+        assert!(names(&source).await.is_empty());
+        write_skill(
+            root.path(),
+            "late",
+            "Written while the runtime was blocked.",
+        );
+        // Blocks the only thread of the runtime: the watcher's own thread hears of the change
+        // within this bound, the reloading task cannot run.
+        std::thread::sleep(Duration::from_secs(2));
+        assert_eq!(names(&source).await, ["late"]);
+    });
+}

@@ -13,7 +13,8 @@ use rmcp::model::{
     SKILL_MD, Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest,
 };
 use skillful_core::{Skill as _, SkillError, blocking};
-use skillful_discovery::{FileSkill, FileSkillsSource, FileVersion};
+use skillful_discovery::{Discovery, FileSkill, FileSkillsSource, FileVersion};
+use skillful_watch::WatchedSource;
 
 use crate::final_form::{check_entry, fetched_frontmatter};
 
@@ -99,6 +100,8 @@ impl Served {
 #[derive(Debug)]
 pub(super) struct Snapshot {
     built: Instant,
+    /// The discovery it was built from.
+    discovery: Arc<Discovery>,
     /// Every skill served, in discovery order.
     pub(super) skills: Vec<Served>,
     by_name: HashMap<String, usize>,
@@ -134,10 +137,21 @@ struct Digested {
     frontmatter: Option<Result<SkillFrontmatter, String>>,
 }
 
-/// The skills of a [`FileSkillsSource`], discovered at most once per rescan interval.
+/// Where the server's skills come from.
+#[derive(Debug, Clone)]
+pub(super) enum Skills {
+    /// A file source, discovered again at most once per rescan interval.
+    Rescanned(FileSkillsSource),
+    /// A watched source, which reloads when the files change: the catalog is rebuilt only
+    /// after a reload.
+    Watched(Arc<WatchedSource>),
+}
+
+/// The skills the server serves, as of the last discovery (see [`Skills`]).
 #[derive(Debug)]
 pub(super) struct Catalog {
-    source: FileSkillsSource,
+    skills: Skills,
+    /// How often a rescanned source is walked again; the results' `ttlMs` hint either way.
     rescan: Duration,
     current: RwLock<Option<Arc<Snapshot>>>,
     /// Held while a snapshot is built for a request that has none to use.
@@ -149,9 +163,9 @@ pub(super) struct Catalog {
 }
 
 impl Catalog {
-    pub(super) fn new(source: FileSkillsSource, rescan: Duration) -> Self {
+    pub(super) fn new(skills: Skills, rescan: Duration) -> Self {
         Self {
-            source,
+            skills,
             rescan,
             current: RwLock::new(None),
             building: tokio::sync::Mutex::new(()),
@@ -160,8 +174,8 @@ impl Catalog {
         }
     }
 
-    pub(super) fn source(&self) -> &FileSkillsSource {
-        &self.source
+    pub(super) fn skills(&self) -> &Skills {
+        &self.skills
     }
 
     pub(super) fn rescan(&self) -> Duration {
@@ -173,9 +187,17 @@ impl Catalog {
     /// A snapshot past its interval (but not twice past it) is still used while another is
     /// built in the background, so requests never wait for a rescan under steady load; an older
     /// one, or none, is rebuilt first. With a zero interval every call discovers afresh.
+    ///
+    /// A watched source is never walked here: the snapshot is rebuilt when the source's
+    /// discovery is not the one it was built from (after waiting for any reload of changes
+    /// already reported, so nothing stale is served once the watcher has seen a change).
     pub(super) async fn snapshot(self: &Arc<Self>) -> Arc<Snapshot> {
+        let source = match &self.skills {
+            Skills::Watched(watched) => return self.watched_snapshot(watched).await,
+            Skills::Rescanned(source) => source,
+        };
         if self.rescan.is_zero() {
-            return self.rebuild().await;
+            return self.rebuild(Arc::new(source.discover().await)).await;
         }
         if let Some(current) = self.current() {
             let age = current.built.elapsed();
@@ -185,8 +207,9 @@ impl Catalog {
             if age < self.rescan.saturating_mul(2) {
                 if !self.refreshing.swap(true, Ordering::AcqRel) {
                     let catalog = self.clone();
+                    let source = source.clone();
                     tokio::spawn(async move {
-                        catalog.rebuild().await;
+                        catalog.rebuild(Arc::new(source.discover().await)).await;
                         catalog.refreshing.store(false, Ordering::Release);
                     });
                 }
@@ -200,7 +223,24 @@ impl Catalog {
         {
             return current;
         }
-        self.rebuild().await
+        self.rebuild(Arc::new(source.discover().await)).await
+    }
+
+    async fn watched_snapshot(&self, watched: &WatchedSource) -> Arc<Snapshot> {
+        let discovery = watched.discovery().await;
+        let built_from = |snapshot: &Snapshot| Arc::ptr_eq(&snapshot.discovery, &discovery);
+        if let Some(current) = self.current()
+            && built_from(&current)
+        {
+            return current;
+        }
+        let _building = self.building.lock().await;
+        if let Some(current) = self.current()
+            && built_from(&current)
+        {
+            return current;
+        }
+        self.rebuild(discovery).await
     }
 
     fn current(&self) -> Option<Arc<Snapshot>> {
@@ -210,13 +250,13 @@ impl Catalog {
             .clone()
     }
 
-    /// Discovers the skills, builds their entries and makes them the current snapshot.
-    async fn rebuild(&self) -> Arc<Snapshot> {
+    /// Builds the entries of the skills `discovery` found and makes them the current snapshot.
+    async fn rebuild(&self, discovery: Arc<Discovery>) -> Arc<Snapshot> {
         let built = Instant::now();
-        let discovery = self.source.discover().await;
         let mut skills = Vec::with_capacity(discovery.skills.len());
         let mut by_name = HashMap::with_capacity(discovery.skills.len());
-        for skill in discovery.skills {
+        for skill in &discovery.skills {
+            let skill = Arc::clone(skill);
             let name = skill.frontmatter().name.clone();
             let uri = skill_md_uri(&name);
             let mut seen = HashSet::new();
@@ -249,6 +289,7 @@ impl Catalog {
             .collect();
         let snapshot = Arc::new(Snapshot {
             built,
+            discovery,
             skills,
             by_name,
             entries,
