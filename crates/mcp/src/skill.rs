@@ -558,6 +558,19 @@ impl Skill for McpSkill {
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
+
+    /// The `SKILL.md` digest of the `skills/list` manifest, or of the draft index entry;
+    /// `None` for a `"dynamic"` skill and an index entry without a digest.
+    fn listed_digest(&self) -> Option<&str> {
+        match &self.listing {
+            Listing::Entry(held) => {
+                manifest_file(&held.entry, &held.entry.uri).map(|file| file.digest.as_str())
+            }
+            Listing::Index { digest, .. } => digest
+                .as_deref()
+                .filter(|digest| crate::final_form::is_sha256_digest(digest)),
+        }
+    }
 }
 
 /// How a resource is read.

@@ -451,6 +451,11 @@ async fn hostile_resource_names_are_refused_without_a_request() {
         McpSkillsSource::builder_for_client(piped(recording.clone()).await, "docs").build();
     let skills = source.load().await.unwrap();
     let docs = &skills[0];
+    assert_eq!(
+        docs.listed_digest(),
+        None,
+        "the index entry gives no digest"
+    );
     for name in [
         "../x",
         "%2e%2e/x",
