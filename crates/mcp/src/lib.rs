@@ -68,6 +68,9 @@ mod source;
 #[cfg(feature = "client")]
 pub use archive::{ArchiveError, ArchiveFormat, ArchiveLimits};
 #[cfg(feature = "client")]
+#[cfg(feature = "client")]
+pub use cache::DEFAULT_CACHE_MAX_BYTES;
+#[cfg(feature = "client")]
 pub use connection::McpEndpoint;
 #[cfg(feature = "client")]
 pub use error::McpSkillsError;
