@@ -20,7 +20,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, conflicts_with = "http")]
     stdio: bool,
     /// Serve streamable HTTP at ADDR (`PORT` or `HOST:PORT`; the host defaults to 127.0.0.1),
-    /// at the path `/mcp`.
+    /// at the path `/mcp`. An address other than loopback (such as 0.0.0.0) needs
+    /// --auth-token-env.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
     /// Require every HTTP request to carry `Authorization: Bearer <token>`, the token being the
