@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use skillful_mcp::{HTTP_PATH, SkillsMcpServer};
+use skillful_mcp::{BearerToken, HTTP_PATH, ServeError, SkillsMcpServer};
 
 use crate::compose::{SkillsFlags, process_runner};
 use crate::{Outcome, UsageError};
@@ -20,9 +20,15 @@ pub(crate) struct ServeArgs {
     #[arg(long, conflicts_with = "http")]
     stdio: bool,
     /// Serve streamable HTTP at ADDR (`PORT` or `HOST:PORT`; the host defaults to 127.0.0.1),
-    /// at the path `/mcp`.
+    /// at the path `/mcp`. An address other than loopback (such as 0.0.0.0) needs
+    /// --auth-token-env.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
+    /// Require every HTTP request to carry `Authorization: Bearer <token>`, the token being the
+    /// value of the environment variable VAR (never given on the command line, where other
+    /// users could read it). Required to serve an address other than loopback.
+    #[arg(long, value_name = "VAR", requires = "http")]
+    auth_token_env: Option<String>,
     /// List each skill of the draft index (`skill://index.json`, what Microsoft Agent
     /// Framework reads) as an `archive` entry (a tar.gz of its files) instead of `skill-md`; the
     /// final form (`skills/list`) is unchanged.
@@ -52,11 +58,23 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
     let composition =
         SkillsFlags::default().compose(&args.roots, args.strict, Some(process_runner()))?;
     // Live reload: the roots are watched; clients are told when the skills change.
-    let server = SkillsMcpServer::watched(composition.watch().await).with_archives(args.archives);
+    let mut server =
+        SkillsMcpServer::watched(composition.watch().await).with_archives(args.archives);
+    if let Some(var) = &args.auth_token_env {
+        let token = BearerToken::from_env(var)
+            .map_err(|error| UsageError(format!("--auth-token-env {var}: {error}")))?;
+        server = server.with_bearer_token(token);
+    }
     match args.http.as_deref().filter(|_| !args.stdio) {
         None => server.serve_stdio().await?,
         Some(addr) => {
             let addr = http_address(addr)?;
+            server.check_http_address(addr).map_err(|error| match error {
+                ServeError::TokenRequired { addr } => UsageError(format!(
+                    "--http {addr}: not a loopback address, so every host that can reach it could read the skills; give a bearer token with --auth-token-env VAR (the token is read from the environment variable VAR), or serve 127.0.0.1"
+                )),
+                other => UsageError(other.to_string()),
+            })?;
             let listener = tokio::net::TcpListener::bind(addr).await?;
             let url = format!("http://{}{HTTP_PATH}", listener.local_addr()?);
             writeln!(io::stderr(), "skills: serving MCP at {url}")?;

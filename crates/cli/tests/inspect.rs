@@ -79,6 +79,7 @@ fn list_json_has_every_field() {
             "origin",
             "path",
             "uri",
+            "digest",
             "resources",
             "scripts",
             "risk",
@@ -97,6 +98,11 @@ fn list_json_has_every_field() {
         })
     );
     assert_eq!(skill["status"], "active");
+    assert_eq!(
+        skill["digest"],
+        serde_json::Value::Null,
+        "files list no digest"
+    );
     assert_eq!(skill["risk"], "read");
     assert_eq!(
         skill["script_risks"],

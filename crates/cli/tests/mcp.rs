@@ -129,6 +129,45 @@ fn list_show_and_read_skills_of_a_stdio_server() {
 }
 
 #[test]
+fn list_json_shows_the_server_label_uri_and_listed_digest_of_mcp_skills() {
+    let setup = Setup::new();
+    let server = setup.server_command("");
+    let list = setup.skills(&[
+        "list",
+        "--json",
+        &setup.arg("local"),
+        "--mcp-stdio",
+        &server,
+        "--mcp-label",
+        &format!("notes-server={server}"),
+    ]);
+    assert_eq!(list.status.code(), Some(0), "{}", err(&list));
+    let listed: serde_json::Value = serde_json::from_str(&out(&list)).unwrap();
+    let skill = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|skill| skill["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {listed}"))
+            .clone()
+    };
+    let remote = skill("remote-notes");
+    let served = fs::read(setup.path("served/remote-notes/SKILL.md")).unwrap();
+    assert_eq!(remote["origin"]["kind"], "mcp");
+    assert_eq!(remote["origin"]["label"], "notes-server");
+    assert_eq!(remote["uri"], "skill://remote-notes/SKILL.md");
+    assert_eq!(remote["origin"]["location"], remote["uri"]);
+    assert_eq!(
+        remote["digest"],
+        json!(skillful_mcp::final_form::sha256_digest(&served))
+    );
+    let local = skill("local-notes");
+    assert_eq!(local["origin"]["kind"], "files");
+    assert_eq!(local["digest"], serde_json::Value::Null);
+}
+
+#[test]
 fn with_archives_the_final_form_is_unchanged_and_nothing_lands_in_the_temporary_directory() {
     let setup = Setup::new();
     let server = setup.server_command("--archives");

@@ -762,4 +762,8 @@ impl Skill for Renamed {
     fn diagnostics(&self) -> &[Diagnostic] {
         self.inner.diagnostics()
     }
+
+    fn listed_digest(&self) -> Option<&str> {
+        self.inner.listed_digest()
+    }
 }

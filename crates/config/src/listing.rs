@@ -34,6 +34,11 @@ pub struct ListedSkill {
     pub path: Option<String>,
     /// Its `SKILL.md` URI (MCP skills).
     pub uri: Option<String>,
+    /// The digest of its `SKILL.md` (`sha256:…`) as the source listed it: an MCP server's
+    /// `skills/list` manifest, or a draft index entry's `digest`. `None` for a skill whose
+    /// source lists no digest (files, plugins, inline skills, `"dynamic"` MCP skills, draft
+    /// index entries without one).
+    pub digest: Option<String>,
     /// The resources' names.
     pub resources: Vec<String>,
     /// The scripts' names.
@@ -72,6 +77,7 @@ impl From<&Entry> for ListedSkill {
             origin,
             path,
             uri,
+            digest: skill.listed_digest().map(str::to_owned),
             resources: skill
                 .resources()
                 .iter()

@@ -97,6 +97,14 @@ pub trait Skill: Send + Sync + fmt::Debug {
     fn diagnostics(&self) -> &[Diagnostic] {
         &[]
     }
+
+    /// The digest of the skill's `SKILL.md` (`sha256:` and 64 lowercase hex digits) as its source
+    /// vouched for it when listing the skill, before reading it (such as a manifest a server
+    /// sent); `None` when the source listed none, which is the default. A source that gives one
+    /// never returns a [`Skill::document`] whose bytes do not match it.
+    fn listed_digest(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// What reading a resource gives.

@@ -68,9 +68,20 @@ impl ArchiveFormat {
     }
 }
 
-/// How much one archive may bring onto the disk. The defaults are the reference's: 1 MiB
-/// downloaded, 20 files, 1 MiB uncompressed (counted from the bytes actually written, not from
-/// what the archive's headers claim).
+/// How much archives may bring onto the disk: each archive, and all archives of one server in
+/// one load ([`McpSkillsSource::load`](crate::McpSkillsSource::load)). The per-archive defaults
+/// are the reference's: 1 MiB downloaded, 20 files, 1 MiB uncompressed (counted from the bytes
+/// actually written, not from what the archive's headers claim); per server and load, at most
+/// 20 archives and 32 MiB unpacked. An archive over a limit is skipped with a warning naming the
+/// server, the limit and this field; the other skills are loaded. Set them with
+/// [`McpSkillsSourceBuilder::archive_limits`](crate::McpSkillsSourceBuilder::archive_limits):
+///
+/// ```
+/// use skillful_mcp::ArchiveLimits;
+///
+/// let roomier = ArchiveLimits { max_archives: 50, ..ArchiveLimits::default() };
+/// assert_eq!(roomier.max_total_bytes, 32 * 1024 * 1024);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ArchiveLimits {
     /// The largest archive accepted, in bytes, as downloaded.
@@ -79,6 +90,12 @@ pub struct ArchiveLimits {
     pub max_files: usize,
     /// The most bytes all files of one archive may hold together, uncompressed.
     pub max_uncompressed_bytes: u64,
+    /// The most archive entries of one server unpacked in one load: the entries after them,
+    /// in the index's order, are skipped.
+    pub max_archives: usize,
+    /// The most bytes the archives of one server may unpack to together in one load: an archive
+    /// that would pass it is skipped (later, smaller ones may still fit).
+    pub max_total_bytes: u64,
 }
 
 impl Default for ArchiveLimits {
@@ -87,6 +104,8 @@ impl Default for ArchiveLimits {
             max_download_bytes: 1024 * 1024,
             max_files: 20,
             max_uncompressed_bytes: 1024 * 1024,
+            max_archives: 20,
+            max_total_bytes: 32 * 1024 * 1024,
         }
     }
 }
@@ -110,7 +129,7 @@ impl ArchiveLimits {
 #[non_exhaustive]
 pub enum ArchiveError {
     /// It holds more files than [`ArchiveLimits::max_files`].
-    #[error("it holds more than {limit} files")]
+    #[error("it holds more than {limit} files (raise ArchiveLimits::max_files)")]
     TooManyFiles {
         /// The limit.
         limit: usize,
@@ -122,8 +141,34 @@ pub enum ArchiveError {
         limit: usize,
     },
     /// Its files unpack to more than [`ArchiveLimits::max_uncompressed_bytes`].
-    #[error("its files unpack to more than {limit} bytes")]
+    #[error(
+        "its files unpack to more than {limit} bytes (raise ArchiveLimits::max_uncompressed_bytes)"
+    )]
     TooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// It comes after [`ArchiveLimits::max_archives`] archives of the same server.
+    #[error("the server lists more than {limit} archives (raise ArchiveLimits::max_archives)")]
+    TooManyArchives {
+        /// The limit.
+        limit: usize,
+    },
+    /// Its files would take the server's archives past [`ArchiveLimits::max_total_bytes`].
+    #[error(
+        "the server's archives unpack to more than {limit} bytes in all (raise ArchiveLimits::max_total_bytes)"
+    )]
+    TotalTooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// It is larger than [`ArchiveLimits::max_download_bytes`] as downloaded.
+    #[error(
+        "the archive has {size} bytes, more than {limit} (raise ArchiveLimits::max_download_bytes)"
+    )]
+    DownloadTooLarge {
+        /// Its size.
+        size: u64,
         /// The limit.
         limit: u64,
     },
@@ -154,8 +199,10 @@ pub enum ArchiveError {
     },
 }
 
-/// Extracts `bytes` into `target`, which must not exist yet; returns how many files were
-/// written. Blocking.
+/// Extracts `bytes` into `target`, which must not exist yet, writing at most `budget` bytes
+/// (what the server's archives may still unpack to in this load); returns how many bytes were
+/// written. Directories are made 0700 and files 0600 on Unix: readable by this user only.
+/// Blocking.
 ///
 /// Regular files and directories are written; tar symbolic links, hard links, devices and FIFOs
 /// and zip symbolic links are skipped. The caller removes `target` when this fails.
@@ -168,23 +215,36 @@ pub(crate) fn extract(
     format: ArchiveFormat,
     target: &Path,
     limits: &ArchiveLimits,
-) -> Result<usize, ArchiveError> {
-    fs::create_dir(target).map_err(|source| ArchiveError::Io {
-        path: target.to_owned(),
-        source,
-    })?;
+    budget: u64,
+) -> Result<u64, ArchiveError> {
+    private_builder()
+        .create(target)
+        .map_err(|source| ArchiveError::Io {
+            path: target.to_owned(),
+            source,
+        })?;
     let mut writer = Writer {
         target,
         limits,
         files: 0,
         entries: 0,
-        remaining: limits.max_uncompressed_bytes,
+        written: 0,
+        budget: budget.min(limits.max_uncompressed_bytes),
+        total_binds: budget < limits.max_uncompressed_bytes,
     };
     match format {
         ArchiveFormat::Zip => extract_zip(bytes, &mut writer)?,
         ArchiveFormat::TarGz => extract_tar_gz(bytes, &mut writer)?,
     }
-    Ok(writer.files)
+    Ok(writer.written)
+}
+
+/// Creates directories readable by this user only.
+fn private_builder() -> fs::DirBuilder {
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
 }
 
 fn corrupt(format: ArchiveFormat, error: impl fmt::Display) -> ArchiveError {
@@ -290,7 +350,12 @@ struct Writer<'a> {
     limits: &'a ArchiveLimits,
     files: usize,
     entries: usize,
-    remaining: u64,
+    /// Bytes written so far.
+    written: u64,
+    /// The most bytes this archive may write: its own limit, or less when the server's total
+    /// budget is smaller (then `total_binds`).
+    budget: u64,
+    total_binds: bool,
 }
 
 impl Writer<'_> {
@@ -305,7 +370,10 @@ impl Writer<'_> {
 
     fn directory(&self, relative: &Path) -> Result<(), ArchiveError> {
         let path = self.target.join(relative);
-        fs::create_dir_all(&path).map_err(|source| ArchiveError::Io { path, source })
+        private_builder()
+            .recursive(true)
+            .create(&path)
+            .map_err(|source| ArchiveError::Io { path, source })
     }
 
     fn file(
@@ -328,11 +396,11 @@ impl Writer<'_> {
             path: path.clone(),
             source,
         };
-        let mut out = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(io_error)?;
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut out = options.open(&path).map_err(io_error)?;
         let mut buffer = [0u8; 16 * 1024];
         loop {
             let read = match content.read(&mut buffer) {
@@ -341,13 +409,19 @@ impl Writer<'_> {
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
                 Err(error) => return Err(corrupt(format, error)),
             };
-            let read_u64 = read as u64;
-            if read_u64 > self.remaining {
-                return Err(ArchiveError::TooLarge {
-                    limit: self.limits.max_uncompressed_bytes,
+            let written = self.written.saturating_add(read as u64);
+            if written > self.budget {
+                return Err(if self.total_binds {
+                    ArchiveError::TotalTooLarge {
+                        limit: self.limits.max_total_bytes,
+                    }
+                } else {
+                    ArchiveError::TooLarge {
+                        limit: self.limits.max_uncompressed_bytes,
+                    }
                 });
             }
-            self.remaining -= read_u64;
+            self.written = written;
             out.write_all(&buffer[..read]).map_err(io_error)?;
         }
         Ok(())

@@ -26,6 +26,8 @@ static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug)]
 pub(crate) struct ArchiveStore {
     dir: PathBuf,
+    /// The host's label for the server, naming it in warnings.
+    label: String,
     limits: ArchiveLimits,
     lock: Arc<tokio::sync::Mutex<()>>,
 }
@@ -33,7 +35,7 @@ pub(crate) struct ArchiveStore {
 impl ArchiveStore {
     /// The store below `base` for the server called `server` (its command line or URL): its
     /// own subdirectory, named by a hash of `server`, so that two servers never share one.
-    pub(crate) fn new(base: &Path, server: &str, limits: ArchiveLimits) -> Self {
+    pub(crate) fn new(base: &Path, server: &str, label: &str, limits: ArchiveLimits) -> Self {
         let digest = rmcp::model::sha256_digest(server.as_bytes());
         let id = digest.strip_prefix("sha256:").unwrap_or(&digest);
         let dir = base.join(&id[..16]);
@@ -49,7 +51,12 @@ impl ArchiveStore {
                 }
             }
         };
-        Self { dir, limits, lock }
+        Self {
+            dir,
+            label: label.to_owned(),
+            limits,
+            lock,
+        }
     }
 
     /// The directory this source extracts into.
@@ -58,9 +65,11 @@ impl ArchiveStore {
     }
 
     /// Brings the directory in line with `entries` (archive entries with valid, distinct names):
-    /// prunes skills no longer listed, downloads, checks and unpacks each archive afresh, and
-    /// loads what was unpacked as file skills whose scripts never run. An archive that fails a
-    /// check is skipped with a warning, and nothing of it stays on disk.
+    /// prunes skills no longer listed, downloads, checks and unpacks each archive afresh (the
+    /// first [`ArchiveLimits::max_archives`], within [`ArchiveLimits::max_total_bytes`] in all),
+    /// and loads what was unpacked as file skills whose scripts never run. An archive that fails
+    /// a check or is over a limit is skipped with a warning naming the server and the limit,
+    /// and nothing of it stays on disk; the others load.
     ///
     /// # Errors
     /// A connection failure (the refresh stops; the next call tries again) or an unusable
@@ -81,23 +90,36 @@ impl ArchiveStore {
                 source,
             })?;
         let mut roots = Vec::new();
-        for entry in entries {
+        let mut budget = self.limits.max_total_bytes;
+        for (position, entry) in entries.iter().enumerate() {
             let target = dir.join(&entry.name);
+            if position >= self.limits.max_archives {
+                let error = archive::ArchiveError::TooManyArchives {
+                    limit: self.limits.max_archives,
+                };
+                self.skipped(entry, &error);
+                self.forget(target).await;
+                continue;
+            }
             match self.download(entry, connection).await? {
                 Some((bytes, format)) => {
                     let temp = self.temporary("tmp");
                     let (limits, install_at) = (self.limits, target.clone());
-                    let result =
-                        blocking(move || Ok(unpack(&bytes, format, &temp, &install_at, &limits)))
-                            .await;
+                    let result = blocking(move || {
+                        Ok(unpack(&bytes, format, &temp, &install_at, &limits, budget))
+                    })
+                    .await;
                     match result {
-                        Ok(Ok(())) => roots.push((entry.name.clone(), target)),
+                        Ok(Ok(written)) => {
+                            budget = budget.saturating_sub(written);
+                            roots.push((entry.name.clone(), target));
+                        }
                         Ok(Err(error)) => {
-                            tracing::warn!(skill = %entry.name, url = %entry.url, "archive skill skipped: {error}");
+                            self.skipped(entry, &error);
                             self.forget(target).await;
                         }
                         Err(error) => {
-                            tracing::warn!(skill = %entry.name, "archive skill skipped: {error}");
+                            self.skipped(entry, &error);
                             self.forget(target).await;
                         }
                     }
@@ -127,11 +149,16 @@ impl ArchiveStore {
         }
         for (name, root) in roots {
             if !skills.contains_key(&name) {
-                tracing::warn!(skill = %name, "archive skill skipped: the archive holds no valid SKILL.md named '{name}'");
+                tracing::warn!(server = %self.label, skill = %name, "archive skill skipped: the archive holds no valid SKILL.md named '{name}'");
                 self.forget(root).await;
             }
         }
         Ok(skills)
+    }
+
+    /// Warns that the archive of `entry` was skipped, and why.
+    fn skipped(&self, entry: &IndexEntry, why: &dyn std::fmt::Display) {
+        tracing::warn!(server = %self.label, skill = %entry.name, url = %entry.url, "archive skill skipped: {why}");
     }
 
     /// The archive of `entry` and its format, after the size and digest checks; `None` (with a
@@ -142,7 +169,7 @@ impl ArchiveStore {
         connection: &Connection,
     ) -> Result<Option<(Vec<u8>, ArchiveFormat)>, McpSkillsError> {
         let skip = |reason: String| {
-            tracing::warn!(skill = %entry.name, url = %entry.url, "archive skill skipped: {reason}");
+            self.skipped(entry, &reason);
             Ok(None)
         };
         let fetched = match connection.read(&entry.url).await {
@@ -156,11 +183,11 @@ impl ArchiveStore {
             return skip("the archive resource holds text, not a blob".into());
         };
         if bytes.len() as u64 > self.limits.max_download_bytes {
-            return skip(format!(
-                "the archive has {} bytes, more than the limit of {}",
-                bytes.len(),
-                self.limits.max_download_bytes
-            ));
+            let error = archive::ArchiveError::DownloadTooLarge {
+                size: bytes.len() as u64,
+                limit: self.limits.max_download_bytes,
+            };
+            return skip(error.to_string());
         }
         if bytes.is_empty() {
             return skip("the archive is empty".into());
@@ -237,23 +264,30 @@ fn prune(dir: &Path, listed: &HashSet<String>) -> io::Result<PathBuf> {
     fs::canonicalize(dir)
 }
 
-/// Extracts `bytes` into the new directory `temp` and puts it in place of `target`; on failure
-/// removes `temp` (and leaves `target` as it was).
+/// Extracts `bytes` (at most `budget` of them) into the new directory `temp` and puts it in
+/// place of `target`; returns how many bytes it unpacked. On failure removes `temp` (and leaves
+/// `target` as it was).
 fn unpack(
     bytes: &[u8],
     format: ArchiveFormat,
     temp: &Path,
     target: &Path,
     limits: &ArchiveLimits,
-) -> Result<(), archive::ArchiveError> {
-    if let Err(error) = archive::extract(bytes, format, temp, limits) {
-        remove(temp);
-        return Err(error);
-    }
-    install(temp, target).map_err(|source| archive::ArchiveError::Io {
-        path: target.to_owned(),
-        source,
-    })
+    budget: u64,
+) -> Result<u64, archive::ArchiveError> {
+    let written = match archive::extract(bytes, format, temp, limits, budget) {
+        Ok(written) => written,
+        Err(error) => {
+            remove(temp);
+            return Err(error);
+        }
+    };
+    install(temp, target)
+        .map(|()| written)
+        .map_err(|source| archive::ArchiveError::Io {
+            path: target.to_owned(),
+            source,
+        })
 }
 
 /// Puts the directory `temp` in place of `target`, replacing what was there.

@@ -68,13 +68,16 @@ mod source;
 #[cfg(feature = "client")]
 pub use archive::{ArchiveError, ArchiveFormat, ArchiveLimits};
 #[cfg(feature = "client")]
+#[cfg(feature = "client")]
+pub use cache::DEFAULT_CACHE_MAX_BYTES;
+#[cfg(feature = "client")]
 pub use connection::McpEndpoint;
 #[cfg(feature = "client")]
 pub use error::McpSkillsError;
 pub use index::{ARCHIVE_TYPE, INDEX_SCHEMA, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
 #[cfg(feature = "server")]
 pub use server::{
-    DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL, HTTP_PATH, ServeError, SkillsMcpServer,
+    BearerToken, DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL, HTTP_PATH, ServeError, SkillsMcpServer,
 };
 #[cfg(feature = "client")]
 pub use skill::{McpSkill, SkillApproval};

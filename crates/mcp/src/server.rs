@@ -2,10 +2,12 @@
 //! (`skills/list`, `skills/get`, `resources/directory/read`) and in the draft form
 //! (`skill://index.json`, archives) side by side.
 
+mod auth;
 mod catalog;
 mod draft;
 
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,6 +31,7 @@ use skillful_discovery::FileSkillsSource;
 use skillful_watch::{Reload, WatchedSource};
 use tokio::sync::watch;
 
+pub use self::auth::BearerToken;
 use self::catalog::{Catalog, SCHEME, Served, Skills, Snapshot, file_uri};
 use self::draft::{archive, archive_uri};
 use crate::final_form::page_after;
@@ -63,6 +66,25 @@ pub enum ServeError {
     /// The session ended abnormally.
     #[error("the MCP session ended abnormally: {0}")]
     Session(String),
+    /// An address other hosts can reach was to be served without a bearer token.
+    #[error(
+        "{addr} is not a loopback address: every host that can reach it could read the skills, so serving it needs a bearer token (SkillsMcpServer::with_bearer_token); or serve 127.0.0.1"
+    )]
+    TokenRequired {
+        /// The address.
+        addr: SocketAddr,
+    },
+    /// A bearer token that is empty (or holds characters a header cannot carry).
+    #[error("the bearer token is empty, or holds spaces or characters other than printable ASCII")]
+    EmptyToken,
+    /// The environment variable meant to hold the bearer token does not hold a usable one.
+    #[error("the environment variable {var} holds no bearer token: {reason}")]
+    TokenVariable {
+        /// The variable's name.
+        var: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 /// Serves the skills a [`FileSkillsSource`] finds over MCP, in both forms of the Skills
@@ -128,6 +150,7 @@ struct Inner {
     catalog: Arc<Catalog>,
     archives: bool,
     page_size: NonZeroUsize,
+    token: Option<BearerToken>,
 }
 
 /// What a `skill://` URI asks for.
@@ -179,6 +202,7 @@ impl SkillsMcpServer {
             false,
             DEFAULT_PAGE_SIZE,
             DEFAULT_RESCAN_INTERVAL,
+            None,
         )
     }
 
@@ -193,15 +217,23 @@ impl SkillsMcpServer {
             false,
             DEFAULT_PAGE_SIZE,
             DEFAULT_RESCAN_INTERVAL,
+            None,
         )
     }
 
-    fn with(skills: Skills, archives: bool, page_size: NonZeroUsize, rescan: Duration) -> Self {
+    fn with(
+        skills: Skills,
+        archives: bool,
+        page_size: NonZeroUsize,
+        rescan: Duration,
+        token: Option<BearerToken>,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 catalog: Arc::new(Catalog::new(skills, rescan)),
                 archives,
                 page_size,
+                token,
             }),
         }
     }
@@ -215,6 +247,7 @@ impl SkillsMcpServer {
             archives,
             inner.page_size,
             inner.catalog.rescan(),
+            inner.token.clone(),
         )
     }
 
@@ -227,6 +260,7 @@ impl SkillsMcpServer {
             inner.archives,
             page_size,
             inner.catalog.rescan(),
+            inner.token.clone(),
         )
     }
 
@@ -243,7 +277,34 @@ impl SkillsMcpServer {
             inner.archives,
             inner.page_size,
             interval,
+            inner.token.clone(),
         )
+    }
+
+    /// Requires every HTTP request to carry `Authorization: Bearer <token>` (compared in
+    /// constant time); any other request is answered 401 with `WWW-Authenticate: Bearer`. This
+    /// is what lets [`SkillsMcpServer::serve_http`] serve an address other hosts can reach, and
+    /// it then accepts any `Host` header (the token, not the host name, keeps other web pages
+    /// out). It is required on loopback too once given. No effect on stdio.
+    pub fn with_bearer_token(self, token: BearerToken) -> Self {
+        let inner = &self.inner;
+        Self::with(
+            inner.catalog.skills().clone(),
+            inner.archives,
+            inner.page_size,
+            inner.catalog.rescan(),
+            Some(token),
+        )
+    }
+
+    /// Whether [`SkillsMcpServer::serve_http`] would serve a listener bound to `addr`: a
+    /// loopback address always, any other only with a bearer token
+    /// ([`SkillsMcpServer::with_bearer_token`]). Check before binding to fail early.
+    ///
+    /// # Errors
+    /// [`ServeError::TokenRequired`] for an address other hosts can reach, without a token.
+    pub fn check_http_address(&self, addr: SocketAddr) -> Result<(), ServeError> {
+        auth::check_exposure(addr, self.inner.token.as_ref())
     }
 
     async fn snapshot(&self) -> Arc<Snapshot> {
@@ -312,25 +373,43 @@ impl SkillsMcpServer {
         Ok(())
     }
 
-    /// The streamable HTTP service at [`HTTP_PATH`], as an axum router. It accepts only
-    /// loopback `Host` headers (`localhost`, `127.0.0.1`, `::1`), against DNS rebinding.
-    /// `initialize` sessions (2025-11-25 and older) are kept per client; 2026-07-28 requests are
-    /// answered statelessly, with a JSON body.
+    /// The streamable HTTP service at [`HTTP_PATH`], as an axum router. Without a bearer token
+    /// it accepts only loopback `Host` headers (`localhost`, `127.0.0.1`, `::1`), against DNS
+    /// rebinding; with one ([`SkillsMcpServer::with_bearer_token`]) it answers only requests
+    /// that carry the token, whatever their `Host`. `initialize` sessions (2025-11-25 and older)
+    /// are kept per client; 2026-07-28 requests are answered statelessly, with a JSON body.
     pub fn router(self) -> axum::Router {
+        let token = self.inner.token.clone();
+        let config = StreamableHttpServerConfig::default().with_json_response(true);
+        let config = match token {
+            Some(_) => config.disable_allowed_hosts(),
+            None => config,
+        };
         let service = StreamableHttpService::new(
             move || Ok(self.clone()),
             Arc::new(LocalSessionManager::default()),
-            StreamableHttpServerConfig::default().with_json_response(true),
+            config,
         );
-        axum::Router::new().nest_service(HTTP_PATH, service)
+        let router = axum::Router::new().nest_service(HTTP_PATH, service);
+        match token {
+            Some(token) => router.layer(axum::middleware::from_fn_with_state(
+                token,
+                auth::require_token,
+            )),
+            None => router,
+        }
     }
 
-    /// Serves streamable HTTP on `listener` (bind it to `127.0.0.1`) until the process ends.
+    /// Serves streamable HTTP on `listener` until the process ends. A listener on a loopback
+    /// address is served as it is; one other hosts can reach only with a bearer token
+    /// ([`SkillsMcpServer::with_bearer_token`]).
     ///
     /// # Errors
-    /// [`ServeError::Io`] when the listener fails.
+    /// [`ServeError::TokenRequired`] (before anything is served) for a listener other hosts can
+    /// reach, without a token; [`ServeError::Io`] when the listener fails.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
         use axum::serve::ListenerExt;
+        self.check_http_address(listener.local_addr()?)?;
         // Each answer is written as it is ready: without TCP_NODELAY, the last segment of a
         // response waits for the client's delayed acknowledgement (tens of milliseconds).
         let listener = listener.tap_io(|stream| {

@@ -61,6 +61,8 @@ pub(crate) struct Remote {
     pub(crate) label: String,
     /// Where verified files, unpacked archives and approved runs are kept (this user's cache).
     pub(crate) cache_base: Option<PathBuf>,
+    /// The most bytes the verified files of every server may take in the cache.
+    cache_max_bytes: u64,
     cache: OnceCell<Option<FileCache>>,
     pub(crate) approval: Option<Approval>,
     pub(crate) runner: Option<SharedScriptRunner>,
@@ -81,6 +83,7 @@ impl Remote {
         connection: Arc<Connection>,
         label: String,
         cache_base: Option<PathBuf>,
+        cache_max_bytes: u64,
         approval: Option<Approval>,
         runner: Option<SharedScriptRunner>,
     ) -> Self {
@@ -88,6 +91,7 @@ impl Remote {
             connection,
             label,
             cache_base,
+            cache_max_bytes,
             cache: OnceCell::new(),
             approval,
             runner,
@@ -104,9 +108,13 @@ impl Remote {
             .cache
             .get_or_try_init(|| async {
                 match &self.cache_base {
-                    Some(base) => FileCache::open(base.join("files"), self.connection.server())
-                        .await
-                        .map(Some),
+                    Some(base) => FileCache::open(
+                        base.join("files"),
+                        self.connection.server(),
+                        self.cache_max_bytes,
+                    )
+                    .await
+                    .map(Some),
                     None => Ok(None),
                 }
             })
@@ -557,6 +565,19 @@ impl Skill for McpSkill {
 
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    /// The `SKILL.md` digest of the `skills/list` manifest, or of the draft index entry;
+    /// `None` for a `"dynamic"` skill and an index entry without a digest.
+    fn listed_digest(&self) -> Option<&str> {
+        match &self.listing {
+            Listing::Entry(held) => {
+                manifest_file(&held.entry, &held.entry.uri).map(|file| file.digest.as_str())
+            }
+            Listing::Index { digest, .. } => digest
+                .as_deref()
+                .filter(|digest| crate::final_form::is_sha256_digest(digest)),
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use skillful_core::{
 use skillful_discovery::{FileSkillsSource, FileSkillsSourceBuilder, SharedScriptRunner};
 
 use crate::archive::ArchiveLimits;
+use crate::cache::DEFAULT_CACHE_MAX_BYTES;
 use crate::connection::{Connection, McpEndpoint};
 use crate::error::McpSkillsError;
 use crate::extract::ArchiveStore;
@@ -36,6 +37,7 @@ pub struct McpSkillsSourceBuilder {
     connection: Connection,
     label: Option<String>,
     cache_dir: Option<PathBuf>,
+    cache_max_bytes: u64,
     extraction_dir: Option<PathBuf>,
     limits: ArchiveLimits,
     listing: ListingLimits,
@@ -50,6 +52,7 @@ impl fmt::Debug for McpSkillsSourceBuilder {
             .field("connection", &self.connection)
             .field("label", &self.label)
             .field("cache_dir", &self.cache_dir)
+            .field("cache_max_bytes", &self.cache_max_bytes)
             .field("extraction_dir", &self.extraction_dir)
             .field("limits", &self.limits)
             .finish_non_exhaustive()
@@ -79,6 +82,16 @@ impl McpSkillsSourceBuilder {
         self
     }
 
+    /// How many bytes the verified files in the cache directory (`files/`, of every server
+    /// together) may take (default [`DEFAULT_CACHE_MAX_BYTES`], 256 MiB). Past it, the least
+    /// recently used files are removed after each file is cached (and fetched again when next
+    /// needed). Only files this cache wrote, in directories it created and checked, are ever
+    /// removed. Unpacked archives are bounded by [`ArchiveLimits`] instead.
+    pub fn cache_max_bytes(mut self, max_bytes: u64) -> Self {
+        self.cache_max_bytes = max_bytes;
+        self
+    }
+
     /// Where archive skills are unpacked. Each source uses its own subdirectory, named by a hash
     /// of its server's command line or URL, and treats it as its own: what the server no longer
     /// lists is removed from it. Default: `archives` in the cache directory
@@ -97,7 +110,10 @@ impl McpSkillsSourceBuilder {
         self
     }
 
-    /// The limits on each archive (default: [`ArchiveLimits::default`]).
+    /// The limits on each archive and on the archives of the server in one load: files and bytes
+    /// per archive, at most 20 archives and 32 MiB unpacked per load by default
+    /// ([`ArchiveLimits::default`]). Unpacked files are readable by this user only (0600 in
+    /// 0700 directories).
     pub fn archive_limits(mut self, limits: ArchiveLimits) -> Self {
         self.limits = limits;
         self
@@ -151,12 +167,24 @@ impl McpSkillsSourceBuilder {
             .extraction_dir
             .or_else(|| cache_dir.as_ref().map(|dir| dir.join("archives")))
             .unwrap_or_else(|| std::env::temp_dir().join("skillful-mcp"));
-        let archives = ArchiveStore::new(&extraction_base, self.connection.server(), self.limits);
         let label = self
             .label
             .unwrap_or_else(|| self.connection.server().to_owned());
+        let archives = ArchiveStore::new(
+            &extraction_base,
+            self.connection.server(),
+            &label,
+            self.limits,
+        );
         let connection = Arc::new(self.connection);
-        let remote = Remote::new(connection, label, cache_dir, self.approval, self.runner);
+        let remote = Remote::new(
+            connection,
+            label,
+            cache_dir,
+            self.cache_max_bytes,
+            self.approval,
+            self.runner,
+        );
         McpSkillsSource {
             remote: Arc::new(remote),
             archives,
@@ -266,6 +294,7 @@ impl McpSkillsSource {
             connection,
             label: None,
             cache_dir: None,
+            cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
             extraction_dir: None,
             limits: ArchiveLimits::default(),
             listing: ListingLimits::default(),

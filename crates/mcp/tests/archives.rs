@@ -338,6 +338,7 @@ async fn limits_are_configurable_and_counted_from_bytes_written() {
         max_download_bytes,
         max_files,
         max_uncompressed_bytes,
+        ..ArchiveLimits::default()
     };
     let total = (md.len() + 4000) as u64;
     for (limits, loads) in [
@@ -451,6 +452,11 @@ async fn hostile_resource_names_are_refused_without_a_request() {
         McpSkillsSource::builder_for_client(piped(recording.clone()).await, "docs").build();
     let skills = source.load().await.unwrap();
     let docs = &skills[0];
+    assert_eq!(
+        docs.listed_digest(),
+        None,
+        "the index entry gives no digest"
+    );
     for name in [
         "../x",
         "%2e%2e/x",
@@ -532,4 +538,158 @@ async fn an_archive_must_hold_the_skill_the_index_names() {
     let source = source(&fixture, base.path(), ArchiveLimits::default()).await;
     assert!(source.load().await.unwrap().is_empty());
     assert!(tree(source.archive_dir()).is_empty());
+}
+
+/// The warnings logged while `work` runs on this thread, without colours.
+async fn warnings_of<T>(work: impl std::future::Future<Output = T>) -> (T, String) {
+    #[derive(Clone, Default)]
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::WARN)
+        .finish();
+    let guard = tracing::subscriber::set_default(subscriber);
+    let result = work.await;
+    drop(guard);
+    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    (result, text)
+}
+
+/// An index of archive skills `names`, each a zip of its `SKILL.md` and `extra` bytes.
+fn archive_fixture(names: &[String], extra: usize) -> Fixture {
+    let fixture = Fixture::default();
+    let mut entries = Vec::new();
+    for name in names {
+        let md = skill_md(name, "Body.");
+        let padding = vec![b'p'; extra];
+        let bytes = zip(&[("SKILL.md", md.as_bytes()), ("references/pad.md", &padding)]);
+        let url = format!("skill://{name}.zip");
+        fixture.blob(&url, &bytes, None);
+        entries.push((name.clone(), url));
+    }
+    let listed: Vec<(&str, &str, &str, Option<&str>)> = entries
+        .iter()
+        .map(|(name, url)| (name.as_str(), "archive", url.as_str(), None))
+        .collect();
+    fixture.text("skill://index.json", &index(&listed));
+    fixture
+}
+
+#[tokio::test]
+async fn past_the_archive_count_the_rest_is_refused_with_a_warning_and_the_others_load() {
+    let all: Vec<String> = (1..=21).map(|n| format!("skill-{n:02}")).collect();
+    let fixture = archive_fixture(&all, 10);
+    let base = tempfile::tempdir().unwrap();
+    let source = source(&fixture, base.path(), ArchiveLimits::default()).await;
+    let (loaded, warnings) = warnings_of(source.load()).await;
+    let mut loaded = names(&loaded.unwrap());
+    loaded.sort();
+    assert_eq!(loaded, all[..20], "the first 20 archives are served");
+    let refused: Vec<&str> = warnings
+        .lines()
+        .filter(|l| l.contains("skill-21"))
+        .collect();
+    assert_eq!(refused.len(), 1, "{warnings}");
+    for expected in [
+        "fixture",
+        "more than 20 archives",
+        "ArchiveLimits::max_archives",
+    ] {
+        assert!(refused[0].contains(expected), "{expected}: {warnings}");
+    }
+    assert!(!source.archive_dir().join("skill-21").exists());
+
+    // Raised, the 21st loads too.
+    let raised = ArchiveLimits {
+        max_archives: 21,
+        ..ArchiveLimits::default()
+    };
+    let source = self::source(&fixture, base.path(), raised).await;
+    assert_eq!(source.load().await.unwrap().len(), 21);
+}
+
+#[tokio::test]
+async fn archives_over_the_byte_caps_are_refused_naming_the_cap() {
+    let listed_names: Vec<String> = ["big", "small-a", "small-b", "small-c"]
+        .map(String::from)
+        .to_vec();
+    // Each small archive unpacks to its SKILL.md and 6000 bytes; `big` to 50,000.
+    let fixture = Fixture::default();
+    let mut listed = Vec::new();
+    for name in &listed_names {
+        let md = skill_md(name, "Body.");
+        let padding = vec![b'p'; if name == "big" { 50_000 } else { 6000 }];
+        let bytes = zip(&[("SKILL.md", md.as_bytes()), ("references/pad.md", &padding)]);
+        fixture.blob(&format!("skill://{name}.zip"), &bytes, None);
+        listed.push(name.clone());
+    }
+    let urls: Vec<String> = listed.iter().map(|n| format!("skill://{n}.zip")).collect();
+    let entries: Vec<(&str, &str, &str, Option<&str>)> = listed
+        .iter()
+        .zip(&urls)
+        .map(|(name, url)| (name.as_str(), "archive", url.as_str(), None))
+        .collect();
+    fixture.text("skill://index.json", &index(&entries));
+    let base = tempfile::tempdir().unwrap();
+    let limits = ArchiveLimits {
+        max_uncompressed_bytes: 10_000,
+        max_download_bytes: 1024 * 1024,
+        // Room for two small archives, not three.
+        max_total_bytes: 16_000,
+        ..ArchiveLimits::default()
+    };
+    let source = source(&fixture, base.path(), limits).await;
+    let (loaded, warnings) = warnings_of(source.load()).await;
+    assert_eq!(names(&loaded.unwrap()), ["small-a", "small-b"]);
+    let line = |name: &str| {
+        warnings
+            .lines()
+            .find(|line| line.contains(&format!("skill={name}")))
+            .unwrap_or_else(|| panic!("no warning for {name}: {warnings}"))
+            .to_owned()
+    };
+    let big = line("big");
+    assert!(
+        big.contains("fixture") && big.contains("more than 10000 bytes"),
+        "{big}"
+    );
+    assert!(
+        big.contains("ArchiveLimits::max_uncompressed_bytes"),
+        "{big}"
+    );
+    let third = line("small-c");
+    assert!(third.contains("more than 16000 bytes in all"), "{third}");
+    assert!(third.contains("ArchiveLimits::max_total_bytes"), "{third}");
+    for refused in ["big", "small-c"] {
+        assert!(!source.archive_dir().join(refused).exists(), "{refused}");
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn unpacked_archives_are_readable_by_the_user_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixture = archive_fixture(&["private".to_owned()], 10);
+    let base = tempfile::tempdir().unwrap();
+    let source = source(&fixture, base.path(), ArchiveLimits::default()).await;
+    assert_eq!(source.load().await.unwrap().len(), 1);
+    let skill = source.archive_dir().join("private");
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(source.archive_dir()), 0o700);
+    assert_eq!(mode(&skill), 0o700);
+    assert_eq!(mode(&skill.join("references")), 0o700);
+    assert_eq!(mode(&skill.join("SKILL.md")), 0o600);
+    assert_eq!(mode(&skill.join("references/pad.md")), 0o600);
 }

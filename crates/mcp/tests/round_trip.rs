@@ -19,8 +19,16 @@ use skillful_mcp::{
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe";
 
 /// Two skills: one with a text reference, a binary asset and a script, one bare.
+fn converter_md() -> String {
+    skill_md("unit-converter", "Use the table in references/table.md.")
+}
+
+fn converter_digest() -> String {
+    rmcp::model::sha256_digest(converter_md().as_bytes())
+}
+
 fn skills_tree(root: &Path) {
-    let converter = skill_md("unit-converter", "Use the table in references/table.md.");
+    let converter = converter_md();
     let glossary = skill_md("glossary", "Look words up.");
     write_tree(
         root,
@@ -82,6 +90,11 @@ async fn check_final_form_round_trip(
     assert_eq!(
         converter.frontmatter().description,
         "The unit-converter skill."
+    );
+    assert_eq!(
+        converter.listed_digest(),
+        Some(converter_digest().as_str()),
+        "the manifest's SKILL.md digest"
     );
     let origin = converter.origin();
     assert_eq!(origin.kind, OriginKind::Mcp);
@@ -191,6 +204,11 @@ async fn check_draft_form_round_trip(source: &McpSkillsSource, reads: &Recording
 
     let converter = find(&skills, "unit-converter");
     assert_eq!(converter.origin().kind, OriginKind::Mcp);
+    assert_eq!(
+        converter.listed_digest(),
+        Some(converter_digest().as_str()),
+        "the index entry's digest"
+    );
     assert_eq!(
         converter.origin().location.as_deref(),
         Some("skill://unit-converter/SKILL.md")

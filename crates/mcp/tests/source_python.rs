@@ -323,6 +323,7 @@ async fn a_dynamic_skill_loads_unverified_and_reads_only_inside_its_root() {
         .unwrap();
     let pdf = named(&skills, "pdf-processing");
     assert!(pdf.resources().is_empty() && pdf.scripts().is_empty());
+    assert_eq!(pdf.listed_digest(), None, "a dynamic skill lists no digest");
     assert!(
         pdf.document()
             .await

@@ -60,14 +60,16 @@ mod tests {
         assert_eq!(bytes, tar_gz(&files).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("a");
-        let count = extract(
+        let limits = ArchiveLimits::default();
+        let written = extract(
             &bytes,
             ArchiveFormat::TarGz,
             &target,
-            &ArchiveLimits::default(),
+            &limits,
+            limits.max_total_bytes,
         )
         .unwrap();
-        assert_eq!(count, 2);
+        assert_eq!(written, (files[0].1.len() + files[1].1.len()) as u64);
         assert_eq!(fs::read(target.join("references/r.md")).unwrap(), b"r");
     }
 }

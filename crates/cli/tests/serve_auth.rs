@@ -1,0 +1,219 @@
+//! `skills serve --http` on an address other hosts can reach: refused without a bearer token,
+//! and with one, every request without the token is answered 401. Real HTTP on 127.0.0.1 (a
+//! server bound to 0.0.0.0 is reachable there).
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skills");
+const TOKEN_VAR: &str = "SKILLS_TEST_SERVE_TOKEN";
+const TOKEN: &str = "correct-horse-battery-staple";
+
+/// A served root with one skill, and a home of its own.
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("served/notes");
+    fs::create_dir_all(&skill).unwrap();
+    fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: notes\ndescription: Notes.\n---\nBody.\n",
+    )
+    .unwrap();
+    fs::create_dir_all(dir.path().join("home")).unwrap();
+    dir
+}
+
+fn serve(dir: &tempfile::TempDir, extra: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .arg("serve")
+        .arg(dir.path().join("served"))
+        .args(extra)
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .env("XDG_CACHE_HOME", dir.path().join("home/.cache"))
+        .env_remove(TOKEN_VAR)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// The exit code of `child`, or `None` (and the child killed) if it is still serving after
+/// `patience`: a refusal comes long before.
+fn exit_code(mut child: Child, patience: Duration) -> (Option<i32>, String) {
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > patience {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    if status.is_some() {
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+    }
+    (status.and_then(|status| status.code()), stderr)
+}
+
+#[test]
+fn a_non_loopback_address_without_a_token_is_refused_with_exit_2() {
+    let dir = setup();
+    for addr in ["0.0.0.0:0", "[::]:0"] {
+        let child = serve(&dir, &["--http", addr]).spawn().unwrap();
+        let (code, stderr) = exit_code(child, Duration::from_secs(20));
+        assert_eq!(code, Some(2), "{addr} was served without a token: {stderr}");
+        assert!(stderr.contains(addr), "{stderr}");
+        assert!(stderr.contains("--auth-token-env"), "{stderr}");
+        assert!(stderr.contains("127.0.0.1"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_missing_or_empty_token_variable_is_refused_naming_it() {
+    let dir = setup();
+    for value in [None, Some("")] {
+        let mut command = serve(
+            &dir,
+            &["--http", "0.0.0.0:0", "--auth-token-env", TOKEN_VAR],
+        );
+        if let Some(value) = value {
+            command.env(TOKEN_VAR, value);
+        }
+        let (code, stderr) = exit_code(command.spawn().unwrap(), Duration::from_secs(20));
+        assert_eq!(code, Some(2), "{value:?}: {stderr}");
+        assert!(stderr.contains(TOKEN_VAR), "{stderr}");
+    }
+}
+
+/// A server started with `--http ADDR`; killed when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(dir: &tempfile::TempDir, addr: &str, token: Option<&str>) -> Self {
+        let mut args = vec!["--http", addr];
+        let mut command = serve(dir, &[]);
+        if let Some(token) = token {
+            args.extend(["--auth-token-env", TOKEN_VAR]);
+            command.env(TOKEN_VAR, token);
+        }
+        let mut child = command.args(&args).spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("skills: serving MCP at ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_owned();
+        let port = url
+            .strip_suffix("/mcp")
+            .and_then(|rest| rest.rsplit(':').next())
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {url}"));
+        Self { child, port }
+    }
+
+    /// The status line and headers, and the body, of an `initialize` POST to 127.0.0.1 with
+    /// `authorization` as the `Authorization` header.
+    fn initialize(&self, authorization: Option<&str>) -> (String, String) {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.port,
+            body.len()
+        );
+        if let Some(authorization) = authorization {
+            request.push_str(&format!("Authorization: {authorization}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        (head.to_owned(), body.to_owned())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn status(head: &str) -> &str {
+    head.split(' ').nth(1).unwrap_or_default()
+}
+
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().skip(1).find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
+#[test]
+fn with_a_token_only_requests_carrying_it_are_answered() {
+    let dir = setup();
+    let server = Server::start(&dir, "0.0.0.0:0", Some(TOKEN));
+    let wrong = format!("{TOKEN}x");
+    let prefix = &TOKEN[..TOKEN.len() - 1];
+    for authorization in [
+        None,
+        Some(format!("Bearer {wrong}")),
+        Some(format!("Bearer {prefix}")),
+        Some("Bearer ".to_owned()),
+        Some(format!("Basic {TOKEN}")),
+        Some(TOKEN.to_owned()),
+    ] {
+        let (head, body) = server.initialize(authorization.as_deref());
+        assert_eq!(status(&head), "401", "{authorization:?}: {head}");
+        let challenge = header(&head, "WWW-Authenticate").unwrap_or_default();
+        assert!(challenge.starts_with("Bearer"), "{head}");
+        assert!(!body.contains("serverInfo"), "{body}");
+    }
+    for authorization in [format!("Bearer {TOKEN}"), format!("bearer {TOKEN}")] {
+        let (head, body) = server.initialize(Some(&authorization));
+        assert_eq!(status(&head), "200", "{head}\n{body}");
+        assert!(body.contains("serverInfo"), "{body}");
+    }
+}
+
+#[test]
+fn loopback_works_without_a_token_and_enforces_one_when_given() {
+    let dir = setup();
+    let open = Server::start(&dir, "127.0.0.1:0", None);
+    let (head, body) = open.initialize(None);
+    assert_eq!(status(&head), "200", "{head}\n{body}");
+    assert!(body.contains("serverInfo"), "{body}");
+
+    let guarded = Server::start(&dir, "127.0.0.1:0", Some(TOKEN));
+    let (head, _) = guarded.initialize(None);
+    assert_eq!(status(&head), "401", "{head}");
+    let (head, body) = guarded.initialize(Some(&format!("Bearer {TOKEN}")));
+    assert_eq!(status(&head), "200", "{head}\n{body}");
+}
