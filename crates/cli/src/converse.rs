@@ -88,40 +88,32 @@ pub(crate) async fn model_server(
     Ok((guard.endpoint(), Some(guard)))
 }
 
-/// How to reach the model and which skills to offer it.
+/// Which model server to ask, and how: the options `run`, `chat` and `eval` share.
 #[derive(Debug, clap::Args)]
-pub(crate) struct AgentArgs {
-    /// Skill roots. Default: the project's `.agents/skills`, then `~/.agents/skills`.
-    #[arg(long = "skills", value_name = "ROOT", num_args = 1..)]
-    skills: Vec<PathBuf>,
+pub(crate) struct ModelArgs {
     /// The server's base URL (OpenAI-compatible, up to `/v1`). Without it: the server at
     /// http://127.0.0.1:1234/v1 if one answers, else a running `skills engine`, else the
     /// embedded engine started for this command.
     // `--help` would print the variable's value, credentials included.
     #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true)]
-    endpoint: Option<String>,
+    pub(crate) endpoint: Option<String>,
     /// The model to ask for; without it, local servers use the model they have loaded. A model
     /// of `skills engine models` is also the one the embedded engine starts with.
     #[arg(long, env = "SKILLS_MODEL")]
-    model: Option<String>,
+    pub(crate) model: Option<String>,
     /// The environment variable holding the API key (local servers need none).
     #[arg(long, value_name = "VAR", default_value = "SKILLS_API_KEY")]
-    api_key_env: String,
-    /// Which skill tools run without asking; the others are asked on the terminal (y/n/a).
-    #[arg(long, value_enum, default_value_t = Approve::Ask)]
-    approve: Approve,
-    /// Also run scripts up to this risk tier without asking (read, write-low, write-high).
-    #[arg(long, value_name = "TIER")]
-    approve_up_to: Option<RiskTier>,
-    /// Sampling temperature (0: the most likely tokens, the same answer each time).
+    pub(crate) api_key_env: String,
+    /// Sampling temperature (default: the server's; 0: the most likely tokens, the same answer
+    /// each time).
     #[arg(long, env = "SKILLS_TEMPERATURE")]
-    temperature: Option<f32>,
+    pub(crate) temperature: Option<f32>,
     /// A sampling seed, for servers that make sampling repeatable with one.
     #[arg(long, env = "SKILLS_SEED")]
-    seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// The most tokens the model may generate per call.
     #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS", default_value_t = DEFAULT_MAX_TOKENS)]
-    max_tokens: u32,
+    pub(crate) max_tokens: u32,
     /// The most seconds one model call may take.
     #[arg(
         long,
@@ -130,7 +122,38 @@ pub(crate) struct AgentArgs {
         default_value_t = DEFAULT_CALL_TIMEOUT,
         value_parser = clap::value_parser!(u64).range(1..)
     )]
-    call_timeout: u64,
+    pub(crate) call_timeout: u64,
+}
+
+impl ModelArgs {
+    /// The server to talk to: `--endpoint` (or `SKILLS_ENDPOINT`), else the embedded engine's
+    /// fallback ([`model_server`]), kept until the guard is dropped.
+    pub(crate) async fn server(&self) -> anyhow::Result<(String, Option<EngineGuard>)> {
+        model_server(self.endpoint.as_deref(), self.model.as_deref()).await
+    }
+
+    /// The API key, from the variable `--api-key-env` names (unset or empty: none).
+    pub(crate) fn api_key(&self) -> Option<String> {
+        std::env::var(&self.api_key_env)
+            .ok()
+            .filter(|key| !key.is_empty())
+    }
+}
+
+/// How to reach the model and which skills to offer it.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AgentArgs {
+    /// Skill roots. Default: the project's `.agents/skills`, then `~/.agents/skills`.
+    #[arg(long = "skills", value_name = "ROOT", num_args = 1..)]
+    skills: Vec<PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Which skill tools run without asking; the others are asked on the terminal (y/n/a).
+    #[arg(long, value_enum, default_value_t = Approve::Ask)]
+    approve: Approve,
+    /// Also run scripts up to this risk tier without asking (read, write-low, write-high).
+    #[arg(long, value_name = "TIER")]
+    approve_up_to: Option<RiskTier>,
     /// Do not run tool calls the model writes as text (a JSON block or `<tool_call>` tags)
     /// instead of as structured calls; show such text as the answer.
     #[arg(long)]
@@ -161,12 +184,6 @@ pub(crate) struct ChatArgs {
 }
 
 impl AgentArgs {
-    /// The server to talk to: `--endpoint` (or `SKILLS_ENDPOINT`), else the embedded engine's
-    /// fallback ([`model_server`]).
-    async fn server(&self) -> anyhow::Result<(String, Option<EngineGuard>)> {
-        model_server(self.endpoint.as_deref(), self.model.as_deref()).await
-    }
-
     /// The agent; with `live`, its file skills are watched and reloaded when they change, each
     /// reload said on stderr.
     async fn agent(&self, endpoint: &str, live: bool) -> anyhow::Result<Agent> {
@@ -178,19 +195,17 @@ impl AgentArgs {
             tokio::spawn(say_reloads(watched.reloads()));
         }
         let provider = Arc::new(self.listing.provider(composition.source())?);
+        let model = &self.model;
         let mut client =
-            OpenAiClient::builder(endpoint).timeout(Duration::from_secs(self.call_timeout));
-        if let Some(key) = std::env::var(&self.api_key_env)
-            .ok()
-            .filter(|key| !key.is_empty())
-        {
+            OpenAiClient::builder(endpoint).timeout(Duration::from_secs(model.call_timeout));
+        if let Some(key) = model.api_key() {
             client = client.api_key(key);
         }
         let mut options = ChatOptions::default();
-        options.model = self.model.clone();
-        options.temperature = self.temperature;
-        options.seed = self.seed;
-        options.max_tokens = Some(self.max_tokens);
+        options.model = model.model.clone();
+        options.temperature = model.temperature;
+        options.seed = model.seed;
+        options.max_tokens = Some(model.max_tokens);
         let mut rules = ApprovalRules::new(self.approve.into());
         if let Some(tier) = self.approve_up_to {
             rules = rules.approve_up_to(tier);
@@ -403,7 +418,7 @@ impl<'a> Conversation<'a> {
         (file, session): (Option<SessionFile>, Session),
         live: bool,
     ) -> anyhow::Result<Self> {
-        let (endpoint, engine) = args.server().await?;
+        let (endpoint, engine) = args.model.server().await?;
         Ok(Self {
             agent: args.agent(&endpoint, live).await?,
             args,
@@ -458,7 +473,7 @@ impl<'a> Conversation<'a> {
                 eprintln!(
                     "skills: the model's answer was cut off at the token limit ({} tokens per \
                      call); raise --max-tokens for longer answers",
-                    self.args.max_tokens
+                    self.args.model.max_tokens
                 );
             }
             if response.pending.is_empty() {

@@ -14,7 +14,7 @@ use skillful_eval::{
     SkillUnderTest, Stat,
 };
 
-use crate::converse::{Approve, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_TOKENS, model_server};
+use crate::converse::{Approve, ModelArgs};
 use crate::{Outcome, UsageError};
 
 #[derive(Debug, clap::Args)]
@@ -22,43 +22,16 @@ pub(crate) struct EvalArgs {
     /// Skill directories (each holding a SKILL.md and evals/evals.json).
     #[arg(value_name = "SKILL_DIR", required = true)]
     skill_dirs: Vec<PathBuf>,
-    /// The server's base URL (OpenAI-compatible, up to `/v1`). Without it: the server at
-    /// http://127.0.0.1:1234/v1 if one answers, else a running `skills engine`, else the
-    /// embedded engine started for this command.
-    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true)]
-    endpoint: Option<String>,
-    /// The model to ask for; a model of `skills engine models` is also the one the embedded
-    /// engine starts with.
-    #[arg(long, env = "SKILLS_MODEL")]
-    model: Option<String>,
-    /// The environment variable holding the API key (local servers need none).
-    #[arg(long, value_name = "VAR", default_value = "SKILLS_API_KEY")]
-    api_key_env: String,
+    #[command(flatten)]
+    model: ModelArgs,
     /// Where the iterations go. Default: beside each skill, `<SKILL_DIR>-workspace`; with
     /// several skills, `DIR/<skill name>`.
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
-    /// How many times each eval runs with and without the skill (and each trigger query runs).
+    /// How many times each eval runs with and without the skill (and each trigger query runs);
+    /// run k uses the seed `--seed` + k - 1.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     runs: u32,
-    /// The seed of run 1 (run k uses SEED + k - 1), for servers that make sampling repeatable.
-    #[arg(long, env = "SKILLS_SEED")]
-    seed: Option<u64>,
-    /// Sampling temperature (default: the server's).
-    #[arg(long, env = "SKILLS_TEMPERATURE")]
-    temperature: Option<f32>,
-    /// The most tokens the model may generate per call.
-    #[arg(long, value_name = "N", env = "SKILLS_MAX_TOKENS", default_value_t = DEFAULT_MAX_TOKENS)]
-    max_tokens: u32,
-    /// The most seconds one model call may take.
-    #[arg(
-        long,
-        value_name = "SECS",
-        env = "SKILLS_CALL_TIMEOUT",
-        default_value_t = DEFAULT_CALL_TIMEOUT,
-        value_parser = clap::value_parser!(u64).range(1..)
-    )]
-    call_timeout: u64,
     /// Where expectations written as statements are graded (default: the same endpoint and
     /// model, at temperature 0).
     #[arg(long, value_name = "URL", conflicts_with = "no_judge")]
@@ -92,17 +65,16 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     for dir in &args.skill_dirs {
         skills.push(SkillUnderTest::load(dir).await.map_err(usage)?);
     }
-    let (endpoint, _engine) = model_server(args.endpoint.as_deref(), args.model.as_deref()).await?;
+    let model = &args.model;
+    let (endpoint, _engine) = model.server().await?;
     let mut settings = EvalSettings::new(&endpoint);
-    settings.api_key = std::env::var(&args.api_key_env)
-        .ok()
-        .filter(|key| !key.is_empty());
-    settings.model = args.model.clone();
-    settings.temperature = args.temperature;
-    settings.max_tokens = Some(args.max_tokens);
-    settings.seed = args.seed;
+    settings.api_key = model.api_key();
+    settings.model = model.model.clone();
+    settings.temperature = model.temperature;
+    settings.max_tokens = Some(model.max_tokens);
+    settings.seed = model.seed;
     settings.runs = args.runs;
-    settings.call_timeout = Duration::from_secs(args.call_timeout);
+    settings.call_timeout = Duration::from_secs(model.call_timeout);
     settings.approval = ApprovalRules::new(args.approve.into()).approve_up_to(args.approve_up_to);
     settings.text_tool_calls = !args.no_text_tool_calls;
     settings.enum_names = args.enum_names;
