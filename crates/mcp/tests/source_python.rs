@@ -5,6 +5,8 @@
 //!
 //! Every test is skipped, saying why, when `python3` with PyYAML is missing (CI installs both).
 
+mod common;
+
 use std::collections::HashSet;
 use std::path::Path;
 use std::process::Stdio;
@@ -62,11 +64,7 @@ fn skills_tree() -> tempfile::TempDir {
             b"---\nname: fill-form\ndescription: Fill a PDF form.\n---\nA nested skill.\n",
         ),
     ];
-    for (path, bytes) in files {
-        let path = root.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
+    common::write_tree(root.path(), files);
     root
 }
 
