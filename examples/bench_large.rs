@@ -8,20 +8,21 @@
 //! Prints one JSON line:
 //! - `discover_ms`, `index_ms`: a warm discovery, and building the search index over the skills
 //!   found (best of N);
-//! - `resident_bytes`: how much the process's resident memory grew while discovering the skills
-//!   the first time (the discovered set kept alive), against `frontmatter_bytes`, the bytes of
-//!   every `SKILL.md` up to its closing `---`;
 //! - `rediscover_one_ms`: discovering again after one `SKILL.md` was rewritten, told which
 //!   (median of N);
 //! - `reload_ms`: from rewriting one `SKILL.md` to the [`WatchedSource`] announcing the reload,
 //!   with a 10 ms debounce (median of N).
+//!
+//! What the discovered set holds in memory is measured by `examples/bench_memory.rs`, whose
+//! instrumented allocator would slow these timings down.
 
 use std::error::Error;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use skillful::core::Skill;
 use skillful::discovery::FileSkillsSource;
 use skillful::provider::search::{SearchDocument, SearchIndex};
 use skillful::watch::WatchedSource;
@@ -39,30 +40,6 @@ fn parse_args() -> Result<(PathBuf, usize), String> {
     Ok((PathBuf::from(dir), repeat))
 }
 
-/// The process's resident memory, in bytes (Linux).
-fn resident_bytes() -> u64 {
-    let statm = fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|field| field.parse().ok())
-        .unwrap_or(0);
-    pages * 4096
-}
-
-/// The bytes of `SKILL.md` up to and including its closing `---` line.
-fn frontmatter_bytes(skill_md: &Path) -> u64 {
-    let text = fs::read_to_string(skill_md).unwrap_or_default();
-    let mut bytes = 0;
-    for (index, line) in text.split_inclusive('\n').enumerate() {
-        bytes += line.len() as u64;
-        if index > 0 && line.trim_end() == "---" {
-            break;
-        }
-    }
-    bytes
-}
-
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort_unstable();
     times[times.len() / 2]
@@ -75,15 +52,7 @@ fn ms(time: Duration) -> f64 {
 async fn run(dir: PathBuf, repeat: usize) -> Result<String, Box<dyn Error>> {
     let source = FileSkillsSource::builder().root(&dir).build()?;
 
-    let before = resident_bytes();
     let mut found = source.discover().await;
-    let resident = resident_bytes().saturating_sub(before);
-    let frontmatter: u64 = found
-        .skills
-        .iter()
-        .map(|skill| frontmatter_bytes(&skill.skill_md_path()))
-        .sum();
-
     let mut discover = Duration::MAX;
     let mut index = Duration::MAX;
     for _ in 0..repeat {
@@ -93,10 +62,7 @@ async fn run(dir: PathBuf, repeat: usize) -> Result<String, Box<dyn Error>> {
         let documents: Vec<SearchDocument> = found
             .skills
             .iter()
-            .map(|skill| {
-                let frontmatter = skillful::core::Skill::frontmatter(skill.as_ref());
-                SearchDocument::new(&frontmatter.name, &frontmatter.description)
-            })
+            .map(|skill| SearchDocument::new(skill.name(), skill.description()))
             .collect();
         let t0 = Instant::now();
         std::hint::black_box(SearchIndex::new(documents));
@@ -136,7 +102,7 @@ async fn run(dir: PathBuf, repeat: usize) -> Result<String, Box<dyn Error>> {
     }
 
     Ok(format!(
-        "{{\"skills\": {}, \"discover_ms\": {}, \"index_ms\": {}, \"resident_bytes\": {resident}, \"frontmatter_bytes\": {frontmatter}, \"rediscover_one_ms\": {}, \"reload_ms\": {}}}",
+        "{{\"skills\": {}, \"discover_ms\": {}, \"index_ms\": {}, \"rediscover_one_ms\": {}, \"reload_ms\": {}}}",
         found.skills.len(),
         ms(discover),
         ms(index),

@@ -133,7 +133,7 @@ pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
         print_findings(&loaded.diagnostics, &loaded.plugin_errors)?;
         let width = entries
             .iter()
-            .map(|entry| one_line(&entry.skill.frontmatter().name).chars().count())
+            .map(|entry| one_line(entry.skill.name()).chars().count())
             .max()
             .unwrap_or(0);
         for entry in entries {

@@ -58,7 +58,7 @@ pub(crate) async fn run_script(args: RunScriptArgs) -> anyhow::Result<Outcome> {
     let Some(skill) = discovery
         .skills
         .iter()
-        .find(|skill| skill.frontmatter().name == args.name)
+        .find(|skill| skill.name() == args.name)
     else {
         anyhow::bail!(
             "no skill named '{}' under the roots; see `skills list` for the names",

@@ -73,7 +73,7 @@ impl McpServer {
 ///     .build()
 ///     .unwrap();
 /// let loaded = composition.load(&Default::default()).await.unwrap();
-/// assert_eq!(loaded.active()[0].frontmatter().name, "unit-converter");
+/// assert_eq!(loaded.active()[0].name(), "unit-converter");
 /// # });
 /// ```
 #[must_use]
@@ -520,7 +520,7 @@ impl Composition {
     /// # std::fs::write(dir.join("SKILL.md"), "---\nname: greeter\ndescription: Greets.\n---\nHi.\n").unwrap();
     /// # tokio::time::timeout(std::time::Duration::from_secs(10), reloads.changed()).await.unwrap().unwrap();
     /// let loaded = composition.load(&Default::default()).await.unwrap();
-    /// assert_eq!(loaded.active()[0].frontmatter().name, "greeter");
+    /// assert_eq!(loaded.active()[0].name(), "greeter");
     /// # });
     /// ```
     pub async fn watch(&self) -> Arc<WatchedSource> {
@@ -598,7 +598,7 @@ impl Composition {
                     .map(|skill| (Arc::clone(skill), Some(part.label.as_str()))),
             );
         }
-        found.sort_by_key(|(skill, _)| skill.origin().scope);
+        found.sort_by_key(|(skill, _)| skill.scope());
         loaded.entries = self.compose(found, context);
         Ok(loaded)
     }
@@ -610,11 +610,11 @@ impl Composition {
     ) -> Vec<Entry> {
         let inner = &self.inner;
         // Names claimed by skills that are not from MCP servers: those keep their names.
-        let mut claimed: HashMap<String, (String, SkillOrigin)> = HashMap::new();
+        let mut claimed: HashMap<String, (String, Arc<dyn Skill>)> = HashMap::new();
         let mut entries = Vec::with_capacity(found.len());
         let mut mcp: Vec<(Arc<dyn Skill>, &str)> = Vec::new();
         for (skill, label) in found {
-            let name = skill.frontmatter().name.clone();
+            let name = skill.name().to_owned();
             if let Some(label) = label {
                 mcp.push((skill, label));
                 continue;
@@ -623,14 +623,14 @@ impl Composition {
                 Err(by) => Status::Disabled { by },
                 Ok(()) => match claimed.get(&name.to_lowercase()) {
                     Some((by_name, by)) => {
-                        self.warn_shadowed(&name, skill.origin(), by);
+                        self.warn_shadowed(&name, skill.origin(), by.origin());
                         Status::Shadowed {
                             by_name: by_name.clone(),
-                            by: by.clone(),
+                            by: by.origin().clone(),
                         }
                     }
                     None => {
-                        claimed.insert(name.to_lowercase(), (name.clone(), skill.origin().clone()));
+                        claimed.insert(name.to_lowercase(), (name.clone(), Arc::clone(&skill)));
                         Status::Active
                     }
                 },
@@ -646,12 +646,10 @@ impl Composition {
         // server's.
         let mut mcp_names: HashMap<String, usize> = HashMap::new();
         for (skill, _) in &mcp {
-            *mcp_names
-                .entry(skill.frontmatter().name.to_lowercase())
-                .or_default() += 1;
+            *mcp_names.entry(skill.name().to_lowercase()).or_default() += 1;
         }
         for (skill, label) in mcp {
-            let own_name = skill.frontmatter().name.clone();
+            let own_name = skill.name().to_owned();
             let key = own_name.to_lowercase();
             let collides = claimed.contains_key(&key) || mcp_names.get(&key).copied() > Some(1);
             let shown = if collides {

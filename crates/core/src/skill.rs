@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use crate::diagnostic::Diagnostic;
 use crate::error::SkillError;
 use crate::frontmatter::SkillFrontmatter;
-use crate::origin::SkillOrigin;
+use crate::origin::{Scope, SkillOrigin};
 use crate::risk::{DeclaredRisk, RiskTier};
 
 /// How long a script (a file's process, an inline closure, a plugin call) may run by default.
@@ -56,6 +56,25 @@ pub trait Skill: Send + Sync + fmt::Debug {
 
     /// Where the skill comes from.
     fn origin(&self) -> &SkillOrigin;
+
+    /// The skill's name: its frontmatter's `name`.
+    ///
+    /// Catalogs, search and lookups read only the name and the description of every skill; a
+    /// source that keeps its skills compact answers these without building the whole
+    /// [`Skill::frontmatter`].
+    fn name(&self) -> &str {
+        &self.frontmatter().name
+    }
+
+    /// The skill's description: its frontmatter's `description`.
+    fn description(&self) -> &str {
+        &self.frontmatter().description
+    }
+
+    /// Who put the skill where it was found: its origin's [`Scope`].
+    fn scope(&self) -> Scope {
+        self.origin().scope
+    }
 
     /// The skill's instructions, read (or fetched) now.
     ///

@@ -488,6 +488,10 @@ pub fn confusable_shown(name: &str) -> String {
 /// assert_ne!(skeleton("pdf-tools"), skeleton("pdf-tool"));
 /// ```
 pub fn skeleton(name: &str) -> String {
+    // NFKC leaves ASCII as it is and no confusable is ASCII: the common case needs neither.
+    if name.is_ascii() {
+        return name.to_ascii_lowercase();
+    }
     name.nfkc()
         .flat_map(char::to_lowercase)
         .map(|c| match c {

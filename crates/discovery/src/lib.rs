@@ -39,6 +39,7 @@
 mod builder;
 mod guard;
 mod head;
+mod packed;
 mod runner;
 mod skill;
 mod source;

@@ -1,16 +1,19 @@
+use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use skillful_core::{
-    DeclaredRisk, Diagnostic, ResourceContent, ResourceRange, RiskTier, Skill, SkillDocument,
-    SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript, blocking,
+    DeclaredRisk, Diagnostic, Mapping, OriginKind, ResourceContent, ResourceRange, RiskTier, Scope,
+    Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
+    blocking,
 };
 use skillful_frontmatter::{ParseOptions, parse};
 
 use crate::guard::{
     ReadLimits, Stamp, check_inside, read_inside, read_inside_stamped, read_window,
 };
+use crate::packed::{Group, PackedText};
 use crate::runner::{FileScriptRequest, SharedScriptRunner};
 
 /// The file that makes a directory a skill.
@@ -25,18 +28,67 @@ static FILE_SCRIPT_SCHEMA: LazyLock<serde_json::Value> =
 /// Only the frontmatter and the file names were read at discovery. [`Skill::document`] and every
 /// resource read go back to the disk, and re-check that the file is still inside the skill
 /// directory and reached without a symbolic link.
-#[derive(Debug)]
+///
+/// Large libraries stay resident, so a skill keeps what it found packed (its frontmatter's
+/// strings, its directory below its root, its file names: one string) and shares the rest with
+/// the skills of its root. The typed [`Skill::frontmatter`] and [`Skill::origin`], the resource
+/// and script objects and the `SKILL.md` cache are made when the skill is first used; the
+/// catalog and search read only [`Skill::name`] and [`Skill::description`], which need none of
+/// them.
 pub struct FileSkill {
-    frontmatter: SkillFrontmatter,
-    origin: SkillOrigin,
-    dir: Arc<Path>,
-    parse_options: ParseOptions,
-    reads: ReadLimits,
+    root: Arc<SkillRoot>,
+    text: PackedText,
+    /// The tier declared for all the skill's scripts (`metadata` key `risk`).
+    risk: Option<RiskTier>,
+    /// What most skills do not have; `None` when the skill has none of it.
+    rare: Option<Box<Rare>>,
+    used: OnceLock<Box<Used>>,
+}
+
+impl fmt::Debug for FileSkill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileSkill")
+            .field("name", &self.name())
+            .field("dir", &self.dir())
+            .field("files", &self.file_names())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the skills found below one root share.
+#[derive(Debug)]
+pub(crate) struct SkillRoot {
+    /// The root's canonical directory.
+    pub(crate) dir: PathBuf,
+    /// The root as it was given: the origin's label.
+    pub(crate) label: String,
+    pub(crate) scope: Scope,
+    pub(crate) parse_options: ParseOptions,
+    pub(crate) reads: ReadLimits,
+    pub(crate) policy: ScriptPolicy,
+}
+
+/// The parts of a skill that most skills do not have.
+#[derive(Debug, Default)]
+struct Rare {
+    /// The frontmatter's keys that are not in the specification.
+    extra: Mapping,
+    diagnostics: Vec<Diagnostic>,
+    /// Per script, its tier, when some script declares a tier of its own.
+    script_risks: Vec<RiskTier>,
+    /// The skill's directory, when it is not a UTF-8 path below its root.
+    dir: Option<PathBuf>,
+}
+
+/// What is made when the skill is first used.
+#[derive(Debug, Default)]
+struct Used {
+    /// The skill's directory, shared by its reads and its file objects.
+    dir: OnceLock<Arc<Path>>,
+    frontmatter: OnceLock<SkillFrontmatter>,
+    origin: OnceLock<SkillOrigin>,
     /// The last `SKILL.md` read, with the stamp of the file it was read from.
     document: Mutex<Option<(Stamp, SkillDocument)>>,
-    resources: Vec<Arc<dyn SkillResource>>,
-    scripts: Vec<Arc<dyn SkillScript>>,
-    diagnostics: Vec<Diagnostic>,
 }
 
 /// One version of a file of a skill, known without reading it: its modification time, size and
@@ -56,19 +108,17 @@ pub(crate) struct ScriptPolicy {
 pub(crate) struct FoundSkill {
     pub(crate) frontmatter: SkillFrontmatter,
     pub(crate) dir: PathBuf,
-    pub(crate) parse_options: ParseOptions,
-    pub(crate) reads: ReadLimits,
     pub(crate) resources: Vec<String>,
     pub(crate) scripts: Vec<String>,
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 impl FileSkill {
-    /// The skill, its scripts' risk tiers read from its `metadata` (a declaration that is not a
-    /// tier, or names no script of the skill, becomes a warning).
-    pub(crate) fn new(mut found: FoundSkill, origin: SkillOrigin, policy: &ScriptPolicy) -> Self {
+    /// The skill found below `root`, its scripts' risk tiers read from its `metadata` (a
+    /// declaration that is not a tier, or names no script of the skill, becomes a warning).
+    pub(crate) fn new(mut found: FoundSkill, root: &Arc<SkillRoot>) -> Self {
         let skill_md = found.dir.join(SKILL_FILE);
-        let (risk, warnings) = DeclaredRisk::for_scripts(
+        let (declared, warnings) = DeclaredRisk::for_scripts(
             &found.frontmatter.metadata,
             found.scripts.iter().map(String::as_str),
         );
@@ -76,61 +126,99 @@ impl FileSkill {
             tracing::warn!(path = %skill_md.display(), field = %warning.field, "{}", warning.message);
             found.diagnostics.push(warning.with_path(&skill_md));
         }
-        let dir: Arc<Path> = Arc::from(found.dir);
-        let skill_name: Arc<str> = Arc::from(found.frontmatter.name.as_str());
-        let resources = found
-            .resources
-            .into_iter()
-            .map(|name| {
-                Arc::new(FileResource {
-                    name,
-                    dir: dir.clone(),
-                    reads: found.reads,
-                }) as Arc<dyn SkillResource>
-            })
+        let relative = found
+            .dir
+            .strip_prefix(&root.dir)
+            .ok()
+            .and_then(Path::to_str);
+        let mut rare = Rare {
+            dir: relative.is_none().then(|| found.dir.clone()),
+            ..Rare::default()
+        };
+        if declared.script_names().next().is_some() {
+            rare.script_risks = found
+                .scripts
+                .iter()
+                .map(|script| declared.script(script))
+                .collect();
+        }
+        let frontmatter = found.frontmatter;
+        rare.extra = frontmatter.extra;
+        rare.diagnostics = found.diagnostics;
+        fn one(string: &str) -> Option<Vec<&str>> {
+            Some(vec![string])
+        }
+        let metadata = frontmatter
+            .metadata
+            .iter()
+            .flat_map(|(key, value)| [key.as_str(), value.as_str()])
             .collect();
-        let scripts = found
-            .scripts
-            .into_iter()
-            .map(|name| {
-                Arc::new(FileScript {
-                    risk: risk.script(&name),
-                    name,
-                    dir: dir.clone(),
-                    skill_name: skill_name.clone(),
-                    policy: policy.clone(),
-                }) as Arc<dyn SkillScript>
-            })
-            .collect();
+        let text = PackedText::new([
+            one(&frontmatter.name),
+            one(&frontmatter.description),
+            frontmatter.license.as_deref().and_then(one),
+            frontmatter.compatibility.as_deref().and_then(one),
+            Some(metadata),
+            frontmatter
+                .allowed_tools
+                .as_ref()
+                .map(|tools| tools.iter().map(String::as_str).collect()),
+            one(relative.unwrap_or_default()),
+            Some(found.resources.iter().map(String::as_str).collect()),
+            Some(found.scripts.iter().map(String::as_str).collect()),
+        ]);
+        let has_rare = !(rare.extra.is_empty()
+            && rare.diagnostics.is_empty()
+            && rare.script_risks.is_empty()
+            && rare.dir.is_none());
         Self {
-            frontmatter: found.frontmatter,
-            origin,
-            dir,
-            parse_options: found.parse_options,
-            reads: found.reads,
-            document: Mutex::new(None),
-            resources,
-            scripts,
-            diagnostics: found.diagnostics,
+            root: Arc::clone(root),
+            text,
+            risk: declared.skill(),
+            rare: has_rare.then(|| Box::new(rare)),
+            used: OnceLock::new(),
         }
     }
 
     /// The skill's directory (canonical).
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    pub fn dir(&self) -> PathBuf {
+        if let Some(dir) = self.rare.as_ref().and_then(|rare| rare.dir.as_ref()) {
+            return dir.clone();
+        }
+        match self.text.first(Group::Dir) {
+            Some(relative) if !relative.is_empty() => self.root.dir.join(relative),
+            _ => self.root.dir.clone(),
+        }
+    }
+
+    /// The skill's directory relative to its root (empty when the root is the skill), when it
+    /// is a UTF-8 path below it.
+    pub(crate) fn relative_dir(&self) -> Option<&str> {
+        match self.rare().and_then(|rare| rare.dir.as_ref()) {
+            Some(_) => None,
+            None => self.text.first(Group::Dir),
+        }
     }
 
     /// The skill's `SKILL.md`.
     pub fn skill_md_path(&self) -> PathBuf {
-        self.dir.join(SKILL_FILE)
+        self.dir().join(SKILL_FILE)
+    }
+
+    fn used(&self) -> &Used {
+        self.used.get_or_init(Box::default)
+    }
+
+    fn rare(&self) -> Option<&Rare> {
+        self.rare.as_deref()
     }
 
     /// The names of every file discovery admitted: `SKILL.md`, then the resources, then the
     /// scripts, each `/`-separated and relative to the skill's directory.
     pub fn file_names(&self) -> Vec<&str> {
         std::iter::once(SKILL_FILE)
-            .chain(self.resources.iter().map(|r| r.name()))
-            .chain(self.scripts.iter().map(|s| s.name()))
+            .chain(self.text.all(Group::Resources))
+            .chain(self.text.all(Group::Scripts))
             .collect()
     }
 
@@ -155,10 +243,10 @@ impl FileSkill {
         name: &str,
     ) -> Result<(Vec<u8>, FileVersion), SkillError> {
         self.check_listed(name)?;
-        let dir = self.dir.clone();
+        let dir = self.shared_dir();
         let name = name.to_owned();
-        let limit = (name == SKILL_FILE).then_some(self.parse_options.max_file_bytes as u64);
-        let reads = self.reads;
+        let limit = (name == SKILL_FILE).then_some(self.root.parse_options.max_file_bytes as u64);
+        let reads = self.root.reads;
         blocking::run("reading a skill file", move || {
             read_inside_stamped(&dir, &name, limit, &reads)
         })
@@ -175,7 +263,7 @@ impl FileSkill {
     /// As [`FileSkill::read_file`].
     pub async fn file_version(&self, name: &str) -> Result<FileVersion, SkillError> {
         self.check_listed(name)?;
-        let dir = self.dir.clone();
+        let dir = self.shared_dir();
         let name = name.to_owned();
         let (_, metadata) =
             blocking::run("checking a skill file", move || check_inside(&dir, &name)).await?;
@@ -197,9 +285,9 @@ impl FileSkill {
         max_len: u64,
     ) -> Result<(Vec<u8>, u64), SkillError> {
         self.check_listed(name)?;
-        let dir = self.dir.clone();
+        let dir = self.shared_dir();
         let name = name.to_owned();
-        let reads = self.reads;
+        let reads = self.root.reads;
         blocking::run("reading a window of a skill file", move || {
             read_window(&dir, &name, offset, max_len, &reads)
         })
@@ -212,10 +300,10 @@ impl FileSkill {
             return Ok(());
         }
         Err(SkillError::Refused {
-            what: self.dir.join(name).display().to_string(),
+            what: self.dir().join(name).display().to_string(),
             reason: format!(
                 "skill '{}' does not list this file; only SKILL.md, its resources and its scripts are read",
-                self.frontmatter.name
+                self.name()
             ),
         })
     }
@@ -227,35 +315,61 @@ impl FileSkill {
     /// [`SkillError::Script`] when the skill lists no such script;
     /// [`SkillError::Refused`] or [`SkillError::Unreadable`] when the file fails the check now.
     pub async fn script_path(&self, name: &str) -> Result<PathBuf, SkillError> {
-        if self.script(name).is_none() {
+        if !self.text.all(Group::Scripts).any(|script| script == name) {
             return Err(SkillError::Script {
                 script: name.to_owned(),
                 message: format!(
                     "skill '{}' has no such script; its scripts are: {}",
-                    self.frontmatter.name,
-                    listed_names(&self.scripts)
+                    self.name(),
+                    listed_names(self.text.all(Group::Scripts))
                 ),
             });
         }
-        checked_script_path(&self.dir, name).await
+        checked_script_path(self.shared_dir(), name).await
+    }
+
+    /// The skill's directory, shared by its reads and the file objects made for it.
+    fn shared_dir(&self) -> Arc<Path> {
+        Arc::clone(self.used().dir.get_or_init(|| Arc::from(self.dir())))
+    }
+
+    /// The resource object of the resource called `name`.
+    fn file_resource(&self, dir: Arc<Path>, name: &str) -> Arc<dyn SkillResource> {
+        Arc::new(FileResource {
+            name: name.to_owned(),
+            dir,
+            reads: self.root.reads,
+        })
+    }
+
+    /// The script object of the script at index `index`, called `name`.
+    fn file_script(&self, dir: Arc<Path>, index: usize, name: &str) -> Arc<dyn SkillScript> {
+        let risk = self
+            .rare()
+            .and_then(|rare| rare.script_risks.get(index).copied())
+            .or(self.risk)
+            .unwrap_or(RiskTier::SCRIPT_DEFAULT);
+        Arc::new(FileScript {
+            risk,
+            name: name.to_owned(),
+            dir,
+            skill_name: Arc::from(self.name()),
+            policy: self.root.policy.clone(),
+        })
     }
 }
 
 /// The scripts' names, quoted and separated by commas; `none` when there are none.
-fn listed_names(scripts: &[Arc<dyn SkillScript>]) -> String {
-    if scripts.is_empty() {
+fn listed_names<'a>(scripts: impl Iterator<Item = &'a str>) -> String {
+    let quoted: Vec<String> = scripts.map(|script| format!("'{script}'")).collect();
+    if quoted.is_empty() {
         return "none".to_owned();
     }
-    scripts
-        .iter()
-        .map(|script| format!("'{}'", script.name()))
-        .collect::<Vec<_>>()
-        .join(", ")
+    quoted.join(", ")
 }
 
 /// `name` below `dir`, checked to lie inside it and to be reached without a symbolic link.
-async fn checked_script_path(dir: &Arc<Path>, name: &str) -> Result<PathBuf, SkillError> {
-    let dir = dir.clone();
+async fn checked_script_path(dir: Arc<Path>, name: &str) -> Result<PathBuf, SkillError> {
     let name = name.to_owned();
     let (path, _) = blocking::run("checking a script's path", move || {
         check_inside(&dir, &name)
@@ -266,12 +380,56 @@ async fn checked_script_path(dir: &Arc<Path>, name: &str) -> Result<PathBuf, Ski
 
 #[async_trait]
 impl Skill for FileSkill {
+    /// Made from what discovery kept when first asked for.
     fn frontmatter(&self) -> &SkillFrontmatter {
-        &self.frontmatter
+        self.used().frontmatter.get_or_init(|| {
+            let text = &self.text;
+            let owned = |group| text.first(group).map(str::to_owned);
+            let mut frontmatter = SkillFrontmatter::new(
+                owned(Group::Name).unwrap_or_default(),
+                owned(Group::Description).unwrap_or_default(),
+            );
+            frontmatter.license = owned(Group::License);
+            frontmatter.compatibility = owned(Group::Compatibility);
+            frontmatter.allowed_tools = text
+                .group(Group::AllowedTools)
+                .map(|tools| tools.map(str::to_owned).collect());
+            let mut metadata = text.all(Group::Metadata);
+            while let (Some(key), Some(value)) = (metadata.next(), metadata.next()) {
+                frontmatter
+                    .metadata
+                    .insert(key.to_owned(), value.to_owned());
+            }
+            if let Some(rare) = self.rare() {
+                frontmatter.extra = rare.extra.clone();
+            }
+            frontmatter
+        })
     }
 
+    /// Made when first asked for.
     fn origin(&self) -> &SkillOrigin {
-        &self.origin
+        self.used().origin.get_or_init(|| {
+            SkillOrigin::new(OriginKind::Files, self.root.label.clone())
+                .with_scope(self.root.scope)
+                .with_location(self.dir().display().to_string())
+        })
+    }
+
+    fn name(&self) -> &str {
+        self.text.first(Group::Name).unwrap_or_default()
+    }
+
+    fn description(&self) -> &str {
+        self.text.first(Group::Description).unwrap_or_default()
+    }
+
+    fn scope(&self) -> Scope {
+        self.root.scope
+    }
+
+    fn risk_tier(&self) -> Option<RiskTier> {
+        self.risk
     }
 
     /// The `SKILL.md` as it is on disk now, split at its frontmatter (the frontmatter as
@@ -283,25 +441,53 @@ impl Skill for FileSkill {
         if let Some(document) = self.unchanged_document() {
             return Ok(document);
         }
-        let dir = self.dir.clone();
+        let dir = self.shared_dir();
         let (_, metadata) =
             blocking::run("checking SKILL.md", move || check_inside(&dir, SKILL_FILE)).await?;
         let bytes = self.read_file(SKILL_FILE).await?;
-        let document = split_skill_md(&self.skill_md_path(), &bytes, &self.parse_options)?;
+        let document = split_skill_md(&self.skill_md_path(), &bytes, &self.root.parse_options)?;
         *self.cached_document() = Some((Stamp::of(&metadata), document.clone()));
         Ok(document)
     }
 
     fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
+        self.rare().map_or(&[], |rare| &rare.diagnostics)
     }
 
+    /// Made anew on each call, from the names discovery kept.
     fn resources(&self) -> Vec<Arc<dyn SkillResource>> {
-        self.resources.clone()
+        let dir = self.shared_dir();
+        self.text
+            .all(Group::Resources)
+            .map(|name| self.file_resource(Arc::clone(&dir), name))
+            .collect()
     }
 
+    /// Made anew on each call, from the names discovery kept.
     fn scripts(&self) -> Vec<Arc<dyn SkillScript>> {
-        self.scripts.clone()
+        let dir = self.shared_dir();
+        self.text
+            .all(Group::Scripts)
+            .enumerate()
+            .map(|(index, name)| self.file_script(Arc::clone(&dir), index, name))
+            .collect()
+    }
+
+    fn resource(&self, name: &str) -> Option<Arc<dyn SkillResource>> {
+        let listed = self
+            .text
+            .all(Group::Resources)
+            .find(|listed| *listed == name)?;
+        Some(self.file_resource(self.shared_dir(), listed))
+    }
+
+    fn script(&self, name: &str) -> Option<Arc<dyn SkillScript>> {
+        let (index, listed) = self
+            .text
+            .all(Group::Scripts)
+            .enumerate()
+            .find(|(_, listed)| *listed == name)?;
+        Some(self.file_script(self.shared_dir(), index, listed))
     }
 }
 
@@ -397,7 +583,7 @@ impl SkillScript for FileScript {
                 reason: "no script runner is configured; give the file source a runner".into(),
             });
         };
-        let script_path = checked_script_path(&self.dir, &self.name).await?;
+        let script_path = checked_script_path(Arc::clone(&self.dir), &self.name).await?;
         runner
             .run(FileScriptRequest::new(
                 self.skill_name.as_ref(),
@@ -420,7 +606,7 @@ impl FileSkill {
     /// MAF's 7 µs per cached `load_skill`); the first read and every re-read still go there.
     fn unchanged_document(&self) -> Option<SkillDocument> {
         let stamp = self.cached_document().as_ref()?.0;
-        let metadata = std::fs::symlink_metadata(self.skill_md_path()).ok()?;
+        let metadata = std::fs::symlink_metadata(self.shared_dir().join(SKILL_FILE)).ok()?;
         if !metadata.is_file() || Stamp::of(&metadata) != stamp {
             return None;
         }
@@ -431,7 +617,8 @@ impl FileSkill {
 
     fn cached_document(&self) -> std::sync::MutexGuard<'_, Option<(Stamp, SkillDocument)>> {
         // A panic while the lock was held left at worst a stale entry, which the stamp catches.
-        self.document
+        self.used()
+            .document
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }

@@ -1,4 +1,5 @@
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -8,8 +9,8 @@ use futures_util::future::try_join_all;
 use skillful_core::{Diagnostic, Skill, SkillError, SkillsSource, SourceContext, blocking};
 
 use crate::builder::{Config, FileSkillsSourceBuilder};
-use crate::skill::{FileSkill, SKILL_FILE};
-use crate::walk::{self, Item, RootPlan, RootWalk};
+use crate::skill::{FileSkill, SKILL_FILE, SkillRoot};
+use crate::walk::{self, Below, RootPlan, RootWalk};
 
 /// Fewer directories than this are not worth a batch of their own.
 const MIN_BATCH: usize = 64;
@@ -68,7 +69,7 @@ impl Discovery {
     /// changes.
     pub fn root_dirs(&self) -> Vec<Option<&Path>> {
         self.walk.as_ref().map_or_else(Vec::new, |walk| {
-            walk.roots.iter().map(|root| root.dir.as_deref()).collect()
+            walk.roots.iter().map(RootWalk::dir).collect()
         })
     }
 }
@@ -169,7 +170,7 @@ impl FileSkillsSource {
         let mut changes = vec![Change::Nothing; previous.roots.len()];
         let mut dirty = HashSet::new();
         for (root, change) in previous.roots.iter().zip(&mut changes) {
-            let Some(dir) = &root.dir else {
+            let Some(dir) = root.dir() else {
                 // A root that was missing: look for it again.
                 *change = Change::Everything;
                 continue;
@@ -240,29 +241,33 @@ impl FileSkillsSource {
                 continue;
             }
             let plan = plans.next().unwrap_or_default();
-            let reusable: HashMap<&Path, &Arc<[Item]>> = match (change, before) {
-                (Change::Listing, Some(before)) => before
-                    .below
-                    .iter()
-                    .filter(|(dir, _)| !dirty.contains(dir))
-                    .map(|(dir, items)| (dir.as_path(), items))
-                    .collect(),
-                _ => HashMap::new(),
-            };
+            let reusable: HashMap<&OsStr, &Below> =
+                match (change, before, before.and_then(RootWalk::dir)) {
+                    (Change::Listing, Some(before), Some(before_dir)) => before
+                        .below
+                        .iter()
+                        .filter(|below| !dirty.contains(&before_dir.join(below.name())))
+                        .map(|below| (below.name(), below))
+                        .collect(),
+                    _ => HashMap::new(),
+                };
             let below = plan
                 .subdirs
                 .into_iter()
                 .enumerate()
-                .map(|(slot, dir)| match reusable.get(dir.as_path()) {
-                    Some(items) => (dir, Arc::clone(items)),
-                    None => {
-                        searches.push((index, slot, dir.clone()));
-                        (dir, Arc::from(Vec::new()))
-                    }
-                })
+                .map(
+                    |(slot, dir)| match dir.file_name().and_then(|name| reusable.get(name)) {
+                        Some(below) => (*below).clone(),
+                        None => {
+                            let unsearched = Below::unsearched(&dir);
+                            searches.push((index, slot, dir));
+                            unsearched
+                        }
+                    },
+                )
                 .collect();
             roots.push(RootWalk {
-                dir: plan.dir,
+                root: plan.root,
                 is_skill: plan.is_skill,
                 own: plan.own,
                 below,
@@ -272,12 +277,14 @@ impl FileSkillsSource {
             .search(
                 searches
                     .iter()
-                    .map(|(root, _, dir)| (*root, dir.clone()))
+                    .filter_map(|(root, _, dir)| {
+                        Some((Arc::clone(roots[*root].root.as_ref()?), dir.clone()))
+                    })
                     .collect(),
             )
             .await?;
-        for ((root, slot, _), items) in searches.iter().zip(found) {
-            roots[*root].below[*slot].1 = items;
+        for ((root, slot, _), below) in searches.iter().zip(found) {
+            roots[*root].below[*slot] = below;
         }
         Ok(Discovery::of(&self.config, roots))
     }
@@ -286,8 +293,8 @@ impl FileSkillsSource {
     /// returns what each found, in order.
     async fn search(
         &self,
-        searches: Vec<(usize, PathBuf)>,
-    ) -> Result<Vec<Arc<[Item]>>, SkillError> {
+        searches: Vec<(Arc<SkillRoot>, PathBuf)>,
+    ) -> Result<Vec<Below>, SkillError> {
         let batch_size = searches
             .len()
             .div_ceil(self.config.parallelism)
@@ -305,7 +312,7 @@ impl FileSkillsSource {
             batches.push(blocking::run("discovering skills", move || {
                 Ok(batch
                     .into_iter()
-                    .map(|(root, dir)| walk::search(&config, root, dir))
+                    .map(|(root, dir)| walk::search(&config, &root, dir))
                     .collect::<Vec<_>>())
             }));
         }

@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use skillful_core::names::check_relative_name;
-use skillful_core::{Diagnostic, OriginKind, Skill, SkillOrigin};
+use skillful_core::{Diagnostic, Skill};
 
 use crate::builder::{Config, FileFilter};
 use crate::head::read_head;
-use crate::skill::{FileSkill, FoundSkill, SKILL_FILE, ScriptPolicy};
+use crate::skill::{FileSkill, FoundSkill, SKILL_FILE, ScriptPolicy, SkillRoot};
 
 /// How many levels below a root a `SKILL.md` is looked for: `root/`, `root/a/`, `root/a/b/`.
 const MAX_SKILL_DEPTH: usize = 2;
@@ -124,29 +124,73 @@ pub(crate) enum Item {
 /// What the walk of one root found.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RootWalk {
-    /// The root's canonical directory, when it could be resolved to one.
-    pub(crate) dir: Option<PathBuf>,
+    /// The root, when it could be resolved to a directory.
+    pub(crate) root: Option<Arc<SkillRoot>>,
     /// Whether the root is itself a skill (holds `SKILL.md`).
     pub(crate) is_skill: bool,
     /// What visiting the root itself found.
     pub(crate) own: Arc<[Item]>,
     /// What was found below each directory one level below the root, in name order.
-    pub(crate) below: Vec<(PathBuf, Arc<[Item]>)>,
+    pub(crate) below: Vec<Below>,
 }
 
 impl RootWalk {
-    /// Where `dir` is in `below` (which is in path order), if it is there.
+    /// The root's canonical directory, when it could be resolved to one.
+    pub(crate) fn dir(&self) -> Option<&Path> {
+        self.root.as_ref().map(|root| root.dir.as_path())
+    }
+
+    /// Where `dir` is in `below` (which is in name order), if it is there.
     pub(crate) fn position(&self, dir: &Path) -> Option<usize> {
+        let name = dir.strip_prefix(self.dir()?).ok()?;
         self.below
-            .binary_search_by(|(below, _)| below.as_path().cmp(dir))
+            .binary_search_by(|below| Path::new(below.name()).cmp(name))
             .ok()
+    }
+}
+
+/// What the search of one directory below a root found. Most such directories are one skill
+/// and nothing else, and a large library keeps thousands of them: those keep only the skill.
+#[derive(Debug, Clone)]
+pub(crate) enum Below {
+    /// A directory that is the skill, where nothing else was met.
+    Skill(Arc<FileSkill>),
+    /// Any other directory: its name, and what was met in it and below it.
+    Other(Arc<(OsString, Box<[Item]>)>),
+}
+
+impl Below {
+    /// What was found searching the directory called `name`.
+    fn new(name: OsString, mut items: Vec<Item>) -> Self {
+        if let [Item::Skill(skill)] = items.as_slice()
+            && name
+                .to_str()
+                .is_some_and(|name| skill.relative_dir() == Some(name))
+        {
+            return Self::Skill(Arc::clone(skill));
+        }
+        items.shrink_to_fit();
+        Self::Other(Arc::new((name, items.into_boxed_slice())))
+    }
+
+    /// A directory not searched yet.
+    pub(crate) fn unsearched(dir: &Path) -> Self {
+        Self::new(dir.file_name().unwrap_or_default().to_owned(), Vec::new())
+    }
+
+    /// The directory's name.
+    pub(crate) fn name(&self) -> &std::ffi::OsStr {
+        match self {
+            Self::Skill(skill) => skill.relative_dir().unwrap_or_default().as_ref(),
+            Self::Other(other) => &other.0,
+        }
     }
 }
 
 /// A root listed: what the visit of the root found, and the directories below it to search.
 #[derive(Default)]
 pub(crate) struct RootPlan {
-    pub(crate) dir: Option<PathBuf>,
+    pub(crate) root: Option<Arc<SkillRoot>>,
     pub(crate) is_skill: bool,
     pub(crate) own: Arc<[Item]>,
     pub(crate) subdirs: Vec<PathBuf>,
@@ -159,47 +203,63 @@ pub(crate) fn plan_root(config: &Config, root: usize) -> RootPlan {
         config,
         events: Vec::new(),
     };
-    let (dir, subdirs) = searcher.root(&config.roots[root].path);
-    let is_skill = dir.as_ref().is_some_and(|dir| {
-        fs::symlink_metadata(dir.join(SKILL_FILE)).is_ok_and(|metadata| metadata.is_file())
+    let given = &config.roots[root];
+    let (dir, subdirs) = searcher.root(&given.path);
+    let root = dir.map(|dir| {
+        Arc::new(SkillRoot {
+            dir,
+            label: given.path.display().to_string(),
+            scope: given.scope,
+            parse_options: config.loader.options().clone(),
+            reads: config.reads,
+            policy: ScriptPolicy {
+                runner: config.runner.clone(),
+                runnable: config.scripts_runnable,
+            },
+        })
     });
+    let is_skill = root.as_ref().is_some_and(|root| {
+        fs::symlink_metadata(root.dir.join(SKILL_FILE)).is_ok_and(|metadata| metadata.is_file())
+    });
+    let own = match &root {
+        Some(root) => make(root, searcher.events),
+        // Nothing was loaded: only what was skipped.
+        None => searcher
+            .events
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::Skipped(diagnostic) => Some(Item::Skipped(diagnostic)),
+                Event::Found(_) => None,
+            })
+            .collect(),
+    };
     RootPlan {
-        dir,
+        root,
         is_skill,
-        own: make(config, root, searcher.events).into(),
+        own: own.into(),
         subdirs,
     }
 }
 
-/// Searches `dir`, one level below the root of index `root`, and makes the skills found there.
-pub(crate) fn search(config: &Config, root: usize, dir: PathBuf) -> Arc<[Item]> {
+/// Searches `dir`, one level below `root`, and makes the skills found there.
+pub(crate) fn search(config: &Config, root: &Arc<SkillRoot>, dir: PathBuf) -> Below {
     let mut searcher = Searcher {
         config,
         events: Vec::new(),
     };
+    let name = dir.file_name().unwrap_or_default().to_owned();
     searcher.search(dir, 1);
-    make(config, root, searcher.events).into()
+    Below::new(name, make(root, searcher.events))
 }
 
-/// The skills of `events`, found below the root of index `root`, made.
-fn make(config: &Config, root: usize, events: Vec<Event>) -> Vec<Item> {
-    let policy = ScriptPolicy {
-        runner: config.runner.clone(),
-        runnable: config.scripts_runnable,
-    };
-    let root_dir = &config.roots[root];
+/// The skills of `events`, found below `root`, made.
+fn make(root: &Arc<SkillRoot>, events: Vec<Event>) -> Vec<Item> {
     events
         .into_iter()
         .map(|event| match event {
             Event::Skipped(diagnostic) => Item::Skipped(diagnostic),
             Event::Found(Err(diagnostics)) => Item::Rejected(diagnostics),
-            Event::Found(Ok(skill)) => {
-                let origin =
-                    SkillOrigin::new(OriginKind::Files, root_dir.path.display().to_string())
-                        .with_scope(root_dir.scope)
-                        .with_location(skill.dir.display().to_string());
-                Item::Skill(Arc::new(FileSkill::new(*skill, origin, &policy)))
-            }
+            Event::Found(Ok(skill)) => Item::Skill(Arc::new(FileSkill::new(*skill, root))),
         })
         .collect()
 }
@@ -210,38 +270,58 @@ pub(crate) fn assemble(
     config: &Config,
     roots: &[RootWalk],
 ) -> (Vec<Arc<FileSkill>>, Vec<Diagnostic>) {
-    let mut skills = Vec::new();
-    let mut diagnostics = Vec::new();
-    // Lowercased skill names already taken, with the `SKILL.md` that took each.
-    let mut seen: HashMap<String, PathBuf> = HashMap::new();
-    let items = roots.iter().flat_map(|root| {
-        root.own
-            .iter()
-            .chain(root.below.iter().flat_map(|(_, items)| items.iter()))
-    });
-    for item in items {
-        match item {
-            Item::Skipped(diagnostic) => diagnostics.push(diagnostic.clone()),
-            Item::Rejected(rejected) => diagnostics.extend_from_slice(rejected),
-            Item::Skill(skill) => {
-                let skill_md = skill.skill_md_path();
-                let key = skill.frontmatter().name.to_lowercase();
-                if let Some(first) = seen.get(&key).filter(|_| !config.keep_duplicates) {
-                    let message = format!(
-                        "skill skipped: the name `{}` is already taken by {} (the first one found wins); rename one of them",
-                        skill.frontmatter().name,
-                        first.display()
-                    );
-                    diagnostics.push(warning(&skill_md, "name", message));
-                    continue;
-                }
-                seen.insert(key, skill_md);
-                diagnostics.extend_from_slice(skill.diagnostics());
-                skills.push(Arc::clone(skill));
+    let mut assembly = Assembly {
+        keep_duplicates: config.keep_duplicates,
+        seen: HashMap::new(),
+        skills: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    for root in roots {
+        root.own.iter().for_each(|item| assembly.item(item));
+        for below in &root.below {
+            match below {
+                Below::Skill(skill) => assembly.skill(skill),
+                Below::Other(other) => other.1.iter().for_each(|item| assembly.item(item)),
             }
         }
     }
-    (skills, diagnostics)
+    (assembly.skills, assembly.diagnostics)
+}
+
+/// The skills and diagnostics put together so far.
+struct Assembly<'a> {
+    keep_duplicates: bool,
+    /// Lowercased skill names already taken, with the skill that took each.
+    seen: HashMap<String, &'a FileSkill>,
+    skills: Vec<Arc<FileSkill>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Assembly<'a> {
+    fn item(&mut self, item: &'a Item) {
+        match item {
+            Item::Skipped(diagnostic) => self.diagnostics.push(diagnostic.clone()),
+            Item::Rejected(rejected) => self.diagnostics.extend_from_slice(rejected),
+            Item::Skill(skill) => self.skill(skill),
+        }
+    }
+
+    fn skill(&mut self, skill: &'a Arc<FileSkill>) {
+        let key = skill.name().to_lowercase();
+        if let Some(first) = self.seen.get(&key).filter(|_| !self.keep_duplicates) {
+            let message = format!(
+                "skill skipped: the name `{}` is already taken by {} (the first one found wins); rename one of them",
+                skill.name(),
+                first.skill_md_path().display()
+            );
+            self.diagnostics
+                .push(warning(&skill.skill_md_path(), "name", message));
+            return;
+        }
+        self.seen.insert(key, skill);
+        self.diagnostics.extend_from_slice(skill.diagnostics());
+        self.skills.push(Arc::clone(skill));
+    }
 }
 
 /// Searches directories for skills and loads those it finds, recording what it meets.
@@ -397,8 +477,6 @@ fn load(config: &Config, dir: PathBuf, entries: Vec<Entry>) -> Outcome {
     Ok(Box::new(FoundSkill {
         frontmatter: loaded.frontmatter,
         dir,
-        parse_options: loader.options().clone(),
-        reads: config.reads,
         resources,
         scripts,
         diagnostics,

@@ -717,3 +717,88 @@ async fn unknown_tiers_and_unknown_scripts_are_warnings_on_the_skill_and_the_def
         ]
     );
 }
+
+#[tokio::test]
+async fn every_frontmatter_field_survives_discovery_as_written() {
+    let tree = Tree::new();
+    tree.write(
+        "full/SKILL.md",
+        "---\nname: full\ndescription: Does everything.\nallowed-tools: Bash(git:*) Read\nmetadata:\n  zeta: \"1\"\n  alpha: two words\nx-owner:\n  team: docs\n  on-call: [ana, bo]\n---\nBody.\n",
+    );
+    tree.write(
+        "bare/SKILL.md",
+        "---\nname: bare\ndescription: Nothing else.\nallowed-tools: \"\"\n---\nBody.\n",
+    );
+    let found = discover(&[&tree.root]).await;
+    let [bare, full] = found.skills.as_slice() else {
+        panic!("{:?}", found.diagnostics);
+    };
+
+    let typed = full.frontmatter();
+    assert_eq!((full.name(), typed.name.as_str()), ("full", "full"));
+    assert_eq!(full.description(), "Does everything.");
+    assert_eq!(typed.license, None);
+    assert_eq!(typed.compatibility, None);
+    assert_eq!(
+        typed.allowed_tools.as_deref(),
+        Some(["Bash(git:*)".to_owned(), "Read".to_owned()].as_slice())
+    );
+    let metadata: Vec<(&str, &str)> = typed
+        .metadata
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.as_str()))
+        .collect();
+    assert_eq!(metadata, [("zeta", "1"), ("alpha", "two words")]);
+    assert_eq!(
+        serde_json::to_value(&typed.extra).unwrap(),
+        serde_json::json!({"x-owner": {"team": "docs", "on-call": ["ana", "bo"]}})
+    );
+    // Asked again, the same frontmatter, not a second copy.
+    assert!(std::ptr::eq(typed, full.frontmatter()));
+
+    assert_eq!(
+        bare.frontmatter().allowed_tools.as_deref(),
+        Some([].as_slice())
+    );
+    assert!(bare.frontmatter().extra.is_empty());
+}
+
+#[tokio::test]
+async fn a_skill_below_a_directory_whose_name_is_not_utf8_is_found_read_and_rediscovered() {
+    use std::os::unix::ffi::OsStrExt;
+    let tree = Tree::new();
+    let category = tree.root.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    let dir = category.join("notes");
+    fs::create_dir_all(dir.join("references")).unwrap();
+    fs::write(
+        dir.join("SKILL.md"),
+        common::skill_md("notes", "Takes notes."),
+    )
+    .unwrap();
+    fs::write(dir.join("references/how.md"), "Write it down.\n").unwrap();
+    tree.skill("plain");
+
+    let source = FileSkillsSource::builder()
+        .root(&tree.root)
+        .build()
+        .unwrap();
+    let found = source.discover().await;
+    assert_eq!(names(&found), ["notes", "plain"], "{:?}", found.diagnostics);
+    let notes = &found.skills[0];
+    assert_eq!(notes.dir(), dir);
+    assert_eq!(notes.origin().location, Some(dir.display().to_string()));
+    assert_eq!(
+        text(notes, "references/how.md").await.unwrap(),
+        ResourceContent::Text("Write it down.\n".into())
+    );
+
+    fs::write(
+        dir.join("SKILL.md"),
+        common::skill_md("notes", "Takes better notes."),
+    )
+    .unwrap();
+    let again = source.rediscover(&found, &[dir.join("SKILL.md")]).await;
+    assert_eq!(names(&again), ["notes", "plain"]);
+    assert_eq!(again.skills[0].description(), "Takes better notes.");
+    assert!(Arc::ptr_eq(&found.skills[1], &again.skills[1]));
+}

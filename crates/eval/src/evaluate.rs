@@ -80,7 +80,7 @@ impl SkillUnderTest {
                     why.join("; ")
                 })
             })?;
-        let name = skill.frontmatter().name.clone();
+        let name = skill.name().to_owned();
         let evals = read_evals(&dir)?;
         if evals.skill_name != name {
             tracing::warn!(

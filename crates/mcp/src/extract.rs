@@ -140,7 +140,7 @@ impl ArchiveStore {
         for skill in found.skills {
             let root = roots.iter().find(|(_, root)| skill.dir().starts_with(root));
             if let Some((name, _)) = root
-                && skill.frontmatter().name == *name
+                && skill.name() == *name
             {
                 skills
                     .entry(name.clone())

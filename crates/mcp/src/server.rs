@@ -320,7 +320,7 @@ impl SkillsMcpServer {
         for served in &snapshot.skills {
             let skill = &served.skill;
             let name = served.name();
-            let description = &skill.frontmatter().description;
+            let description = skill.description();
             let entry = if self.inner.archives {
                 archive(skill).await.map(|bytes| {
                     IndexEntry::new(name, ARCHIVE_TYPE, description, archive_uri(name))
@@ -535,7 +535,7 @@ impl SkillsMcpServer {
         for file in served.served_names() {
             let resource = if file == SKILL_MD {
                 Resource::new(served.uri.clone(), name)
-                    .with_description(served.skill.frontmatter().description.clone())
+                    .with_description(served.skill.description().to_owned())
                     .with_mime_type("text/markdown")
             } else {
                 Resource::new(file_uri(name, file), format!("{name}/{file}"))

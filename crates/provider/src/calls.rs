@@ -367,7 +367,7 @@ impl Snapshot {
         let mut resources = Vec::new();
         let mut scripts = Vec::new();
         for skill in &self.skills {
-            skills.push(skill.frontmatter().name.clone());
+            skills.push(skill.name().to_owned());
             resources.extend(skill.resources().iter().map(|r| r.name().to_owned()));
             scripts.extend(skill.scripts().iter().map(|s| s.name().to_owned()));
         }
@@ -442,11 +442,7 @@ impl Snapshot {
     }
 
     fn find_skill(&self, requested: String) -> Result<Found<Arc<dyn Skill>>, ToolError> {
-        let names: Vec<&str> = self
-            .skills
-            .iter()
-            .map(|skill| skill.frontmatter().name.as_str())
-            .collect();
+        let names: Vec<&str> = self.skills.iter().map(|skill| skill.name()).collect();
         match resolve(&requested, &names) {
             Resolution::Found(index) => Ok(Found {
                 item: Arc::clone(&self.skills[index]),

@@ -1,12 +1,13 @@
 //! The system-prompt text that advertises the skills, and the budget that keeps its listing short.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry as Slot;
 use std::sync::Arc;
 
 use skillful_core::validate::confusable_shown;
 use skillful_core::{RiskTier, Scope, Skill};
 
-use crate::render::{escape_xml, escaped_chars};
+use crate::render::{escape_xml, escaped_chars, needs_escaping};
 
 /// The placeholder a prompt template must contain; the skills catalog replaces it.
 pub const SKILLS_PLACEHOLDER: &str = "{skills}";
@@ -120,14 +121,21 @@ fn lookalike_line(text: &str) -> String {
 /// [`skeleton`](skillful_core::validate::skeleton), e.g. `pdf-tools` and `pdf-tооls` with
 /// Cyrillic `о`s), a line that spells both out, so that the model can tell which is which.
 fn mark_lookalikes(entries: &mut [Entry<'_>]) {
-    let mut by_skeleton: HashMap<String, Vec<usize>> = HashMap::new();
+    // The first entry of each skeleton, and the groups of those that have more than one.
+    let mut first_of: HashMap<String, usize> = HashMap::with_capacity(entries.len());
+    let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
     for (i, entry) in entries.iter().enumerate() {
-        by_skeleton
-            .entry(skillful_core::validate::skeleton(entry.name))
-            .or_default()
-            .push(i);
+        match first_of.entry(skillful_core::validate::skeleton(entry.name)) {
+            Slot::Occupied(first) => groups
+                .entry(*first.get())
+                .or_insert_with(|| vec![*first.get()])
+                .push(i),
+            Slot::Vacant(vacant) => {
+                vacant.insert(i);
+            }
+        }
     }
-    for group in by_skeleton.into_values().filter(|group| group.len() > 1) {
+    for group in groups.into_values() {
         for &i in &group {
             let mut others: Vec<String> = group
                 .iter()
@@ -164,15 +172,12 @@ pub(crate) fn instructions(
 ) -> (String, Listing) {
     let mut entries: Vec<Entry<'_>> = skills
         .iter()
-        .map(|skill| {
-            let frontmatter = skill.frontmatter();
-            Entry {
-                name: frontmatter.name.as_str(),
-                description: frontmatter.description.as_str(),
-                risk: skill.risk_tier(),
-                scope: skill.origin().scope,
-                lookalike: None,
-            }
+        .map(|skill| Entry {
+            name: skill.name(),
+            description: skill.description(),
+            risk: skill.risk_tier(),
+            scope: skill.scope(),
+            lookalike: None,
         })
         .collect();
     entries.sort_unstable_by(|a, b| {
@@ -238,12 +243,16 @@ impl Costs {
             );
             let mut raw = 0;
             let mut entities = Vec::new();
-            for character in entry.description.chars() {
-                let chars = escaped_chars(character);
-                if chars > 1 {
-                    entities.push((raw, chars - 1));
+            if entry.description.is_ascii() && !needs_escaping(entry.description) {
+                raw = entry.description.len();
+            } else {
+                for character in entry.description.chars() {
+                    let chars = escaped_chars(character);
+                    if chars > 1 {
+                        entities.push((raw, chars - 1));
+                    }
+                    raw += 1;
                 }
-                raw += 1;
             }
             let added: usize = entities.iter().map(|(_, added)| added).sum();
             costs.raw.push(raw);
@@ -373,11 +382,26 @@ fn fit(entries: &[Entry<'_>], rules: &ListingRules) -> Plan {
     let mut used = 0;
     let mut count = 0;
     let mut any_shortened = false;
+    // The note's length changes only with the number of digits of `omitted`, the plural and
+    // the mention of shortened descriptions: written once per such change, not once per skill.
+    let mut note_chars_of: Option<((usize, bool, bool), usize)> = None;
     for (kept, &i) in by_priority.iter().enumerate() {
         let with = used + costs.entry(i, at_least) + usize::from(kept > 0);
         let shortened = any_shortened || costs.is_shortened(i, at_least);
         let omitted = entries.len() - kept - 1;
-        let note_chars = note(omitted, shortened).map_or(0, |note| note.chars().count() + 1);
+        let shape = (
+            omitted.checked_ilog10().unwrap_or(0) as usize,
+            omitted == 1,
+            shortened,
+        );
+        let note_chars = match note_chars_of {
+            Some((cached, chars)) if cached == shape && omitted > 0 => chars,
+            _ => {
+                let chars = note(omitted, shortened).map_or(0, |note| note.chars().count() + 1);
+                note_chars_of = Some((shape, chars));
+                chars
+            }
+        };
         if with + note_chars > rules.budget {
             break;
         }

@@ -54,6 +54,9 @@ fn escape_xml_text(text: &str) -> String {
 }
 
 fn escape(text: &str, quotes: bool) -> String {
+    if !needs_escaping(text) {
+        return text.to_owned();
+    }
     let mut escaped = String::with_capacity(text.len());
     for character in text.chars() {
         match entity(character, quotes) {
@@ -74,6 +77,13 @@ fn entity(character: char, quotes: bool) -> Option<&'static str> {
         '\'' if quotes => Some("&apos;"),
         _ => None,
     }
+}
+
+/// Whether `text` has a character that [`escape_xml`] (quotes included) writes as an entity:
+/// most text has none, and is checked byte by byte (every such character is ASCII).
+pub(crate) fn needs_escaping(text: &str) -> bool {
+    text.bytes()
+        .any(|byte| matches!(byte, b'&' | b'<' | b'>' | b'"' | b'\''))
 }
 
 /// How many characters `character` takes once escaped by [`escape_xml`].

@@ -41,10 +41,7 @@ impl SearchCache {
         }
         let documents: Vec<SearchDocument> = skills
             .iter()
-            .map(|skill| {
-                let frontmatter = skill.frontmatter();
-                SearchDocument::new(&frontmatter.name, &frontmatter.description)
-            })
+            .map(|skill| SearchDocument::new(skill.name(), skill.description()))
             .collect();
         let index = blocking::run("building the skill search index", move || {
             Ok(SearchIndex::new(documents))
@@ -66,8 +63,7 @@ fn same_skills(before: &[Arc<dyn Skill>], now: &[Arc<dyn Skill>]) -> bool {
     before.len() == now.len()
         && before.iter().zip(now).all(|(before, now)| {
             std::ptr::addr_eq(Arc::as_ptr(before), Arc::as_ptr(now)) || {
-                let (before, now) = (before.frontmatter(), now.frontmatter());
-                before.name == now.name && before.description == now.description
+                before.name() == now.name() && before.description() == now.description()
             }
         })
 }

@@ -355,7 +355,7 @@ pub struct CallSubject {
 impl CallSubject {
     /// The skill's exact name.
     pub fn skill_name(&self) -> &str {
-        &self.skill.frontmatter().name
+        self.skill.name()
     }
 
     /// The script's exact name, for a `run_skill_script` call.

@@ -48,7 +48,7 @@
 //! // ... a skill is added under the root ...
 //! # tokio::time::timeout(Duration::from_secs(10), reloads.changed()).await.unwrap().unwrap();
 //! let skills = watched.skills(&SourceContext::default()).await.unwrap();
-//! assert_eq!(skills[0].frontmatter().name, "greeter");
+//! assert_eq!(skills[0].name(), "greeter");
 //! assert_eq!(reloads.borrow().added, ["greeter"]);
 //! # }
 //! ```
@@ -590,7 +590,7 @@ fn differences(
             .collect()
     };
     let (before, after) = (by_dir(before), by_dir(after));
-    let name = |skill: &Arc<FileSkill>| skill.frontmatter().name.clone();
+    let name = |skill: &Arc<FileSkill>| skill.name().to_owned();
     let mut added = Vec::new();
     let mut changed = Vec::new();
     for (dir, skill) in &after {

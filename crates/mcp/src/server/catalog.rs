@@ -92,7 +92,7 @@ impl Served {
 
     /// The skill's name.
     pub(super) fn name(&self) -> &str {
-        &self.skill.frontmatter().name
+        self.skill.name()
     }
 }
 
@@ -257,7 +257,7 @@ impl Catalog {
         let mut by_name = HashMap::with_capacity(discovery.skills.len());
         for skill in &discovery.skills {
             let skill = Arc::clone(skill);
-            let name = skill.frontmatter().name.clone();
+            let name = skill.name().to_owned();
             let uri = skill_md_uri(&name);
             let mut seen = HashSet::new();
             let names: Vec<String> = skill
@@ -329,7 +329,7 @@ impl Catalog {
         uri: &str,
         names: &[String],
     ) -> Result<Listed, String> {
-        let name = &skill.frontmatter().name;
+        let name = skill.name();
         let mut files = Vec::with_capacity(names.len());
         let mut manifest = Vec::with_capacity(names.len());
         let mut frontmatter = None;

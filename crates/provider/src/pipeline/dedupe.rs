@@ -24,7 +24,7 @@ impl SkillsSource for DedupingSource {
         let mut skills = self.inner.skills(context).await?;
         let mut seen = HashSet::new();
         skills.retain(|skill| {
-            let name = &skill.frontmatter().name;
+            let name = skill.name();
             let first = seen.insert(name.to_lowercase());
             if !first {
                 tracing::warn!(

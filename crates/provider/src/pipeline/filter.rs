@@ -41,7 +41,7 @@ impl SkillsSource for FilteringSource {
         skills.retain(|skill| {
             let keep = (self.predicate)(skill.as_ref());
             if !keep {
-                tracing::debug!(skill = %skill.frontmatter().name, "skill excluded by the filter");
+                tracing::debug!(skill = %skill.name(), "skill excluded by the filter");
             }
             keep
         });
