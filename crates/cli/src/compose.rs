@@ -8,7 +8,7 @@ use std::sync::Arc;
 use skillful_config::{Composition, Environment, McpServer, SkillsConfig};
 use skillful_core::validate::ValidationMode;
 use skillful_discovery::SharedScriptRunner;
-use skillful_mcp::McpEndpoint;
+use skillful_mcp::{BearerToken, McpEndpoint};
 use skillful_provider::SkillsProvider;
 
 use crate::UsageError;
@@ -33,6 +33,11 @@ pub(crate) struct SkillsFlags {
     /// (`http://127.0.0.1:8000/mcp`); repeatable.
     #[arg(long = "mcp-http", value_name = "URL")]
     mcp_http: Vec<String>,
+    /// Send the bearer token held by the environment variable VAR with every request to the
+    /// --mcp-http server SERVER (exactly as given there), as a server started with `skills
+    /// serve --http ADDR --auth-token-env VAR` requires; repeatable.
+    #[arg(long = "mcp-auth-token-env", value_name = "SERVER=VAR")]
+    mcp_auth_token_env: Vec<String>,
     /// Call an MCP server NAME: `NAME=SERVER`, SERVER exactly as given to --mcp-stdio or
     /// --mcp-http. Servers without a name are `mcp1`, `mcp2`, ... in the order given. A server's
     /// skill whose name another skill has is offered as `NAME:skill`.
@@ -57,6 +62,30 @@ pub(crate) struct SkillsFlags {
 }
 
 impl SkillsFlags {
+    /// The bearer tokens of `--mcp-auth-token-env`, each with the `--mcp-http` URL it is for.
+    fn tokens(&self) -> anyhow::Result<Vec<(String, BearerToken)>> {
+        let mut tokens = Vec::new();
+        for given in &self.mcp_auth_token_env {
+            // A variable's name has no `=`; a URL may.
+            let Some((server, var)) = given.rsplit_once('=') else {
+                return Err(UsageError(format!(
+                    "--mcp-auth-token-env {given}: give SERVER=VAR, SERVER exactly as given to --mcp-http"
+                ))
+                .into());
+            };
+            if !self.mcp_http.iter().any(|url| url == server) {
+                return Err(UsageError(format!(
+                    "--mcp-auth-token-env {given}: no --mcp-http was given as `{server}`"
+                ))
+                .into());
+            }
+            let token = BearerToken::from_env(var)
+                .map_err(|error| UsageError(format!("--mcp-auth-token-env {given}: {error}")))?;
+            tokens.push((server.to_owned(), token));
+        }
+        Ok(tokens)
+    }
+
     /// The MCP servers named, with their labels.
     fn servers(&self) -> anyhow::Result<Vec<McpServer>> {
         let mut labels = Vec::new();
@@ -92,10 +121,14 @@ impl SkillsFlags {
                 .map(|endpoint| (line, endpoint))
                 .map_err(|error| UsageError(error.to_string()))
         });
-        let http = self
-            .mcp_http
-            .iter()
-            .map(|url| Ok((url, McpEndpoint::http(url))));
+        let tokens = self.tokens()?;
+        let http = self.mcp_http.iter().map(|url| {
+            let endpoint = match tokens.iter().find(|(server, _)| server == url) {
+                Some((_, token)) => McpEndpoint::http_with_bearer_token(url, token.clone()),
+                None => McpEndpoint::http(url),
+            };
+            Ok((url, endpoint))
+        });
         let mut servers = Vec::new();
         for (index, given) in stdio.chain(http).enumerate() {
             let (given, endpoint) = given?;

@@ -217,3 +217,106 @@ fn loopback_works_without_a_token_and_enforces_one_when_given() {
     let (head, body) = guarded.initialize(Some(&format!("Bearer {TOKEN}")));
     assert_eq!(status(&head), "200", "{head}\n{body}");
 }
+
+/// `skills ARGS` run by a client with a home of its own, `vars` set in its environment.
+fn client(
+    dir: &tempfile::TempDir,
+    args: &[&str],
+    vars: &[(&str, &str)],
+) -> (Option<i32>, String, String) {
+    let output = Command::new(BIN)
+        .args(args)
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .env("XDG_CACHE_HOME", dir.path().join("home/.cache"))
+        .env_remove(TOKEN_VAR)
+        .env_remove("RUST_LOG")
+        .envs(vars.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn our_client_reads_a_guarded_server_with_the_token_it_is_given() {
+    const CLIENT_VAR: &str = "SKILLS_TEST_CLIENT_TOKEN";
+    let dir = setup();
+    let server = Server::start(&dir, "0.0.0.0:0", Some(TOKEN));
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let with_token = format!("{url}={CLIENT_VAR}");
+
+    let (code, stdout, stderr) = client(
+        &dir,
+        &[
+            "show",
+            "notes",
+            "--mcp-http",
+            &url,
+            "--mcp-auth-token-env",
+            &with_token,
+        ],
+        &[(CLIENT_VAR, TOKEN)],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("Body."), "{stdout}");
+    assert!(!format!("{stdout}{stderr}").contains(TOKEN));
+
+    for (args, vars) in [
+        (vec!["show", "notes", "--mcp-http", &url], vec![]),
+        (
+            vec![
+                "show",
+                "notes",
+                "--mcp-http",
+                &url,
+                "--mcp-auth-token-env",
+                &with_token,
+            ],
+            vec![(CLIENT_VAR, "not-the-token")],
+        ),
+    ] {
+        let (code, stdout, stderr) = client(&dir, &args, &vars);
+        assert_ne!(code, Some(0), "{args:?} read a guarded server: {stdout}");
+        assert!(stderr.contains(&url), "{stderr}");
+        assert!(!stdout.contains("Body."), "{stdout}");
+    }
+}
+
+#[test]
+fn a_token_for_a_server_not_given_or_an_unset_variable_is_a_usage_error() {
+    let dir = setup();
+    let url = "http://127.0.0.1:9/mcp";
+    for (args, named) in [
+        (
+            vec![
+                "list",
+                "--mcp-auth-token-env",
+                "http://127.0.0.1:9/mcp=SKILLS_TEST_CLIENT_TOKEN",
+            ],
+            "no --mcp-http",
+        ),
+        (
+            vec![
+                "list",
+                "--mcp-http",
+                url,
+                "--mcp-auth-token-env",
+                "http://127.0.0.1:9/mcp=SKILLS_TEST_UNSET_TOKEN",
+            ],
+            "SKILLS_TEST_UNSET_TOKEN",
+        ),
+        (
+            vec!["list", "--mcp-http", url, "--mcp-auth-token-env", "VAR"],
+            "SERVER=VAR",
+        ),
+    ] {
+        let (code, _, stderr) = client(&dir, &args, &[]);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+    }
+}

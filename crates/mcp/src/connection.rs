@@ -12,10 +12,13 @@ use rmcp::service::{
     ClientCacheConfig, ClientInitializeError, Peer, RoleClient, RunningService, ServiceError,
     ServiceExt,
 };
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, StreamableHttpClientTransportConfig,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use skillful_core::ResourceContent;
 
+use crate::BearerToken;
 use crate::error::McpSkillsError;
 use crate::final_form::FinalFormError;
 
@@ -35,6 +38,9 @@ pub enum McpEndpoint {
     Http {
         /// The URL.
         url: String,
+        /// The token sent with every request as `Authorization: Bearer <token>`, for a server
+        /// that requires one.
+        bearer_token: Option<BearerToken>,
     },
 }
 
@@ -97,7 +103,29 @@ impl McpEndpoint {
 
     /// A server at a streamable HTTP URL.
     pub fn http(url: impl Into<String>) -> Self {
-        McpEndpoint::Http { url: url.into() }
+        McpEndpoint::Http {
+            url: url.into(),
+            bearer_token: None,
+        }
+    }
+
+    /// A server at a streamable HTTP URL that requires a bearer token (such as `skills serve
+    /// --http ADDR --auth-token-env VAR`): `token` is sent with every request. Sent over plain
+    /// `http://` to another host, anyone on the way can read it; a warning says so when it is.
+    ///
+    /// # Example
+    /// ```
+    /// use skillful_mcp::{BearerToken, McpEndpoint};
+    ///
+    /// let token = BearerToken::new("correct-horse-battery-staple").unwrap();
+    /// let endpoint = McpEndpoint::http_with_bearer_token("http://127.0.0.1:8000/mcp", token);
+    /// assert!(!format!("{endpoint:?} {endpoint}").contains("horse"));
+    /// ```
+    pub fn http_with_bearer_token(url: impl Into<String>, token: BearerToken) -> Self {
+        McpEndpoint::Http {
+            url: url.into(),
+            bearer_token: Some(token),
+        }
     }
 }
 
@@ -111,7 +139,7 @@ impl fmt::Display for McpEndpoint {
                 }
                 f.write_str("`")
             }
-            McpEndpoint::Http { url } => f.write_str(url),
+            McpEndpoint::Http { url, .. } => f.write_str(url),
         }
     }
 }
@@ -380,14 +408,61 @@ async fn connect(endpoint: &McpEndpoint, allowed_env: &[String]) -> Result<Clien
                 .map_err(|error| format!("cannot start `{program}`: {error}"))?;
             ().serve(transport).await.map_err(handshake_error)
         }
-        McpEndpoint::Http { url } => {
-            let transport = StreamableHttpClientTransport::with_client(
-                http_client()?,
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()),
-            );
-            ().serve(transport).await.map_err(handshake_error)
+        McpEndpoint::Http { url, bearer_token } => {
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            if let Some(token) = bearer_token {
+                if exposes_token(url) {
+                    tracing::warn!(
+                        server = %url,
+                        "the bearer token is sent without TLS to another host: anyone on the way can read it; use https://"
+                    );
+                }
+                config = config.auth_header(token.secret());
+            }
+            let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+            ().serve(transport).await.map_err(|error| {
+                match (refused_authorization(&error), bearer_token) {
+                    (true, Some(_)) => {
+                        "the server refused the bearer token sent (HTTP 401); check that it is this server's token".to_owned()
+                    }
+                    (true, None) => {
+                        "the server requires a bearer token and none was sent (HTTP 401)".to_owned()
+                    }
+                    (false, _) => handshake_error(error),
+                }
+            })
         }
     }
+}
+
+/// Whether a token sent to `url` travels in clear text beyond this host: plain `http://` to a
+/// host that is not a loopback address (`localhost` counts as one).
+fn exposes_token(url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    if url.scheme() != "http" {
+        return false;
+    }
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    !loopback
+}
+
+/// Whether the handshake failed because the server asked for authorization (HTTP 401).
+fn refused_authorization(error: &ClientInitializeError) -> bool {
+    let ClientInitializeError::TransportError { error, .. } = error else {
+        return false;
+    };
+    let first: &(dyn std::error::Error + 'static) = &*error.error;
+    std::iter::successors(Some(first), |cause| cause.source())
+        .any(|cause| cause.is::<AuthRequiredError>())
 }
 
 /// Why the handshake failed, in a few words.

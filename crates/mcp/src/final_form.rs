@@ -24,11 +24,13 @@
 //! [`skillful_core::Skill`]s, caching, approval and origin naming across servers are the caller's.
 //! Requests carry no timeout of their own; the caller bounds them.
 
+#[cfg(feature = "client")]
 mod client;
 mod entry;
 mod paging;
 mod verify;
 
+#[cfg(feature = "client")]
 pub use client::{
     CacheHint, DEFAULT_LISTING_LIMITS, FinalFormError, ListingLimits, ReadFile, SkillsPage,
     get_skill, list_all_skills, list_skills, read_directory, read_skill_file, skills_extension,

@@ -31,9 +31,9 @@ use skillful_discovery::FileSkillsSource;
 use skillful_watch::{Reload, WatchedSource};
 use tokio::sync::watch;
 
-pub use self::auth::BearerToken;
 use self::catalog::{Catalog, SCHEME, Served, Skills, Snapshot, file_uri};
 use self::draft::{archive, archive_uri};
+use crate::BearerToken;
 use crate::final_form::page_after;
 use crate::index::{ARCHIVE_TYPE, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
 use crate::mime::mime_type;
@@ -73,17 +73,6 @@ pub enum ServeError {
     TokenRequired {
         /// The address.
         addr: SocketAddr,
-    },
-    /// A bearer token that is empty (or holds characters a header cannot carry).
-    #[error("the bearer token is empty, or holds spaces or characters other than printable ASCII")]
-    EmptyToken,
-    /// The environment variable meant to hold the bearer token does not hold a usable one.
-    #[error("the environment variable {var} holds no bearer token: {reason}")]
-    TokenVariable {
-        /// The variable's name.
-        var: String,
-        /// What is wrong with it.
-        reason: String,
     },
 }
 

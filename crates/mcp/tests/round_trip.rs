@@ -12,8 +12,8 @@ use common::{DraftOnly, Recording, http, piped, skill_md, write_tree};
 use skillful_core::{OriginKind, ResourceContent, Skill, SkillError, SkillsSource, SourceContext};
 use skillful_discovery::FileSkillsSource;
 use skillful_mcp::{
-    ARCHIVE_TYPE, INDEX_URI, McpEndpoint, McpSkillsError, McpSkillsSource, SKILL_MD_TYPE,
-    SkillsMcpServer,
+    ARCHIVE_TYPE, BearerToken, HTTP_PATH, INDEX_URI, McpEndpoint, McpSkillsError, McpSkillsSource,
+    SKILL_MD_TYPE, SkillsMcpServer,
 };
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe";
@@ -382,6 +382,61 @@ async fn a_failed_connection_is_a_typed_error_and_the_next_call_reconnects() {
     let listener = tokio::net::TcpListener::bind(address).await.unwrap();
     tokio::spawn(server(root.path()).serve_http(listener));
     assert_eq!(names(&source).await.len(), 2);
+}
+
+#[tokio::test]
+async fn a_server_that_requires_a_bearer_token_is_read_with_it_and_refuses_without() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    skills_tree(root.path());
+    let token = BearerToken::new("correct-horse-battery-staple").unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}{HTTP_PATH}", listener.local_addr().unwrap());
+    tokio::spawn(
+        server(root.path())
+            .with_bearer_token(token.clone())
+            .serve_http(listener),
+    );
+
+    let with_token = McpSkillsSource::builder(McpEndpoint::http_with_bearer_token(&url, token))
+        .cache_dir(cache.path())
+        .build();
+    let mut found = names(&with_token).await;
+    found.sort();
+    assert_eq!(found, ["glossary", "unit-converter"]);
+    let skills = with_token.load().await.unwrap();
+    let converter = find(&skills, "unit-converter");
+    assert!(
+        converter
+            .document()
+            .await
+            .unwrap()
+            .body
+            .contains("references/table.md")
+    );
+
+    let wrong = BearerToken::new("correct-horse-battery-stapler").unwrap();
+    for (endpoint, why) in [
+        (
+            McpEndpoint::http(&url),
+            "requires a bearer token and none was sent",
+        ),
+        (
+            McpEndpoint::http_with_bearer_token(&url, wrong),
+            "refused the bearer token sent",
+        ),
+    ] {
+        let source = McpSkillsSource::builder(endpoint)
+            .cache_dir(cache.path())
+            .build();
+        let error = source.load().await.unwrap_err();
+        assert!(
+            matches!(&error, McpSkillsError::Connect { server, .. } if *server == url),
+            "{error}"
+        );
+        assert!(error.to_string().contains(why), "{error}");
+        assert!(!error.to_string().contains("horse"), "{error}");
+    }
 }
 
 #[tokio::test]
