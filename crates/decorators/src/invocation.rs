@@ -385,6 +385,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             if self.text_tool_calls && options.tool_choice != Some(ToolChoice::None) {
                 recover_text_calls(&mut replies, &tools);
             }
+            correct_misnamed_calls(&mut replies, &tools);
             ids.assign(&mut replies);
             let calls: Vec<FunctionCall> = replies
                 .iter()
@@ -489,6 +490,35 @@ fn recover_text_calls(replies: &mut [Message], tools: &[SharedTool]) {
         .sum();
     if recovered > 0 {
         tracing::debug!(calls = recovered, "recovered tool calls written as text");
+    }
+}
+
+/// Turns each call of a tool that does not exist into a call of the tool that claims its name
+/// ([`Tool::arguments_for_misnamed_call`]), with the arguments that tool gives: a model that
+/// called a skill by its name calls `load_skill` with it. The history then holds the call that
+/// ran, so the model sees how to call it.
+fn correct_misnamed_calls(replies: &mut [Message], tools: &[SharedTool]) {
+    for content in replies.iter_mut().flat_map(|reply| &mut reply.contents) {
+        let Content::FunctionCall(call) = content else {
+            continue;
+        };
+        if tools.iter().any(|tool| tool.name() == call.name) {
+            continue;
+        }
+        let Some((tool, arguments)) = tools.iter().find_map(|tool| {
+            tool.arguments_for_misnamed_call(&call.name)
+                .map(|arguments| (tool, arguments))
+        }) else {
+            continue;
+        };
+        tracing::info!(
+            called = %call.name,
+            tool = %tool.name(),
+            %arguments,
+            "the model called a tool that does not exist by what a tool acts on; running that tool"
+        );
+        call.name = tool.name().to_owned();
+        call.arguments = arguments;
     }
 }
 

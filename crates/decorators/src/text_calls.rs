@@ -11,8 +11,11 @@
 //!
 //! A call object has only the keys `name`, `arguments` or `parameters`, `id` and `type`; its
 //! arguments are an object (or JSON text of one) that fits the tool's schema
-//! ([`schema::fits`](crate::schema)). A block or list is taken whole or not at all, and JSON that
-//! names no offered tool, has no name, or whose arguments do not fit is left as text.
+//! ([`schema::fits`](crate::schema)). A call may also name what a tool acts on instead of the
+//! tool ([`Tool::arguments_for_misnamed_call`](skillful_chat::Tool::arguments_for_misnamed_call)),
+//! whatever its arguments: the loop corrects it. A block or list is taken whole or not at all,
+//! and JSON that names no offered tool (nor anything one claims), has no name, or whose arguments
+//! do not fit is left as text.
 
 use std::ops::Range;
 
@@ -203,7 +206,7 @@ fn call(object: &Map<String, Value>, tools: &[SharedTool]) -> Option<FunctionCal
         return None;
     }
     let name = object.get("name")?.as_str()?;
-    let tool = tools.iter().find(|tool| tool.name() == name)?;
+    let tool = tools.iter().find(|tool| tool.name() == name);
     let arguments = match (object.get("arguments"), object.get("parameters")) {
         (Some(_), Some(_)) => return None,
         (Some(arguments), None) | (None, Some(arguments)) => arguments.clone(),
@@ -214,7 +217,14 @@ fn call(object: &Map<String, Value>, tools: &[SharedTool]) -> Option<FunctionCal
         Value::String(text) => serde_json::from_str(&text).ok()?,
         other => other,
     };
-    (arguments.is_object() && schema::fits(tool.parameters(), &arguments)).then(|| FunctionCall {
+    let fits = match tool {
+        Some(tool) => schema::fits(tool.parameters(), &arguments),
+        // A name a tool claims: the loop gives the call that tool's arguments for it.
+        None => tools
+            .iter()
+            .any(|tool| tool.arguments_for_misnamed_call(name).is_some()),
+    };
+    (arguments.is_object() && fits).then(|| FunctionCall {
         call_id: String::new(),
         name: name.to_owned(),
         arguments,

@@ -441,6 +441,15 @@ impl Snapshot {
         })
     }
 
+    /// The exact name of the skill `requested` finds, as `load_skill` would find it.
+    pub(crate) fn skill_named(&self, requested: &str) -> Option<String> {
+        let names: Vec<&str> = self.skills.iter().map(|skill| skill.name()).collect();
+        match resolve(requested, &names) {
+            Resolution::Found(index) => Some(names[index].to_owned()),
+            _ => None,
+        }
+    }
+
     fn find_skill(&self, requested: String) -> Result<Found<Arc<dyn Skill>>, ToolError> {
         let names: Vec<&str> = self.skills.iter().map(|skill| skill.name()).collect();
         match resolve(&requested, &names) {

@@ -319,6 +319,41 @@ impl SkillTool {
         self.snapshot.subject(self.id.kind, arguments.clone())
     }
 
+    /// For `load_skill`, the arguments that load the skill `name` finds (as `load_skill` finds
+    /// a name: exactly, else by the one forgiving match), for a model that called a skill as if
+    /// it were a tool; `None` for the other tools and for a name that finds no skill.
+    ///
+    /// # Example
+    /// ```
+    /// use std::sync::Arc;
+    /// use skillful_core::SourceContext;
+    /// use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let skill = InlineSkill::builder("unit-converter", "Converts units.")
+    ///     .instructions("Use the table.")
+    ///     .build()
+    ///     .unwrap();
+    /// let provider = SkillsProvider::new(Arc::new(InlineSkillsSource::new([skill])));
+    /// let run = provider.context(&SourceContext::default()).await.unwrap();
+    /// let load = run.tool("load_skill").unwrap();
+    /// assert_eq!(
+    ///     load.arguments_for_misnamed_call("Unit-Converter"),
+    ///     Some(serde_json::json!({"skillName": "unit-converter"}))
+    /// );
+    /// assert_eq!(load.arguments_for_misnamed_call("weather"), None);
+    /// assert_eq!(run.tool("read_skill_resource").unwrap().arguments_for_misnamed_call("unit-converter"), None);
+    /// # }
+    /// ```
+    pub fn arguments_for_misnamed_call(&self, name: &str) -> Option<serde_json::Value> {
+        if self.id.kind != ToolKind::LoadSkill {
+            return None;
+        }
+        let skill = self.snapshot.skill_named(name)?;
+        Some(json!({"skillName": skill}))
+    }
+
     /// Runs the tool on the model's arguments: a JSON object, or a string holding one (some
     /// clients pass arguments unparsed); null counts as `{}`.
     ///

@@ -260,3 +260,96 @@ async fn a_model_repeating_a_text_call_meets_the_loop_guard() {
         "every request was valid on the wire"
     );
 }
+
+fn claiming_load_skill() -> Arc<TestTool> {
+    TestTool::claiming(
+        "load_skill",
+        Behaviour::Echo,
+        json!({
+            "type": "object",
+            "properties": {"skillName": {"type": "string"}},
+            "required": ["skillName"]
+        }),
+        &["unit-converter"],
+    )
+}
+
+#[tokio::test]
+async fn a_skill_called_as_a_tool_runs_as_the_tool_that_claims_it() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call(
+        "c1",
+        "unit-converter",
+        json!({"miles": 26.2}),
+    ));
+    server.push(Reply::text("42.16 km"));
+    let load = claiming_load_skill();
+    let client = FunctionInvocationLayer::new().layer(base(server.url()));
+    let response = client
+        .get_response(request(vec![Message::user("marathon?")], &[&load]))
+        .await
+        .unwrap();
+
+    assert_eq!(response.text(), "42.16 km");
+    assert_eq!(load.calls(), 1);
+    let call = response.messages[0].function_calls().next().unwrap();
+    assert_eq!(call.name, "load_skill");
+    assert_eq!(call.arguments, json!({"skillName": "unit-converter"}));
+    let (assistant, results) = sent_back(&server);
+    assert_eq!(
+        assistant["tool_calls"][0]["function"],
+        json!({"name": "load_skill", "arguments": "{\"skillName\":\"unit-converter\"}"})
+    );
+    assert_eq!(
+        results,
+        [r#"called load_skill with {"skillName":"unit-converter"}"#]
+    );
+}
+
+#[tokio::test]
+async fn a_skill_called_as_a_tool_in_text_runs_whatever_its_arguments() {
+    // What Qwen2.5-Coder-0.5B wrote in the README's marathon runs.
+    let server = TestServer::start().await;
+    server.push(Reply::text(
+        "  {\"name\": \"unit-converter\", \"arguments\": {\"skillName\": \"unit-converter\", \"offset\": 26.2, \"limit\": 65536}}",
+    ));
+    server.push(Reply::text("42.16 km"));
+    let load = claiming_load_skill();
+    let client = FunctionInvocationLayer::new().layer(base(server.url()));
+    let response = client
+        .get_response(request(vec![Message::user("marathon?")], &[&load]))
+        .await
+        .unwrap();
+
+    assert_eq!(response.text(), "42.16 km");
+    assert_eq!(load.calls(), 1);
+    let (_, results) = sent_back(&server);
+    assert_eq!(
+        results,
+        [r#"called load_skill with {"skillName":"unit-converter"}"#]
+    );
+}
+
+#[tokio::test]
+async fn a_name_no_tool_claims_stays_an_unknown_tool_or_plain_text() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("c1", "weather", json!({})));
+    server.push(Reply::text("{\"name\": \"weather\", \"arguments\": {}}"));
+    let load = claiming_load_skill();
+    let client = FunctionInvocationLayer::new().layer(base(server.url()));
+    let response = client
+        .get_response(request(vec![Message::user("rain?")], &[&load]))
+        .await
+        .unwrap();
+
+    assert_eq!(load.calls(), 0);
+    let (_, results) = sent_back(&server);
+    assert_eq!(
+        results,
+        ["Error: there is no tool named 'weather'. Available tools: load_skill."]
+    );
+    assert_eq!(
+        response.text(),
+        "{\"name\": \"weather\", \"arguments\": {}}"
+    );
+}
