@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::EngineError;
 
 /// Starts `xllamacpp.Server` on 127.0.0.1 and waits for SIGTERM or SIGINT.
-/// Arguments: model path, port, chat template path (empty: the model's own), threads.
+/// Arguments: model path, port, chat template path (empty: the model's own), threads (one per
+/// core the process may use, at most 8).
 pub(crate) const SERVE_PY: &str = r#"
 import os, signal, sys, threading
 import xllamacpp
@@ -24,6 +25,9 @@ params.port = port
 params.hostnames = ["127.0.0.1"]
 params.n_ctx, params.n_parallel, params.use_jinja = 8192, 1, True
 params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
+# Threads wait for each other asleep, not spinning: on a machine whose cores are busy a spinning
+# thread holds the core the thread it waits for needs.
+params.cpuparams.poll = params.cpuparams_batch.poll = 0
 if template:
     with open(template, encoding="utf-8") as f:
         params.chat_template = f.read()
