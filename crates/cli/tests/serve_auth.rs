@@ -26,18 +26,25 @@ fn setup() -> tempfile::TempDir {
     dir
 }
 
-fn serve(dir: &tempfile::TempDir, extra: &[&str]) -> Command {
+/// `skills` run in `dir` with a home of its own, no token and no log filter in its environment.
+fn skills(dir: &tempfile::TempDir) -> Command {
     let mut command = Command::new(BIN);
     command
-        .arg("serve")
-        .arg(dir.path().join("served"))
-        .args(extra)
         .current_dir(dir.path())
         .env("HOME", dir.path().join("home"))
         .env("XDG_CACHE_HOME", dir.path().join("home/.cache"))
         .env_remove(TOKEN_VAR)
         .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    command
+}
+
+fn serve(dir: &tempfile::TempDir, extra: &[&str]) -> Command {
+    let mut command = skills(dir);
+    command
+        .arg("serve")
+        .arg(dir.path().join("served"))
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     command
@@ -218,21 +225,15 @@ fn loopback_works_without_a_token_and_enforces_one_when_given() {
     assert_eq!(status(&head), "200", "{head}\n{body}");
 }
 
-/// `skills ARGS` run by a client with a home of its own, `vars` set in its environment.
+/// `skills ARGS` run as a client, `vars` set in its environment.
 fn client(
     dir: &tempfile::TempDir,
     args: &[&str],
     vars: &[(&str, &str)],
 ) -> (Option<i32>, String, String) {
-    let output = Command::new(BIN)
+    let output = skills(dir)
         .args(args)
-        .current_dir(dir.path())
-        .env("HOME", dir.path().join("home"))
-        .env("XDG_CACHE_HOME", dir.path().join("home/.cache"))
-        .env_remove(TOKEN_VAR)
-        .env_remove("RUST_LOG")
         .envs(vars.iter().copied())
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     (

@@ -23,6 +23,9 @@ pub(crate) enum Group {
 
 const GROUPS: usize = 9;
 
+/// The groups after the name and the description, which have a count each.
+const COUNTED_GROUPS: &[Group] = Group::ALL.split_at(2).1;
+
 impl Group {
     const ALL: [Group; GROUPS] = [
         Group::Name,
@@ -49,17 +52,6 @@ pub(crate) struct PackedText {
     lengths: Box<[u8]>,
 }
 
-/// The groups after the name and the description, which have a count each.
-const COUNTED: [Group; GROUPS - 2] = [
-    Group::License,
-    Group::Compatibility,
-    Group::Metadata,
-    Group::AllowedTools,
-    Group::Dir,
-    Group::Resources,
-    Group::Scripts,
-];
-
 impl PackedText {
     /// Packs `groups`: for each group of [`Group::ALL`], in that order, its strings, or `None`
     /// for an absent [`Group::AllowedTools`] (any other group's `None` is stored as empty; the
@@ -80,7 +72,7 @@ impl PackedText {
             push_number(&mut lengths, string.len());
             text.push_str(string);
         }
-        for (group, strings) in COUNTED.iter().zip(rest) {
+        for (group, strings) in COUNTED_GROUPS.iter().zip(rest) {
             let count = strings.as_ref().map_or(0, Vec::len);
             let stored = match group {
                 Group::AllowedTools => strings.as_ref().map_or(0, |_| count + 1),
@@ -114,7 +106,7 @@ impl PackedText {
         let mut skip = 0;
         let mut take = 0;
         let mut present = true;
-        for each in COUNTED {
+        for &each in COUNTED_GROUPS {
             let stored = numbers.next().unwrap_or(0);
             let count = match each {
                 Group::AllowedTools => stored.saturating_sub(1),
