@@ -182,12 +182,13 @@ impl FileSkill {
 
     /// The skill's directory (canonical).
     pub fn dir(&self) -> PathBuf {
-        if let Some(dir) = self.rare.as_ref().and_then(|rare| rare.dir.as_ref()) {
-            return dir.clone();
-        }
-        match self.text.first(Group::Dir) {
-            Some(relative) if !relative.is_empty() => self.root.dir.join(relative),
-            _ => self.root.dir.clone(),
+        match self.relative_dir() {
+            Some("") => self.root.dir.clone(),
+            Some(relative) => self.root.dir.join(relative),
+            None => self
+                .rare()
+                .and_then(|rare| rare.dir.clone())
+                .unwrap_or_else(|| self.root.dir.clone()),
         }
     }
 

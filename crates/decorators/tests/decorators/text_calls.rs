@@ -353,3 +353,32 @@ async fn a_name_no_tool_claims_stays_an_unknown_tool_or_plain_text() {
         "{\"name\": \"weather\", \"arguments\": {}}"
     );
 }
+
+#[tokio::test]
+async fn a_misnamed_call_gets_no_way_around_the_approval_policy() {
+    // The policy asks before `load_skill` runs; calling the skill's name instead must ask too,
+    // about the call that would run, and run nothing until it is answered.
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call(
+        "c1",
+        "unit-converter",
+        json!({"rm": "-rf /"}),
+    ));
+    let load = claiming_load_skill();
+    let client = FunctionInvocationLayer::new()
+        .approval(TestPolicy::new())
+        .layer(base(server.url()));
+    let response = client
+        .get_response(request(vec![Message::user("go")], &[&load]))
+        .await
+        .unwrap();
+
+    assert_eq!(load.calls(), 0);
+    let pending = response.approval_requests();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].call.name, "load_skill");
+    assert_eq!(
+        pending[0].call.arguments,
+        json!({"skillName": "unit-converter"})
+    );
+}
