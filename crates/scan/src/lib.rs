@@ -197,8 +197,7 @@ pub fn scan_paths(paths: &[PathBuf]) -> Result<Report, ScanError> {
             report.extend(scan_file(path));
             continue;
         }
-        let mut skills = Vec::new();
-        find_skills(path, 0, &mut skills).map_err(|source| ScanError::Io {
+        let skills = find_skill_dirs(path).map_err(|source| ScanError::Io {
             path: path.clone(),
             source,
         })?;
@@ -211,6 +210,18 @@ pub fn scan_paths(paths: &[PathBuf]) -> Result<Report, ScanError> {
 
 fn display(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
+}
+
+/// The skill directories at or below `dir` (those holding a `SKILL.md`, which are not searched
+/// further), up to six levels down, in path order; hidden directories, `node_modules` and
+/// symbolic links are not entered.
+///
+/// # Errors
+/// The I/O error of a directory that cannot be read.
+pub fn find_skill_dirs(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut skills = Vec::new();
+    find_skills(dir, 0, &mut skills)?;
+    Ok(skills)
 }
 
 fn find_skills(dir: &Path, depth: usize, skills: &mut Vec<PathBuf>) -> std::io::Result<()> {
