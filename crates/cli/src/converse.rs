@@ -6,7 +6,7 @@
 //! prompts: model text is indented, tool calls and results follow our `>>`/`<<` markers on their
 //! line, so a line starting with `??` (an approval question) or `>`/`<<`/`>>` is always ours.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,7 +26,7 @@ use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
 use skillful_provider::CallSubject;
 
 use crate::compose::{ListingFlags, SkillsFlags, process_runner};
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// The most characters of a tool result the transcript shows.
 const SHOWN_RESULT_CHARS: usize = 200;
@@ -83,7 +83,7 @@ pub(crate) async fn model_server(
             )
         })?;
     if let Some(note) = guard.note() {
-        eprintln!("skills: {note}");
+        writeln!(output::stderr(), "skills: {}", one_line(&note.to_string()))?;
     }
     Ok((guard.endpoint(), Some(guard)))
 }
@@ -229,10 +229,11 @@ impl AgentArgs {
         };
         let (file, session) = match SessionFile::try_open(path) {
             Err(SessionFileError::Busy { .. }) => {
-                eprintln!(
+                writeln!(
+                    output::stderr(),
                     "skills: waiting for another process using the session {}",
                     one_line(&path.display().to_string())
-                );
+                )?;
                 let path = path.clone();
                 tokio::task::spawn_blocking(move || SessionFile::open(path)).await??
             }
@@ -248,14 +249,14 @@ impl AgentArgs {
 /// types: the skills watcher reloads (and says so) between turns.
 struct Terminal {
     lines: Option<tokio::sync::mpsc::UnboundedReceiver<io::Result<String>>>,
-    out: io::StdoutLock<'static>,
+    out: output::Writer<io::StdoutLock<'static>>,
 }
 
 impl Terminal {
     fn new() -> Self {
         Self {
             lines: None,
-            out: io::stdout().lock(),
+            out: output::stdout(),
         }
     }
 
@@ -470,11 +471,12 @@ impl<'a> Conversation<'a> {
             self.save()?;
             self.terminal.show(&response)?;
             if response.finish_reason.as_deref() == Some("length") {
-                eprintln!(
+                writeln!(
+                    output::stderr(),
                     "skills: the model's answer was cut off at the token limit ({} tokens per \
                      call); raise --max-tokens for longer answers",
                     self.args.model.max_tokens
-                );
+                )?;
             }
             if response.pending.is_empty() {
                 return Ok(());
@@ -527,7 +529,11 @@ async fn say_reloads(mut reloads: tokio::sync::watch::Receiver<skillful_watch::R
             format!("{what} {}{more}", shown.join(", "))
         })
         .collect();
-        eprintln!("skills: skills reloaded: {}", parts.join("; "));
+        let _ = writeln!(
+            output::stderr(),
+            "skills: skills reloaded: {}",
+            parts.join("; ")
+        );
     }
 }
 

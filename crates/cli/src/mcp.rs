@@ -1,14 +1,13 @@
 //! `skills serve`: the skills of the roots as an MCP server, in the Skills extension's final
 //! form and its draft form.
 
-use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use skillful_mcp::{BearerToken, HTTP_PATH, ServeError, SkillsMcpServer};
 
 use crate::compose::{SkillsFlags, process_runner};
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
@@ -77,7 +76,7 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
             })?;
             let listener = tokio::net::TcpListener::bind(addr).await?;
             let url = format!("http://{}{HTTP_PATH}", listener.local_addr()?);
-            writeln!(io::stderr(), "skills: serving MCP at {url}")?;
+            writeln!(output::stderr(), "skills: serving MCP at {url}")?;
             server.serve_http(listener).await?;
         }
     }
