@@ -419,11 +419,7 @@ pub(crate) mod tests {
         // The project goes into the path, before the query string the mirror asked for.
         let file = fetcher.find("p", "p-1.whl").await.unwrap();
         assert_eq!(file.url, format!("{}files/p-1.whl", index.root()));
-        assert_eq!(
-            index.pages(),
-            ["/simple/p/?token=s3cret"],
-            "the page asked"
-        );
+        assert_eq!(index.pages(), ["/simple/p/?token=s3cret"], "the page asked");
         let error = fetcher.find("p", "p-2.whl").await.unwrap_err().to_string();
         assert!(
             !error.contains("s3cret") && !error.contains("frag"),
