@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use skillful_agent::{
-    Agent, AgentError, AgentResponse, ApprovalRules, ApprovalsStore, AutoApprove, Input, Session,
-    SessionFile, SessionFileError,
+    Agent, AgentError, AgentResponse, ApprovalRules, ApprovalsStore, Author, AutoApprove, Input,
+    Session, SessionFile, SessionFileError,
 };
 use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatError, ChatOptions, Content, DEFAULT_BASE_URL,
@@ -289,7 +289,13 @@ impl Terminal {
     }
 
     fn show(&mut self, response: &AgentResponse) -> io::Result<()> {
-        for message in &response.messages {
+        for (message, author) in response.messages.iter().zip(&response.authors) {
+            if *author == Author::AnswerStep {
+                writeln!(
+                    self.out,
+                    ">> answer step: the model was asked again, with the results and no tools"
+                )?;
+            }
             for content in &message.contents {
                 match content {
                     // Indented: a line of the model's can never start like one of ours.
