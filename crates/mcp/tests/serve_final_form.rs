@@ -587,3 +587,49 @@ async fn a_same_size_rewrite_with_the_old_mtime_gets_the_new_digest() {
     }
     assert_eq!(digest_of(&all(&client).await), sha256_digest(rewritten));
 }
+
+/// A cursor names where the next page starts; one the server did not issue (the base64url of a
+/// URI it lists, as the unsigned cursors were, or an issued one edited) is `-32602`, for
+/// `skills/list` and `resources/directory/read` alike.
+#[tokio::test]
+async fn cursors_the_server_did_not_issue_are_minus_32602() {
+    use base64::Engine;
+    let encode = |text: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text);
+    let root = tempfile::tempdir().unwrap();
+    skills_tree(root.path());
+    let client = connect(server(root.path()), Era::Legacy).await;
+    let issued = final_form::list_skills(client.peer(), LABEL, None)
+        .await
+        .unwrap()
+        .next_cursor
+        .unwrap();
+    let (_, tag) = issued.split_once('.').unwrap();
+    let forged = [
+        encode("skill://alpha/SKILL.md"),
+        format!("{}.{tag}", encode("skill://gamma/SKILL.md")),
+        format!("{issued}x"),
+    ];
+    for cursor in &forged {
+        let error = final_form::list_skills(client.peer(), LABEL, Some(cursor.clone()))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, FinalFormError::Refused { code: -32602, .. }),
+            "{cursor}: {error:?}"
+        );
+        let error =
+            final_form::read_directory(client.peer(), LABEL, "skill://pdf", Some(cursor.clone()))
+                .await
+                .unwrap_err();
+        assert!(
+            matches!(&error, FinalFormError::NotADirectory { message, .. } if message.contains("cursor")),
+            "{cursor}: {error:?}"
+        );
+    }
+    // The issued one still pages on.
+    assert!(
+        final_form::list_skills(client.peer(), LABEL, Some(issued))
+            .await
+            .is_ok()
+    );
+}
