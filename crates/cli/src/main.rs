@@ -22,6 +22,7 @@ mod inspect;
 mod mcp;
 mod output;
 mod run_script;
+mod scan;
 mod search;
 mod settings;
 mod validate;
@@ -71,6 +72,8 @@ enum Command {
     Engine(engine::EngineArgs),
     /// Measure whether skills help a model: run their evals with and without them, grade, benchmark.
     Eval(eval::EvalArgs),
+    /// Scan skills for hidden text, prompt injection, exfiltration and risky scripts.
+    Scan(scan::ScanArgs),
 }
 
 /// What a command reports back to `main`.
@@ -162,6 +165,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Disable(args) => settings::toggle(args, false),
             Command::Engine(args) => engine::run(args).await,
             Command::Eval(args) => eval::run(args).await,
+            Command::Scan(args) => scan::scan(args),
         }
     })
 }

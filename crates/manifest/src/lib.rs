@@ -356,6 +356,18 @@ fn relative_name(path: &Path, relative: &Path) -> Result<String, ManifestError> 
     Ok(name)
 }
 
+/// The bytes of the regular file at `path`, opened without following a symbolic link and
+/// without blocking on a FIFO, refused over `limit` bytes: how the files a manifest lists are
+/// read for anything else (scanning, copying).
+///
+/// # Errors
+/// [`ManifestError::Io`], [`ManifestError::NotARegularFile`] or [`ManifestError::FileTooLarge`].
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ManifestError> {
+    let mut bytes = Vec::new();
+    walk::read_file(path, limit, &mut |chunk| bytes.extend_from_slice(chunk))?;
+    Ok(bytes)
+}
+
 /// vercel-labs/skills' `computedHash` of the directory `dir`: lowercase hexadecimal SHA-256
 /// over, for each regular file below it in JavaScript `localeCompare` order (ICU's root
 /// collation) of its relative path (`/` between segments), the UTF-8 bytes of that path
