@@ -13,11 +13,12 @@ use skillful_decorators::{
 };
 use skillful_provider::{CallSubject, SkillsProvider};
 
+use crate::aids::{Aids, answer_request};
 use crate::approvals::ApprovalsStore;
 use crate::context::{ContextProvider, SkillsContext};
 use crate::error::AgentError;
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
-use crate::session::Session;
+use crate::session::{Author, Session};
 
 /// What a run is given: a prompt, or the answers to pending approvals.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +52,9 @@ impl From<Vec<ApprovalResponse>> for Input {
 pub struct AgentResponse {
     /// The new messages: the model's tool calls, the tool results, the answer.
     pub messages: Vec<Message>,
+    /// Who made each of [`messages`](Self::messages), in the same order: the conversation, or
+    /// one of the agent's [`Aids`] (the answer step, an activation).
+    pub authors: Vec<Author>,
     /// Calls waiting for approval; answer them with [`Input::Approvals`].
     pub pending: Vec<ApprovalRequest>,
     /// Tokens used over the run's model calls, when the server reports them.
@@ -98,6 +102,7 @@ pub struct Agent {
     providers: Vec<Arc<dyn ContextProvider>>,
     skills: Vec<Arc<SkillsProvider>>,
     options: ChatOptions,
+    aids: Aids,
 }
 
 impl Agent {
@@ -114,6 +119,7 @@ impl Agent {
             limits: Limits::default(),
             options: ChatOptions::default(),
             text_tool_calls: true,
+            aids: Aids::default(),
         }
     }
 
@@ -178,19 +184,42 @@ impl Agent {
         let mut options = self.options.clone();
         options.conversation_id = Some(session.id().to_owned());
 
-        let response = self
+        let mut response = self
             .client
             .get_response(
-                ChatRequest::new(messages)
+                ChatRequest::new(messages.clone())
                     .with_tools(tools)
                     .with_options(options),
             )
             .await?;
-        session.extend(new);
-        session.extend(response.messages.iter().cloned());
+        let mut authors = vec![Author::Conversation; response.messages.len()];
+        if response.stopped.is_some() && self.aids.answer_step {
+            messages.extend(response.messages.iter().cloned());
+            if let Some(request) = answer_request(&messages, &self.options) {
+                let answer = self.client.get_response(request).await?;
+                if let Some(usage) = answer.usage {
+                    response.usage.get_or_insert_with(Usage::default).add(usage);
+                }
+                response.finish_reason = answer.finish_reason;
+                authors.extend(answer.messages.iter().map(|_| Author::AnswerStep));
+                response.messages.extend(answer.messages);
+            }
+        }
+        session.extend(
+            new.into_iter()
+                .map(|message| (message, Author::Conversation)),
+        );
+        session.extend(
+            response
+                .messages
+                .iter()
+                .cloned()
+                .zip(authors.iter().copied()),
+        );
         Ok(AgentResponse {
             pending: response.approval_requests(),
             messages: response.messages,
+            authors,
             usage: response.usage,
             finish_reason: response.finish_reason,
         })
@@ -244,6 +273,7 @@ pub struct AgentBuilder {
     limits: Limits,
     options: ChatOptions,
     text_tool_calls: bool,
+    aids: Aids,
 }
 
 impl AgentBuilder {
@@ -294,6 +324,12 @@ impl AgentBuilder {
         self
     }
 
+    /// The small-model aids to apply (default: all; see [`Aids`]).
+    pub fn aids(mut self, aids: Aids) -> Self {
+        self.aids = aids;
+        self
+    }
+
     /// Settings for every model call (model, temperature, max tokens).
     pub fn options(mut self, options: ChatOptions) -> Self {
         self.options = options;
@@ -318,6 +354,7 @@ impl AgentBuilder {
             providers: self.providers,
             skills: self.skills,
             options: self.options,
+            aids: self.aids,
         }
     }
 }
