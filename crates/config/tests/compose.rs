@@ -211,10 +211,38 @@ async fn skills_are_disabled_by_the_user_the_project_and_the_run_later_levels_wi
     fs::create_dir_all(world.path("project/.agents")).unwrap();
     let user = world.environment.user_config_file();
     let project = world.path("project/.agents/skillful.toml");
-    Settings::set_enabled(&user, SettingsLevel::User, "alpha", false).unwrap();
-    Settings::set_enabled(&user, SettingsLevel::User, "beta", false).unwrap();
-    Settings::set_enabled(&project, SettingsLevel::Project, "beta", true).unwrap();
-    Settings::set_enabled(&project, SettingsLevel::Project, "gamma", false).unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &user,
+        SettingsLevel::User,
+        "alpha",
+        false,
+    )
+    .unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &user,
+        SettingsLevel::User,
+        "beta",
+        false,
+    )
+    .unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &project,
+        SettingsLevel::Project,
+        "beta",
+        true,
+    )
+    .unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &project,
+        SettingsLevel::Project,
+        "gamma",
+        false,
+    )
+    .unwrap();
 
     // The project's settings count only when it is trusted.
     let loaded = load(world.config()).await;
@@ -261,11 +289,25 @@ async fn skills_are_disabled_by_the_user_the_project_and_the_run_later_levels_wi
     assert_eq!(offered, ["beta", "delta"]);
 
     // Enabling again, and the allow-list mode.
-    Settings::set_enabled(&user, SettingsLevel::User, "alpha", true).unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &user,
+        SettingsLevel::User,
+        "alpha",
+        true,
+    )
+    .unwrap();
     fs::write(&user, "[skills]\nenabled = [\"alpha\"] # only this one\n").unwrap();
     let loaded = load(world.config()).await;
     assert_eq!(active_descriptions(&loaded), ["alpha"]);
-    Settings::set_enabled(&user, SettingsLevel::User, "delta", true).unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &user,
+        SettingsLevel::User,
+        "delta",
+        true,
+    )
+    .unwrap();
     let text = fs::read_to_string(&user).unwrap();
     assert!(
         text.contains("# only this one"),
