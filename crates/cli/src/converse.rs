@@ -6,7 +6,7 @@
 //! prompts: model text is indented, tool calls and results follow our `>>`/`<<` markers on their
 //! line, so a line starting with `??` (an approval question) or `>`/`<<`/`>>` is always ours.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
 use skillful_provider::CallSubject;
 
 use crate::compose::{ListingFlags, SkillsFlags, process_runner};
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// The most characters of a tool result the transcript shows.
 const SHOWN_RESULT_CHARS: usize = 200;
@@ -92,7 +92,7 @@ pub(crate) async fn model_server(
             )
         })?;
     if let Some(note) = guard.note() {
-        eprintln!("skills: {note}");
+        writeln!(output::stderr(), "skills: {}", one_line(&note.to_string()))?;
     }
     Ok((guard.endpoint(), Some(guard)))
 }
@@ -257,10 +257,11 @@ impl AgentArgs {
         };
         let (file, session) = match SessionFile::try_open(path) {
             Err(SessionFileError::Busy { .. }) => {
-                eprintln!(
+                writeln!(
+                    output::stderr(),
                     "skills: waiting for another process using the session {}",
                     one_line(&path.display().to_string())
-                );
+                )?;
                 let path = path.clone();
                 tokio::task::spawn_blocking(move || SessionFile::open(path)).await??
             }
@@ -276,7 +277,7 @@ impl AgentArgs {
 /// types: the skills watcher reloads (and says so) between turns.
 struct Terminal {
     lines: Option<tokio::sync::mpsc::UnboundedReceiver<io::Result<String>>>,
-    out: Box<dyn Write>,
+    out: output::Writer<Box<dyn Write>>,
     /// Whether the transcript is shown (not with `--json`, whose questions go to stderr).
     transcript: bool,
 }
@@ -285,11 +286,7 @@ impl Terminal {
     fn new(json: bool) -> Self {
         Self {
             lines: None,
-            out: if json {
-                Box::new(io::stderr())
-            } else {
-                Box::new(io::stdout().lock())
-            },
+            out: output::stdout_or_stderr(json),
             transcript: !json,
         }
     }
@@ -533,11 +530,12 @@ impl<'a> Conversation<'a> {
             self.save()?;
             self.terminal.show(&response)?;
             if response.finish_reason.as_deref() == Some("length") {
-                eprintln!(
+                writeln!(
+                    output::stderr(),
                     "skills: the model's answer was cut off at the token limit ({} tokens per \
                      call); raise --max-tokens for longer answers",
                     self.args.model.max_tokens
-                );
+                )?;
             }
             if response.pending.is_empty() {
                 responses.push((response, Vec::new()));
@@ -595,7 +593,11 @@ async fn say_reloads(mut reloads: tokio::sync::watch::Receiver<skillful_watch::R
             format!("{what} {}{more}", shown.join(", "))
         })
         .collect();
-        eprintln!("skills: skills reloaded: {}", parts.join("; "));
+        let _ = writeln!(
+            output::stderr(),
+            "skills: skills reloaded: {}",
+            parts.join("; ")
+        );
     }
 }
 
@@ -674,9 +676,7 @@ async fn run_turns(args: RunArgs) -> anyhow::Result<Outcome> {
     };
     if args.json {
         let report = RunReport::new(&responses, started.elapsed());
-        let mut out = io::stdout().lock();
-        serde_json::to_writer(&mut out, &report)?;
-        writeln!(out)?;
+        output::stdout().json(&report)?;
     }
     Ok(Outcome::Ok)
 }
@@ -706,7 +706,7 @@ async fn chat_turns(args: ChatArgs) -> anyhow::Result<Outcome> {
                 match conversation.turn(prompt.into(), &options).await {
                     // A mistyped `/NAME` ends nothing: the user types the line again.
                     Err(error) if error.is::<UsageError>() => {
-                        eprintln!("skills: {}", one_line(&error.to_string()));
+                        writeln!(output::stderr(), "skills: {}", one_line(&error.to_string()))?;
                     }
                     other => {
                         other?;
