@@ -5,34 +5,72 @@
 //!   failure, the round limit) after at least one call succeeded, the model is asked once more in
 //!   a clean request (the user's question and the successful calls' results, no tools, no
 //!   tool-call history); its reply is the run's answer, marked [`Author::AnswerStep`].
+//! - **Activation**: before a turn's first model call, the request is matched against the offered
+//!   skills ([`activation_match`]: a score that depends on the request and the skill alone, not on
+//!   the library's size); a confident match is loaded by a `load_skill` call the runtime makes,
+//!   decided by the approval policy like the model's own calls, and marked
+//!   [`Author::Activation`].
+//! - **Invocation** (not an aid one switches: the user asks for it, [`RunOptions::skill`]): the
+//!   named skills are loaded the same way, marked [`Author::Invocation`].
+//!
+//! [`Author::AnswerStep`]: crate::Author::AnswerStep
+//! [`Author::Activation`]: crate::Author::Activation
+//! [`Author::Invocation`]: crate::Author::Invocation
 
 use std::collections::HashMap;
 
 use skillful_chat::{ChatOptions, ChatRequest, Content, Message, Role};
+use skillful_provider::search::activation_match;
 
-/// Which aids an [`Agent`](crate::Agent) applies. The default: all on.
+use crate::error::AgentError;
+use crate::session::Author;
+
+/// Which aids an [`Agent`](crate::Agent) applies. The default: the answer step only;
+/// [`Aids::all`] (for small local models) adds activation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Aids {
     /// Ask for the answer in a clean request when a loop guard stops a run that has results.
     pub answer_step: bool,
+    /// Load the skill a new request matches confidently before the model's first call.
+    pub activation: bool,
 }
 
 impl Default for Aids {
     fn default() -> Self {
-        Self { answer_step: true }
+        Self {
+            answer_step: true,
+            activation: false,
+        }
     }
 }
 
 impl Aids {
-    /// Every aid on.
+    /// The default aids: the answer step.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Every aid on: what a small local model needs.
+    pub fn all() -> Self {
+        Self {
+            answer_step: true,
+            activation: true,
+        }
+    }
+
     /// Every aid off: the tool loop as the generic decorators run it.
     pub fn none() -> Self {
-        Self { answer_step: false }
+        Self {
+            answer_step: false,
+            activation: false,
+        }
+    }
+
+    /// The same aids, with activation by the runtime on or off.
+    pub fn activation(mut self, on: bool) -> Self {
+        self.activation = on;
+        self
     }
 
     /// The same aids, with the answer step on or off.
@@ -92,4 +130,66 @@ pub(crate) fn answer_request(
     options.conversation_id = None;
     options.tool_choice = None;
     Some(ChatRequest::new(vec![Message::user(prompt)]).with_options(options))
+}
+
+/// What one run is asked to do besides its input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// Skills to load for this turn before the model's first call, as the user named them.
+    pub skills: Vec<String>,
+}
+
+impl RunOptions {
+    /// Nothing besides the input.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Also loads the skill `name` (found as `load_skill` finds a name) before the model's first
+    /// call of this turn; the user asked for it. Only for a new prompt.
+    pub fn skill(mut self, name: impl Into<String>) -> Self {
+        self.skills.push(name.into());
+        self
+    }
+}
+
+/// The skills to load before a turn's first model call, each with who asks for it: the skills
+/// `options` names (an unknown name is an error naming the closest), else, with activation on,
+/// the skill `query` matches confidently. `offered` holds each offered skill's name and
+/// description.
+pub(crate) fn skills_to_load(
+    aids: Aids,
+    options: &RunOptions,
+    query: &str,
+    offered: &[(String, String)],
+) -> Result<Vec<(String, Author)>, AgentError> {
+    let names: Vec<&str> = offered.iter().map(|(name, _)| name.as_str()).collect();
+    if !options.skills.is_empty() {
+        let mut chosen: Vec<(String, Author)> = Vec::new();
+        for requested in &options.skills {
+            let name = skillful_provider::find_name(requested, &names)
+                .map(|index| names[index].to_owned())
+                .map_err(|closest| AgentError::UnknownSkill {
+                    name: requested.clone(),
+                    closest,
+                })?;
+            if !chosen.iter().any(|(known, _)| *known == name) {
+                chosen.push((name, Author::Invocation));
+            }
+        }
+        return Ok(chosen);
+    }
+    if !aids.activation {
+        return Ok(Vec::new());
+    }
+    Ok(activation_match(
+        query,
+        offered
+            .iter()
+            .map(|(name, description)| (name.as_str(), description.as_str())),
+    )
+    .map(|found| (found.name, Author::Activation))
+    .into_iter()
+    .collect())
 }

@@ -50,6 +50,11 @@ impl Endpoint {
         }
         Ok(Self { url, shown })
     }
+
+    /// Whether the host is this machine (see [`is_loopback`]).
+    pub(crate) fn is_loopback(&self) -> bool {
+        is_loopback(&self.url)
+    }
 }
 
 /// Whether the URL's host is this machine: `127.0.0.0/8`, `::1` (also as `::ffff:127.x.y.z`) or

@@ -285,7 +285,8 @@ impl Run<'_> {
     }
 }
 
-fn refused(call: &FunctionCall, reason: &str) -> FunctionResult {
+/// The result of a call the approval policy refused (`reason` says why): it was not run.
+pub fn refused(call: &FunctionCall, reason: &str) -> FunctionResult {
     error_result(
         call,
         format!("Error: this call was refused and not run: {reason}"),

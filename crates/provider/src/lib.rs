@@ -73,6 +73,7 @@ pub use inline::{
     InlineResource, InlineScript, InlineSkill, InlineSkillBuilder, InlineSkillError,
     InlineSkillsSource,
 };
+pub use lookup::find_name;
 pub use pipeline::{
     AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, FilteringSource,
     SkillsSourceBuilder,

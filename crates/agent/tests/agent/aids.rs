@@ -1,9 +1,13 @@
-//! The small-model aids against a deterministic stand-in model: the answer step.
+//! The small-model aids against a deterministic stand-in model: the answer step, activation by
+//! the runtime and skills the user names.
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use skillful_agent::{Agent, Aids, ApprovalRules, Author, AutoApprove, Session};
+use skillful_agent::{
+    Agent, AgentError, Aids, ApprovalRules, Author, AutoApprove, RunOptions, Session,
+};
+use skillful_chat::ApprovalResponse;
 use skillful_test_server::{Reply, TestServer};
 
 use crate::common::{CountingRunner, MARATHON, client, example_provider, run_convert};
@@ -144,4 +148,260 @@ async fn with_the_answer_step_off_a_loop_ends_at_the_guard() {
             .iter()
             .all(|request| has_tools(&request.body))
     );
+}
+
+/// A model that answers whatever it is asked.
+fn answering_model(_request: &Value) -> Reply {
+    Reply::text("Done.")
+}
+
+fn agent_over(
+    server: &TestServer,
+    provider: Arc<skillful_provider::SkillsProvider>,
+    approve: AutoApprove,
+    aids: Aids,
+) -> Agent {
+    Agent::builder(client(server.url()))
+        .skills(provider)
+        .approval(ApprovalRules::new(approve))
+        .aids(aids)
+        .build()
+}
+
+fn examples(server: &TestServer, approve: AutoApprove, aids: Aids) -> Agent {
+    agent_over(
+        server,
+        example_provider(Arc::new(CountingRunner::default())),
+        approve,
+        aids,
+    )
+}
+
+/// The tool results of the first request the model got.
+fn first_tool_results(server: &TestServer) -> Vec<String> {
+    server.requests()[0].contents("tool")
+}
+
+#[tokio::test]
+async fn activation_loads_the_matching_skill_before_the_first_model_call() {
+    let server = TestServer::start().await;
+    server.respond(answering_model);
+    let agent = examples(&server, AutoApprove::ReadOnly, Aids::all());
+    let mut session = Session::new();
+
+    let response = agent.run(MARATHON, &mut session).await.unwrap();
+
+    let results = first_tool_results(&server);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].contains("# Unit converter"), "{}", results[0]);
+    let call = &response.messages[0]
+        .function_calls()
+        .next()
+        .unwrap()
+        .clone();
+    assert_eq!(call.name, "load_skill");
+    assert_eq!(call.arguments, json!({"skillName": "unit-converter"}));
+    assert_eq!(
+        response.authors,
+        [Author::Activation, Author::Activation, Author::Conversation]
+    );
+    assert_eq!(response.text(), "Done.");
+    // In the session: the question, the runtime's call and its result, the answer.
+    assert_eq!(session.messages().len(), 4);
+    assert_eq!(session.author(1), Author::Activation);
+    assert_eq!(session.author(2), Author::Activation);
+    assert_eq!(session.author(3), Author::Conversation);
+}
+
+#[tokio::test]
+async fn with_activation_off_the_model_gets_the_question_alone() {
+    let server = TestServer::start().await;
+    server.respond(answering_model);
+    let agent = examples(
+        &server,
+        AutoApprove::ReadOnly,
+        Aids::all().activation(false),
+    );
+    let mut session = Session::new();
+
+    agent.run(MARATHON, &mut session).await.unwrap();
+
+    assert!(first_tool_results(&server).is_empty());
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn an_unrelated_request_activates_nothing() {
+    let server = TestServer::start().await;
+    server.respond(answering_model);
+    let agent = examples(&server, AutoApprove::ReadOnly, Aids::all());
+    let mut session = Session::new();
+
+    let response = agent
+        .run("What is the capital of France?", &mut session)
+        .await
+        .unwrap();
+
+    assert!(first_tool_results(&server).is_empty());
+    assert_eq!(response.authors, [Author::Conversation]);
+}
+
+#[tokio::test]
+async fn an_activation_asks_like_the_models_call_and_a_refusal_loads_nothing() {
+    let server = TestServer::start().await;
+    server.respond(answering_model);
+    let agent = examples(&server, AutoApprove::None, Aids::all());
+    let mut session = Session::new();
+
+    let asked = agent.run(MARATHON, &mut session).await.unwrap();
+
+    assert_eq!(asked.pending.len(), 1);
+    assert_eq!(asked.pending[0].call.name, "load_skill");
+    assert_eq!(asked.authors, [Author::Activation]);
+    assert!(
+        server.requests().is_empty(),
+        "no model call before the answer"
+    );
+
+    let id = asked.pending[0].call.call_id.clone();
+    let answered = agent
+        .run(
+            vec![ApprovalResponse::reject(&id, Some("no".to_owned()))],
+            &mut session,
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(answered.text(), "Done.");
+    let results = first_tool_results(&server);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].starts_with("Rejected"), "{}", results[0]);
+    assert!(!results[0].contains("# Unit converter"));
+}
+
+#[tokio::test]
+async fn an_approved_activation_loads_the_skill_once_answered() {
+    let server = TestServer::start().await;
+    server.respond(answering_model);
+    let agent = examples(&server, AutoApprove::None, Aids::all());
+    let mut session = Session::new();
+
+    let asked = agent.run(MARATHON, &mut session).await.unwrap();
+    let id = asked.pending[0].call.call_id.clone();
+    agent
+        .run(vec![ApprovalResponse::approve(&id)], &mut session)
+        .await
+        .unwrap();
+
+    let results = first_tool_results(&server);
+    assert!(results[0].contains("# Unit converter"), "{}", results[0]);
+}
+
+/// `examples/skills`' unit converter among `others` generated skills, written as
+/// `make_corpus.py` writes its benchmark library.
+fn library(others: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..others {
+        let skill = dir.path().join(format!("skill-{i:05}"));
+        std::fs::create_dir_all(&skill).unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            format!(
+                "---\nname: skill-{i:05}\ndescription: \"Skill number {i}: converts, checks and \
+                 reports values for domain {}.\"\n---\n## Usage\nFollow the steps in order.\n",
+                i % 97
+            ),
+        )
+        .unwrap();
+    }
+    let converter = dir.path().join("unit-converter");
+    std::fs::create_dir_all(&converter).unwrap();
+    std::fs::copy(
+        crate::common::examples().join("unit-converter/SKILL.md"),
+        converter.join("SKILL.md"),
+    )
+    .unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn the_same_request_activates_the_same_skill_alone_and_among_a_thousand() {
+    for others in [0, 999] {
+        let dir = library(others);
+        let source = skillful_discovery::FileSkillsSource::builder()
+            .root(dir.path())
+            .build()
+            .unwrap();
+        let provider = Arc::new(skillful_provider::SkillsProvider::new(Arc::new(source)));
+        let server = TestServer::start().await;
+        server.respond(answering_model);
+        let agent = agent_over(&server, provider, AutoApprove::ReadOnly, Aids::all());
+        let mut session = Session::new();
+
+        let response = agent
+            .run(
+                "A marathon is 26.2 miles. How many km is that?",
+                &mut session,
+            )
+            .await
+            .unwrap();
+
+        let call = response.messages[0].function_calls().next().cloned();
+        assert_eq!(
+            call.map(|call| call.arguments),
+            Some(json!({"skillName": "unit-converter"})),
+            "with {others} other skills"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_skill_the_user_names_is_loaded_for_the_turn_even_with_activation_off() {
+    let server = TestServer::start().await;
+    server.respond(answering_model);
+    let agent = examples(&server, AutoApprove::ReadOnly, Aids::none());
+    let mut session = Session::new();
+
+    let response = agent
+        .run_with(
+            "Convert this for me.",
+            &mut session,
+            &RunOptions::new().skill("unit-converter"),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(
+        response.authors,
+        [Author::Invocation, Author::Invocation, Author::Conversation]
+    );
+    assert!(first_tool_results(&server)[0].contains("# Unit converter"));
+}
+
+#[tokio::test]
+async fn an_unknown_skill_name_is_an_error_naming_the_closest_before_any_model_call() {
+    let server = TestServer::start().await;
+    server.respond(answering_model);
+    let agent = examples(&server, AutoApprove::ReadOnly, Aids::none());
+    let mut session = Session::new();
+
+    let error = agent
+        .run_with(
+            "Convert this for me.",
+            &mut session,
+            &RunOptions::new().skill("unit-convertor"),
+        )
+        .await
+        .unwrap_err();
+
+    match &error {
+        AgentError::UnknownSkill { name, closest } => {
+            assert_eq!(name, "unit-convertor");
+            assert_eq!(closest, &["unit-converter"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(error.to_string().contains("did you mean unit-converter?"));
+    assert!(server.requests().is_empty());
+    assert!(session.messages().is_empty());
 }
