@@ -2,6 +2,8 @@
 //! SARIF; exits 1 when a finding is at or above `--fail-on`.
 
 use std::io::{self, Write};
+
+use crate::output::{self, Writer};
 use std::path::PathBuf;
 
 use skillful_core::text::one_line;
@@ -27,13 +29,11 @@ pub(crate) struct ScanArgs {
 
 pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
     let report = skillful_scan::scan_paths(&args.paths).map_err(|e| UsageError(e.to_string()))?;
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     if args.sarif {
-        serde_json::to_writer_pretty(&mut out, &report.to_sarif())?;
-        writeln!(out)?;
+        out.json(&report.to_sarif())?;
     } else if args.json {
-        serde_json::to_writer_pretty(&mut out, &report.to_json())?;
-        writeln!(out)?;
+        out.json(&report.to_json())?;
     } else {
         print_table(&mut out, &report)?;
     }
@@ -45,7 +45,7 @@ pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
 }
 
 /// One line per finding: severity, rule, `file:line:column`, message; then a summary line.
-pub(crate) fn print_table(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+pub(crate) fn print_table<W: Write>(out: &mut Writer<W>, report: &Report) -> io::Result<()> {
     for finding in &report.findings {
         writeln!(
             out,

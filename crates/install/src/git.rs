@@ -107,10 +107,10 @@ pub(crate) fn remote_commit(
     // An annotated tag lists its commit as `REF^{}`; prefer that line.
     let mut commit = None;
     for line in listing.lines() {
-        if let Some((sha, name)) = line.split_once('\t') {
-            if name.ends_with("^{}") || commit.is_none() {
-                commit = Some(sha.to_owned());
-            }
+        if let Some((sha, name)) = line.split_once('\t')
+            && (name.ends_with("^{}") || commit.is_none())
+        {
+            commit = Some(sha.to_owned());
         }
     }
     Ok(commit)
