@@ -9,11 +9,13 @@ use skillful_chat::{
 };
 use skillful_core::SourceContext;
 use skillful_decorators::{
-    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, TracingLayer, not_approved,
+    CallObserver, EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, TracingLayer,
+    not_approved,
 };
 use skillful_provider::{CallSubject, SkillsProvider};
 
 use crate::approvals::ApprovalsStore;
+use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillsContext};
 use crate::error::AgentError;
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
@@ -98,6 +100,7 @@ pub struct Agent {
     providers: Vec<Arc<dyn ContextProvider>>,
     skills: Vec<Arc<SkillsProvider>>,
     options: ChatOptions,
+    auditor: Option<Arc<Auditor>>,
 }
 
 impl Agent {
@@ -114,6 +117,7 @@ impl Agent {
             limits: Limits::default(),
             options: ChatOptions::default(),
             text_tool_calls: true,
+            audit: None,
         }
     }
 
@@ -131,9 +135,16 @@ impl Agent {
     ) -> Result<AgentResponse, AgentError> {
         let pending = session.pending_approvals();
         let mut new = Vec::new();
+        let mut unanswered = Vec::new();
         match input.into() {
             Input::Text(text) => {
                 if !pending.is_empty() {
+                    if self.auditor.is_some() {
+                        for request in &pending {
+                            let subject = self.describe(&request.call, session).await?;
+                            unanswered.push((request.call.clone(), subject));
+                        }
+                    }
                     let results = pending
                         .iter()
                         .map(|request| Content::FunctionResult(not_approved(&request.call)))
@@ -186,6 +197,10 @@ impl Agent {
                     .with_options(options),
             )
             .await?;
+        if let Some(auditor) = &self.auditor {
+            auditor.unanswered(&unanswered, session.id()).await;
+            auditor.run_ended(session.id(), response.usage).await;
+        }
         session.extend(new);
         session.extend(response.messages.iter().cloned());
         Ok(AgentResponse {
@@ -228,6 +243,7 @@ impl fmt::Debug for Agent {
             .field("instructions", &self.instructions)
             .field("providers", &self.providers)
             .field("options", &self.options)
+            .field("auditor", &self.auditor)
             .finish()
     }
 }
@@ -244,6 +260,7 @@ pub struct AgentBuilder {
     limits: Limits,
     options: ChatOptions,
     text_tool_calls: bool,
+    audit: Option<AuditSettings>,
 }
 
 impl AgentBuilder {
@@ -300,6 +317,16 @@ impl AgentBuilder {
         self
     }
 
+    /// Audits every tool call (run, held back, refused, rejected, unanswered) and every run's
+    /// tokens to the settings' sink: the skill with its origin and digest, the script and its digest, the
+    /// arguments' digest (and the arguments unless [`AuditSettings::redact`]), the decision and
+    /// who made it, the duration, the exit code and the result's digest. The record is written
+    /// before the call's result goes back to the model; a failure to write it is a warning.
+    pub fn audit(mut self, settings: AuditSettings) -> Self {
+        self.audit = Some(settings);
+        self
+    }
+
     /// Builds the agent: `FunctionInvocation → EnsureUserMessage → Tracing → client`.
     pub fn build(self) -> Agent {
         let policy = SkillsApprovalPolicy {
@@ -307,17 +334,23 @@ impl AgentBuilder {
             rules: self.rules,
             store: self.store.unwrap_or_default(),
         };
-        let client = FunctionInvocationLayer::new()
+        let auditor = self.audit.map(|settings| Arc::new(Auditor { settings }));
+        let mut invocation = FunctionInvocationLayer::new()
             .limits(self.limits)
             .approval(Arc::new(policy))
-            .text_tool_calls(self.text_tool_calls)
-            .layer(EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)));
+            .text_tool_calls(self.text_tool_calls);
+        if let Some(auditor) = &auditor {
+            invocation = invocation.observer(Arc::clone(auditor) as Arc<dyn CallObserver>);
+        }
+        let client =
+            invocation.layer(EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)));
         Agent {
             client: Box::new(client),
             instructions: self.instructions,
             providers: self.providers,
             skills: self.skills,
             options: self.options,
+            auditor,
         }
     }
 }

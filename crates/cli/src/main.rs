@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod audit;
 mod compose;
 mod converse;
 mod engine;
@@ -65,6 +66,10 @@ enum Command {
     Engine(engine::EngineArgs),
     /// Measure whether skills help a model: run their evals with and without them, grade, benchmark.
     Eval(eval::EvalArgs),
+    /// Print the audit log of skill tool calls (`--verify`: check its hash chain).
+    Audit(audit::AuditArgs),
+    /// Usage per skill from the audit log: activations, calls, failures, latency, tokens.
+    Stats(audit::StatsArgs),
 }
 
 /// What a command reports back to `main`.
@@ -147,6 +152,8 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Disable(args) => settings::toggle(args, false),
             Command::Engine(args) => engine::run(args).await,
             Command::Eval(args) => eval::run(args).await,
+            Command::Audit(args) => audit::audit(args),
+            Command::Stats(args) => audit::stats(args).await,
         }
     })
 }

@@ -2,6 +2,7 @@
 //! 127.0.0.1 that behaves like a strict local engine.
 
 mod approvals;
+mod audit;
 mod bound;
 mod common;
 mod forged;
