@@ -14,12 +14,13 @@ use skillful_decorators::{
 };
 use skillful_provider::{CallSubject, SkillsProvider};
 
+use crate::aids::{Aids, answer_request};
 use crate::approvals::ApprovalsStore;
 use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillsContext};
 use crate::error::AgentError;
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
-use crate::session::Session;
+use crate::session::{Author, Session};
 
 /// What a run is given: a prompt, or the answers to pending approvals.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +54,9 @@ impl From<Vec<ApprovalResponse>> for Input {
 pub struct AgentResponse {
     /// The new messages: the model's tool calls, the tool results, the answer.
     pub messages: Vec<Message>,
+    /// Who made each of [`messages`](Self::messages), in the same order: the conversation, or
+    /// one of the agent's [`Aids`] (the answer step, an activation).
+    pub authors: Vec<Author>,
     /// Calls waiting for approval; answer them with [`Input::Approvals`].
     pub pending: Vec<ApprovalRequest>,
     /// Tokens used over the run's model calls, when the server reports them.
@@ -101,6 +105,7 @@ pub struct Agent {
     skills: Vec<Arc<SkillsProvider>>,
     options: ChatOptions,
     auditor: Option<Arc<Auditor>>,
+    aids: Aids,
 }
 
 impl Agent {
@@ -118,6 +123,7 @@ impl Agent {
             options: ChatOptions::default(),
             text_tool_calls: true,
             audit: None,
+            aids: Aids::default(),
         }
     }
 
@@ -189,23 +195,48 @@ impl Agent {
         let mut options = self.options.clone();
         options.conversation_id = Some(session.id().to_owned());
 
-        let response = self
+        let mut response = self
             .client
             .get_response(
-                ChatRequest::new(messages)
+                ChatRequest::new(messages.clone())
                     .with_tools(tools)
                     .with_options(options),
             )
             .await?;
         if let Some(auditor) = &self.auditor {
             auditor.unanswered(&unanswered, session.id()).await;
+        }
+        let mut authors = vec![Author::Conversation; response.messages.len()];
+        if response.stopped.is_some() && self.aids.answer_step {
+            messages.extend(response.messages.iter().cloned());
+            if let Some(request) = answer_request(&messages, &self.options) {
+                let answer = self.client.get_response(request).await?;
+                if let Some(usage) = answer.usage {
+                    response.usage.get_or_insert_with(Usage::default).add(usage);
+                }
+                response.finish_reason = answer.finish_reason;
+                authors.extend(answer.messages.iter().map(|_| Author::AnswerStep));
+                response.messages.extend(answer.messages);
+            }
+        }
+        session.extend(
+            new.into_iter()
+                .map(|message| (message, Author::Conversation)),
+        );
+        session.extend(
+            response
+                .messages
+                .iter()
+                .cloned()
+                .zip(authors.iter().copied()),
+        );
+        if let Some(auditor) = &self.auditor {
             auditor.run_ended(session.id(), response.usage).await;
         }
-        session.extend(new);
-        session.extend(response.messages.iter().cloned());
         Ok(AgentResponse {
             pending: response.approval_requests(),
             messages: response.messages,
+            authors,
             usage: response.usage,
             finish_reason: response.finish_reason,
         })
@@ -261,6 +292,7 @@ pub struct AgentBuilder {
     options: ChatOptions,
     text_tool_calls: bool,
     audit: Option<AuditSettings>,
+    aids: Aids,
 }
 
 impl AgentBuilder {
@@ -311,6 +343,12 @@ impl AgentBuilder {
         self
     }
 
+    /// The small-model aids to apply (default: all; see [`Aids`]).
+    pub fn aids(mut self, aids: Aids) -> Self {
+        self.aids = aids;
+        self
+    }
+
     /// Settings for every model call (model, temperature, max tokens).
     pub fn options(mut self, options: ChatOptions) -> Self {
         self.options = options;
@@ -351,6 +389,7 @@ impl AgentBuilder {
             skills: self.skills,
             options: self.options,
             auditor,
+            aids: self.aids,
         }
     }
 }

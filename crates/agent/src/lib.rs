@@ -43,6 +43,7 @@
 //! ```
 
 mod agent;
+mod aids;
 mod approvals;
 mod audit;
 mod context;
@@ -52,10 +53,11 @@ mod session;
 mod session_file;
 
 pub use agent::{Agent, AgentBuilder, AgentResponse, Input};
+pub use aids::Aids;
 pub use approvals::{ApprovalsError, ApprovalsStore};
 pub use audit::AuditSettings;
 pub use context::{Context, ContextProvider};
 pub use error::AgentError;
 pub use policy::{ApprovalRules, AutoApprove};
-pub use session::Session;
+pub use session::{Author, Session};
 pub use session_file::{MAX_SESSION_BYTES, SESSION_FORMAT_VERSION, SessionFile, SessionFileError};

@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv6Addr};
 use reqwest::Url;
 
 use crate::error::ChatError;
-use crate::redact::redact_url;
+use skillful_http::redact_url;
 
 /// Where requests go, and the same URL as it may be shown.
 #[derive(Clone)]

@@ -1,7 +1,6 @@
 //! `skills audit` and `skills stats`: the audit log of skill tool calls, read back and checked,
 //! and usage per skill from it; the `--audit-redact` flag of the commands that write it.
 
-use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -9,9 +8,10 @@ use anyhow::Context as _;
 use skillful_agent::AuditSettings;
 use skillful_audit::{AuditLog, AuditRecord, FileAuditSink, Stats, parse_since};
 use skillful_core::SourceContext;
-use skillful_core::text::{for_terminal, one_line};
+use skillful_core::text::one_line;
 
 use crate::inspect::Roots;
+use crate::output;
 use crate::{Outcome, UsageError};
 
 /// How the commands that run skills audit their calls.
@@ -78,7 +78,7 @@ pub(crate) fn audit(args: AuditArgs) -> anyhow::Result<Outcome> {
         return verify(&log);
     }
     let since = since(args.since.as_deref())?;
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     for record in log.records()? {
         let event = &record.event;
         let skill = event.skill.as_ref().map(|skill| skill.name.as_str());
@@ -99,7 +99,7 @@ pub(crate) fn audit(args: AuditArgs) -> anyhow::Result<Outcome> {
         if args.json {
             writeln!(out, "{}", serde_json::to_string(&record)?)?;
         } else {
-            writeln!(out, "{}", for_terminal(&summary(&record)))?;
+            writeln!(out, "{}", summary(&record))?;
         }
     }
     Ok(Outcome::Ok)
@@ -150,23 +150,27 @@ fn verify(log: &AuditLog) -> anyhow::Result<Outcome> {
     };
     match verification.broken {
         None => {
-            println!(
+            writeln!(
+                output::stdout(),
                 "ok: {} record{} verify{from}",
                 verification.verified,
                 if verification.verified == 1 { "" } else { "s" }
-            );
+            )?;
             Ok(Outcome::Ok)
         }
         Some(broken) => {
-            eprintln!(
+            let mut err = output::stderr();
+            writeln!(
+                err,
                 "skills: the audit log is broken: {}",
                 one_line(&broken.to_string())
-            );
-            eprintln!(
+            )?;
+            writeln!(
+                err,
                 "skills: {} record{} before it verify{from}",
                 verification.verified,
                 if verification.verified == 1 { "" } else { "s" }
-            );
+            )?;
             Ok(Outcome::Invalid)
         }
     }
@@ -185,9 +189,9 @@ pub(crate) async fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
         .collect();
     known.sort();
     let stats = Stats::from_records(&records, since.as_deref(), &known);
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&stats)?)?;
+        out.json(&stats)?;
         return Ok(Outcome::Ok);
     }
     writeln!(
@@ -202,7 +206,7 @@ pub(crate) async fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
         writeln!(
             out,
             "{:<28} {activations:>6} {calls:>6} {:>6} {:>6} {:>9} {:>9} {:>8}  {}",
-            for_terminal(&one_line(name)),
+            one_line(name),
             skill.failures,
             skill.refusals,
             ms(skill.median_ms),
@@ -218,7 +222,7 @@ pub(crate) async fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
             since
                 .map(|since| format!(" since {since}"))
                 .unwrap_or_default(),
-            for_terminal(&one_line(&stats.unused.join(", ")))
+            one_line(&stats.unused.join(", "))
         )?;
     }
     Ok(Outcome::Ok)

@@ -1,7 +1,6 @@
 //! The flags every command that reads skills shares, turned into a `skillful_config`
 //! composition: plugins, MCP servers, trust and enable/disable for this run.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,7 +10,7 @@ use skillful_discovery::SharedScriptRunner;
 use skillful_mcp::{BearerToken, McpEndpoint};
 use skillful_provider::SkillsProvider;
 
-use crate::UsageError;
+use crate::{UsageError, output};
 
 /// Where skills come from besides the roots, and what this run changes about them.
 #[derive(Debug, Default, clap::Args)]
@@ -185,7 +184,7 @@ impl SkillsFlags {
             }
             other => other.into(),
         })?;
-        let mut err = io::stderr().lock();
+        let mut err = output::stderr();
         for note in composition.notes() {
             writeln!(err, "skills: {note}")?;
         }

@@ -6,15 +6,15 @@
 //! prompts: model text is indented, tool calls and results follow our `>>`/`<<` markers on their
 //! line, so a line starting with `??` (an approval question) or `>`/`<<`/`>>` is always ours.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use skillful_agent::{
-    Agent, AgentError, AgentResponse, ApprovalRules, ApprovalsStore, AutoApprove, Input, Session,
-    SessionFile, SessionFileError,
+    Agent, AgentError, AgentResponse, ApprovalRules, ApprovalsStore, Author, AutoApprove, Input,
+    Session, SessionFile, SessionFileError,
 };
 use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatError, ChatOptions, Content, DEFAULT_BASE_URL,
@@ -27,7 +27,7 @@ use skillful_provider::CallSubject;
 
 use crate::audit::AuditFlags;
 use crate::compose::{ListingFlags, SkillsFlags, process_runner};
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// The most characters of a tool result the transcript shows.
 const SHOWN_RESULT_CHARS: usize = 200;
@@ -84,7 +84,7 @@ pub(crate) async fn model_server(
             )
         })?;
     if let Some(note) = guard.note() {
-        eprintln!("skills: {note}");
+        writeln!(output::stderr(), "skills: {}", one_line(&note.to_string()))?;
     }
     Ok((guard.endpoint(), Some(guard)))
 }
@@ -234,10 +234,11 @@ impl AgentArgs {
         };
         let (file, session) = match SessionFile::try_open(path) {
             Err(SessionFileError::Busy { .. }) => {
-                eprintln!(
+                writeln!(
+                    output::stderr(),
                     "skills: waiting for another process using the session {}",
                     one_line(&path.display().to_string())
-                );
+                )?;
                 let path = path.clone();
                 tokio::task::spawn_blocking(move || SessionFile::open(path)).await??
             }
@@ -253,14 +254,14 @@ impl AgentArgs {
 /// types: the skills watcher reloads (and says so) between turns.
 struct Terminal {
     lines: Option<tokio::sync::mpsc::UnboundedReceiver<io::Result<String>>>,
-    out: io::StdoutLock<'static>,
+    out: output::Writer<io::StdoutLock<'static>>,
 }
 
 impl Terminal {
     fn new() -> Self {
         Self {
             lines: None,
-            out: io::stdout().lock(),
+            out: output::stdout(),
         }
     }
 
@@ -293,7 +294,13 @@ impl Terminal {
     }
 
     fn show(&mut self, response: &AgentResponse) -> io::Result<()> {
-        for message in &response.messages {
+        for (message, author) in response.messages.iter().zip(&response.authors) {
+            if *author == Author::AnswerStep {
+                writeln!(
+                    self.out,
+                    ">> answer step: the model was asked again, with the results and no tools"
+                )?;
+            }
             for content in &message.contents {
                 match content {
                     // Indented: a line of the model's can never start like one of ours.
@@ -475,11 +482,12 @@ impl<'a> Conversation<'a> {
             self.save()?;
             self.terminal.show(&response)?;
             if response.finish_reason.as_deref() == Some("length") {
-                eprintln!(
+                writeln!(
+                    output::stderr(),
                     "skills: the model's answer was cut off at the token limit ({} tokens per \
                      call); raise --max-tokens for longer answers",
                     self.args.model.max_tokens
-                );
+                )?;
             }
             if response.pending.is_empty() {
                 return Ok(());
@@ -532,7 +540,11 @@ async fn say_reloads(mut reloads: tokio::sync::watch::Receiver<skillful_watch::R
             format!("{what} {}{more}", shown.join(", "))
         })
         .collect();
-        eprintln!("skills: skills reloaded: {}", parts.join("; "));
+        let _ = writeln!(
+            output::stderr(),
+            "skills: skills reloaded: {}",
+            parts.join("; ")
+        );
     }
 }
 

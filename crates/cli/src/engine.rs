@@ -1,12 +1,10 @@
 //! `skills engine`: start, stop and list the embedded engine (`skillful-engine`), and the models
 //! it can install.
 
-use std::io::{self, Write};
-
 use clap::Subcommand;
 use skillful_engine::{DEFAULT_MODEL, DEFAULT_PORT, Engine, MODELS, StartOptions, model, template};
 
-use crate::Outcome;
+use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct EngineArgs {
@@ -43,7 +41,7 @@ enum EngineCommand {
 
 pub(crate) async fn run(args: EngineArgs) -> anyhow::Result<Outcome> {
     let engine = Engine::from_env()?;
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     match args.command {
         EngineCommand::Start {
             model: name,

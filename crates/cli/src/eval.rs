@@ -16,7 +16,7 @@ use skillful_eval::{
 
 use crate::audit::AuditFlags;
 use crate::converse::{Approve, ModelArgs};
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct EvalArgs {
@@ -90,20 +90,22 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     let evaluator = Evaluator::new(settings)?;
 
     let mut benchmarks = Vec::new();
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     for skill in &skills {
         let workspace = match (&args.workspace, skills.len()) {
             (Some(dir), 1) => dir.clone(),
             (Some(dir), _) => dir.join(skill.name()),
             (None, _) => skill.default_workspace(),
         };
-        eprintln!(
-            "skills: evaluating {} ({} evals × {} run{}) against {endpoint}",
-            skill.name(),
+        writeln!(
+            output::stderr(),
+            "skills: evaluating {} ({} evals × {} run{}) against {}",
+            one_line(skill.name()),
             skill.evals().evals.len(),
             args.runs,
-            if args.runs == 1 { "" } else { "s" }
-        );
+            if args.runs == 1 { "" } else { "s" },
+            one_line(&endpoint.to_string())
+        )?;
         let report = evaluator
             .evaluate(skill, &skills, &workspace, &show_progress)
             .await
@@ -131,11 +133,10 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         benchmarks.push(report.benchmark);
     }
     if args.json {
-        let json = match benchmarks.as_slice() {
-            [one] => serde_json::to_string_pretty(one)?,
-            many => serde_json::to_string_pretty(many)?,
-        };
-        writeln!(out, "{json}")?;
+        match benchmarks.as_slice() {
+            [one] => out.json(one)?,
+            many => out.json(&many)?,
+        }
     }
     Ok(Outcome::Ok)
 }
@@ -165,9 +166,10 @@ fn show_progress(progress: Progress<'_>) {
                 .as_deref()
                 .map(|e| format!(" — ended early: {}", one_line(e)))
                 .unwrap_or_default();
-            eprintln!(
+            let _ = writeln!(
+                output::stderr(),
                 "skills: {} {} run {}: {}/{} passed{graded} ({:.1} s, {} tool calls{}){error}",
-                record.eval_name,
+                one_line(&record.eval_name),
                 record.configuration.name(),
                 record.run_number,
                 result.passed,
@@ -181,27 +183,30 @@ fn show_progress(progress: Progress<'_>) {
                 },
             );
         }
-        Progress::Trigger(result) => eprintln!(
-            "skills: trigger run {} {} (should {}trigger): \"{}\"",
-            result.run_number,
-            if result.triggered {
-                "loaded"
-            } else {
-                "not loaded"
-            },
-            if result.query.should_trigger {
-                ""
-            } else {
-                "not "
-            },
-            one_line(&shorten(&result.query.query, 60)),
-        ),
+        Progress::Trigger(result) => {
+            let _ = writeln!(
+                output::stderr(),
+                "skills: trigger run {} {} (should {}trigger): \"{}\"",
+                result.run_number,
+                if result.triggered {
+                    "loaded"
+                } else {
+                    "not loaded"
+                },
+                if result.query.should_trigger {
+                    ""
+                } else {
+                    "not "
+                },
+                one_line(&shorten(&result.query.query, 60)),
+            );
+        }
         _ => {}
     }
 }
 
 /// The short table: pass counts per eval, then the means, deltas and triggers.
-fn table(out: &mut impl Write, benchmark: &Benchmark) -> io::Result<()> {
+fn table(out: &mut output::Writer<impl Write>, benchmark: &Benchmark) -> io::Result<()> {
     let summary = &benchmark.run_summary;
     writeln!(
         out,

@@ -1,7 +1,7 @@
 //! `skills list`, `show`, `read` and `catalog`: what a model would see of the skills, through
 //! the same composition, provider and tools an agent uses.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use skillful_plugin_host::PluginError;
 use skillful_provider::{SkillsProvider, ToolOutput};
 
 use crate::compose::{ListingFlags, SkillsFlags, process_runner};
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// Where skills are looked for: the roots given, or the default ones.
 #[derive(Debug, clap::Args)]
@@ -94,7 +94,7 @@ pub(crate) fn print_findings(
     diagnostics: &[Diagnostic],
     plugin_errors: &[Arc<PluginError>],
 ) -> io::Result<()> {
-    let mut err = io::stderr().lock();
+    let mut err = output::stderr();
     for diagnostic in diagnostics {
         writeln!(err, "{}", one_line(&diagnostic.to_string()))?;
     }
@@ -120,14 +120,13 @@ pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
         .iter()
         .filter(|entry| args.all || entry.status == Status::Active)
         .collect();
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     if args.json {
         let listed: Vec<ListedSkill> = entries
             .iter()
             .map(|entry| ListedSkill::from(*entry))
             .collect();
-        serde_json::to_writer_pretty(&mut out, &listed)?;
-        writeln!(out)?;
+        out.json(&listed)?;
         print_findings(&[], &loaded.plugin_errors)?;
     } else {
         print_findings(&loaded.diagnostics, &loaded.plugin_errors)?;
@@ -181,8 +180,8 @@ async fn call_tool(
     };
     match tool.invoke(arguments).await {
         ToolOutput::Text(text) => {
-            let mut out = io::stdout().lock();
-            out.write_all(for_terminal(&text).as_bytes())?;
+            let mut out = output::stdout();
+            write!(out, "{}", for_terminal(&text))?;
             if !text.ends_with('\n') {
                 writeln!(out)?;
             }
@@ -190,7 +189,7 @@ async fn call_tool(
         }
         ToolOutput::Error(error) => {
             writeln!(
-                io::stderr(),
+                output::stderr(),
                 "skills: {} {}",
                 one_line(&error.message),
                 one_line(&error.hint)
@@ -219,7 +218,7 @@ pub(crate) async fn catalog(args: CatalogArgs) -> anyhow::Result<Outcome> {
     let provider = args.listing.provider(args.roots.compose()?.source())?;
     let run = provider.context(&SourceContext::default()).await?;
     if let Some(instructions) = run.instructions() {
-        writeln!(io::stdout().lock(), "{}", for_terminal(instructions))?;
+        writeln!(output::stdout(), "{}", for_terminal(instructions))?;
     }
     Ok(Outcome::Ok)
 }

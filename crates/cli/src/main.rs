@@ -2,12 +2,17 @@
 //!
 //! A thin binary: it parses arguments, calls the library crates and prints. Every failure is one
 //! line on stderr; exit codes are 0 (ok), 1 (validation errors, a missing skill, a script that
-//! failed or timed out) and 2 (usage errors).
+//! failed or timed out) and 2 (usage errors). Every line reaches the terminal through
+//! `output`, the terminal writer.
 
-use std::io::{self, IsTerminal, Write};
+// Printing goes through the terminal writer (`output.rs`), which escapes what it is given.
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
+
+use std::io;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use skillful_core::text::one_line;
 
 mod audit;
 mod compose;
@@ -16,7 +21,9 @@ mod engine;
 mod eval;
 mod inspect;
 mod mcp;
+mod output;
 mod run_script;
+mod scan;
 mod search;
 mod settings;
 mod validate;
@@ -70,6 +77,8 @@ enum Command {
     Audit(audit::AuditArgs),
     /// Usage per skill from the audit log: activations, calls, failures, latency, tokens.
     Stats(audit::StatsArgs),
+    /// Scan skills for hidden text, prompt injection, exfiltration and risky scripts.
+    Scan(scan::ScanArgs),
 }
 
 /// What a command reports back to `main`.
@@ -109,9 +118,13 @@ fn main() -> ExitCode {
             };
         }
     };
-    init_tracing();
+    output::init_tracing();
     if let Err(error) = hardened {
-        let _ = writeln!(io::stderr(), "skills: warning: {error}");
+        let _ = writeln!(
+            output::stderr(),
+            "skills: warning: {}",
+            one_line(&error.to_string())
+        );
     }
     let result = run(cli.command);
     match result {
@@ -119,7 +132,12 @@ fn main() -> ExitCode {
         Ok(Outcome::Invalid | Outcome::Failed) => ExitCode::from(1),
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            let _ = writeln!(io::stderr(), "skills: {error:#}");
+            // One line, whatever the error quotes (a skill's text, a server's answer).
+            let _ = writeln!(
+                output::stderr(),
+                "skills: {}",
+                one_line(&format!("{error:#}"))
+            );
             if error.is::<UsageError>() {
                 ExitCode::from(2)
             } else {
@@ -154,25 +172,9 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Eval(args) => eval::run(args).await,
             Command::Audit(args) => audit::audit(args),
             Command::Stats(args) => audit::stats(args).await,
+            Command::Scan(args) => scan::scan(args),
         }
     })
-}
-
-/// Warnings of the libraries (a skipped skill, a symbolic link refused) go to stderr;
-/// `RUST_LOG` overrides the level. Colour only on a terminal, and never with `NO_COLOR` set.
-fn init_tracing() {
-    let colour =
-        io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        // rmcp logs a failed connection itself; the one line the command prints says it all.
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(io::stderr)
-        .with_target(false)
-        .without_time()
-        .with_ansi(colour)
-        .init();
 }
 
 /// A closed pipe (`skills validate | head`) is not an error worth reporting.

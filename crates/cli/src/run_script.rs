@@ -1,7 +1,6 @@
 //! `skills run-script`: runs one script of a skill directly, with the runner and limits an agent
 //! uses, and prints what the model would be shown.
 
-use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,7 +9,7 @@ use skillful_discovery::FileScriptRequest;
 use skillful_scripts::ProcessRunner;
 
 use crate::inspect::Roots;
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunScriptArgs {
@@ -74,7 +73,7 @@ pub(crate) async fn run_script(args: RunScriptArgs) -> anyhow::Result<Outcome> {
         serde_json::json!(args.args),
     );
     let output = runner.execute(&request).await?;
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     writeln!(out, "{}", output.render())?;
     Ok(if output.succeeded() {
         Outcome::Ok

@@ -1,8 +1,6 @@
 //! `skills search QUERY [ROOT...]`: the skills that best match a request, as the `search_skills`
 //! tool ranks them.
 
-use std::io::{self, Write};
-
 use serde::Deserialize;
 use serde_json::json;
 use skillful_core::SourceContext;
@@ -10,7 +8,7 @@ use skillful_core::text::one_line;
 use skillful_provider::{SkillsProvider, ToolOutput};
 
 use crate::inspect::{Roots, print_findings};
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SearchArgs {
@@ -58,14 +56,14 @@ pub(crate) async fn search(args: SearchArgs) -> anyhow::Result<Outcome> {
             }
         },
     };
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     if args.json {
         writeln!(out, "{found}")?;
     } else {
         let hits: Vec<Hit> = serde_json::from_str(&found)?;
         if hits.is_empty() {
             writeln!(
-                io::stderr(),
+                output::stderr(),
                 "skills: no skill matches '{}'",
                 one_line(&args.query)
             )?;

@@ -1,13 +1,12 @@
 //! `skills trust`, `untrust`, `enable` and `disable`: the user's decisions, recorded in the
 //! per-user trust store and in the settings files.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 
 use skillful_config::{Environment, Settings, SettingsLevel, TrustStore};
 use skillful_core::text::one_line;
 
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct TrustArgs {
@@ -42,7 +41,7 @@ pub(crate) struct ToggleArgs {
 
 pub(crate) fn trust(args: TrustArgs) -> anyhow::Result<Outcome> {
     let environment = Environment::from_process()?;
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     if args.list {
         for dir in TrustStore::load(&environment.dirs)?.directories() {
             writeln!(out, "{}", one_line(&dir.to_string_lossy()))?;
@@ -63,7 +62,7 @@ pub(crate) fn untrust(args: UntrustArgs) -> anyhow::Result<Outcome> {
     let environment = Environment::from_process()?;
     let dir = one_line(&args.dir.to_string_lossy()).into_owned();
     if TrustStore::untrust(&environment.dirs, &args.dir)? {
-        writeln!(io::stdout().lock(), "no longer trusted: {dir}")?;
+        writeln!(output::stdout(), "no longer trusted: {dir}")?;
         Ok(Outcome::Ok)
     } else {
         Err(UsageError(format!(
@@ -89,7 +88,7 @@ pub(crate) fn toggle(args: ToggleArgs, enabled: bool) -> anyhow::Result<Outcome>
     };
     Settings::set_enabled(&path, level, &args.name, enabled)?;
     writeln!(
-        io::stdout().lock(),
+        output::stdout(),
         "{} {} in {}",
         if enabled { "enabled" } else { "disabled" },
         one_line(&args.name),

@@ -2,14 +2,13 @@
 //! uses, and prints one line per diagnostic.
 
 use std::collections::BTreeSet;
-use std::io::{self, Write};
 use std::path::PathBuf;
 
 use skillful_core::Diagnostic;
 use skillful_discovery::FileSkillsSource;
 use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
 
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -76,10 +75,9 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
         .filter(|d| d.is_error())
         .map(|d| d.path.clone())
         .collect();
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &diagnostics)?;
-        writeln!(out)?;
+        out.json(&diagnostics)?;
     } else {
         for diagnostic in &diagnostics {
             writeln!(out, "{diagnostic}")?;

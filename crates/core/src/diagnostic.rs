@@ -3,6 +3,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::text::one_line;
+
 /// How serious a [`Diagnostic`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -24,7 +26,9 @@ impl fmt::Display for Severity {
 
 /// One finding about one field of one skill: what is wrong and how to fix it.
 ///
-/// Displayed as `path: severity: field: message`, the line format of `skills validate`.
+/// Displayed as `path: severity: field: message`, the line format of `skills validate`: one line
+/// of text, whatever the path, field and message hold (each goes through
+/// [`one_line`](crate::text::one_line), so a directory named with `ESC[2J` is shown, not obeyed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// The `SKILL.md` (or other file) the finding is about, when there is one.
@@ -72,8 +76,30 @@ impl Diagnostic {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(path) = &self.path {
-            write!(f, "{}: ", path.display())?;
+            write!(f, "{}: ", one_line(&path.display().to_string()))?;
         }
-        write!(f, "{}: {}: {}", self.severity, self.field, self.message)
+        write!(
+            f,
+            "{}: {}: {}",
+            self.severity,
+            one_line(&self.field),
+            one_line(&self.message)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_display_is_one_line_of_text() {
+        let diagnostic = Diagnostic::warning("name\u{1b}[2J", "bad\nfake: line\u{9b}")
+            .with_path("/skills/x\u{1b}]0;owned\u{7}/SKILL.md");
+        assert_eq!(
+            diagnostic.to_string(),
+            "/skills/x\\u{1b}]0;owned\\u{7}/SKILL.md: warning: name\\u{1b}[2J: \
+             bad\\u{a}fake: line\\u{9b}"
+        );
     }
 }

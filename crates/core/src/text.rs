@@ -6,8 +6,9 @@
 use std::borrow::Cow;
 
 /// Whether `c` must not reach a terminal raw: C0 controls, DEL, C1 controls, and the Unicode
-/// bidirectional overrides and isolates that reorder what a line appears to say.
-fn is_hazard(c: char) -> bool {
+/// bidirectional overrides and isolates that reorder what a line appears to say. Newline and
+/// tab are among them; [`for_terminal`] keeps those two.
+pub fn is_hazard(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 

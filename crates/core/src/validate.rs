@@ -262,9 +262,21 @@ impl Checker {
                 format!("Skill name `{normalized}` must not contain consecutive hyphens"),
             );
         }
+        if normalized.contains(':') {
+            // Refused even when lenient: `label:name` is how the composition names an MCP skill
+            // whose name is taken, and no skill may pass for one.
+            self.push(
+                Severity::Error,
+                "name",
+                format!(
+                    "Skill name `{normalized}` must not contain ':' (`label:name` names a renamed MCP skill); rename it, e.g. `{}`",
+                    normalized.replace(':', "-")
+                ),
+            );
+        }
         let invalid: String = normalized
             .chars()
-            .filter(|c| !(c.is_alphanumeric() || *c == '-'))
+            .filter(|c| !(c.is_alphanumeric() || *c == '-' || *c == ':'))
             .collect();
         if !invalid.is_empty() {
             self.violation(

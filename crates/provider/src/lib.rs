@@ -74,7 +74,8 @@ pub use inline::{
     InlineSkillsSource,
 };
 pub use pipeline::{
-    AggregatingSource, CachingSource, DedupingSource, FilteringSource, SkillsSourceBuilder,
+    AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, FilteringSource,
+    SkillsSourceBuilder,
 };
 pub use prompt::{
     DEFAULT_LISTING_BUDGET, DEFAULT_PROMPT_TEMPLATE, Listing, MIN_DESCRIPTION_CHARS,

@@ -1,0 +1,131 @@
+//! The terminal writer: the one way text reaches stdout and stderr.
+//!
+//! Everything the command prints goes through a [`Writer`] (or, for the libraries' warnings, the
+//! tracing subscriber set up by [`init_tracing`]), which escapes every control character,
+//! bidirectional override and invisible character it is given with
+//! [`skillful_core::text::for_terminal`] before it is written: text from skills, scripts,
+//! servers and models cannot move the cursor, clear the screen or retitle the window, whatever
+//! the call site forgets. Call sites still pass names and other one-line values through
+//! [`skillful_core::text::one_line`], so that a value cannot start a line of its own (and pass
+//! for one of our prompts). `print!`, `eprintln!` and friends, and `std::io::stdout`/`stderr`,
+//! are denied everywhere else in the crate by clippy (`print_stdout`, `print_stderr`,
+//! `disallowed_methods` in `crates/cli/clippy.toml`).
+
+// The one place allowed to touch the process's standard streams.
+#![allow(clippy::disallowed_methods)]
+
+use std::fmt;
+use std::io::{self, IsTerminal, Write};
+
+use serde::Serialize;
+use skillful_core::text::{for_terminal, is_hazard, one_line};
+use tracing_subscriber::field::MakeExt;
+
+/// Text written to a stream, escaped on the way. `write!`/`writeln!` work on it as on an
+/// [`io::Write`], through [`Writer::write_fmt`].
+pub(crate) struct Writer<W> {
+    inner: W,
+}
+
+/// The writer of standard output (locked while it lives).
+pub(crate) fn stdout() -> Writer<io::StdoutLock<'static>> {
+    Writer {
+        inner: io::stdout().lock(),
+    }
+}
+
+/// The writer of standard error (locked while it lives).
+pub(crate) fn stderr() -> Writer<io::StderrLock<'static>> {
+    Writer {
+        inner: io::stderr().lock(),
+    }
+}
+
+impl<W: Write> Writer<W> {
+    /// Writes formatted text with every control character (newline and tab excepted) escaped;
+    /// what `write!` and `writeln!` call.
+    ///
+    /// # Errors
+    /// When the stream cannot be written (a closed pipe).
+    pub(crate) fn write_fmt(&mut self, args: fmt::Arguments<'_>) -> io::Result<()> {
+        match args.as_str() {
+            Some(text) => self.inner.write_all(for_terminal(text).as_bytes()),
+            None => self
+                .inner
+                .write_all(for_terminal(&args.to_string()).as_bytes()),
+        }
+    }
+
+    /// Writes `value` as pretty JSON and a newline. serde_json escapes C0 controls inside
+    /// strings; the characters it leaves raw that a terminal would act on or hide (DEL, C1,
+    /// bidirectional overrides, invisible characters) become `\uXXXX` escapes, so the output
+    /// is still the same JSON.
+    ///
+    /// # Errors
+    /// When the stream cannot be written.
+    pub(crate) fn json(&mut self, value: &impl Serialize) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(value)?;
+        let mut shown = String::with_capacity(text.len() + 1);
+        for c in text.chars() {
+            if c != '\n' && is_hazard(c) {
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    shown.push_str(&format!("\\u{unit:04x}"));
+                }
+            } else {
+                shown.push(c);
+            }
+        }
+        shown.push('\n');
+        self.inner.write_all(shown.as_bytes())
+    }
+
+    /// Flushes the stream (before reading an answer to a prompt).
+    ///
+    /// # Errors
+    /// When the stream cannot be written.
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W> fmt::Debug for Writer<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Writer")
+    }
+}
+
+/// The libraries' warnings (a skipped skill, a symbolic link refused) go to stderr; `RUST_LOG`
+/// overrides the level. Every field value and the message are written through
+/// [`one_line`] (a path named with `ESC[2J` is shown as `\u{1b}[2J`). Colour only on a
+/// terminal, and never with `NO_COLOR` set.
+pub(crate) fn init_tracing() {
+    let colour =
+        io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        // rmcp logs a failed connection itself; the one line the command prints says it all.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .fmt_fields(escaped_fields())
+        .with_target(false)
+        .without_time()
+        .with_ansi(colour)
+        .init();
+}
+
+/// The field formatter of [`init_tracing`]: `message` as it is, other fields as `name=value`,
+/// every value escaped by [`one_line`].
+fn escaped_fields() -> impl for<'w> tracing_subscriber::fmt::FormatFields<'w> + 'static {
+    tracing_subscriber::fmt::format::debug_fn(
+        |writer: &mut tracing_subscriber::fmt::format::Writer<'_>, field, value| {
+            let value = format!("{value:?}");
+            if field.name() == "message" {
+                write!(writer, "{}", one_line(&value))
+            } else {
+                write!(writer, "{}={}", one_line(field.name()), one_line(&value))
+            }
+        },
+    )
+    .delimited(" ")
+}
