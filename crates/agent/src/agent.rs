@@ -9,13 +9,14 @@ use skillful_chat::{
 };
 use skillful_core::SourceContext;
 use skillful_decorators::{
-    ApprovalPolicy, Decision, EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits,
-    TracingLayer, not_approved, refused,
+    ApprovalPolicy, CallObserver, Decision, EnsureUserMessageLayer, FunctionInvocationLayer,
+    Layer, Limits, TracingLayer, not_approved, refused,
 };
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
 
 use crate::aids::{Aids, RunOptions, answer_request, skills_to_load};
 use crate::approvals::ApprovalsStore;
+use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillFunction};
 use crate::error::AgentError;
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
@@ -104,6 +105,7 @@ pub struct Agent {
     skills: Vec<Arc<SkillsProvider>>,
     policy: Arc<SkillsApprovalPolicy>,
     options: ChatOptions,
+    auditor: Option<Arc<Auditor>>,
     aids: Aids,
 }
 
@@ -121,6 +123,7 @@ impl Agent {
             limits: Limits::default(),
             options: ChatOptions::default(),
             text_tool_calls: true,
+            audit: None,
             aids: Aids::default(),
         }
     }
@@ -153,6 +156,7 @@ impl Agent {
     ) -> Result<AgentResponse, AgentError> {
         let pending = session.pending_approvals();
         let mut new = Vec::new();
+        let mut unanswered = Vec::new();
         let input = input.into();
         let query = match &input {
             Input::Text(text) => Some(text.clone()),
@@ -161,6 +165,12 @@ impl Agent {
         match input {
             Input::Text(text) => {
                 if !pending.is_empty() {
+                    if self.auditor.is_some() {
+                        for request in &pending {
+                            let subject = self.describe(&request.call, session).await?;
+                            unanswered.push((request.call.clone(), subject));
+                        }
+                    }
                     let results = pending
                         .iter()
                         .map(|request| Content::FunctionResult(not_approved(&request.call)))
@@ -256,6 +266,9 @@ impl Agent {
             if asking {
                 // The runtime's call waits for the person; the model is called once it is
                 // answered (the approval answers resume the loop).
+                if let Some(auditor) = &self.auditor {
+                    auditor.unanswered(&unanswered, session.id()).await;
+                }
                 let aided: Vec<(Message, Author)> = new.split_off(input_messages);
                 session.extend(new);
                 session.extend(aided.iter().cloned());
@@ -284,6 +297,9 @@ impl Agent {
                     .with_options(options),
             )
             .await?;
+        if let Some(auditor) = &self.auditor {
+            auditor.unanswered(&unanswered, session.id()).await;
+        }
         let aided: Vec<(Message, Author)> = new.split_off(input_messages);
         let (mut made, mut authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
         authors.extend(response.messages.iter().map(|_| Author::Conversation));
@@ -302,6 +318,9 @@ impl Agent {
         made.extend(response.messages);
         session.extend(new);
         session.extend(made.iter().cloned().zip(authors.iter().copied()));
+        if let Some(auditor) = &self.auditor {
+            auditor.run_ended(session.id(), response.usage).await;
+        }
         Ok(AgentResponse {
             pending: made
                 .iter()
@@ -405,6 +424,7 @@ impl fmt::Debug for Agent {
             .field("instructions", &self.instructions)
             .field("providers", &self.providers)
             .field("options", &self.options)
+            .field("auditor", &self.auditor)
             .finish()
     }
 }
@@ -429,6 +449,7 @@ pub struct AgentBuilder {
     limits: Limits,
     options: ChatOptions,
     text_tool_calls: bool,
+    audit: Option<AuditSettings>,
     aids: Aids,
 }
 
@@ -492,6 +513,16 @@ impl AgentBuilder {
         self
     }
 
+    /// Audits every tool call (run, held back, refused, rejected, unanswered) and every run's
+    /// tokens to the settings' sink: the skill with its origin and digest, the script and its digest, the
+    /// arguments' digest (and the arguments unless [`AuditSettings::redact`]), the decision and
+    /// who made it, the duration, the exit code and the result's digest. The record is written
+    /// before the call's result goes back to the model; a failure to write it is a warning.
+    pub fn audit(mut self, settings: AuditSettings) -> Self {
+        self.audit = Some(settings);
+        self
+    }
+
     /// Builds the agent: `FunctionInvocation → EnsureUserMessage → Tracing → client`.
     pub fn build(self) -> Agent {
         let policy = Arc::new(SkillsApprovalPolicy {
@@ -499,11 +530,16 @@ impl AgentBuilder {
             rules: self.rules,
             store: self.store.unwrap_or_default(),
         });
-        let client = FunctionInvocationLayer::new()
+        let auditor = self.audit.map(|settings| Arc::new(Auditor { settings }));
+        let mut invocation = FunctionInvocationLayer::new()
             .limits(self.limits)
             .approval(Arc::clone(&policy) as Arc<dyn ApprovalPolicy>)
-            .text_tool_calls(self.text_tool_calls)
-            .layer(EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)));
+            .text_tool_calls(self.text_tool_calls);
+        if let Some(auditor) = &auditor {
+            invocation = invocation.observer(Arc::clone(auditor) as Arc<dyn CallObserver>);
+        }
+        let client =
+            invocation.layer(EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)));
         Agent {
             client: Box::new(client),
             instructions: self.instructions,
@@ -511,6 +547,7 @@ impl AgentBuilder {
             skills: self.skills,
             policy,
             options: self.options,
+            auditor,
             aids: self.aids,
         }
     }

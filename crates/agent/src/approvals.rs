@@ -262,7 +262,7 @@ fn upsert(entries: &mut Vec<Entry>, entry: Entry) {
 
 /// The files an approval of `subject` is bound to; empty when the skill has none of ours to read
 /// (it is bound to its document instead).
-fn files_of(subject: &CallSubject) -> Vec<PathBuf> {
+pub(crate) fn files_of(subject: &CallSubject) -> Vec<PathBuf> {
     let origin = subject.skill.origin();
     let Some(location) = origin.location.as_deref().map(PathBuf::from) else {
         return Vec::new();
@@ -388,7 +388,7 @@ async fn still_bound(
 
 /// The sha256 of `path` (lower-case hex) and the stamp of the file read: opened without
 /// following a final link and without blocking on a FIFO, a regular file only.
-fn hash_file(path: &Path) -> Result<(String, FileStamp), SkillError> {
+pub(crate) fn hash_file(path: &Path) -> Result<(String, FileStamp), SkillError> {
     let what = || path.display().to_string();
     let unreadable = |source: std::io::Error| SkillError::Unreadable {
         what: what(),
@@ -413,7 +413,7 @@ fn hash_file(path: &Path) -> Result<(String, FileStamp), SkillError> {
 }
 
 /// The sha256 of the skill's document: its frontmatter as written (or none), a NUL, its body.
-async fn document_digest(subject: &CallSubject) -> Result<String, SkillError> {
+pub(crate) async fn document_digest(subject: &CallSubject) -> Result<String, SkillError> {
     let document = subject.skill.document().await?;
     let mut hasher = Sha256::new();
     hasher.update(document.written_frontmatter.as_deref().unwrap_or_default());

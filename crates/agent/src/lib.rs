@@ -12,7 +12,10 @@
 //! It owns the composition, the skills approval policy (rules matched on the skills provider's
 //! own tool instances) and the approvals given for good ([`ApprovalsStore`]: per user, keyed by
 //! tool, skill and script, bound to the digests of the skill's files). Its own I/O is those two
-//! files, through `skillful-state`; nothing in a session approves anything.
+//! files, through `skillful-state`; nothing in a session approves anything. With
+//! [`AgentBuilder::audit`] every tool call the loop decides on becomes a record of an
+//! [`AuditSink`](skillful_audit::AuditSink) (`skillful-audit`), with the skill, its digest and
+//! the decision.
 //!
 //! # Example
 //! ```no_run
@@ -42,6 +45,7 @@
 mod agent;
 mod aids;
 mod approvals;
+mod audit;
 mod context;
 mod error;
 mod policy;
@@ -52,6 +56,7 @@ mod session_file;
 pub use agent::{Agent, AgentBuilder, AgentResponse, Input};
 pub use aids::{Aids, RunOptions};
 pub use approvals::{ApprovalsError, ApprovalsStore};
+pub use audit::AuditSettings;
 pub use context::{Context, ContextProvider};
 pub use error::AgentError;
 pub use policy::{ApprovalRules, AutoApprove};

@@ -115,15 +115,24 @@ impl ApprovalPolicy for SkillsApprovalPolicy {
             ));
         }
         let by_rule = match self.rules.auto_approve {
-            AutoApprove::All => true,
-            AutoApprove::ReadOnly => skill_tool.is_read_only(),
-            AutoApprove::None => false,
+            AutoApprove::All => Some("rule: auto-approve all".to_owned()),
+            AutoApprove::ReadOnly if skill_tool.is_read_only() => {
+                Some("rule: auto-approve read-only".to_owned())
+            }
+            AutoApprove::ReadOnly | AutoApprove::None => None,
         };
-        if by_rule || self.rules.approve_up_to.is_some_and(|up_to| tier <= up_to) {
-            return Decision::Approve;
+        let by_tier = self
+            .rules
+            .approve_up_to
+            .filter(|up_to| tier <= *up_to)
+            .map(|up_to| format!("rule: approve up to {up_to}"));
+        if let Some(grounds) = by_rule.or(by_tier) {
+            return Decision::Approve(grounds);
         }
         match skill_tool.subject(arguments) {
-            Some(subject) if self.store.covers(&subject, arguments).await => Decision::Approve,
+            Some(subject) if self.store.covers(&subject, arguments).await => {
+                Decision::Approve("remembered approval".to_owned())
+            }
             _ => Decision::Ask,
         }
     }

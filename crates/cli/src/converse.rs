@@ -25,6 +25,7 @@ use skillful_core::text::{for_terminal, one_line};
 use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
 use skillful_provider::CallSubject;
 
+use crate::audit::AuditFlags;
 use crate::compose::{ListingFlags, SkillsFlags, process_runner};
 use crate::{Outcome, UsageError, output};
 
@@ -178,6 +179,8 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_name = "FILE")]
     session: Option<PathBuf>,
     #[command(flatten)]
+    audit: AuditFlags,
+    #[command(flatten)]
     flags: SkillsFlags,
     #[command(flatten)]
     listing: ListingFlags,
@@ -209,6 +212,7 @@ impl AgentArgs {
     /// The agent; with `live`, its file skills are watched and reloaded when they change, each
     /// reload said on stderr.
     async fn agent(&self, endpoint: &str, live: bool) -> anyhow::Result<Agent> {
+        let host = if live { "skills chat" } else { "skills run" };
         let composition = self
             .flags
             .compose(&self.skills, false, Some(process_runner()))?;
@@ -246,6 +250,7 @@ impl AgentArgs {
             .options(options)
             .text_tool_calls(!self.no_text_tool_calls)
             .aids(Aids::new().activation(activation))
+            .audit(self.audit.settings(host)?)
             .build())
     }
 

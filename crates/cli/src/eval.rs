@@ -14,6 +14,7 @@ use skillful_eval::{
     SkillUnderTest, Stat,
 };
 
+use crate::audit::AuditFlags;
 use crate::converse::{Approve, ModelArgs};
 use crate::{Outcome, UsageError, output};
 
@@ -57,6 +58,8 @@ pub(crate) struct EvalArgs {
     /// Print the benchmark as JSON (an array of them for several skills) instead of the table.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    audit: AuditFlags,
 }
 
 pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
@@ -83,6 +86,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         (Some(url), false) => JudgeSettings::Endpoint(url.clone()),
         (None, false) => JudgeSettings::SameEndpoint,
     };
+    settings.audit = Some(args.audit.settings("skills eval")?);
     let evaluator = Evaluator::new(settings)?;
 
     let mut benchmarks = Vec::new();

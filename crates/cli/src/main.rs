@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use skillful_core::text::one_line;
 
+mod audit;
 mod compose;
 mod converse;
 mod engine;
@@ -73,6 +74,10 @@ enum Command {
     Engine(engine::EngineArgs),
     /// Measure whether skills help a model: run their evals with and without them, grade, benchmark.
     Eval(eval::EvalArgs),
+    /// Print the audit log of skill tool calls (`--verify`: check its hash chain).
+    Audit(audit::AuditArgs),
+    /// Usage per skill from the audit log: activations, calls, failures, latency, tokens.
+    Stats(audit::StatsArgs),
     /// Scan skills for hidden text, prompt injection, exfiltration and risky scripts.
     Scan(scan::ScanArgs),
     /// Install skills from a git repository or a directory (fetched, validated, scanned, locked).
@@ -176,6 +181,8 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Disable(args) => settings::toggle(args, false),
             Command::Engine(args) => engine::run(args).await,
             Command::Eval(args) => eval::run(args).await,
+            Command::Audit(args) => audit::audit(args),
+            Command::Stats(args) => audit::stats(args).await,
             Command::Scan(args) => scan::scan(args),
             Command::Add(args) => supply::add(args),
             Command::Verify(args) => supply::verify(args),

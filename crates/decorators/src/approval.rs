@@ -10,8 +10,9 @@ use skillful_chat::{ApprovalRequest, ApprovalResponse, Content, Message, Remembe
 /// What an [`ApprovalPolicy`] says about one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    /// Run it without asking (a rule, or an approval the person gave for good).
-    Approve,
+    /// Run it without asking (a rule, or an approval the person gave for good), on these grounds:
+    /// the rule's name or `remembered approval`, as an audit log records who approved the call.
+    Approve(String),
     /// Hold it back and ask a person.
     Ask,
     /// Do not run it, whatever was approved; the model is told why.

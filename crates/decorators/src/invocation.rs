@@ -18,6 +18,7 @@ use tracing::field::Empty;
 use crate::approval::{ApprovalPolicy, Decision, new_answers, pending_approvals};
 use crate::identity::CallIds;
 use crate::layer::Layer;
+use crate::observe::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
 use crate::text_calls;
 
 /// The loop's limits.
@@ -86,6 +87,7 @@ pub struct FunctionInvocation<C> {
     inner: C,
     limits: Limits,
     approval: Option<Arc<dyn ApprovalPolicy>>,
+    observer: Option<Arc<dyn CallObserver>>,
     text_tool_calls: bool,
 }
 
@@ -97,6 +99,7 @@ impl<C> FunctionInvocation<C> {
             inner,
             limits: Limits::default(),
             approval: None,
+            observer: None,
             text_tool_calls: true,
         }
     }
@@ -108,6 +111,7 @@ impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
             .field("inner", &self.inner)
             .field("limits", &self.limits)
             .field("approval", &self.approval)
+            .field("observer", &self.observer)
             .field("text_tool_calls", &self.text_tool_calls)
             .finish()
     }
@@ -115,8 +119,8 @@ impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
 
 /// What happens to one call of a turn.
 enum Step {
-    Run(SharedTool),
-    Answer(FunctionResult),
+    Run(SharedTool, Approver),
+    Answer(FunctionResult, Refuser),
     Ask,
     Stop(String),
 }
@@ -160,6 +164,8 @@ struct Run<'a> {
     limits: Limits,
     tools: &'a [SharedTool],
     approval: Option<&'a dyn ApprovalPolicy>,
+    observer: Option<&'a dyn CallObserver>,
+    conversation_id: Option<&'a str>,
     auto_approved: usize,
     streaks: Streaks,
     failures: HashMap<String, (String, usize)>,
@@ -195,45 +201,75 @@ impl Run<'_> {
             ));
         }
         if identical == limit {
-            return Step::Answer(error_result(
-                call,
-                format!(
-                    "Not run: `{}` was called with these same arguments {limit} times in a row. \
-                     Its result will not change; use the results you already have and answer.",
-                    call.name
+            return Step::Answer(
+                error_result(
+                    call,
+                    format!(
+                        "Not run: `{}` was called with these same arguments {limit} times in a \
+                         row. Its result will not change; use the results you already have and \
+                         answer.",
+                        call.name
+                    ),
                 ),
-            ));
+                Refuser::Guard,
+            );
         }
         let Some(tool) = self.tools.iter().find(|tool| tool.name() == call.name) else {
             let names: Vec<&str> = self.tools.iter().map(|tool| tool.name()).collect();
-            return Step::Answer(error_result(
-                call,
-                format!(
-                    "Error: there is no tool named '{}'. Available tools: {}.",
-                    call.name,
-                    names.join(", ")
+            return Step::Answer(
+                error_result(
+                    call,
+                    format!(
+                        "Error: there is no tool named '{}'. Available tools: {}.",
+                        call.name,
+                        names.join(", ")
+                    ),
                 ),
-            ));
+                Refuser::UnknownTool,
+            );
         };
         let Some(policy) = self.approval else {
-            return Step::Run(Arc::clone(tool));
+            return Step::Run(Arc::clone(tool), Approver::NoPolicy);
         };
-        let approved = match policy.decide(tool.as_ref(), &call.arguments).await {
-            Decision::Refuse(reason) => return Step::Answer(refused(call, &reason)),
-            Decision::Approve => true,
-            Decision::Ask => false,
+        let grounds = match policy.decide(tool.as_ref(), &call.arguments).await {
+            Decision::Refuse(reason) => {
+                return Step::Answer(refused(call, &reason), Refuser::Policy);
+            }
+            Decision::Approve(grounds) => Some(grounds),
+            Decision::Ask => None,
         };
-        if approved && self.auto_approved < self.limits.max_auto_approvals {
-            self.auto_approved += 1;
-            Step::Run(Arc::clone(tool))
-        } else {
-            Step::Ask
+        match grounds {
+            Some(grounds) if self.auto_approved < self.limits.max_auto_approvals => {
+                self.auto_approved += 1;
+                Step::Run(Arc::clone(tool), Approver::Policy(grounds))
+            }
+            _ => Step::Ask,
         }
     }
 
-    /// Runs `calls` concurrently, each in its own span; the results in the same order.
-    async fn execute(&self, calls: Vec<(FunctionCall, SharedTool)>) -> Vec<FunctionResult> {
-        join_all(calls.into_iter().map(|(call, tool)| {
+    /// Tells the observer, if any, what became of `call`.
+    async fn note(&self, call: &FunctionCall, outcome: CallOutcome<'_>) {
+        let Some(observer) = self.observer else {
+            return;
+        };
+        let tool = self.tools.iter().find(|tool| tool.name() == call.name);
+        observer
+            .observe(CallEvent {
+                call,
+                tool: tool.map(|tool| tool.as_ref() as &dyn skillful_chat::Tool),
+                conversation_id: self.conversation_id,
+                outcome,
+            })
+            .await;
+    }
+
+    /// Runs `calls` concurrently, each in its own span, each observed when it ends; the results
+    /// in the same order.
+    async fn execute(
+        &self,
+        calls: Vec<(FunctionCall, SharedTool, Approver)>,
+    ) -> Vec<FunctionResult> {
+        join_all(calls.into_iter().map(|(call, tool, approver)| {
             let span = tracing::info_span!(
                 "tool_call",
                 tool = %call.name,
@@ -244,15 +280,26 @@ impl Run<'_> {
             let inner = span.clone();
             async move {
                 let started = Instant::now();
-                let output = tool.invoke(call.arguments).await;
-                span.record("duration_ms", started.elapsed().as_millis() as u64);
+                let output = tool.invoke(call.arguments.clone()).await;
+                let duration = started.elapsed();
+                span.record("duration_ms", duration.as_millis() as u64);
                 span.record("outcome", if output.is_ok() { "ok" } else { "error" });
                 let is_error = output.is_err();
-                FunctionResult {
-                    call_id: call.call_id,
+                let result = FunctionResult {
+                    call_id: call.call_id.clone(),
                     result: output.unwrap_or_else(|error| error),
                     is_error,
-                }
+                };
+                self.note(
+                    &call,
+                    CallOutcome::Ran {
+                        approver: &approver,
+                        result: &result,
+                        duration,
+                    },
+                )
+                .await;
+                result
             }
             .instrument(inner)
         }))
@@ -365,6 +412,8 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             limits: self.limits,
             tools: &tools,
             approval: self.approval.as_deref(),
+            observer: self.observer.as_deref(),
+            conversation_id: options.conversation_id.as_deref(),
             auto_approved: 0,
             streaks: Streaks::default(),
             failures: HashMap::new(),
@@ -419,14 +468,26 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 Step::Stop(text) => Some(text.clone()),
                 _ => None,
             }) {
-                let results = calls
-                    .iter()
-                    .zip(steps)
-                    .map(|(call, step)| match step {
-                        Step::Answer(result) => result,
-                        _ => error_result(call, "Not run: the run was stopped.".to_owned()),
-                    })
-                    .collect();
+                let mut results = Vec::with_capacity(calls.len());
+                for (call, step) in calls.iter().zip(steps) {
+                    let (result, by) = match step {
+                        Step::Answer(result, by) => (result, by),
+                        Step::Stop(_) => (error_result(call, stop.clone()), Refuser::Guard),
+                        Step::Run(..) | Step::Ask => (
+                            error_result(call, "Not run: the run was stopped.".to_owned()),
+                            Refuser::Guard,
+                        ),
+                    };
+                    run.note(
+                        call,
+                        CallOutcome::Refused {
+                            by,
+                            reason: &result.result,
+                        },
+                    )
+                    .await;
+                    results.push(result);
+                }
                 for reply in replies {
                     output.push(&mut messages, reply);
                 }
@@ -448,16 +509,21 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             let mut results: Vec<Option<FunctionResult>> = Vec::new();
             for (call, step) in calls.iter().zip(steps) {
                 match step {
-                    Step::Run(tool) => {
-                        to_run.push((call.clone(), tool));
+                    Step::Run(tool, approver) => {
+                        to_run.push((call.clone(), tool, approver));
                         results.push(None);
                     }
-                    Step::Answer(result) => results.push(Some(result)),
-                    Step::Ask | Step::Stop(_) => {}
+                    Step::Answer(result, by) => {
+                        let reason = &result.result;
+                        run.note(call, CallOutcome::Refused { by, reason }).await;
+                        results.push(Some(result));
+                    }
+                    Step::Ask => run.note(call, CallOutcome::Held).await,
+                    Step::Stop(_) => {}
                 }
             }
             let ran_calls: Vec<FunctionCall> =
-                to_run.iter().map(|(call, _)| call.clone()).collect();
+                to_run.iter().map(|(call, ..)| call.clone()).collect();
             let ran = run.execute(to_run).await;
             let broken = run.breaker(&ran_calls, &ran);
             let results = merge(results, ran);
@@ -539,6 +605,13 @@ fn hold_back(replies: &mut [Message], held: &[&str]) {
     }
 }
 
+/// Why a call waiting for approval does not run.
+enum NotRun<'a> {
+    Refused(Refuser),
+    Rejected(Option<&'a str>),
+    Unanswered,
+}
+
 /// Answers the approval requests still open in `messages` with the answers the request carries
 /// (see [`new_answers`]): approved calls the policy does not refuse now run, the others get a
 /// result saying why not. `None` when nothing was pending.
@@ -554,37 +627,51 @@ async fn resume(run: &Run<'_>, messages: &[Message]) -> Option<Vec<FunctionResul
     let mut to_run = Vec::new();
     for ApprovalRequest { call } in pending {
         let tool = run.tools.iter().find(|tool| tool.name() == call.name);
-        let result = match (answers.get(call.call_id.as_str()), tool) {
+        let (result, not_run) = match (answers.get(call.call_id.as_str()), tool) {
             (Some(answer), Some(tool)) if answer.approved => {
                 match approved_again(run.approval, tool, &call, answer.remember).await {
                     Ok(()) => {
-                        to_run.push((call, Arc::clone(tool)));
-                        None
+                        to_run.push((call, Arc::clone(tool), Approver::Person(answer.remember)));
+                        results.push(None);
+                        continue;
                     }
-                    Err(refusal) => Some(refusal),
+                    Err(refusal) => (refusal, NotRun::Refused(Refuser::Policy)),
                 }
             }
-            (Some(answer), None) if answer.approved => Some(error_result(
-                &call,
-                format!("Error: the tool '{}' is no longer available.", call.name),
-            )),
+            (Some(answer), None) if answer.approved => (
+                error_result(
+                    &call,
+                    format!("Error: the tool '{}' is no longer available.", call.name),
+                ),
+                NotRun::Refused(Refuser::UnknownTool),
+            ),
             (Some(answer), _) => {
                 let reason = answer
                     .reason
                     .as_deref()
                     .map(|reason| format!(" Reason: {reason}"))
                     .unwrap_or_default();
-                Some(error_result(
-                    &call,
-                    format!(
-                        "Rejected: the user did not approve this call of `{}`, so it was not run.{reason}",
-                        call.name
-                    ),
-                ))
+                let text = format!(
+                    "Rejected: the user did not approve this call of `{}`, so it was not run.{reason}",
+                    call.name
+                );
+                (
+                    error_result(&call, text),
+                    NotRun::Rejected(answer.reason.as_deref()),
+                )
             }
-            (None, _) => Some(not_approved(&call)),
+            (None, _) => (not_approved(&call), NotRun::Unanswered),
         };
-        results.push(result);
+        let outcome = match not_run {
+            NotRun::Refused(by) => CallOutcome::Refused {
+                by,
+                reason: &result.result,
+            },
+            NotRun::Rejected(reason) => CallOutcome::Rejected { reason },
+            NotRun::Unanswered => CallOutcome::Unanswered,
+        };
+        run.note(&call, outcome).await;
+        results.push(Some(result));
     }
     Some(merge(results, run.execute(to_run).await))
 }
@@ -632,6 +719,7 @@ fn merge(slots: Vec<Option<FunctionResult>>, ran: Vec<FunctionResult>) -> Vec<Fu
 pub struct FunctionInvocationLayer {
     limits: Limits,
     approval: Option<Arc<dyn ApprovalPolicy>>,
+    observer: Option<Arc<dyn CallObserver>>,
     ignore_text_tool_calls: bool,
 }
 
@@ -659,6 +747,12 @@ impl FunctionInvocationLayer {
         self.approval = Some(policy);
         self
     }
+
+    /// Tells `observer` what becomes of every call (an audit log).
+    pub fn observer(mut self, observer: Arc<dyn CallObserver>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
 }
 
 impl<C> Layer<C> for FunctionInvocationLayer {
@@ -669,6 +763,7 @@ impl<C> Layer<C> for FunctionInvocationLayer {
             inner,
             limits: self.limits,
             approval: self.approval.clone(),
+            observer: self.observer.clone(),
             text_tool_calls: !self.ignore_text_tool_calls,
         }
     }

@@ -6,7 +6,8 @@
 //!   back to the model, a repeated-failure breaker, a guard against identical calls, and **tool
 //!   approval** through an [`ApprovalPolicy`] (calls held back as approval requests, resumed
 //!   with the answers and decided again, approvals given for good kept by the policy, never
-//!   read from the history);
+//!   read from the history), and a [`CallObserver`] told what became of every call (the
+//!   decision, who made it, the result), for an audit log;
 //! - [`Tracing`]: a `tracing` span per model call (tool calls get theirs from the loop).
 //!
 //! Each has a [`Layer`] that builds it. A typical stack, outermost first:
@@ -32,6 +33,7 @@ mod ensure_user;
 mod identity;
 mod invocation;
 mod layer;
+mod observe;
 mod schema;
 mod text_calls;
 mod trace;
@@ -42,4 +44,5 @@ pub use ensure_user::{
 };
 pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved, refused};
 pub use layer::Layer;
+pub use observe::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
 pub use trace::{Tracing, TracingLayer};

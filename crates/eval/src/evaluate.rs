@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use skillful_agent::{Agent, AgentError, ApprovalRules, AutoApprove, Input, Session};
+use skillful_agent::{
+    Agent, AgentError, ApprovalRules, AuditSettings, AutoApprove, Input, Session,
+};
 use skillful_chat::{
     ApprovalResponse, ChatError, ChatOptions, Content, FunctionCall, Message, OpenAiClient,
 };
@@ -156,6 +158,8 @@ pub struct EvalSettings {
     pub enum_names: bool,
     /// Where statements are graded.
     pub judge: JudgeSettings,
+    /// Where the runs' tool calls are audited (`None`: nowhere).
+    pub audit: Option<AuditSettings>,
 }
 
 impl EvalSettings {
@@ -177,6 +181,7 @@ impl EvalSettings {
             text_tool_calls: true,
             enum_names: false,
             judge: JudgeSettings::SameEndpoint,
+            audit: None,
         }
     }
 
@@ -390,6 +395,9 @@ impl Evaluator {
             .approval(self.settings.approval)
             .options(self.settings.options(seed))
             .text_tool_calls(self.settings.text_tool_calls);
+        if let Some(audit) = &self.settings.audit {
+            builder = builder.audit(audit.clone());
+        }
         if configuration == Configuration::WithSkill {
             let runner = ProcessRunner::builder().working_dir(&outputs).build()?;
             let source = FileSkillsSource::builder()
@@ -482,12 +490,15 @@ impl Evaluator {
                 dir: skill.dir.clone(),
                 reason: error.to_string(),
             })?;
-        let agent = Agent::builder(Arc::clone(&self.client))
+        let mut builder = Agent::builder(Arc::clone(&self.client))
             .skills(Arc::new(self.settings.provider(source)?))
             .approval(ApprovalRules::new(AutoApprove::None))
             .options(self.settings.options(self.settings.seed_of(run_number)))
-            .text_tool_calls(self.settings.text_tool_calls)
-            .build();
+            .text_tool_calls(self.settings.text_tool_calls);
+        if let Some(audit) = &self.settings.audit {
+            builder = builder.audit(audit.clone());
+        }
+        let agent = builder.build();
         let mut session = Session::new();
         let (triggered, error) = match agent.run(query.query.as_str(), &mut session).await {
             Ok(response) => (loaded(&response.messages, &skill.name), None),

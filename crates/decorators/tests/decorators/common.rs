@@ -125,9 +125,11 @@ impl TestPolicy {
 impl ApprovalPolicy for TestPolicy {
     async fn decide(&self, tool: &dyn Tool, arguments: &Value) -> Decision {
         match tool.name() {
-            "echo" => Decision::Approve,
+            "echo" => Decision::Approve("echo rule".to_owned()),
             "danger" => Decision::Refuse("it deletes things".to_owned()),
-            name if self.covers(name, arguments) => Decision::Approve,
+            name if self.covers(name, arguments) => {
+                Decision::Approve("remembered approval".to_owned())
+            }
             _ => Decision::Ask,
         }
     }

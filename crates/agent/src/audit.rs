@@ -1,0 +1,248 @@
+//! The audit of skill tool calls: each call the loop decides on becomes an
+//! [`AuditEvent`](skillful_audit::AuditEvent) with the skill, its digest and the decision.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use skillful_audit::{
+    Actor, AuditEvent, AuditSink, EventKind, SkillRef, Tokens, current_user, json_digest,
+    sha256_hex,
+};
+use skillful_chat::{FunctionCall, Remember, Usage};
+use skillful_core::blocking;
+use skillful_decorators::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
+use skillful_provider::{CallSubject, ToolKind};
+
+use crate::approvals::{document_digest, files_of, hash_file};
+use crate::context::SkillFunction;
+
+/// Where and how an agent audits its calls (see
+/// [`AgentBuilder::audit`](crate::AgentBuilder::audit)).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AuditSettings {
+    /// Where the records go (the user's log: [`FileAuditSink`](skillful_audit::FileAuditSink)).
+    pub sink: Arc<dyn AuditSink>,
+    /// The host command the records name (`skills run`, or the embedding program's name).
+    pub host: String,
+    /// The user the records name (default: [`current_user`]).
+    pub user: String,
+    /// Keep only the arguments' digest, not the arguments (`--audit-redact`).
+    pub redact: bool,
+}
+
+impl AuditSettings {
+    /// Records to `sink` naming `host` and the current user, with the arguments.
+    pub fn new(sink: Arc<dyn AuditSink>, host: impl Into<String>) -> Self {
+        Self {
+            sink,
+            host: host.into(),
+            user: current_user(),
+            redact: false,
+        }
+    }
+
+    /// Whether the arguments are left out (their digest stays).
+    #[must_use]
+    pub fn redact(mut self, redact: bool) -> Self {
+        self.redact = redact;
+        self
+    }
+}
+
+/// Turns the loop's call events into audit records.
+#[derive(Debug)]
+pub(crate) struct Auditor {
+    pub(crate) settings: AuditSettings,
+}
+
+impl Auditor {
+    fn event(&self, kind: EventKind, session: Option<&str>) -> AuditEvent {
+        let mut event = AuditEvent::new(
+            kind,
+            self.settings.user.clone(),
+            self.settings.host.clone(),
+            Actor::Model,
+        );
+        event.session = session.map(str::to_owned);
+        event
+    }
+
+    /// The event for `call`, with the skill and script it names and their digests.
+    async fn call_event(
+        &self,
+        kind: EventKind,
+        call: &FunctionCall,
+        subject: Option<CallSubject>,
+        session: Option<&str>,
+    ) -> (AuditEvent, Vec<std::path::PathBuf>) {
+        let mut event = self.event(kind, session);
+        event.tool = Some(call.name.clone());
+        event.call_id = Some(call.call_id.clone());
+        event.args_digest = Some(json_digest(&call.arguments));
+        if !self.settings.redact {
+            event.args = Some(call.arguments.clone());
+        }
+        let Some(subject) = subject else {
+            return (event, Vec::new());
+        };
+        let origin = subject.skill.origin();
+        let files = files_of(&subject);
+        let digest = if files.is_empty() {
+            document_digest(&subject).await.ok()
+        } else {
+            None
+        };
+        event.skill = Some(SkillRef {
+            name: subject.skill_name().to_owned(),
+            origin: origin.kind.to_string(),
+            scope: origin.scope.to_string(),
+            location: origin.location.clone(),
+            digest,
+        });
+        event.script = subject.script_name().map(str::to_owned);
+        event.risk = Some(subject.risk.to_string());
+        (event, files)
+    }
+
+    /// Fills the file digests in (the skill's `SKILL.md` or library, the script) and writes the
+    /// record, on the blocking pool; a failure is a warning.
+    async fn write(&self, mut event: AuditEvent, files: Vec<std::path::PathBuf>) {
+        let sink = Arc::clone(&self.settings.sink);
+        let written = blocking::run("writing an audit record", move || {
+            let mut digests = files
+                .iter()
+                .map(|path| hash_file(path).ok().map(|(d, _)| d));
+            if let Some(skill) = &mut event.skill
+                && skill.digest.is_none()
+            {
+                skill.digest = digests.next().flatten();
+            }
+            if event.script.is_some() {
+                event.script_digest = digests.next().flatten();
+            }
+            Ok(sink.record(event))
+        })
+        .await;
+        match written {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::warn!("the audit record was not written: {error}"),
+            Err(error) => tracing::warn!("the audit record was not written: {error}"),
+        }
+    }
+
+    /// Records a `run` event: the tokens of one agent run.
+    pub(crate) async fn run_ended(&self, session: &str, usage: Option<Usage>) {
+        let mut event = self.event(EventKind::Run, Some(session));
+        event.tokens = usage.map(|usage| Tokens {
+            input: usage.prompt_tokens,
+            output: usage.completion_tokens,
+        });
+        self.write(event, Vec::new()).await;
+    }
+
+    /// Records calls left unanswered when a new prompt superseded them.
+    pub(crate) async fn unanswered(
+        &self,
+        calls: &[(FunctionCall, Option<CallSubject>)],
+        session: &str,
+    ) {
+        for (call, subject) in calls {
+            let (mut event, files) = self
+                .call_event(
+                    EventKind::ApprovalAnswer,
+                    call,
+                    subject.clone(),
+                    Some(session),
+                )
+                .await;
+            event.decision = Some("unanswered".to_owned());
+            event.decided_by = Some("user".to_owned());
+            self.write(event, files).await;
+        }
+    }
+}
+
+/// The skill and script a call of one of the skills providers' tools names.
+pub(crate) fn subject_of(
+    tool: &dyn skillful_chat::Tool,
+    arguments: &serde_json::Value,
+) -> Option<CallSubject> {
+    tool.as_any()
+        .downcast_ref::<SkillFunction>()
+        .and_then(|function| function.0.subject(arguments))
+}
+
+#[async_trait]
+impl CallObserver for Auditor {
+    async fn observe(&self, observed: CallEvent<'_>) {
+        let kind = match observed.outcome {
+            CallOutcome::Ran { .. } => EventKind::ToolCall,
+            CallOutcome::Held => EventKind::ApprovalRequest,
+            CallOutcome::Refused { .. } => EventKind::Refusal,
+            CallOutcome::Rejected { .. } | CallOutcome::Unanswered => EventKind::ApprovalAnswer,
+        };
+        let subject = observed
+            .tool
+            .and_then(|tool| subject_of(tool, &observed.call.arguments));
+        let kind_of_tool = subject.as_ref().map(|subject| subject.kind);
+        let (mut event, files) = self
+            .call_event(kind, observed.call, subject, observed.conversation_id)
+            .await;
+        let (decision, decided_by) = match observed.outcome {
+            CallOutcome::Ran {
+                approver,
+                result,
+                duration,
+            } => {
+                event.is_error = Some(result.is_error);
+                event.duration_us = Some(duration.as_micros() as u64);
+                event.result_digest = Some(sha256_hex(result.result.as_bytes()));
+                if kind_of_tool == Some(ToolKind::RunSkillScript) {
+                    event.exit_code = exit_code(&result.result, result.is_error);
+                }
+                let by = match approver {
+                    Approver::NoPolicy => "no policy".to_owned(),
+                    Approver::Policy(grounds) => grounds.clone(),
+                    Approver::Person(Remember::Once) => "user (once)".to_owned(),
+                    Approver::Person(Remember::Tool) => "user (always: tool)".to_owned(),
+                    Approver::Person(Remember::ToolWithArguments) => {
+                        "user (always: tool with these arguments)".to_owned()
+                    }
+                };
+                ("approved", by)
+            }
+            CallOutcome::Held => ("asked", "policy".to_owned()),
+            CallOutcome::Refused { by, reason } => {
+                event.reason = Some(reason.to_owned());
+                let by = match by {
+                    Refuser::Policy => "policy",
+                    Refuser::Guard => "guard",
+                    Refuser::UnknownTool => "unknown tool",
+                };
+                ("refused", by.to_owned())
+            }
+            CallOutcome::Rejected { reason } => {
+                event.reason = reason.map(str::to_owned);
+                ("rejected", "user".to_owned())
+            }
+            CallOutcome::Unanswered => ("unanswered", "user".to_owned()),
+        };
+        event.decision = Some(decision.to_owned());
+        event.decided_by = Some(decided_by);
+        self.write(event, files).await;
+    }
+}
+
+/// A script's exit code from its result as the model sees it: the `[exit code: N]` line the
+/// script runner ends a non-zero exit with, else 0 for a result that is no error.
+fn exit_code(result: &str, is_error: bool) -> Option<i32> {
+    let last = result.lines().last().unwrap_or_default();
+    match last
+        .strip_prefix("[exit code: ")
+        .and_then(|rest| rest.strip_suffix(']'))
+    {
+        Some(code) => code.parse().ok(),
+        None => (!is_error).then_some(0),
+    }
+}

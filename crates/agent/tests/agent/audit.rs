@@ -1,0 +1,213 @@
+//! The audit log through the agent: one record per call the loop decides on, with the skill,
+//! its digests, the decision and who made it, and one per run with its tokens.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use skillful_agent::{Agent, ApprovalRules, AuditSettings, AutoApprove, Session};
+use skillful_audit::{AuditLog, AuditRecord, EventKind, FileAuditSink, json_digest, sha256_hex};
+use skillful_chat::ApprovalResponse;
+use skillful_provider::SkillsProvider;
+use skillful_test_server::{Reply, TestServer};
+
+use crate::common::{
+    CountingRunner, MARATHON, OpsSkill, OpsSource, client, example_provider, examples, load_skill,
+    run_convert,
+};
+
+fn file_digest(relative: &str) -> String {
+    sha256_hex(&std::fs::read(examples().join(relative)).unwrap())
+}
+
+fn records_of(log: &AuditLog) -> Vec<AuditRecord> {
+    log.records().unwrap()
+}
+
+#[tokio::test]
+async fn every_decided_call_and_every_run_is_one_chained_record() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_calls(&[
+        ("c1", "load_skill", load_skill()),
+        ("c2", "run_skill_script", run_convert()),
+    ]));
+    server.push(Reply::tool_call("c3", "wipe_everything", json!({})));
+    server.push(Reply::text("42.16 km; I did not wipe anything."));
+    let dir = tempfile::tempdir().unwrap();
+    let sink = Arc::new(FileAuditSink::at(dir.path().join("audit")).unwrap());
+    let runner = Arc::new(CountingRunner::default());
+    let agent = Agent::builder(client(server.url()))
+        .skills(example_provider(Arc::clone(&runner)))
+        .approval(ApprovalRules::new(AutoApprove::ReadOnly))
+        .audit(AuditSettings::new(sink, "audit-test"))
+        .build();
+    let mut session = Session::new();
+    let first = agent.run(MARATHON, &mut session).await.unwrap();
+    assert_eq!(first.pending.len(), 1);
+    agent
+        .run(vec![ApprovalResponse::approve("c2")], &mut session)
+        .await
+        .unwrap();
+    assert_eq!(runner.runs(), 1);
+
+    let log = AuditLog::at(dir.path().join("audit"));
+    let records = records_of(&log);
+    let kinds: Vec<(EventKind, Option<&str>)> = records
+        .iter()
+        .map(|record| (record.event.event, record.event.call_id.as_deref()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (EventKind::ApprovalRequest, Some("c2")),
+            (EventKind::ToolCall, Some("c1")),
+            (EventKind::Run, None),
+            (EventKind::ToolCall, Some("c2")),
+            (EventKind::Refusal, Some("c3")),
+            (EventKind::Run, None),
+        ]
+    );
+    for (index, record) in records.iter().enumerate() {
+        assert_eq!(record.seq, index as u64);
+        assert_eq!(record.event.session.as_deref(), Some(session.id()));
+        assert_eq!(record.event.host, "audit-test");
+        assert!(!record.event.user.is_empty());
+        assert_eq!(record.event.sandbox, None);
+    }
+
+    let loaded = &records[1].event;
+    assert_eq!(loaded.tool.as_deref(), Some("load_skill"));
+    let skill = loaded.skill.as_ref().unwrap();
+    assert_eq!(skill.name, "unit-converter");
+    assert_eq!(
+        (skill.origin.as_str(), skill.scope.as_str()),
+        ("files", "explicit")
+    );
+    assert_eq!(
+        skill.digest.as_deref(),
+        Some(file_digest("unit-converter/SKILL.md").as_str())
+    );
+    assert_eq!(loaded.decision.as_deref(), Some("approved"));
+    assert_eq!(
+        loaded.decided_by.as_deref(),
+        Some("rule: auto-approve read-only")
+    );
+    assert_eq!(loaded.args, Some(load_skill()));
+    assert_eq!(loaded.args_digest, Some(json_digest(&load_skill())));
+    assert_eq!(loaded.is_error, Some(false));
+    assert!(loaded.duration_us.is_some());
+    let shown = &server.requests()[1].contents("tool")[0];
+    assert_eq!(loaded.result_digest, Some(sha256_hex(shown.as_bytes())));
+
+    let asked = &records[0].event;
+    assert_eq!(asked.decision.as_deref(), Some("asked"));
+    assert_eq!(asked.script.as_deref(), Some("scripts/convert.py"));
+    assert_eq!(asked.result_digest, None);
+
+    let ran = &records[3].event;
+    assert_eq!(ran.decided_by.as_deref(), Some("user (once)"));
+    assert_eq!(ran.script.as_deref(), Some("scripts/convert.py"));
+    assert_eq!(
+        ran.script_digest.as_deref(),
+        Some(file_digest("unit-converter/scripts/convert.py").as_str())
+    );
+    assert_eq!(ran.exit_code, Some(0));
+    assert_eq!(ran.risk.as_deref(), Some("read"));
+
+    let unknown = &records[4].event;
+    assert_eq!(unknown.decision.as_deref(), Some("refused"));
+    assert_eq!(unknown.decided_by.as_deref(), Some("unknown tool"));
+    assert_eq!(unknown.skill, None);
+
+    let run = records[2].event.tokens.unwrap();
+    assert_eq!((run.input, run.output), (10, 5));
+
+    let verification = log.verify().unwrap();
+    assert_eq!((verification.verified, verification.broken), (6, None));
+}
+
+#[tokio::test]
+async fn a_call_the_rules_refuse_is_a_refusal_by_the_policy() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call(
+        "c1",
+        "run_skill_script",
+        json!({"skillName": "ops", "scriptName": "wipe"}),
+    ));
+    server.push(Reply::text("I did not wipe anything."));
+    let dir = tempfile::tempdir().unwrap();
+    let sink = Arc::new(FileAuditSink::at(dir.path()).unwrap());
+    let ops = OpsSkill::new();
+    let agent = Agent::builder(client(server.url()))
+        .skills(Arc::new(SkillsProvider::new(Arc::new(OpsSource(
+            Arc::clone(&ops),
+        )))))
+        .approval(ApprovalRules::new(AutoApprove::All))
+        .audit(AuditSettings::new(sink, "audit-test"))
+        .build();
+    agent.run("Clean up.", &mut Session::new()).await.unwrap();
+    let records = records_of(&AuditLog::at(dir.path()));
+    let refused = &records[0].event;
+    assert_eq!(refused.event, EventKind::Refusal);
+    assert_eq!(refused.decided_by.as_deref(), Some("policy"));
+    assert_eq!(refused.risk.as_deref(), Some("destructive"));
+    let skill = refused.skill.as_ref().unwrap();
+    assert_eq!(
+        (skill.name.as_str(), skill.origin.as_str()),
+        ("ops", "inline")
+    );
+    assert!(
+        skill.digest.is_some(),
+        "an inline skill's digest is its document's"
+    );
+    assert!(refused.reason.as_deref().unwrap().contains("destructive"));
+    assert_eq!(refused.exit_code, None);
+}
+
+#[tokio::test]
+async fn redacted_records_keep_the_digest_of_the_arguments_only() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("c1", "load_skill", load_skill()));
+    server.push(Reply::text("loaded"));
+    let dir = tempfile::tempdir().unwrap();
+    let sink = Arc::new(FileAuditSink::at(dir.path()).unwrap());
+    let agent = Agent::builder(client(server.url()))
+        .skills(example_provider(Arc::default()))
+        .approval(ApprovalRules::new(AutoApprove::ReadOnly))
+        .audit(AuditSettings::new(sink, "audit-test").redact(true))
+        .build();
+    agent.run(MARATHON, &mut Session::new()).await.unwrap();
+    let records = records_of(&AuditLog::at(dir.path()));
+    assert_eq!(records[0].event.args, None);
+    assert_eq!(
+        records[0].event.args_digest,
+        Some(json_digest(&load_skill()))
+    );
+}
+
+#[tokio::test]
+async fn a_prompt_over_a_pending_call_records_it_unanswered() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("c1", "run_skill_script", run_convert()));
+    server.push(Reply::text("Something else, then."));
+    let dir = tempfile::tempdir().unwrap();
+    let sink = Arc::new(FileAuditSink::at(dir.path()).unwrap());
+    let agent = Agent::builder(client(server.url()))
+        .skills(example_provider(Arc::default()))
+        .approval(ApprovalRules::new(AutoApprove::ReadOnly))
+        .audit(AuditSettings::new(sink, "audit-test"))
+        .build();
+    let mut session = Session::new();
+    agent.run(MARATHON, &mut session).await.unwrap();
+    agent.run("Never mind.", &mut session).await.unwrap();
+    let records = records_of(&AuditLog::at(dir.path()));
+    let answer = records
+        .iter()
+        .find(|record| record.event.event == EventKind::ApprovalAnswer)
+        .unwrap();
+    assert_eq!(answer.event.decision.as_deref(), Some("unanswered"));
+    assert_eq!(answer.event.call_id.as_deref(), Some("c1"));
+    assert_eq!(
+        answer.event.skill.as_ref().map(|skill| skill.name.as_str()),
+        Some("unit-converter")
+    );
+}

@@ -1,0 +1,629 @@
+//! The file sink: one JSON line per record in the user's private state directory, hash-chained,
+//! flushed to disk per record, rotated by size; reading and verifying it.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::SystemTime;
+
+use serde_json::Value;
+use skillful_state::{FileLock, private_dir};
+
+use crate::canonical::{json_digest, sha256_hex};
+use crate::error::AuditError;
+use crate::record::{Actor, AuditEvent, AuditRecord, EventKind, current_user};
+use crate::time::format_time;
+
+/// The file records are appended to.
+const CURRENT: &str = "audit.jsonl";
+/// The lock file serialising writers (processes and threads).
+const LOCK: &str = "audit.lock";
+/// The default size past which the current file is rotated.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 8 << 20;
+/// The default number of rotated files kept.
+pub const DEFAULT_MAX_FILES: usize = 16;
+/// Arguments larger than this (as JSON) are kept as a digest only.
+pub const MAX_ARGS_BYTES: usize = 16 << 10;
+/// Reasons are cut to this many characters.
+const MAX_REASON_CHARS: usize = 1024;
+
+/// Where audit records go. The file sink ([`FileAuditSink`]) is the one `skills` uses; a host can
+/// send them elsewhere (a SIEM, a database) with its own.
+pub trait AuditSink: Send + Sync + std::fmt::Debug {
+    /// Appends one record of `event`. It is durable when this returns.
+    ///
+    /// # Errors
+    /// The record could not be written; the caller reports it (the run goes on).
+    fn record(&self, event: AuditEvent) -> Result<(), AuditError>;
+}
+
+/// The end of the chain: the last record's number and digest, and where the file ended.
+#[derive(Debug, Clone)]
+struct Head {
+    next_seq: u64,
+    prev: Option<String>,
+    /// The current file's identity and length when the head was read, to tell whether another
+    /// process appended since.
+    file: (u64, u64, u64),
+}
+
+/// The audit log in a directory: `audit.jsonl`, then rotated files `audit-NNNNNNNNNNNN.jsonl`
+/// (named by the number of the first record after them), every file mode 0600 in a directory of
+/// mode 0700.
+///
+/// Each record carries `prev`, the sha256 of the previous record's canonical JSON, and `seq`,
+/// its number; the chain runs across rotated files. Writers (threads and processes) take a lock,
+/// append one line with one `write` and flush it to disk (`fdatasync`) before returning. A line
+/// cut short by a crash is found by the next writer, cut off and replaced by a
+/// [`EventKind::TornTail`] record (with a warning); [`AuditLog::verify`] reports one it finds.
+#[derive(Debug)]
+pub struct FileAuditSink {
+    dir: PathBuf,
+    max_file_bytes: u64,
+    max_files: usize,
+    head: Mutex<Option<Head>>,
+}
+
+impl FileAuditSink {
+    /// The user's log: `audit/` in the per-user state directory (on Linux
+    /// `$XDG_STATE_HOME/skillful/audit`, default `~/.local/state/skillful/audit`).
+    ///
+    /// # Errors
+    /// As [`FileAuditSink::at`]; no home directory.
+    pub fn per_user() -> Result<Self, AuditError> {
+        Self::at(default_dir()?)
+    }
+
+    /// The log in `dir`, created (mode 0700) if missing; refused when it is a symbolic link or
+    /// another user's.
+    ///
+    /// # Errors
+    /// [`AuditError::State`] for an unsafe directory.
+    pub fn at(dir: impl Into<PathBuf>) -> Result<Self, AuditError> {
+        let dir = dir.into();
+        private_dir(&dir)?;
+        Ok(Self {
+            dir,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            max_files: DEFAULT_MAX_FILES,
+            head: Mutex::new(None),
+        })
+    }
+
+    /// Rotates the current file once it would grow past `bytes`, keeping `files` rotated files
+    /// (the oldest are deleted).
+    #[must_use]
+    pub fn rotate_at(mut self, bytes: u64, files: usize) -> Self {
+        self.max_file_bytes = bytes.max(1);
+        self.max_files = files;
+        self
+    }
+
+    /// The log's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn append(&self, event: AuditEvent) -> Result<(), AuditError> {
+        let _lock = FileLock::acquire(&self.dir.join(LOCK))?;
+        let mut cached = self.head.lock().unwrap_or_else(PoisonError::into_inner);
+        let path = self.dir.join(CURRENT);
+        let mut file = open_append(&path)?;
+        let identity = identity_of(&file, &path)?;
+        let mut head = match cached.take() {
+            Some(head) if head.file == identity => head,
+            _ => self.read_head(&mut file, &path, identity)?,
+        };
+        let record = AuditRecord {
+            seq: head.next_seq,
+            time: format_time(SystemTime::now()),
+            prev: head.prev.take(),
+            event: bounded(event),
+        };
+        let value = serde_json::to_value(&record).map_err(|error| AuditError::Corrupt {
+            path: path.clone(),
+            line: 0,
+            reason: error.to_string(),
+        })?;
+        let mut line = value.to_string();
+        line.push('\n');
+        if identity.2 > 0 && identity.2 + line.len() as u64 > self.max_file_bytes {
+            drop(file);
+            self.rotate(&path, record.seq)?;
+            file = open_append(&path)?;
+        }
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.sync_data())
+            .map_err(|error| AuditError::io(&path, error))?;
+        *cached = Some(Head {
+            next_seq: record.seq + 1,
+            prev: Some(json_digest(&value)),
+            file: identity_of(&file, &path)?,
+        });
+        Ok(())
+    }
+
+    /// The chain's end, read from the files; a torn last line is cut off and recorded.
+    fn read_head(
+        &self,
+        file: &mut File,
+        path: &Path,
+        identity: (u64, u64, u64),
+    ) -> Result<Head, AuditError> {
+        let (complete, torn) = tail(file, path, identity.2)?;
+        if let Some(torn) = torn {
+            tracing::warn!(
+                "{}: the last line is torn ({} bytes, a crash while writing); it is cut off and \
+                 recorded as a torn_tail record",
+                path.display(),
+                torn.len()
+            );
+            file.set_len(identity.2 - torn.len() as u64)
+                .and_then(|()| file.sync_data())
+                .map_err(|error| AuditError::io(path, error))?;
+            let head = self.head_after(complete, path, identity_of(file, path)?)?;
+            let mut event =
+                AuditEvent::new(EventKind::TornTail, current_user(), "", Actor::Runtime);
+            event.reason = Some(format!(
+                "{} bytes cut off the end of {CURRENT}, sha256 {}",
+                torn.len(),
+                sha256_hex(&torn)
+            ));
+            let record = AuditRecord {
+                seq: head.next_seq,
+                time: format_time(SystemTime::now()),
+                prev: head.prev,
+                event,
+            };
+            let value = serde_json::to_value(&record).unwrap_or(Value::Null);
+            let mut line = value.to_string();
+            line.push('\n');
+            file.write_all(line.as_bytes())
+                .and_then(|()| file.sync_data())
+                .map_err(|error| AuditError::io(path, error))?;
+            return Ok(Head {
+                next_seq: record.seq + 1,
+                prev: Some(json_digest(&value)),
+                file: identity_of(file, path)?,
+            });
+        }
+        self.head_after(complete, path, identity)
+    }
+
+    /// The head after the last complete line `last` of the current file (or, when it has none,
+    /// of the newest rotated file).
+    fn head_after(
+        &self,
+        last: Option<Vec<u8>>,
+        path: &Path,
+        identity: (u64, u64, u64),
+    ) -> Result<Head, AuditError> {
+        let last = match last {
+            Some(line) => Some((line, path.to_path_buf())),
+            None => match rotated_files(&self.dir)?.pop() {
+                Some(rotated) => {
+                    let mut file = File::open(&rotated).map_err(|e| AuditError::io(&rotated, e))?;
+                    let length = file
+                        .metadata()
+                        .map_err(|error| AuditError::io(&rotated, error))?
+                        .len();
+                    tail(&mut file, &rotated, length)?
+                        .0
+                        .map(|line| (line, rotated))
+                }
+                None => None,
+            },
+        };
+        let Some((line, from)) = last else {
+            return Ok(Head {
+                next_seq: 0,
+                prev: None,
+                file: identity,
+            });
+        };
+        let value: Value = serde_json::from_slice(&line).map_err(|error| AuditError::Corrupt {
+            path: from.clone(),
+            line: 0,
+            reason: format!("its last line: {error}"),
+        })?;
+        let seq = value
+            .get("seq")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| AuditError::Corrupt {
+                path: from,
+                line: 0,
+                reason: "its last line has no `seq`".to_owned(),
+            })?;
+        Ok(Head {
+            next_seq: seq + 1,
+            prev: Some(json_digest(&value)),
+            file: identity,
+        })
+    }
+
+    /// Renames the current file to `audit-{next}.jsonl` and deletes the oldest rotated files
+    /// past the limit.
+    fn rotate(&self, path: &Path, next: u64) -> Result<(), AuditError> {
+        let rotated = self.dir.join(format!("audit-{next:012}.jsonl"));
+        fs::rename(path, &rotated).map_err(|error| AuditError::io(&rotated, error))?;
+        let files = rotated_files(&self.dir)?;
+        let excess = files.len().saturating_sub(self.max_files);
+        for old in &files[..excess] {
+            fs::remove_file(old).map_err(|error| AuditError::io(old, error))?;
+        }
+        Ok(())
+    }
+}
+
+impl AuditSink for FileAuditSink {
+    fn record(&self, event: AuditEvent) -> Result<(), AuditError> {
+        self.append(event)
+    }
+}
+
+/// The user's audit directory.
+fn default_dir() -> Result<PathBuf, AuditError> {
+    Ok(skillful_state::Dirs::per_user()?.state().join("audit"))
+}
+
+/// `event` with its arguments and reason within bounds.
+fn bounded(mut event: AuditEvent) -> AuditEvent {
+    if event
+        .args
+        .as_ref()
+        .is_some_and(|args| args.to_string().len() > MAX_ARGS_BYTES)
+    {
+        event.args = None;
+    }
+    if let Some(reason) = &mut event.reason
+        && reason.chars().count() > MAX_REASON_CHARS
+    {
+        *reason = reason.chars().take(MAX_REASON_CHARS).collect::<String>() + "…";
+    }
+    event
+}
+
+fn open_append(path: &Path) -> Result<File, AuditError> {
+    let mut options = OpenOptions::new();
+    options.create(true).append(true).read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    let file = options
+        .open(path)
+        .map_err(|error| AuditError::io(path, error))?;
+    let metadata = file
+        .metadata()
+        .map_err(|error| AuditError::io(path, error))?;
+    if !metadata.is_file() {
+        return Err(AuditError::State(skillful_state::StateError::Unsafe {
+            path: path.to_path_buf(),
+            reason: "is not a regular file".to_owned(),
+        }));
+    }
+    Ok(file)
+}
+
+/// The file's device, inode and length.
+fn identity_of(file: &File, path: &Path) -> Result<(u64, u64, u64), AuditError> {
+    let metadata = file
+        .metadata()
+        .map_err(|error| AuditError::io(path, error))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Ok((metadata.dev(), metadata.ino(), metadata.len()))
+    }
+    #[cfg(not(unix))]
+    {
+        Ok((0, 0, metadata.len()))
+    }
+}
+
+/// The last complete line of a file (without its newline), and the bytes after it.
+type Tail = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// The last complete line of a file of `length` bytes (without its newline), and the bytes after
+/// it when the file does not end with a newline (a torn line).
+fn tail(file: &mut File, path: &Path, length: u64) -> Result<Tail, AuditError> {
+    let io = |error| AuditError::io(path, error);
+    let mut window = 64 * 1024_u64;
+    loop {
+        let start = length.saturating_sub(window);
+        file.seek(SeekFrom::Start(start)).map_err(io)?;
+        let mut bytes = Vec::with_capacity((length - start) as usize);
+        Read::by_ref(file)
+            .take(length - start)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        let (body, torn) = match bytes.iter().rposition(|byte| *byte == b'\n') {
+            Some(end) => (&bytes[..end], bytes[end + 1..].to_vec()),
+            None if start == 0 => (&bytes[..0], bytes.clone()),
+            None => {
+                window *= 4;
+                continue;
+            }
+        };
+        let torn = (!torn.is_empty()).then_some(torn);
+        if body.is_empty() && start == 0 {
+            return Ok((None, torn));
+        }
+        match body.iter().rposition(|byte| *byte == b'\n') {
+            Some(begin) => return Ok((Some(body[begin + 1..].to_vec()), torn)),
+            None if start == 0 => return Ok((Some(body.to_vec()), torn)),
+            None => window *= 4,
+        }
+    }
+}
+
+/// The rotated files of `dir`, oldest first.
+fn rotated_files(dir: &Path) -> Result<Vec<PathBuf>, AuditError> {
+    let mut files = Vec::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(error) => return Err(AuditError::io(dir, error)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|error| AuditError::io(dir, error))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let is_rotated = name
+            .strip_prefix("audit-")
+            .and_then(|rest| rest.strip_suffix(".jsonl"))
+            .is_some_and(|number| number.len() == 12 && number.bytes().all(|b| b.is_ascii_digit()));
+        if is_rotated && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The largest file of the log read.
+const MAX_READ_BYTES: u64 = 1 << 30;
+
+/// One line of the log as read: where it is, what it says.
+#[derive(Debug, Clone)]
+pub struct Line {
+    /// The file.
+    pub path: PathBuf,
+    /// The line, counted from 1.
+    pub line: usize,
+    /// The record, or why the line is not one.
+    pub record: Result<(AuditRecord, Value), String>,
+    /// Whether it is the file's last line and has no newline (torn by a crash).
+    pub torn: bool,
+}
+
+/// The audit log read back (for `skills audit`, `--verify`, `skills stats`).
+#[derive(Debug, Clone)]
+pub struct AuditLog {
+    dir: PathBuf,
+}
+
+/// The record before the one being checked.
+struct Previous {
+    seq: u64,
+    digest: String,
+    time: String,
+    path: PathBuf,
+    line: usize,
+}
+
+/// What [`AuditLog::verify`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verification {
+    /// The records that verify, up to the first broken one.
+    pub verified: u64,
+    /// The first record's number (more than 0 when older files were rotated away).
+    pub first_seq: Option<u64>,
+    /// The first broken record, if any.
+    pub broken: Option<Broken>,
+}
+
+/// The first record of the log that breaks the chain.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: line {line}: {problem}", path.display())]
+pub struct Broken {
+    /// Its file.
+    pub path: PathBuf,
+    /// Its line, counted from 1.
+    pub line: usize,
+    /// The record's number, when the line has one.
+    pub seq: Option<u64>,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl AuditLog {
+    /// The user's log.
+    ///
+    /// # Errors
+    /// No home directory.
+    pub fn per_user() -> Result<Self, AuditError> {
+        Ok(Self::at(default_dir()?))
+    }
+
+    /// The log in `dir` (it may not exist: then it has no records).
+    pub fn at(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    /// The log's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Every line of the log, oldest first (rotated files, then the current one).
+    ///
+    /// # Errors
+    /// A file could not be read, or is over 1 GiB.
+    pub fn lines(&self) -> Result<Vec<Line>, AuditError> {
+        let mut files = rotated_files(&self.dir)?;
+        let current = self.dir.join(CURRENT);
+        if current.exists() {
+            files.push(current);
+        }
+        let mut lines = Vec::new();
+        for path in files {
+            let Some(bytes) = skillful_state::read_private(&path, MAX_READ_BYTES)? else {
+                continue;
+            };
+            let ends_whole = bytes.last() == Some(&b'\n');
+            let parts: Vec<&[u8]> = bytes.split(|byte| *byte == b'\n').collect();
+            let count = parts.len() - 1 + usize::from(!ends_whole);
+            for (index, part) in parts.into_iter().take(count).enumerate() {
+                let record = serde_json::from_slice::<Value>(part)
+                    .map_err(|error| error.to_string())
+                    .and_then(|value| {
+                        serde_json::from_value::<AuditRecord>(value.clone())
+                            .map(|record| (record, value))
+                            .map_err(|error| error.to_string())
+                    });
+                lines.push(Line {
+                    path: path.clone(),
+                    line: index + 1,
+                    record,
+                    torn: !ends_whole && index + 1 == count,
+                });
+            }
+        }
+        Ok(lines)
+    }
+
+    /// The records, oldest first; a line that is not a record is an error.
+    ///
+    /// # Errors
+    /// As [`AuditLog::lines`]; [`AuditError::Corrupt`] for a line that is not a record.
+    pub fn records(&self) -> Result<Vec<AuditRecord>, AuditError> {
+        self.lines()?
+            .into_iter()
+            .map(|line| {
+                line.record
+                    .map(|(record, _)| record)
+                    .map_err(|reason| AuditError::Corrupt {
+                        path: line.path,
+                        line: line.line,
+                        reason,
+                    })
+            })
+            .collect()
+    }
+
+    /// Checks the chain: every line a record, numbered one after the other, each holding the
+    /// digest of the one before, times never going back, the last line whole.
+    ///
+    /// # Errors
+    /// As [`AuditLog::lines`]; a broken chain is not an error but [`Verification::broken`].
+    pub fn verify(&self) -> Result<Verification, AuditError> {
+        let mut verified = 0;
+        let mut first_seq = None;
+        let mut previous: Option<Previous> = None;
+        for line in self.lines()? {
+            let broken = |seq, problem: String| Broken {
+                path: line.path.clone(),
+                line: line.line,
+                seq,
+                problem,
+            };
+            let finish = |broken| Verification {
+                verified,
+                first_seq,
+                broken: Some(broken),
+            };
+            if line.torn {
+                return Ok(finish(broken(
+                    None,
+                    "the last line is torn (cut short by a crash while it was written); the \
+                     records before it verify"
+                        .to_owned(),
+                )));
+            }
+            let (record, value) = match &line.record {
+                Ok(parsed) => parsed,
+                Err(reason) => {
+                    return Ok(finish(broken(
+                        None,
+                        format!("not an audit record: {reason}"),
+                    )));
+                }
+            };
+            let seq = record.seq;
+            match &previous {
+                None => {
+                    if seq == 0 && record.prev.is_some() {
+                        return Ok(finish(broken(
+                            Some(seq),
+                            "the first record names a previous record".to_owned(),
+                        )));
+                    }
+                    first_seq = Some(seq);
+                }
+                Some(Previous {
+                    seq: last_seq,
+                    digest,
+                    time,
+                    path,
+                    line: last_line,
+                }) => {
+                    if seq != last_seq + 1 {
+                        let problem = if seq <= *last_seq {
+                            format!("record {seq} is out of order (it follows record {last_seq})")
+                        } else if seq == last_seq + 2 {
+                            format!(
+                                "record {} is missing (record {seq} follows record {last_seq})",
+                                last_seq + 1
+                            )
+                        } else {
+                            format!(
+                                "records {}–{} are missing (record {seq} follows record {last_seq})",
+                                last_seq + 1,
+                                seq - 1
+                            )
+                        };
+                        return Ok(finish(broken(Some(seq), problem)));
+                    }
+                    if record.prev.as_deref() != Some(digest.as_str()) {
+                        // The record before is the broken one: it does not count as verified.
+                        return Ok(Verification {
+                            verified: verified - 1,
+                            first_seq,
+                            broken: Some(Broken {
+                                path: path.clone(),
+                                line: *last_line,
+                                seq: Some(*last_seq),
+                                problem: format!(
+                                    "record {last_seq} was altered (or the digest record {seq} \
+                                     holds for it): they no longer chain"
+                                ),
+                            }),
+                        });
+                    }
+                    if record.time < *time {
+                        return Ok(finish(broken(
+                            Some(seq),
+                            format!("record {seq}'s time goes back from record {last_seq}'s"),
+                        )));
+                    }
+                }
+            }
+            verified += 1;
+            previous = Some(Previous {
+                seq,
+                digest: json_digest(value),
+                time: record.time.clone(),
+                path: line.path.clone(),
+                line: line.line,
+            });
+        }
+        Ok(Verification {
+            verified,
+            first_seq,
+            broken: None,
+        })
+    }
+}

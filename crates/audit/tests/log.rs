@@ -1,0 +1,229 @@
+//! The file sink and the chain, over real files: records appended and read back, the chain
+//! verified, then broken by an edited, a removed and a reordered record (each named), a torn
+//! last line found and replaced, rotation that keeps the chain, private modes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use skillful_audit::{Actor, AuditEvent, AuditLog, AuditSink, EventKind, FileAuditSink};
+
+fn event(tool: &str) -> AuditEvent {
+    let mut event = AuditEvent::new(EventKind::ToolCall, "ada", "test", Actor::Model);
+    event.tool = Some(tool.to_owned());
+    event.args = Some(json!({"skillName": "s", "n": 1}));
+    event
+}
+
+fn log_with(dir: &Path, count: usize) -> PathBuf {
+    let sink = FileAuditSink::at(dir).unwrap();
+    for index in 0..count {
+        sink.record(event(&format!("tool{index}"))).unwrap();
+    }
+    dir.join("audit.jsonl")
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn write_lines(path: &Path, lines: &[String]) {
+    fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn records_chain_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = log_with(dir.path(), 4);
+    let records = AuditLog::at(dir.path()).records().unwrap();
+    assert_eq!(records.len(), 4);
+    assert_eq!(records[0].prev, None);
+    for (index, record) in records.iter().enumerate() {
+        assert_eq!(record.seq, index as u64);
+        assert_eq!(
+            record.event.tool.as_deref(),
+            Some(format!("tool{index}").as_str())
+        );
+    }
+    for pair in records.windows(2) {
+        let before = serde_json::to_value(&pair[0]).unwrap();
+        assert_eq!(
+            pair[1].prev.as_deref(),
+            Some(skillful_audit::json_digest(&before).as_str())
+        );
+    }
+    // Every field is written, null when empty.
+    let first: Value = serde_json::from_str(&lines(&file)[0]).unwrap();
+    for field in ["sandbox", "exit_code", "result_digest", "skill", "session"] {
+        assert_eq!(first.get(field), Some(&Value::Null), "{field}");
+    }
+    let verification = AuditLog::at(dir.path()).verify().unwrap();
+    assert_eq!(verification.verified, 4);
+    assert_eq!(verification.broken, None);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_log_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit");
+    let file = log_with(&audit, 1);
+    let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&audit), 0o700);
+    assert_eq!(mode(&file), 0o600);
+}
+
+#[test]
+fn an_edited_record_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = log_with(dir.path(), 4);
+    let mut all = lines(&file);
+    all[1] = all[1].replace("tool1", "tool9");
+    write_lines(&file, &all);
+    let broken = AuditLog::at(dir.path()).verify().unwrap();
+    assert_eq!(broken.verified, 1);
+    let broken = broken.broken.unwrap();
+    assert_eq!((broken.seq, broken.line), (Some(1), 2));
+    assert!(
+        broken.problem.contains("record 1 was altered"),
+        "{}",
+        broken.problem
+    );
+    assert_eq!(broken.path, file);
+}
+
+#[test]
+fn a_removed_record_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = log_with(dir.path(), 4);
+    let mut all = lines(&file);
+    all.remove(2);
+    write_lines(&file, &all);
+    let broken = AuditLog::at(dir.path()).verify().unwrap().broken.unwrap();
+    assert_eq!((broken.seq, broken.line), (Some(3), 3));
+    assert!(
+        broken.problem.contains("record 2 is missing"),
+        "{}",
+        broken.problem
+    );
+}
+
+#[test]
+fn reordered_records_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = log_with(dir.path(), 4);
+    let mut all = lines(&file);
+    all.swap(1, 2);
+    write_lines(&file, &all);
+    let verification = AuditLog::at(dir.path()).verify().unwrap();
+    let broken = verification.broken.unwrap();
+    assert_eq!(verification.verified, 1);
+    assert_eq!((broken.seq, broken.line), (Some(2), 2));
+    assert!(
+        broken.problem.contains("record 1 is missing"),
+        "{}",
+        broken.problem
+    );
+    // Renumbered to hide the swap, the chain still breaks at the first moved record.
+    let mut renumbered = lines(&file);
+    renumbered[1] = renumbered[1].replacen("\"seq\":2", "\"seq\":1", 1);
+    renumbered[2] = renumbered[2].replacen("\"seq\":1", "\"seq\":2", 1);
+    write_lines(&file, &renumbered);
+    let broken = AuditLog::at(dir.path()).verify().unwrap().broken.unwrap();
+    assert_eq!(broken.seq, Some(0));
+    assert!(
+        broken.problem.contains("no longer chain"),
+        "{}",
+        broken.problem
+    );
+}
+
+#[test]
+fn a_torn_last_line_is_reported_then_cut_off_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = log_with(dir.path(), 3);
+    let whole = fs::read(&file).unwrap();
+    // A crash in the middle of the fourth record's write.
+    let mut torn = whole.clone();
+    torn.extend_from_slice(br#"{"seq":3,"time":"2026-"#);
+    fs::write(&file, &torn).unwrap();
+    let verification = AuditLog::at(dir.path()).verify().unwrap();
+    assert_eq!(verification.verified, 3);
+    let broken = verification.broken.unwrap();
+    assert_eq!(broken.line, 4);
+    assert!(broken.problem.contains("torn"), "{}", broken.problem);
+
+    // The next writer cuts it off, records what it cut, and goes on; the chain verifies.
+    let sink = FileAuditSink::at(dir.path()).unwrap();
+    sink.record(event("after")).unwrap();
+    let records = AuditLog::at(dir.path()).records().unwrap();
+    assert_eq!(records.len(), 5);
+    assert_eq!(records[3].event.event, EventKind::TornTail);
+    assert!(
+        records[3]
+            .event
+            .reason
+            .as_deref()
+            .unwrap()
+            .starts_with("22 bytes cut off")
+    );
+    assert_eq!(records[4].event.tool.as_deref(), Some("after"));
+    let verification = AuditLog::at(dir.path()).verify().unwrap();
+    assert_eq!((verification.verified, verification.broken), (5, None));
+}
+
+#[test]
+fn rotation_keeps_the_chain_across_files_and_drops_the_oldest() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = FileAuditSink::at(dir.path()).unwrap().rotate_at(1200, 2);
+    for index in 0..12 {
+        sink.record(event(&format!("tool{index}"))).unwrap();
+    }
+    let mut rotated: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("audit-"))
+        .collect();
+    rotated.sort();
+    assert_eq!(rotated.len(), 2, "{rotated:?}");
+    let log = AuditLog::at(dir.path());
+    let records = log.records().unwrap();
+    assert_eq!(records.last().unwrap().seq, 11);
+    let verification = log.verify().unwrap();
+    assert_eq!(verification.broken, None);
+    assert!(
+        verification.first_seq.unwrap() > 0,
+        "the oldest files are gone"
+    );
+    assert_eq!(verification.verified, records.len() as u64);
+
+    // A second writer (another process) appends after the first one's records.
+    let other = FileAuditSink::at(dir.path()).unwrap();
+    other.record(event("other")).unwrap();
+    sink.record(event("first again")).unwrap();
+    let records = log.records().unwrap();
+    let last: Vec<u64> = records.iter().rev().take(2).map(|r| r.seq).collect();
+    assert_eq!(last, [13, 12]);
+    assert_eq!(log.verify().unwrap().broken, None);
+}
+
+#[test]
+fn a_symbolic_link_for_the_log_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    fs::write(&elsewhere, "").unwrap();
+    let audit = dir.path().join("audit");
+    fs::create_dir(&audit).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&elsewhere, audit.join("audit.jsonl")).unwrap();
+        let sink = FileAuditSink::at(&audit).unwrap();
+        assert!(sink.record(event("x")).is_err());
+        assert_eq!(fs::read(&elsewhere).unwrap(), b"");
+    }
+}
