@@ -5,19 +5,21 @@ use std::sync::Arc;
 
 use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, Content, FunctionCall,
-    Message, Role, Usage,
+    FunctionResult, Message, Role, SharedTool, Usage,
 };
 use skillful_core::SourceContext;
 use skillful_decorators::{
-    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, TracingLayer, not_approved,
+    ApprovalPolicy, Decision, EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits,
+    TracingLayer, not_approved, refused,
 };
-use skillful_provider::{CallSubject, SkillsProvider};
+use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
 
+use crate::aids::{Aids, RunOptions, answer_request, skills_to_load};
 use crate::approvals::ApprovalsStore;
-use crate::context::{ContextProvider, SkillsContext};
+use crate::context::{ContextProvider, SkillFunction};
 use crate::error::AgentError;
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
-use crate::session::Session;
+use crate::session::{Author, Session};
 
 /// What a run is given: a prompt, or the answers to pending approvals.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +53,9 @@ impl From<Vec<ApprovalResponse>> for Input {
 pub struct AgentResponse {
     /// The new messages: the model's tool calls, the tool results, the answer.
     pub messages: Vec<Message>,
+    /// Who made each of [`messages`](Self::messages), in the same order: the conversation, or
+    /// one of the agent's [`Aids`] (the answer step, an activation).
+    pub authors: Vec<Author>,
     /// Calls waiting for approval; answer them with [`Input::Approvals`].
     pub pending: Vec<ApprovalRequest>,
     /// Tokens used over the run's model calls, when the server reports them.
@@ -95,9 +100,11 @@ impl AgentResponse {
 pub struct Agent {
     client: Box<dyn ChatClient>,
     instructions: Option<String>,
-    providers: Vec<Arc<dyn ContextProvider>>,
+    providers: Vec<Provided>,
     skills: Vec<Arc<SkillsProvider>>,
+    policy: Arc<SkillsApprovalPolicy>,
     options: ChatOptions,
+    aids: Aids,
 }
 
 impl Agent {
@@ -114,6 +121,7 @@ impl Agent {
             limits: Limits::default(),
             options: ChatOptions::default(),
             text_tool_calls: true,
+            aids: Aids::default(),
         }
     }
 
@@ -129,9 +137,28 @@ impl Agent {
         input: impl Into<Input>,
         session: &mut Session,
     ) -> Result<AgentResponse, AgentError> {
+        self.run_with(input, session, &RunOptions::default()).await
+    }
+
+    /// [`Agent::run`] with `options`: skills the user named to load for this turn.
+    ///
+    /// # Errors
+    /// As [`Agent::run`]; also [`AgentError::UnknownSkill`] when `options` names a skill that is
+    /// not offered (before any model call).
+    pub async fn run_with(
+        &self,
+        input: impl Into<Input>,
+        session: &mut Session,
+        run: &RunOptions,
+    ) -> Result<AgentResponse, AgentError> {
         let pending = session.pending_approvals();
         let mut new = Vec::new();
-        match input.into() {
+        let input = input.into();
+        let query = match &input {
+            Input::Text(text) => Some(text.clone()),
+            Input::Approvals(_) => None,
+        };
+        match input {
             Input::Text(text) => {
                 if !pending.is_empty() {
                     let results = pending
@@ -164,10 +191,40 @@ impl Agent {
 
         let mut instructions: Vec<String> = self.instructions.iter().cloned().collect();
         let mut tools = Vec::new();
+        // Each offered skill's name and description, and the `load_skill` that loads it.
+        let mut offered: Vec<(String, String)> = Vec::new();
+        let mut loaders: Vec<SharedTool> = Vec::new();
         for provider in &self.providers {
-            let context = provider.context(session).await?;
-            instructions.extend(context.instructions);
-            tools.extend(context.tools);
+            match provider {
+                Provided::Skills(skills) => {
+                    // Isolated by session: one session's idempotency keys never replay
+                    // another's results.
+                    let context = skills
+                        .context(&SourceContext::isolated(session.id()))
+                        .await?;
+                    instructions.extend(context.instructions().map(str::to_owned));
+                    let functions: Vec<SharedTool> = context
+                        .tools()
+                        .iter()
+                        .map(|tool| Arc::new(SkillFunction(tool.clone())) as SharedTool)
+                        .collect();
+                    let load = functions
+                        .iter()
+                        .find(|tool| tool.name() == ToolKind::LoadSkill.name());
+                    for skill in context.skills() {
+                        if let Some(load) = load {
+                            offered.push((skill.name().to_owned(), skill.description().to_owned()));
+                            loaders.push(Arc::clone(load));
+                        }
+                    }
+                    tools.extend(functions);
+                }
+                Provided::Other(other) => {
+                    let context = other.context(session).await?;
+                    instructions.extend(context.instructions);
+                    tools.extend(context.tools);
+                }
+            }
         }
         let mut messages = Vec::new();
         if !instructions.is_empty() {
@@ -175,26 +232,146 @@ impl Agent {
         }
         messages.extend(session.messages().iter().cloned());
         messages.extend(new.iter().cloned());
+        let mut new: Vec<(Message, Author)> = new
+            .into_iter()
+            .map(|message| (message, Author::Conversation))
+            .collect();
+        let input_messages = new.len();
+
+        if let Some(query) = &query {
+            let mut asking = false;
+            for (skill, author) in skills_to_load(self.aids, run, query, &offered)? {
+                let Some(at) = offered.iter().position(|(name, _)| *name == skill) else {
+                    continue;
+                };
+                let made = self
+                    .load_for_the_model(&loaders[at], &skill, &messages)
+                    .await;
+                asking |= made
+                    .iter()
+                    .any(|message| message.approval_requests().next().is_some());
+                messages.extend(made.iter().cloned());
+                new.extend(made.into_iter().map(|message| (message, author)));
+            }
+            if asking {
+                // The runtime's call waits for the person; the model is called once it is
+                // answered (the approval answers resume the loop).
+                let aided: Vec<(Message, Author)> = new.split_off(input_messages);
+                session.extend(new);
+                session.extend(aided.iter().cloned());
+                let (messages, authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
+                return Ok(AgentResponse {
+                    pending: messages
+                        .iter()
+                        .flat_map(Message::approval_requests)
+                        .cloned()
+                        .collect(),
+                    messages,
+                    authors,
+                    usage: None,
+                    finish_reason: None,
+                });
+            }
+        }
         let mut options = self.options.clone();
         options.conversation_id = Some(session.id().to_owned());
 
-        let response = self
+        let mut response = self
             .client
             .get_response(
-                ChatRequest::new(messages)
+                ChatRequest::new(messages.clone())
                     .with_tools(tools)
                     .with_options(options),
             )
             .await?;
+        let aided: Vec<(Message, Author)> = new.split_off(input_messages);
+        let (mut made, mut authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
+        authors.extend(response.messages.iter().map(|_| Author::Conversation));
+        if response.stopped.is_some() && self.aids.answer_step {
+            messages.extend(response.messages.iter().cloned());
+            if let Some(request) = answer_request(&messages, &self.options) {
+                let answer = self.client.get_response(request).await?;
+                if let Some(usage) = answer.usage {
+                    response.usage.get_or_insert_with(Usage::default).add(usage);
+                }
+                response.finish_reason = answer.finish_reason;
+                authors.extend(answer.messages.iter().map(|_| Author::AnswerStep));
+                response.messages.extend(answer.messages);
+            }
+        }
+        made.extend(response.messages);
         session.extend(new);
-        session.extend(response.messages.iter().cloned());
+        session.extend(made.iter().cloned().zip(authors.iter().copied()));
         Ok(AgentResponse {
-            pending: response.approval_requests(),
-            messages: response.messages,
+            pending: made
+                .iter()
+                .flat_map(Message::approval_requests)
+                .cloned()
+                .collect(),
+            messages: made,
+            authors,
             usage: response.usage,
             finish_reason: response.finish_reason,
         })
     }
+
+    /// The messages of a `load_skill` call of `skill` the runtime makes through `load`, decided
+    /// by the approval policy as the model's calls are: approved, the call and its result;
+    /// refused, the call and the refusal (the body is not loaded); to be asked, the call as an
+    /// approval request (the person's answer resumes it like any other).
+    async fn load_for_the_model(
+        &self,
+        load: &SharedTool,
+        skill: &str,
+        conversation: &[Message],
+    ) -> Vec<Message> {
+        let call = FunctionCall {
+            call_id: runtime_call_id(conversation),
+            name: load.name().to_owned(),
+            arguments: serde_json::json!({"skillName": skill}),
+        };
+        let result = match self.policy.decide(load.as_ref(), &call.arguments).await {
+            Decision::Ask => {
+                return vec![Message::new(
+                    Role::Assistant,
+                    vec![Content::ApprovalRequest(ApprovalRequest { call })],
+                )];
+            }
+            Decision::Refuse(reason) => refused(&call, &reason),
+            Decision::Approve => {
+                let output = load.invoke(call.arguments.clone()).await;
+                FunctionResult {
+                    call_id: call.call_id.clone(),
+                    is_error: output.is_err(),
+                    result: output.unwrap_or_else(|error| error),
+                }
+            }
+        };
+        vec![
+            Message::new(Role::Assistant, vec![Content::FunctionCall(call)]),
+            Message::new(Role::Tool, vec![Content::FunctionResult(result)]),
+        ]
+    }
+}
+
+/// An id for a call the runtime makes that no call, result or answer of `conversation` uses.
+fn runtime_call_id(conversation: &[Message]) -> String {
+    let used = |id: &str| {
+        conversation
+            .iter()
+            .flat_map(|m| &m.contents)
+            .any(|content| match content {
+                Content::FunctionCall(call)
+                | Content::ApprovalRequest(ApprovalRequest { call }) => call.call_id == id,
+                Content::FunctionResult(result) => result.call_id == id,
+                Content::ApprovalResponse(answer) => answer.call_id == id,
+                Content::Text { .. } => false,
+            })
+    };
+    (1..)
+        .map(|n| format!("runtime-{n}"))
+        .find(|id| !used(id))
+        .unwrap_or_default()
 }
 
 impl Agent {
@@ -232,18 +409,27 @@ impl fmt::Debug for Agent {
     }
 }
 
+/// A source of instructions and tools: a skills provider (whose skills the aids also see), or
+/// any other context provider.
+#[derive(Debug)]
+enum Provided {
+    Skills(Arc<SkillsProvider>),
+    Other(Arc<dyn ContextProvider>),
+}
+
 /// Configures an [`Agent`].
 #[must_use]
 pub struct AgentBuilder {
     client: Box<dyn ChatClient>,
     instructions: Option<String>,
-    providers: Vec<Arc<dyn ContextProvider>>,
+    providers: Vec<Provided>,
     skills: Vec<Arc<SkillsProvider>>,
     store: Option<Arc<ApprovalsStore>>,
     rules: ApprovalRules,
     limits: Limits,
     options: ChatOptions,
     text_tool_calls: bool,
+    aids: Aids,
 }
 
 impl AgentBuilder {
@@ -257,13 +443,13 @@ impl AgentBuilder {
     /// run, and the approval rules apply to its tools.
     pub fn skills(mut self, provider: Arc<SkillsProvider>) -> Self {
         self.skills.push(Arc::clone(&provider));
-        self.providers.push(Arc::new(SkillsContext(provider)));
+        self.providers.push(Provided::Skills(provider));
         self
     }
 
     /// Another context provider. Its tools always ask for approval.
     pub fn context_provider(mut self, provider: Arc<dyn ContextProvider>) -> Self {
-        self.providers.push(provider);
+        self.providers.push(Provided::Other(provider));
         self
     }
 
@@ -294,6 +480,12 @@ impl AgentBuilder {
         self
     }
 
+    /// The small-model aids to apply (default: all; see [`Aids`]).
+    pub fn aids(mut self, aids: Aids) -> Self {
+        self.aids = aids;
+        self
+    }
+
     /// Settings for every model call (model, temperature, max tokens).
     pub fn options(mut self, options: ChatOptions) -> Self {
         self.options = options;
@@ -302,14 +494,14 @@ impl AgentBuilder {
 
     /// Builds the agent: `FunctionInvocation → EnsureUserMessage → Tracing → client`.
     pub fn build(self) -> Agent {
-        let policy = SkillsApprovalPolicy {
+        let policy = Arc::new(SkillsApprovalPolicy {
             providers: self.skills.iter().map(|provider| provider.id()).collect(),
             rules: self.rules,
             store: self.store.unwrap_or_default(),
-        };
+        });
         let client = FunctionInvocationLayer::new()
             .limits(self.limits)
-            .approval(Arc::new(policy))
+            .approval(Arc::clone(&policy) as Arc<dyn ApprovalPolicy>)
             .text_tool_calls(self.text_tool_calls)
             .layer(EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)));
         Agent {
@@ -317,7 +509,9 @@ impl AgentBuilder {
             instructions: self.instructions,
             providers: self.providers,
             skills: self.skills,
+            policy,
             options: self.options,
+            aids: self.aids,
         }
     }
 }

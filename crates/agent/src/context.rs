@@ -2,12 +2,10 @@
 
 use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
 
 use async_trait::async_trait;
 use skillful_chat::{SharedTool, Tool};
-use skillful_core::SourceContext;
-use skillful_provider::{SkillTool, SkillsProvider, ToolOutput};
+use skillful_provider::{SkillTool, ToolOutput};
 
 use crate::error::AgentError;
 use crate::session::Session;
@@ -29,29 +27,6 @@ pub trait ContextProvider: Send + Sync + fmt::Debug {
     /// # Errors
     /// The provider could not say (its source failed); the run does not start.
     async fn context(&self, session: &Session) -> Result<Context, AgentError>;
-}
-
-/// The skills provider as a context provider: its catalog and its three tools, afresh each run.
-#[derive(Debug)]
-pub(crate) struct SkillsContext(pub(crate) Arc<SkillsProvider>);
-
-#[async_trait]
-impl ContextProvider for SkillsContext {
-    async fn context(&self, session: &Session) -> Result<Context, AgentError> {
-        // Isolated by session: one session's idempotency keys never replay another's results.
-        let run = self
-            .0
-            .context(&SourceContext::isolated(session.id()))
-            .await?;
-        Ok(Context {
-            instructions: run.instructions().map(str::to_owned),
-            tools: run
-                .tools()
-                .iter()
-                .map(|tool| Arc::new(SkillFunction(tool.clone())) as SharedTool)
-                .collect(),
-        })
-    }
 }
 
 /// A [`SkillTool`] as a chat tool. The approval policy recognises the provider's tools by this

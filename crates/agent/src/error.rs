@@ -19,4 +19,21 @@ pub enum AgentError {
         /// The id the answer named.
         call_id: String,
     },
+    /// A skill the run was asked to load ([`RunOptions::skill`](crate::RunOptions::skill)) is
+    /// not among the offered skills.
+    #[error("no skill `{name}` is offered{}", suggest(closest))]
+    UnknownSkill {
+        /// The name asked for.
+        name: String,
+        /// The offered names closest to it, best first (possibly none).
+        closest: Vec<String>,
+    },
+}
+
+fn suggest(closest: &[String]) -> String {
+    if closest.is_empty() {
+        "; `skills list` shows the skills".to_owned()
+    } else {
+        format!("; did you mean {}?", closest.join(" or "))
+    }
 }

@@ -40,17 +40,21 @@
 //! ```
 
 mod agent;
+mod aids;
 mod approvals;
 mod context;
 mod error;
 mod policy;
+mod report;
 mod session;
 mod session_file;
 
 pub use agent::{Agent, AgentBuilder, AgentResponse, Input};
+pub use aids::{Aids, RunOptions};
 pub use approvals::{ApprovalsError, ApprovalsStore};
 pub use context::{Context, ContextProvider};
 pub use error::AgentError;
 pub use policy::{ApprovalRules, AutoApprove};
-pub use session::Session;
+pub use report::{REPORT_RESULT_CHARS, REPORT_VERSION, RunReport, Step, UsageReport};
+pub use session::{Author, Session};
 pub use session_file::{MAX_SESSION_BYTES, SESSION_FORMAT_VERSION, SessionFile, SessionFileError};

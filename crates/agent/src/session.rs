@@ -1,5 +1,6 @@
 //! The session: one conversation's history, saved and restored with serde.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -30,6 +31,42 @@ use skillful_decorators::pending_approvals;
 pub struct Session {
     id: String,
     messages: Vec<Message>,
+    /// Who made the messages the model's loop did not (by index in `messages`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    authors: BTreeMap<usize, Author>,
+}
+
+/// Who made a message of the history: the conversation itself (the user, the model, the tools it
+/// called), or one of the agent's aids ([`Aids`](crate::Aids)) acting for it.
+///
+/// It says where a message came from, for transcripts and records; it grants nothing (a call the
+/// runtime made is approved like any other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Author {
+    /// The user, the model, or the results of the calls the model made.
+    Conversation,
+    /// A `load_skill` call the runtime made because the request matches the skill (and its
+    /// result).
+    Activation,
+    /// A `load_skill` call the runtime made because the user named the skill (and its result).
+    Invocation,
+    /// The answer asked for in a clean request (the question and the results, no tools) after a
+    /// loop guard stopped the run.
+    AnswerStep,
+}
+
+impl Author {
+    /// The name `skills run --json` and the records use: `model`, `activation`, `invocation`,
+    /// `answer_step`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Author::Conversation => "model",
+            Author::Activation => "activation",
+            Author::Invocation => "invocation",
+            Author::AnswerStep => "answer_step",
+        }
+    }
 }
 
 impl Session {
@@ -47,6 +84,7 @@ impl Session {
                 NEXT.fetch_add(1, Ordering::Relaxed)
             ),
             messages: Vec::new(),
+            authors: BTreeMap::new(),
         }
     }
 
@@ -66,8 +104,22 @@ impl Session {
         pending_approvals(&self.messages)
     }
 
-    pub(crate) fn extend(&mut self, messages: impl IntoIterator<Item = Message>) {
-        self.messages.extend(messages);
+    /// Who made the message at `index` of [`Session::messages`].
+    pub fn author(&self, index: usize) -> Author {
+        self.authors
+            .get(&index)
+            .copied()
+            .unwrap_or(Author::Conversation)
+    }
+
+    /// Appends `messages`, each with its author.
+    pub(crate) fn extend(&mut self, messages: impl IntoIterator<Item = (Message, Author)>) {
+        for (message, author) in messages {
+            if author != Author::Conversation {
+                self.authors.insert(self.messages.len(), author);
+            }
+            self.messages.push(message);
+        }
     }
 }
 

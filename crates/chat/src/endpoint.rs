@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv6Addr};
 use reqwest::Url;
 
 use crate::error::ChatError;
-use crate::redact::redact_url;
+use skillful_http::redact_url;
 
 /// Where requests go, and the same URL as it may be shown.
 #[derive(Clone)]
@@ -49,6 +49,11 @@ impl Endpoint {
             return Err(ChatError::InsecureCredentials { url: shown });
         }
         Ok(Self { url, shown })
+    }
+
+    /// Whether the host is this machine (see [`is_loopback`]).
+    pub(crate) fn is_loopback(&self) -> bool {
+        is_loopback(&self.url)
     }
 }
 

@@ -29,7 +29,6 @@ mod endpoint;
 mod error;
 mod message;
 mod openai;
-mod redact;
 mod request;
 mod tool;
 mod wire;
@@ -41,6 +40,6 @@ pub use message::{
     Role,
 };
 pub use openai::{DEFAULT_BASE_URL, DEFAULT_MAX_RESPONSE_BYTES, OpenAiClient, OpenAiClientBuilder};
-pub use redact::redact_url;
 pub use request::{ChatOptions, ChatRequest, ChatResponse, ToolChoice, Usage};
+pub use skillful_http::redact_url;
 pub use tool::{SharedTool, Tool};

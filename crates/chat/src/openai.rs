@@ -82,6 +82,12 @@ impl OpenAiClient {
         &self.endpoint.shown
     }
 
+    /// Whether the server is on this machine (`127.0.0.0/8`, `::1`, `localhost`): a local engine,
+    /// typically a small model, rather than a remote service.
+    pub fn is_loopback(&self) -> bool {
+        self.endpoint.is_loopback()
+    }
+
     /// The model requests name when they do not name one.
     pub fn model(&self) -> Option<&str> {
         self.model.as_deref()

@@ -96,6 +96,10 @@ pub struct ChatResponse {
     pub finish_reason: Option<String>,
     /// Tokens used, when the server reports them (summed over every model call).
     pub usage: Option<Usage>,
+    /// Set by a tool loop that ended the conversation itself (a loop guard: a repeated call, a
+    /// repeated failure, the round limit) instead of the model answering: why. The last message
+    /// says it too. `None` from a server.
+    pub stopped: Option<String>,
 }
 
 impl ChatResponse {

@@ -177,6 +177,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, String> {
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
         }),
+        stopped: None,
     })
 }
 

@@ -9,12 +9,12 @@
 use std::io::{self, BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use skillful_agent::{
-    Agent, AgentError, AgentResponse, ApprovalRules, ApprovalsStore, AutoApprove, Input, Session,
-    SessionFile, SessionFileError,
+    Agent, AgentError, AgentResponse, Aids, ApprovalRules, ApprovalsStore, Author, AutoApprove,
+    Input, RunOptions, RunReport, Session, SessionFile, SessionFileError,
 };
 use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatError, ChatOptions, Content, DEFAULT_BASE_URL,
@@ -57,6 +57,15 @@ impl From<Approve> for AutoApprove {
             Approve::Ask => AutoApprove::None,
         }
     }
+}
+
+/// Whether the runtime loads the skill a request matches before the model's first call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Activate {
+    /// Load the skill a request matches confidently.
+    Auto,
+    /// Leave it to the model.
+    Off,
 }
 
 /// The server to talk to: `endpoint` as given; without one, what [`EngineGuard::ensure`] finds
@@ -158,6 +167,11 @@ pub(crate) struct AgentArgs {
     /// instead of as structured calls; show such text as the answer.
     #[arg(long)]
     no_text_tool_calls: bool,
+    /// Load the skill a request matches confidently before the model's first call (`auto`), or
+    /// not (`off`). Default: `auto` for the embedded engine and other servers on this machine
+    /// (small models), `off` for remote ones.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    activate: Option<Activate>,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn
     /// (atomically, mode 0600). A run stopped with an approval pending resumes from it. Another
     /// process on the same FILE waits for this one to finish.
@@ -173,6 +187,14 @@ pub(crate) struct AgentArgs {
 pub(crate) struct RunArgs {
     /// What to ask. May be left out with `--session FILE` to answer a pending approval.
     prompt: Option<String>,
+    /// Load this skill for the prompt before the model's first call (repeatable).
+    #[arg(long = "skill", value_name = "NAME")]
+    invoke: Vec<String>,
+    /// Print one JSON object on stdout instead of the transcript: the answer, every step (tool,
+    /// arguments, result, who made it, approval), tokens and time (approval questions go to
+    /// stderr).
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     agent: AgentArgs,
 }
@@ -212,12 +234,18 @@ impl AgentArgs {
         }
         let store = ApprovalsStore::per_user()
             .context("cannot use the per-user store of approvals given for good")?;
-        Ok(Agent::builder(client.build()?)
+        let client = client.build()?;
+        let activation = match self.activate {
+            Some(activate) => activate == Activate::Auto,
+            None => client.is_loopback(),
+        };
+        Ok(Agent::builder(client)
             .skills(provider)
             .approval(rules)
             .approvals(Arc::new(store))
             .options(options)
             .text_tool_calls(!self.no_text_tool_calls)
+            .aids(Aids::new().activation(activation))
             .build())
     }
 
@@ -249,14 +277,17 @@ impl AgentArgs {
 /// types: the skills watcher reloads (and says so) between turns.
 struct Terminal {
     lines: Option<tokio::sync::mpsc::UnboundedReceiver<io::Result<String>>>,
-    out: output::Writer<io::StdoutLock<'static>>,
+    out: output::Writer<Box<dyn Write>>,
+    /// Whether the transcript is shown (not with `--json`, whose questions go to stderr).
+    transcript: bool,
 }
 
 impl Terminal {
-    fn new() -> Self {
+    fn new(json: bool) -> Self {
         Self {
             lines: None,
-            out: output::stdout(),
+            out: output::stdout_or_stderr(json),
+            transcript: !json,
         }
     }
 
@@ -289,7 +320,16 @@ impl Terminal {
     }
 
     fn show(&mut self, response: &AgentResponse) -> io::Result<()> {
-        for message in &response.messages {
+        if !self.transcript {
+            return Ok(());
+        }
+        for (message, author) in response.messages.iter().zip(&response.authors) {
+            if *author == Author::AnswerStep {
+                writeln!(
+                    self.out,
+                    ">> answer step: the model was asked again, with the results and no tools"
+                )?;
+            }
             for content in &message.contents {
                 match content {
                     // Indented: a line of the model's can never start like one of ours.
@@ -297,6 +337,18 @@ impl Terminal {
                         for line in for_terminal(text.trim_end()).lines() {
                             writeln!(self.out, "  {line}")?;
                         }
+                    }
+                    Content::FunctionCall(call)
+                    | Content::ApprovalRequest(ApprovalRequest { call })
+                        if matches!(author, Author::Activation | Author::Invocation) =>
+                    {
+                        let skill = call.arguments["skillName"].as_str().unwrap_or_default();
+                        let why = if *author == Author::Activation {
+                            "it matches the request"
+                        } else {
+                            "you asked for it"
+                        };
+                        writeln!(self.out, ">> activated {}: {why}", one_line(skill))?;
                     }
                     Content::FunctionCall(call)
                     | Content::ApprovalRequest(ApprovalRequest { call }) => writeln!(
@@ -418,6 +470,7 @@ impl<'a> Conversation<'a> {
         args: &'a AgentArgs,
         (file, session): (Option<SessionFile>, Session),
         live: bool,
+        json: bool,
     ) -> anyhow::Result<Self> {
         let (endpoint, engine) = args.model.server().await?;
         Ok(Self {
@@ -425,7 +478,7 @@ impl<'a> Conversation<'a> {
             args,
             session,
             file,
-            terminal: Terminal::new(),
+            terminal: Terminal::new(json),
             _engine: engine,
         })
     }
@@ -459,13 +512,19 @@ impl<'a> Conversation<'a> {
     }
 
     /// Runs `input`, then asks about every pending call and resumes, until the model answers or
-    /// the terminal closes. The session is saved after every turn.
-    async fn turn(&mut self, input: Input) -> anyhow::Result<()> {
+    /// the terminal closes. The session is saved after every turn. Every response, with the
+    /// answers given to it.
+    async fn turn(
+        &mut self,
+        input: Input,
+        options: &RunOptions,
+    ) -> anyhow::Result<Vec<(AgentResponse, Vec<ApprovalResponse>)>> {
         let mut input = input;
+        let mut responses = Vec::new();
         loop {
             let response = self
                 .agent
-                .run(input, &mut self.session)
+                .run_with(input, &mut self.session, options)
                 .await
                 .map_err(explain)?;
             self.save()?;
@@ -479,10 +538,14 @@ impl<'a> Conversation<'a> {
                 )?;
             }
             if response.pending.is_empty() {
-                return Ok(());
+                responses.push((response, Vec::new()));
+                return Ok(responses);
             }
             match self.ask(&response.pending).await? {
-                Some(answers) => input = Input::Approvals(answers),
+                Some(answers) => {
+                    responses.push((response, answers.clone()));
+                    input = Input::Approvals(answers);
+                }
                 None => {
                     let resume = match &self.args.session {
                         Some(path) => format!(
@@ -492,7 +555,8 @@ impl<'a> Conversation<'a> {
                         None => "; pass --session FILE to keep it".to_owned(),
                     };
                     writeln!(self.terminal.out, "(approval pending{resume})")?;
-                    return Ok(());
+                    responses.push((response, Vec::new()));
+                    return Ok(responses);
                 }
             }
         }
@@ -537,6 +601,18 @@ async fn say_reloads(mut reloads: tokio::sync::watch::Receiver<skillful_watch::R
     }
 }
 
+/// A chat line `/NAME rest of the request`: the skill to load for the turn, and the request
+/// (the whole line when nothing follows the name).
+fn invoked(line: &str) -> Option<(&str, &str)> {
+    let named = line.strip_prefix('/')?;
+    let (skill, rest) = named.split_once(char::is_whitespace).unwrap_or((named, ""));
+    if skill.is_empty() {
+        return None;
+    }
+    let rest = rest.trim();
+    Some((skill, if rest.is_empty() { line } else { rest }))
+}
+
 /// An error as one line of text: whatever a server or a skill put in it is shown, not obeyed.
 /// Usage errors are ours and keep their type (exit code 2).
 fn one_line_error(error: anyhow::Error) -> anyhow::Error {
@@ -554,6 +630,7 @@ fn explain(error: AgentError) -> anyhow::Error {
              (LM Studio, `llama-server --port 1234`, Ollama) or pass --endpoint URL; with no \
              --endpoint and no SKILLS_ENDPOINT, the embedded engine is used"
         ),
+        error @ AgentError::UnknownSkill { .. } => UsageError(error.to_string()).into(),
         AgentError::Chat(error @ ChatError::Timeout { .. }) => anyhow::anyhow!(
             "{error}; a slow model: allow it more with --call-timeout SECS, or ask for less with \
              --max-tokens N"
@@ -575,15 +652,31 @@ async fn run_turns(args: RunArgs) -> anyhow::Result<Outcome> {
         )
         .into());
     }
-    let mut conversation = Conversation::new(&args.agent, held, false).await?;
-    match args.prompt {
-        Some(prompt) => conversation.turn(prompt.into()).await?,
+    let started = Instant::now();
+    let mut conversation = Conversation::new(&args.agent, held, false, args.json).await?;
+    let options = args
+        .invoke
+        .iter()
+        .fold(RunOptions::new(), |options, skill| options.skill(skill));
+    let responses = match args.prompt {
+        Some(prompt) => conversation.turn(prompt.into(), &options).await?,
         None => {
             let pending = conversation.session.pending_approvals();
-            if let Some(answers) = conversation.ask(&pending).await? {
-                conversation.turn(answers.into()).await?;
+            match conversation.ask(&pending).await? {
+                Some(answers) => {
+                    let mut responses = conversation.turn(answers.clone().into(), &options).await?;
+                    if let Some((_, first)) = responses.first_mut() {
+                        first.splice(0..0, answers);
+                    }
+                    responses
+                }
+                None => Vec::new(),
             }
         }
+    };
+    if args.json {
+        let report = RunReport::new(&responses, started.elapsed());
+        output::stdout().json(&report)?;
     }
     Ok(Outcome::Ok)
 }
@@ -594,7 +687,7 @@ pub(crate) async fn chat(args: ChatArgs) -> anyhow::Result<Outcome> {
 
 async fn chat_turns(args: ChatArgs) -> anyhow::Result<Outcome> {
     let held = args.agent.session().await?;
-    let mut conversation = Conversation::new(&args.agent, held, true).await?;
+    let mut conversation = Conversation::new(&args.agent, held, true, false).await?;
     loop {
         let terminal = &mut conversation.terminal;
         write!(terminal.out, "> ")?;
@@ -605,7 +698,21 @@ async fn chat_turns(args: ChatArgs) -> anyhow::Result<Outcome> {
         match line.trim() {
             "" => continue,
             "exit" | "quit" => return Ok(Outcome::Ok),
-            prompt => conversation.turn(prompt.into()).await?,
+            prompt => {
+                let (prompt, options) = match invoked(prompt) {
+                    Some((skill, rest)) => (rest, RunOptions::new().skill(skill)),
+                    None => (prompt, RunOptions::new()),
+                };
+                match conversation.turn(prompt.into(), &options).await {
+                    // A mistyped `/NAME` ends nothing: the user types the line again.
+                    Err(error) if error.is::<UsageError>() => {
+                        writeln!(output::stderr(), "skills: {}", one_line(&error.to_string()))?;
+                    }
+                    other => {
+                        other?;
+                    }
+                }
+            }
         }
     }
 }

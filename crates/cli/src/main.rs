@@ -22,8 +22,10 @@ mod inspect;
 mod mcp;
 mod output;
 mod run_script;
+mod scan;
 mod search;
 mod settings;
+mod supply;
 mod validate;
 
 #[derive(Debug, Parser)]
@@ -71,6 +73,18 @@ enum Command {
     Engine(engine::EngineArgs),
     /// Measure whether skills help a model: run their evals with and without them, grade, benchmark.
     Eval(eval::EvalArgs),
+    /// Scan skills for hidden text, prompt injection, exfiltration and risky scripts.
+    Scan(scan::ScanArgs),
+    /// Install skills from a git repository or a directory (fetched, validated, scanned, locked).
+    Add(supply::AddArgs),
+    /// Compare installed skills with skills-lock.json; exit 1 on any difference.
+    Verify(supply::VerifyArgs),
+    /// Remove an installed skill and its lock entry.
+    Remove(supply::RemoveArgs),
+    /// Fetch the newest commit of each locked skill's ref, show the changes and findings, re-lock.
+    Update(supply::UpdateArgs),
+    /// List the locked skills whose ref points at a newer commit (exit 1 when any).
+    Outdated(supply::OutdatedArgs),
 }
 
 /// What a command reports back to `main`.
@@ -162,6 +176,12 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Disable(args) => settings::toggle(args, false),
             Command::Engine(args) => engine::run(args).await,
             Command::Eval(args) => eval::run(args).await,
+            Command::Scan(args) => scan::scan(args),
+            Command::Add(args) => supply::add(args),
+            Command::Verify(args) => supply::verify(args),
+            Command::Remove(args) => supply::remove(args),
+            Command::Update(args) => supply::update(args),
+            Command::Outdated(args) => supply::outdated(args),
         }
     })
 }

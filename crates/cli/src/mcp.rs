@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use skillful_mcp::{BearerToken, HTTP_PATH, ServeError, SkillsMcpServer};
+use skillful_mcp::{BearerToken, HTTP_PATH, HttpLimits, ServeError, SkillsMcpServer};
 
 use crate::compose::{SkillsFlags, process_runner};
 use crate::{Outcome, UsageError, output};
@@ -28,6 +28,17 @@ pub(crate) struct ServeArgs {
     /// users could read it). Required to serve an address other than loopback.
     #[arg(long, value_name = "VAR", requires = "http")]
     auth_token_env: Option<String>,
+    /// With --http: how many `initialize` sessions are kept at once (one more is answered
+    /// 503 until a session ends). Default 64.
+    #[arg(long, value_name = "N", requires = "http")]
+    max_sessions: Option<usize>,
+    /// With --http: how many of those one client address may hold. Default 16.
+    #[arg(long, value_name = "N", requires = "http")]
+    max_sessions_per_peer: Option<usize>,
+    /// With --http: how many connections are served at once (one more is answered 503).
+    /// Default 128.
+    #[arg(long, value_name = "N", requires = "http")]
+    max_connections: Option<usize>,
     /// List each skill of the draft index (`skill://index.json`, what Microsoft Agent
     /// Framework reads) as an `archive` entry (a tar.gz of its files) instead of `skill-md`; the
     /// final form (`skills/list`) is unchanged.
@@ -64,6 +75,15 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
             .map_err(|error| UsageError(format!("--auth-token-env {var}: {error}")))?;
         server = server.with_bearer_token(token);
     }
+    let defaults = HttpLimits::default();
+    server = server.with_http_limits(HttpLimits {
+        max_sessions: args.max_sessions.unwrap_or(defaults.max_sessions),
+        max_sessions_per_peer: args
+            .max_sessions_per_peer
+            .unwrap_or(defaults.max_sessions_per_peer),
+        max_connections: args.max_connections.unwrap_or(defaults.max_connections),
+        ..defaults
+    });
     match args.http.as_deref().filter(|_| !args.stdio) {
         None => server.serve_stdio().await?,
         Some(addr) => {

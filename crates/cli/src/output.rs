@@ -41,6 +41,18 @@ pub(crate) fn stderr() -> Writer<io::StderrLock<'static>> {
     }
 }
 
+/// The writer of standard error when `to_stderr`, else of standard output: where questions go
+/// when standard output is kept for one JSON object (`skills run --json`).
+pub(crate) fn stdout_or_stderr(to_stderr: bool) -> Writer<Box<dyn Write>> {
+    Writer {
+        inner: if to_stderr {
+            Box::new(io::stderr().lock())
+        } else {
+            Box::new(io::stdout().lock())
+        },
+    }
+}
+
 impl<W: Write> Writer<W> {
     /// Writes formatted text with every control character (newline and tab excepted) escaped;
     /// what `write!` and `writeln!` call.

@@ -86,7 +86,7 @@ pub(crate) fn toggle(args: ToggleArgs, enabled: bool) -> anyhow::Result<Outcome>
     } else {
         (environment.user_config_file(), SettingsLevel::User)
     };
-    Settings::set_enabled(&path, level, &args.name, enabled)?;
+    Settings::set_enabled(&environment.dirs, &path, level, &args.name, enabled)?;
     writeln!(
         output::stdout(),
         "{} {} in {}",

@@ -303,6 +303,56 @@ fn default_roots_are_the_trusted_project_then_home_and_the_first_wins() {
 }
 
 #[test]
+fn concurrent_project_disables_are_all_kept_and_bad_names_are_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    let project = home.join("work/project");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    fs::create_dir_all(project.join(".agents")).unwrap();
+    // 24 processes at once, each disabling its own skill in the project's settings.
+    let start = std::sync::Barrier::new(24);
+    let outputs: Vec<Output> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..24)
+            .map(|i| {
+                let (start, project, home) = (&start, &project, &home);
+                scope.spawn(move || {
+                    let name = format!("skill-{i}");
+                    start.wait();
+                    skills_in(project, home, &["disable", &name, "--project"])
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for output in &outputs {
+        assert_eq!(output.status.code(), Some(0), "{}", err(output));
+    }
+    let settings = fs::read_to_string(project.join(".agents/skillful.toml")).unwrap();
+    let kept = (0..24)
+        .filter(|i| settings.contains(&format!("\"skill-{i}\"")))
+        .count();
+    assert_eq!(kept, 24, "{settings}");
+    // The lock lives outside the project: nothing but the settings file was added there.
+    let added: Vec<_> = fs::read_dir(project.join(".agents"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(added, ["skillful.toml"]);
+
+    for name in ["", "  ", "evil\nname", "bell\u{7}"] {
+        let refused = skills_in(&project, &home, &["disable", name, "--project"]);
+        assert_ne!(refused.status.code(), Some(0), "{name:?}");
+        assert!(err(&refused).contains("skill name"), "{}", err(&refused));
+        let refused = skills_in(&project, &home, &["enable", name]);
+        assert_ne!(refused.status.code(), Some(0), "{name:?}");
+    }
+    assert_eq!(
+        fs::read_to_string(project.join(".agents/skillful.toml")).unwrap(),
+        settings
+    );
+}
+
+#[test]
 fn disabled_skills_are_not_offered_and_list_all_marks_them() {
     let home = tempfile::tempdir().unwrap();
     let roots = tempfile::tempdir().unwrap();

@@ -648,6 +648,9 @@ impl Composition {
         for (skill, _) in &mcp {
             *mcp_names.entry(skill.name().to_lowercase()).or_default() += 1;
         }
+        // The name an MCP skill is shown under is checked against every name claimed, by other
+        // skills and by the MCP skills before it, renamed or not: the first claim wins.
+        let mut renamed = Vec::with_capacity(mcp.len());
         for (skill, label) in mcp {
             let own_name = skill.name().to_owned();
             let key = own_name.to_lowercase();
@@ -657,13 +660,28 @@ impl Composition {
             } else {
                 own_name.clone()
             };
+            renamed.push((skill, own_name, shown, collides));
+        }
+        for (skill, own_name, shown, collides) in renamed {
             let status = match inner
                 .enablement
                 .check(&shown)
                 .and_then(|()| inner.enablement.check(&own_name))
             {
                 Err(by) => Status::Disabled { by },
-                Ok(()) => Status::Active,
+                Ok(()) => match claimed.get(&shown.to_lowercase()) {
+                    Some((by_name, by)) => {
+                        self.warn_shadowed(&shown, skill.origin(), by.origin());
+                        Status::Shadowed {
+                            by_name: by_name.clone(),
+                            by: by.origin().clone(),
+                        }
+                    }
+                    None => {
+                        claimed.insert(shown.to_lowercase(), (shown.clone(), Arc::clone(&skill)));
+                        Status::Active
+                    }
+                },
             };
             let skill = if collides {
                 Arc::new(Renamed::new(skill, shown)) as Arc<dyn Skill>

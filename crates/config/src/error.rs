@@ -30,6 +30,16 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A skill name that cannot be enabled or disabled.
+    #[error(
+        "skill name \"{name}\" cannot be enabled or disabled: {reason}; give the name as `skills list --all` shows it"
+    )]
+    InvalidName {
+        /// The name, its control characters escaped.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// A file skills source could not be configured.
     #[error(transparent)]
     Files(#[from] skillful_discovery::BuildError),

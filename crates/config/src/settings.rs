@@ -15,7 +15,9 @@
 
 use std::path::{Path, PathBuf};
 
-use skillful_state::{FileLock, read_bounded, read_private, write_atomic, write_private};
+use skillful_state::{
+    Dirs, FileLock, private_dir, read_bounded, read_private, write_atomic, write_private,
+};
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
 use crate::error::ConfigError;
@@ -139,29 +141,32 @@ impl Settings {
     /// Enabling at the project level also writes `[skill.NAME] enabled = true`, so that it
     /// overrides the user's settings.
     ///
+    /// Every change is made under a lock, so concurrent changes are all kept: the user's file is
+    /// locked beside it, a project's with a lock file in the user's state directory (`dirs`),
+    /// named after the project's settings directory, so that nothing is added to the project.
+    ///
     /// # Errors
-    /// The file is unsafe, too large or not TOML; it cannot be written.
+    /// The name is empty or holds control characters; the file is unsafe, too large or not
+    /// TOML; it cannot be written.
     pub fn set_enabled(
+        dirs: &Dirs,
         path: &Path,
         level: SettingsLevel,
         name: &str,
         enabled: bool,
     ) -> Result<(), ConfigError> {
+        check_name(name)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let user = level == SettingsLevel::User;
-        if user {
-            skillful_state::private_dir(dir)?;
+        let lock = if user {
+            private_dir(dir)?;
+            dir.join(".skillful-settings.lock")
         } else {
             std::fs::create_dir_all(dir)
                 .map_err(|error| ConfigError::Environment(format!("{}: {error}", dir.display())))?;
-        }
-        // A lock file in a project would end up committed; a project's settings are rarely
-        // changed by two processes at once, and the atomic write keeps the file whole anyway.
-        let _lock = if user {
-            Some(FileLock::acquire(&dir.join(".skillful-settings.lock"))?)
-        } else {
-            None
+            project_lock(dirs, dir)?
         };
+        let _lock = FileLock::acquire(&lock)?;
         let read = if user { read_private } else { read_bounded };
         let mut document = match read(path, MAX_SETTINGS_BYTES)? {
             Some(bytes) => parse(path, &bytes)?,
@@ -244,6 +249,36 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// Refuses a name no skill can have in a settings file: empty, or holding control characters
+/// (a newline would end the line it is written on).
+fn check_name(name: &str) -> Result<(), ConfigError> {
+    let reason = if name.trim().is_empty() {
+        "it is empty"
+    } else if name.chars().any(char::is_control) {
+        "it holds control characters"
+    } else {
+        return Ok(());
+    };
+    Err(ConfigError::InvalidName {
+        name: name.escape_debug().to_string(),
+        reason,
+    })
+}
+
+/// The lock file for the project settings directory `dir`: in the user's state directory, named
+/// after `dir`'s canonical path (FNV-1a, stable across builds, so every `skills` agrees).
+fn project_lock(dirs: &Dirs, dir: &Path) -> Result<PathBuf, ConfigError> {
+    let canonical = dunce::canonicalize(dir)
+        .map_err(|error| ConfigError::Environment(format!("{}: {error}", dir.display())))?;
+    let locks = dirs.state_dir()?.join("settings-locks");
+    private_dir(&locks)?;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in canonical.as_os_str().as_encoded_bytes() {
+        hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(locks.join(format!("{hash:016x}.lock")))
 }
 
 fn parse(path: &Path, bytes: &[u8]) -> Result<DocumentMut, ConfigError> {

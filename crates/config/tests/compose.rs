@@ -211,10 +211,38 @@ async fn skills_are_disabled_by_the_user_the_project_and_the_run_later_levels_wi
     fs::create_dir_all(world.path("project/.agents")).unwrap();
     let user = world.environment.user_config_file();
     let project = world.path("project/.agents/skillful.toml");
-    Settings::set_enabled(&user, SettingsLevel::User, "alpha", false).unwrap();
-    Settings::set_enabled(&user, SettingsLevel::User, "beta", false).unwrap();
-    Settings::set_enabled(&project, SettingsLevel::Project, "beta", true).unwrap();
-    Settings::set_enabled(&project, SettingsLevel::Project, "gamma", false).unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &user,
+        SettingsLevel::User,
+        "alpha",
+        false,
+    )
+    .unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &user,
+        SettingsLevel::User,
+        "beta",
+        false,
+    )
+    .unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &project,
+        SettingsLevel::Project,
+        "beta",
+        true,
+    )
+    .unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &project,
+        SettingsLevel::Project,
+        "gamma",
+        false,
+    )
+    .unwrap();
 
     // The project's settings count only when it is trusted.
     let loaded = load(world.config()).await;
@@ -261,11 +289,25 @@ async fn skills_are_disabled_by_the_user_the_project_and_the_run_later_levels_wi
     assert_eq!(offered, ["beta", "delta"]);
 
     // Enabling again, and the allow-list mode.
-    Settings::set_enabled(&user, SettingsLevel::User, "alpha", true).unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &user,
+        SettingsLevel::User,
+        "alpha",
+        true,
+    )
+    .unwrap();
     fs::write(&user, "[skills]\nenabled = [\"alpha\"] # only this one\n").unwrap();
     let loaded = load(world.config()).await;
     assert_eq!(active_descriptions(&loaded), ["alpha"]);
-    Settings::set_enabled(&user, SettingsLevel::User, "delta", true).unwrap();
+    Settings::set_enabled(
+        &world.environment.dirs,
+        &user,
+        SettingsLevel::User,
+        "delta",
+        true,
+    )
+    .unwrap();
     let text = fs::read_to_string(&user).unwrap();
     assert!(
         text.contains("# only this one"),
@@ -380,6 +422,124 @@ async fn an_mcp_skill_never_shadows_a_local_one_and_is_offered_under_its_label()
         .map(|skill| skill.frontmatter().name.clone())
         .collect();
     assert_eq!(names, ["a:glossary", "a:notes", "b:glossary", "b:notes"]);
+}
+
+#[tokio::test]
+async fn a_local_skill_named_like_a_renamed_mcp_skill_is_refused_even_when_lenient() {
+    // The attack: a local skill named `docs:notes` and the server's `notes`, renamed `docs:notes`
+    // because a local `notes` exists, are both active; `skills show docs:notes` is the local one.
+    let world = World::new();
+    world.skill("local", "notes", "The local notes.");
+    world.skill("local", "docs:notes", "A look-alike of the server's notes.");
+    world.skill("served", "notes", "The server's notes.");
+    let url = serve(&world.path("served")).await;
+    let loaded = load(
+        world
+            .config()
+            .validation(skillful_core::validate::ValidationMode::Lenient)
+            .root(world.path("local"))
+            .mcp_server(McpServer::new(
+                "docs",
+                skillful_mcp::McpEndpoint::http(&url),
+            )),
+    )
+    .await;
+    let offered: Vec<(String, String)> = loaded
+        .active()
+        .iter()
+        .map(|skill| (skill.name().to_owned(), skill.description().to_owned()))
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            ("notes".to_owned(), "The local notes.".to_owned()),
+            ("docs:notes".to_owned(), "The server's notes.".to_owned()),
+        ]
+    );
+    let refused = loaded
+        .diagnostics
+        .iter()
+        .find(|diagnostic| diagnostic.message.contains("docs:notes"))
+        .unwrap_or_else(|| panic!("{:?}", loaded.diagnostics));
+    assert!(refused.is_error(), "{refused:?}");
+    assert!(refused.message.contains("':'"), "{refused:?}");
+}
+
+/// A skill built in code under any name (embedders' own skills are not validated).
+#[derive(Debug)]
+struct Coded {
+    frontmatter: skillful_core::SkillFrontmatter,
+    origin: skillful_core::SkillOrigin,
+}
+
+#[async_trait::async_trait]
+impl skillful_core::Skill for Coded {
+    fn frontmatter(&self) -> &skillful_core::SkillFrontmatter {
+        &self.frontmatter
+    }
+
+    fn origin(&self) -> &skillful_core::SkillOrigin {
+        &self.origin
+    }
+
+    async fn document(&self) -> Result<skillful_core::SkillDocument, skillful_core::SkillError> {
+        Ok(skillful_core::SkillDocument::instructions("Coded."))
+    }
+
+    fn resources(&self) -> Vec<std::sync::Arc<dyn skillful_core::SkillResource>> {
+        Vec::new()
+    }
+
+    fn scripts(&self) -> Vec<std::sync::Arc<dyn skillful_core::SkillScript>> {
+        Vec::new()
+    }
+}
+
+#[tokio::test]
+async fn a_renamed_mcp_skill_never_takes_a_name_another_skill_claims() {
+    let world = World::new();
+    world.skill("local", "notes", "The local notes.");
+    world.skill("served", "notes", "The server's notes.");
+    let url = serve(&world.path("served")).await;
+    let coded = Coded {
+        frontmatter: skillful_core::SkillFrontmatter::new("docs:notes", "The embedder's notes."),
+        origin: skillful_core::SkillOrigin::inline(),
+    };
+    let loaded = load(
+        world
+            .config()
+            .root(world.path("local"))
+            .inline(std::sync::Arc::new(coded))
+            .mcp_server(McpServer::new(
+                "docs",
+                skillful_mcp::McpEndpoint::http(&url),
+            )),
+    )
+    .await;
+    let offered: Vec<(String, String)> = loaded
+        .active()
+        .iter()
+        .map(|skill| (skill.name().to_owned(), skill.description().to_owned()))
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            ("notes".to_owned(), "The local notes.".to_owned()),
+            ("docs:notes".to_owned(), "The embedder's notes.".to_owned()),
+        ]
+    );
+    let renamed = loaded
+        .entries
+        .iter()
+        .find(|entry| entry.skill.description() == "The server's notes.")
+        .unwrap();
+    assert_eq!(
+        renamed.status,
+        Status::Shadowed {
+            by_name: "docs:notes".to_owned(),
+            by: skillful_core::SkillOrigin::inline(),
+        }
+    );
 }
 
 /// Serves the skills under `root` over streamable HTTP on 127.0.0.1; returns the URL.

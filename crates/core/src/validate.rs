@@ -319,10 +319,22 @@ impl Checker {
                 format!("Skill name `{normalized}` must not contain consecutive hyphens"),
             );
         }
+        if normalized.contains(':') {
+            // Refused even when lenient: `label:name` is how the composition names an MCP skill
+            // whose name is taken, and no skill may pass for one.
+            self.push(
+                Severity::Error,
+                "name",
+                format!(
+                    "Skill name `{normalized}` must not contain ':' (`label:name` names a renamed MCP skill); rename it, e.g. `{}`",
+                    normalized.replace(':', "-")
+                ),
+            );
+        }
         let invalid: String = normalized
             .chars()
-            // Invisible characters have a diagnostic of their own.
-            .filter(|c| !(c.is_alphanumeric() || *c == '-' || is_invisible(*c)))
+            // ':' and invisible characters have diagnostics of their own.
+            .filter(|c| !(c.is_alphanumeric() || *c == '-' || *c == ':' || is_invisible(*c)))
             .collect();
         if !invalid.is_empty() {
             self.violation(

@@ -80,7 +80,8 @@ impl Default for Limits {
 ///   assistant's text. On by default; [`FunctionInvocationLayer::text_tool_calls`] turns it off.
 ///
 /// The response holds every message the loop produced: the model's, the tool results, and the
-/// final answer (or the approval requests).
+/// final answer (or the approval requests). When a guard ended the run (a repeated call, a
+/// repeated failure, the round limit), [`ChatResponse::stopped`] says why.
 pub struct FunctionInvocation<C> {
     inner: C,
     limits: Limits,
@@ -284,7 +285,8 @@ impl Run<'_> {
     }
 }
 
-fn refused(call: &FunctionCall, reason: &str) -> FunctionResult {
+/// The result of a call the approval policy refused (`reason` says why): it was not run.
+pub fn refused(call: &FunctionCall, reason: &str) -> FunctionResult {
     error_result(
         call,
         format!("Error: this call was refused and not run: {reason}"),
@@ -324,6 +326,7 @@ struct Output {
     model: Option<String>,
     finish_reason: Option<String>,
     usage: Option<Usage>,
+    stopped: Option<String>,
 }
 
 impl Output {
@@ -338,7 +341,15 @@ impl Output {
             model: self.model,
             finish_reason: self.finish_reason,
             usage: self.usage,
+            stopped: self.stopped,
         }
+    }
+
+    /// Ends the loop with the guard's message `stop`.
+    fn stop(mut self, conversation: &mut Vec<Message>, stop: String) -> ChatResponse {
+        self.push(conversation, Message::assistant(stop.clone()));
+        self.stopped = Some(stop);
+        self.finish()
     }
 }
 
@@ -420,8 +431,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                     output.push(&mut messages, reply);
                 }
                 output.push(&mut messages, tool_message(results));
-                output.push(&mut messages, Message::assistant(stop));
-                return Ok(output.finish());
+                return Ok(output.stop(&mut messages, stop));
             }
 
             let asking = steps.iter().any(|step| matches!(step, Step::Ask));
@@ -458,21 +468,17 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 output.push(&mut messages, tool_message(results));
             }
             if let Some(stop) = broken {
-                output.push(&mut messages, Message::assistant(stop));
-                return Ok(output.finish());
+                return Ok(output.stop(&mut messages, stop));
             }
             if asking {
                 return Ok(output.finish());
             }
         }
-        output.push(
-            &mut messages,
-            Message::assistant(format!(
-                "Stopped: no final answer after {} model calls (the limit).",
-                self.limits.max_iterations
-            )),
+        let stop = format!(
+            "Stopped: no final answer after {} model calls (the limit).",
+            self.limits.max_iterations
         );
-        Ok(output.finish())
+        Ok(output.stop(&mut messages, stop))
     }
 }
 

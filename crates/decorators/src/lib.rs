@@ -40,6 +40,6 @@ pub use approval::{ApprovalPolicy, Decision, RememberError, pending_approvals};
 pub use ensure_user::{
     DEFAULT_REMEMBERED_CONVERSATIONS, EnsureUserMessage, EnsureUserMessageLayer,
 };
-pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved};
+pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved, refused};
 pub use layer::Layer;
 pub use trace::{Tracing, TracingLayer};

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use skillful_core::SkillError;
 use skillful_core::names::check_relative_name;
+use skillful_state::FileStamp;
 
 /// Whether two metadata describe the same file on disk.
 #[cfg(unix)]
@@ -22,32 +23,6 @@ pub(crate) fn same_file(a: &Metadata, b: &Metadata) -> bool {
 #[cfg(not(unix))]
 pub(crate) fn same_file(_a: &Metadata, _b: &Metadata) -> bool {
     true
-}
-
-/// What identifies a file's content without reading it: modification time, size and (on Unix)
-/// device and inode. A cached read of the file is good while its stamp is unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct Stamp {
-    modified: Option<std::time::SystemTime>,
-    len: u64,
-    identity: (u64, u64),
-}
-
-impl Stamp {
-    pub(crate) fn of(metadata: &Metadata) -> Self {
-        #[cfg(unix)]
-        let identity = {
-            use std::os::unix::fs::MetadataExt;
-            (metadata.dev(), metadata.ino())
-        };
-        #[cfg(not(unix))]
-        let identity = (0, 0);
-        Self {
-            modified: metadata.modified().ok(),
-            len: metadata.len(),
-            identity,
-        }
-    }
 }
 
 /// Proves that `relative` (a `/`-separated path) names a file inside `dir` (canonical) with no
@@ -252,9 +227,9 @@ pub(crate) fn read_inside_stamped(
     relative: &str,
     limit: Option<u64>,
     limits: &ReadLimits,
-) -> Result<(Vec<u8>, Stamp), SkillError> {
+) -> Result<(Vec<u8>, FileStamp), SkillError> {
     let (file, opened, path) = open_inside(dir, relative, limits)?;
-    let stamp = Stamp::of(&opened);
+    let stamp = FileStamp::of(&opened);
     let limit = limit.map_or(limits.max_bytes, |limit| limit.min(limits.max_bytes));
     if opened.len() > limit {
         return Err(over_limit(path, limit));

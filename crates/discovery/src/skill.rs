@@ -9,10 +9,9 @@ use skillful_core::{
     blocking,
 };
 use skillful_frontmatter::{ParseOptions, parse};
+use skillful_state::FileStamp;
 
-use crate::guard::{
-    ReadLimits, Stamp, check_inside, read_inside, read_inside_stamped, read_window,
-};
+use crate::guard::{ReadLimits, check_inside, read_inside, read_inside_stamped, read_window};
 use crate::packed::{Group, PackedText};
 use crate::runner::{FileScriptRequest, SharedScriptRunner};
 
@@ -88,14 +87,15 @@ struct Used {
     frontmatter: OnceLock<SkillFrontmatter>,
     origin: OnceLock<SkillOrigin>,
     /// The last `SKILL.md` read, with the stamp of the file it was read from.
-    document: Mutex<Option<(Stamp, SkillDocument)>>,
+    document: Mutex<Option<(FileStamp, SkillDocument)>>,
 }
 
-/// One version of a file of a skill, known without reading it: its modification time, size and
-/// (on Unix) device and inode. While a file's version is unchanged its content is taken as
+/// One version of a file of a skill, known without reading it: its device and inode, size,
+/// modification time and (on Unix) change time with nanoseconds, so a same-size rewrite given its
+/// old modification time back is a new version. While a file's version is unchanged its content is taken as
 /// unchanged, so what was computed from its bytes (a digest) can be kept instead of read again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FileVersion(Stamp);
+pub struct FileVersion(FileStamp);
 
 /// How the scripts of one source may run.
 #[derive(Debug, Clone)]
@@ -268,7 +268,7 @@ impl FileSkill {
         let name = name.to_owned();
         let (_, metadata) =
             blocking::run("checking a skill file", move || check_inside(&dir, &name)).await?;
-        Ok(FileVersion(Stamp::of(&metadata)))
+        Ok(FileVersion(FileStamp::of(&metadata)))
     }
 
     /// At most `max_len` bytes of one file discovery admitted (as for
@@ -434,8 +434,8 @@ impl Skill for FileSkill {
     }
 
     /// The `SKILL.md` as it is on disk now, split at its frontmatter (the frontmatter as
-    /// written). Kept between calls while the file at its path has the stamp (modification
-    /// time, size, device and inode) of the file it was read from: the same file, unchanged,
+    /// written). Kept between calls while the file at its path has the stamp (device, inode,
+    /// size, modification and change time) of the file it was read from: the same file, unchanged,
     /// whose path was checked when it was read. Any other file is checked afresh (inside the
     /// skill, no symbolic link, a regular file with one link) and read.
     async fn document(&self) -> Result<SkillDocument, SkillError> {
@@ -447,7 +447,7 @@ impl Skill for FileSkill {
             blocking::run("checking SKILL.md", move || check_inside(&dir, SKILL_FILE)).await?;
         let bytes = self.read_file(SKILL_FILE).await?;
         let document = split_skill_md(&self.skill_md_path(), &bytes, &self.root.parse_options)?;
-        *self.cached_document() = Some((Stamp::of(&metadata), document.clone()));
+        *self.cached_document() = Some((FileStamp::of(&metadata), document.clone()));
         Ok(document)
     }
 
@@ -608,7 +608,7 @@ impl FileSkill {
     fn unchanged_document(&self) -> Option<SkillDocument> {
         let stamp = self.cached_document().as_ref()?.0;
         let metadata = std::fs::symlink_metadata(self.shared_dir().join(SKILL_FILE)).ok()?;
-        if !metadata.is_file() || Stamp::of(&metadata) != stamp {
+        if !metadata.is_file() || FileStamp::of(&metadata) != stamp {
             return None;
         }
         let cached = self.cached_document();
@@ -616,7 +616,7 @@ impl FileSkill {
         Some(document.clone())
     }
 
-    fn cached_document(&self) -> std::sync::MutexGuard<'_, Option<(Stamp, SkillDocument)>> {
+    fn cached_document(&self) -> std::sync::MutexGuard<'_, Option<(FileStamp, SkillDocument)>> {
         // A panic while the lock was held left at worst a stale entry, which the stamp catches.
         self.used()
             .document

@@ -475,6 +475,40 @@ async fn a_cached_document_is_read_again_after_an_edit() {
     assert_eq!(skill.document().await.unwrap().body, "fresh\n");
 }
 
+#[tokio::test]
+async fn a_cached_document_is_read_again_after_an_in_place_rewrite_with_its_old_mtime() {
+    use std::os::unix::fs::MetadataExt;
+    let tree = Tree::new();
+    let path = tree.write(
+        "cached/SKILL.md",
+        "---\nname: cached\ndescription: d\n---\nfirst\n",
+    );
+    let skill = only_skill(&tree.root).await;
+    assert_eq!(skill.document().await.unwrap().body, "first\n");
+
+    // Same inode, same size, the old mtime back: only the change time tells. It moves at the
+    // kernel's clock tick, so rewrite until it has moved.
+    let before = fs::metadata(&path).unwrap();
+    loop {
+        let mut file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::io::Write::write_all(
+            &mut file,
+            b"---\nname: cached\ndescription: d\n---\nfresh\n",
+        )
+        .unwrap();
+        file.set_modified(before.modified().unwrap()).unwrap();
+        drop(file);
+        let after = fs::metadata(&path).unwrap();
+        assert_eq!(after.ino(), before.ino());
+        if (after.ctime(), after.ctime_nsec()) != (before.ctime(), before.ctime_nsec()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+
+    assert_eq!(skill.document().await.unwrap().body, "fresh\n");
+}
+
 /// A runner that records what it is asked to run, as a real runner would receive it.
 #[derive(Debug, Default)]
 struct RecordingRunner {

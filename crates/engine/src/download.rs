@@ -11,6 +11,8 @@ use reqwest::header::{ACCEPT, CONTENT_RANGE, RANGE};
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
+use skillful_http::redact_url;
+
 use crate::EngineError;
 
 /// PyPI's simple index.
@@ -71,24 +73,28 @@ pub(crate) struct IndexFile {
 #[derive(Debug, Clone)]
 pub(crate) struct Fetcher {
     http: reqwest::Client,
-    index: String,
+    /// The simple index: an `http` or `https` URL whose path is a base for project pages.
+    index: reqwest::Url,
     pub(crate) progress: Progress,
 }
 
 impl Fetcher {
     pub(crate) fn new(index: &str, progress: Progress) -> Result<Self, EngineError> {
+        let invalid = |reason: &str| EngineError::InvalidIndexUrl {
+            url: redact_url(index),
+            reason: reason.to_owned(),
+        };
+        let index = reqwest::Url::parse(index).map_err(|error| invalid(&error.to_string()))?;
+        if !matches!(index.scheme(), "http" | "https") || index.cannot_be_a_base() {
+            return Err(invalid("it is not an http or https URL"));
+        }
         let http = skillful_http::client_builder()
             .map_err(|error| EngineError::Http(error.to_string()))?
             .connect_timeout(Duration::from_secs(30))
             .read_timeout(Duration::from_secs(60))
             .user_agent(concat!("skillful-engine/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|error| EngineError::Http(root_cause(&error)))?;
-        let index = if index.ends_with('/') {
-            index.to_owned()
-        } else {
-            format!("{index}/")
-        };
+            .map_err(|error| EngineError::Http(root_cause(error)))?;
         Ok(Self {
             http,
             index,
@@ -98,19 +104,19 @@ impl Fetcher {
 
     /// The index's entry for `file` of `project`.
     pub(crate) async fn find(&self, project: &str, file: &str) -> Result<IndexFile, EngineError> {
-        let page = format!("{}{}/", self.index, normalize(project));
+        let page = self.page(project);
         let index_error = |reason: String| EngineError::PackageIndex {
             what: file.to_owned(),
-            url: redact(&page),
+            url: redact_url(page.as_str()),
             reason,
         };
         let mut response = self
             .http
-            .get(&page)
+            .get(page.clone())
             .header(ACCEPT, "application/vnd.pypi.simple.v1+json")
             .send()
             .await
-            .map_err(|error| index_error(root_cause(&error)))?;
+            .map_err(|error| index_error(root_cause(error)))?;
         if !response.status().is_success() {
             return Err(index_error(format!("HTTP {}", response.status())));
         }
@@ -118,7 +124,7 @@ impl Fetcher {
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|error| index_error(root_cause(&error)))?
+            .map_err(|error| index_error(root_cause(error)))?
         {
             if body.len() + chunk.len() > MAX_INDEX_PAGE {
                 return Err(index_error(format!(
@@ -139,7 +145,7 @@ impl Fetcher {
             .ok_or_else(|| index_error("the index does not list it".to_owned()))?;
         let url = entry["url"]
             .as_str()
-            .and_then(|url| reqwest::Url::parse(&page).ok()?.join(url).ok())
+            .and_then(|url| page.join(url).ok())
             .ok_or_else(|| index_error("its entry has no usable URL".to_owned()))?;
         let sha256 = entry["hashes"]["sha256"]
             .as_str()
@@ -150,6 +156,18 @@ impl Fetcher {
             sha256: sha256.to_ascii_lowercase(),
             size: entry["size"].as_u64(),
         })
+    }
+
+    /// The JSON page of `project`: its normalized name as one more path segment of the index,
+    /// with a trailing slash, before the index's query string (a mirror's token stays where the
+    /// mirror wants it).
+    fn page(&self, project: &str) -> reqwest::Url {
+        let mut page = self.index.clone();
+        page.set_fragment(None);
+        if let Ok(mut segments) = page.path_segments_mut() {
+            segments.pop_if_empty().push(&normalize(project)).push("");
+        }
+        page
     }
 
     /// Downloads `url` to `dest` unless `dest` is already there with `sha256`. Bytes go to
@@ -166,7 +184,7 @@ impl Fetcher {
         bar: &ProgressBar,
     ) -> Result<(), EngineError> {
         let download_error = |reason: String| EngineError::Download {
-            url: redact(url),
+            url: redact_url(url),
             reason,
         };
         let what = dest.file_name().map_or_else(
@@ -201,7 +219,7 @@ impl Fetcher {
         let mut response = request
             .send()
             .await
-            .map_err(|error| download_error(root_cause(&error)))?;
+            .map_err(|error| download_error(root_cause(error)))?;
         let resumed = response.status() == StatusCode::PARTIAL_CONTENT
             && response
                 .headers()
@@ -228,7 +246,7 @@ impl Fetcher {
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|error| download_error(root_cause(&error)))?
+            .map_err(|error| download_error(root_cause(error)))?
         {
             written += chunk.len() as u64;
             if written > max_size || size.is_some_and(|size| written > size) {
@@ -263,19 +281,6 @@ impl Fetcher {
             });
         }
         std::fs::rename(&partial, dest).map_err(|error| EngineError::io(dest, error))
-    }
-}
-
-/// `url` without the user name and password a mirror's URL may carry (`PIP_INDEX_URL`), for
-/// messages.
-fn redact(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
-            let _ = parsed.set_username("");
-            let _ = parsed.set_password(None);
-            parsed.to_string()
-        }
-        _ => url.to_owned(),
     }
 }
 
@@ -339,9 +344,11 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// The innermost cause, which says what happened ("Connection refused (os error 111)").
-pub(crate) fn root_cause(error: &reqwest::Error) -> String {
-    let mut cause: &dyn std::error::Error = error;
+/// The innermost cause, which says what happened ("Connection refused (os error 111)"), never
+/// the URL (which may carry credentials).
+pub(crate) fn root_cause(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut cause: &dyn std::error::Error = &error;
     while let Some(source) = cause.source() {
         cause = source;
     }
@@ -401,6 +408,47 @@ pub(crate) mod tests {
             "{error}"
         );
         assert!(error.contains("http://127.0.0.1:1/simple/x/"), "{error}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_token_in_the_index_query_string_is_kept_on_the_request_and_never_shown() {
+        let index = Index::start().await;
+        index.add("p", "p-1.whl", b"wheel");
+        let url = format!("{}?token=s3cret#frag", index.url());
+        let fetcher = Fetcher::new(&url, Progress::Quiet).unwrap();
+        // The project goes into the path, before the query string the mirror asked for.
+        let file = fetcher.find("p", "p-1.whl").await.unwrap();
+        assert_eq!(file.url, format!("{}files/p-1.whl", index.root()));
+        assert_eq!(index.pages(), ["/simple/p/?token=s3cret"], "the page asked");
+        let error = fetcher.find("p", "p-2.whl").await.unwrap_err().to_string();
+        assert!(
+            !error.contains("s3cret") && !error.contains("frag"),
+            "{error}"
+        );
+        assert!(
+            error.contains(&format!("{}simple/p/:", index.root())),
+            "{error}"
+        );
+        let unreachable = Fetcher::new("http://127.0.0.1:1/simple/?token=s3cret", Progress::Quiet)
+            .unwrap()
+            .find("x", "x-1.whl")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(!unreachable.contains("s3cret"), "{unreachable}");
+    }
+
+    #[test]
+    fn an_index_url_that_is_not_http_is_refused_without_its_secrets() {
+        for url in [
+            "file:///srv/simple",
+            "not a url?token=s3cret",
+            "mailto:me@example.com",
+        ] {
+            let error = Fetcher::new(url, Progress::Quiet).unwrap_err().to_string();
+            assert!(error.contains("PIP_INDEX_URL"), "{error}");
+            assert!(!error.contains("s3cret"), "{error}");
+        }
     }
 
     #[tokio::test(flavor = "multi_thread")]

@@ -70,6 +70,17 @@ pub enum EngineError {
         /// The wheels there are.
         supported: String,
     },
+    /// The package index's URL (`PIP_INDEX_URL`) cannot be used.
+    #[error(
+        "PIP_INDEX_URL {url} cannot be used: {reason}; set it to the http or https URL of a \
+         simple index that serves PyPI's JSON simple API, such as https://pypi.org/simple/"
+    )]
+    InvalidIndexUrl {
+        /// The URL, redacted.
+        url: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
     /// The package index could not be reached or did not list a file.
     #[error(
         "cannot get {what} from the package index {url}: {reason}; the embedded engine and its \

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
@@ -25,6 +25,8 @@ struct Files {
     ranges: Vec<Option<String>>,
     /// Every file requested, in order.
     fetched: Vec<String>,
+    /// The path and query of every page requested, in order.
+    pages: Vec<String>,
 }
 
 /// The running index; it stops when dropped.
@@ -72,6 +74,11 @@ impl Index {
         files.files.insert(file.to_owned(), bytes.to_vec());
     }
 
+    /// The path and query of every page request so far.
+    pub(crate) fn pages(&self) -> Vec<String> {
+        self.files.lock().unwrap().pages.clone()
+    }
+
     /// Makes the next request for `file` fail with HTTP 500.
     pub(crate) fn fail_once(&self, file: &str) {
         self.files.lock().unwrap().failing.insert(file.to_owned());
@@ -94,8 +101,13 @@ impl Drop for Index {
     }
 }
 
-async fn page(State(files): State<Arc<Mutex<Files>>>, Path(project): Path<String>) -> Response {
-    let files = files.lock().unwrap();
+async fn page(
+    State(files): State<Arc<Mutex<Files>>>,
+    Path(project): Path<String>,
+    uri: Uri,
+) -> Response {
+    let mut files = files.lock().unwrap();
+    files.pages.push(uri.to_string());
     let Some(names) = files.projects.get(&project) else {
         return StatusCode::NOT_FOUND.into_response();
     };

@@ -6,6 +6,9 @@
 //! `ring` that trusts Mozilla's roots (`webpki-roots`) and the roots the system trusts (so that a
 //! proxy with its own certificate authority, as companies run, works too).
 //!
+//! [`redact_url`] is the one rule for showing a URL (errors, `Debug`, logs): without userinfo,
+//! query string or fragment, where credentials travel.
+//!
 //! It knows HTTP clients, not what they are used for.
 //!
 //! # Example
@@ -15,6 +18,10 @@
 //! ```
 
 use std::sync::{Arc, OnceLock};
+
+mod redact;
+
+pub use redact::redact_url;
 
 /// Why the TLS configuration could not be made.
 #[derive(Debug, Clone, thiserror::Error)]

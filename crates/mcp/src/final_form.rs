@@ -39,7 +39,7 @@ pub use entry::{
     EntryProblem, RejectedEntry, check_entry, disambiguated_names, manifest_file, parse_entry,
     resolve_relative, skill_path,
 };
-pub use paging::{InvalidCursor, Page, page_after};
+pub use paging::{CursorKey, InvalidCursor, Page, page_after};
 pub use verify::{
     Integrity, VerificationError, compare_frontmatter, fetched_frontmatter, verify_file,
     verify_skill_md,

@@ -78,10 +78,10 @@ pub use error::McpSkillsError;
 pub use index::{ARCHIVE_TYPE, INDEX_SCHEMA, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
 #[cfg(feature = "server")]
 pub use server::{
-    DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL, HTTP_PATH, ServeError, SkillsMcpServer,
+    DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL, HTTP_PATH, HttpLimits, ServeError, SkillsMcpServer,
 };
 #[cfg(feature = "client")]
 pub use skill::{McpSkill, SkillApproval};
 #[cfg(feature = "client")]
 pub use source::{DEFAULT_TIMEOUT, McpSkillsSource, McpSkillsSourceBuilder};
-pub use token::{BearerToken, TokenError};
+pub use token::{BearerToken, MIN_TOKEN_BYTES, TokenError};

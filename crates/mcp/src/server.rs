@@ -5,6 +5,9 @@
 mod auth;
 mod catalog;
 mod draft;
+mod http;
+
+pub use self::http::HttpLimits;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -24,7 +27,6 @@ use rmcp::model::{
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
 };
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use skillful_core::Skill as _;
 use skillful_discovery::FileSkillsSource;
@@ -34,7 +36,7 @@ use tokio::sync::watch;
 use self::catalog::{Catalog, SCHEME, Served, Skills, Snapshot, file_uri};
 use self::draft::{archive, archive_uri};
 use crate::BearerToken;
-use crate::final_form::page_after;
+use crate::final_form::{CursorKey, page_after};
 use crate::index::{ARCHIVE_TYPE, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
 use crate::mime::mime_type;
 
@@ -52,6 +54,16 @@ pub const DEFAULT_RESCAN_INTERVAL: Duration = Duration::from_secs(1);
 /// How often the task announcing reloads to an `initialize` session checks that its client
 /// is still connected (it also stops at the first reload after the client left).
 const CLIENT_GONE_CHECK: Duration = Duration::from_secs(30);
+
+/// The `Origin`s a server without a bearer token answers: pages served from this machine.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +95,7 @@ pub enum ServeError {
 /// **The final form** (`io.modelcontextprotocol/skills`, declared with `directoryRead`):
 ///
 /// - `skills/list`: every skill whose entry meets the final form's rules, in URI order, in
-///   pages of [`DEFAULT_PAGE_SIZE`] (the cursor is the last URI of the previous page). An entry
+///   pages of [`DEFAULT_PAGE_SIZE`] (the cursor is the last URI of the previous page, signed). An entry
 ///   is `uri` (`skill://NAME/SKILL.md`), `frontmatter` (the `SKILL.md` frontmatter as written,
 ///   every key with the type YAML gives it) and `resources`: the manifest of every file the
 ///   server answers for (`SKILL.md`, resources and scripts), each with the `sha256:` digest and
@@ -114,8 +126,9 @@ pub enum ServeError {
 /// ([`SkillsMcpServer::watched`]), only after the watcher reported a change, and then every
 /// connected client is sent `notifications/resources/list_changed` (the Skills extension
 /// defines no list-changed notification of its own; its listing is `resources` too). Each file's
-/// digest is computed once per version of the file (its modification time, size and inode) and
-/// kept.
+/// digest is computed once per version of the file (device, inode, size, modification and
+/// change time) and kept. Cursors are signed ([`CursorKey`]): one this server did not issue is
+/// `-32602`.
 ///
 /// # Example
 /// ```no_run
@@ -137,9 +150,18 @@ pub struct SkillsMcpServer {
 #[derive(Debug)]
 struct Inner {
     catalog: Arc<Catalog>,
+    settings: Settings,
+}
+
+/// How the server answers, apart from where its skills come from.
+#[derive(Debug, Clone)]
+struct Settings {
     archives: bool,
     page_size: NonZeroUsize,
     token: Option<BearerToken>,
+    http: HttpLimits,
+    /// What its listing cursors are signed with.
+    cursors: CursorKey,
 }
 
 /// What a `skill://` URI asks for.
@@ -186,13 +208,7 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
 impl SkillsMcpServer {
     /// A server for the skills `source` finds, each as a `skill-md` entry of the index.
     pub fn new(source: FileSkillsSource) -> Self {
-        Self::with(
-            Skills::Rescanned(source),
-            false,
-            DEFAULT_PAGE_SIZE,
-            DEFAULT_RESCAN_INTERVAL,
-            None,
-        )
+        Self::with(Skills::Rescanned(source), DEFAULT_RESCAN_INTERVAL)
     }
 
     /// A server for the skills of a watched source: the roots are not walked for requests;
@@ -201,28 +217,32 @@ impl SkillsMcpServer {
     /// `notifications/resources/list_changed` (to `initialize` sessions, and to 2026-07-28
     /// clients listening with `subscriptions/listen`).
     pub fn watched(source: Arc<WatchedSource>) -> Self {
-        Self::with(
-            Skills::Watched(source),
-            false,
-            DEFAULT_PAGE_SIZE,
-            DEFAULT_RESCAN_INTERVAL,
-            None,
-        )
+        Self::with(Skills::Watched(source), DEFAULT_RESCAN_INTERVAL)
     }
 
-    fn with(
-        skills: Skills,
-        archives: bool,
-        page_size: NonZeroUsize,
-        rescan: Duration,
-        token: Option<BearerToken>,
-    ) -> Self {
+    fn with(skills: Skills, rescan: Duration) -> Self {
         Self {
             inner: Arc::new(Inner {
                 catalog: Arc::new(Catalog::new(skills, rescan)),
-                archives,
-                page_size,
-                token,
+                settings: Settings {
+                    archives: false,
+                    page_size: DEFAULT_PAGE_SIZE,
+                    token: None,
+                    http: HttpLimits::default(),
+                    cursors: CursorKey::random(),
+                },
+            }),
+        }
+    }
+
+    /// The same server with `change` made to its settings.
+    fn configured(self, change: impl FnOnce(&mut Settings)) -> Self {
+        let mut settings = self.inner.settings.clone();
+        change(&mut settings);
+        Self {
+            inner: Arc::new(Inner {
+                catalog: Arc::clone(&self.inner.catalog),
+                settings,
             }),
         }
     }
@@ -230,27 +250,13 @@ impl SkillsMcpServer {
     /// Lists each skill of the draft index as an `archive` entry (a tar.gz) instead of a
     /// `skill-md` entry; its files stay readable one by one, and the final form is unchanged.
     pub fn with_archives(self, archives: bool) -> Self {
-        let inner = &self.inner;
-        Self::with(
-            inner.catalog.skills().clone(),
-            archives,
-            inner.page_size,
-            inner.catalog.rescan(),
-            inner.token.clone(),
-        )
+        self.configured(|settings| settings.archives = archives)
     }
 
     /// How many entries a page of `skills/list` and `resources/directory/read` holds (default
     /// [`DEFAULT_PAGE_SIZE`]).
     pub fn with_page_size(self, page_size: NonZeroUsize) -> Self {
-        let inner = &self.inner;
-        Self::with(
-            inner.catalog.skills().clone(),
-            inner.archives,
-            page_size,
-            inner.catalog.rescan(),
-            inner.token.clone(),
-        )
+        self.configured(|settings| settings.page_size = page_size)
     }
 
     /// How long one discovery of the roots (and the listing built from it) is answered from
@@ -260,14 +266,12 @@ impl SkillsMcpServer {
     /// `Duration::ZERO` walks the roots for every request. A [watched](Self::watched) server
     /// is never rescanned: the interval is only the results' `ttlMs` hint.
     pub fn with_rescan_interval(self, interval: Duration) -> Self {
-        let inner = &self.inner;
-        Self::with(
-            inner.catalog.skills().clone(),
-            inner.archives,
-            inner.page_size,
-            interval,
-            inner.token.clone(),
-        )
+        Self {
+            inner: Arc::new(Inner {
+                catalog: Arc::new(Catalog::new(self.inner.catalog.skills().clone(), interval)),
+                settings: self.inner.settings.clone(),
+            }),
+        }
     }
 
     /// Requires every HTTP request to carry `Authorization: Bearer <token>` (compared in
@@ -276,14 +280,14 @@ impl SkillsMcpServer {
     /// it then accepts any `Host` header (the token, not the host name, keeps other web pages
     /// out). It is required on loopback too once given. No effect on stdio.
     pub fn with_bearer_token(self, token: BearerToken) -> Self {
-        let inner = &self.inner;
-        Self::with(
-            inner.catalog.skills().clone(),
-            inner.archives,
-            inner.page_size,
-            inner.catalog.rescan(),
-            Some(token),
-        )
+        self.configured(|settings| settings.token = Some(token))
+    }
+
+    /// The bounds of HTTP serving (default [`HttpLimits::default`]): connections at once,
+    /// sessions at once in all and per peer, how long a session may stay idle, and the
+    /// header-read timeout (also the idle keep-alive of a connection).
+    pub fn with_http_limits(self, limits: HttpLimits) -> Self {
+        self.configured(|settings| settings.http = limits)
     }
 
     /// Whether [`SkillsMcpServer::serve_http`] would serve a listener bound to `addr`: a
@@ -293,7 +297,7 @@ impl SkillsMcpServer {
     /// # Errors
     /// [`ServeError::TokenRequired`] for an address other hosts can reach, without a token.
     pub fn check_http_address(&self, addr: SocketAddr) -> Result<(), ServeError> {
-        auth::check_exposure(addr, self.inner.token.as_ref())
+        auth::check_exposure(addr, self.inner.settings.token.as_ref())
     }
 
     async fn snapshot(&self) -> Arc<Snapshot> {
@@ -310,7 +314,7 @@ impl SkillsMcpServer {
             let skill = &served.skill;
             let name = served.name();
             let description = skill.description();
-            let entry = if self.inner.archives {
+            let entry = if self.inner.settings.archives {
                 archive(skill).await.map(|bytes| {
                     IndexEntry::new(name, ARCHIVE_TYPE, description, archive_uri(name))
                         .with_digest(crate::final_form::sha256_digest(&bytes))
@@ -364,21 +368,23 @@ impl SkillsMcpServer {
 
     /// The streamable HTTP service at [`HTTP_PATH`], as an axum router. Without a bearer token
     /// it accepts only loopback `Host` headers (`localhost`, `127.0.0.1`, `::1`), against DNS
-    /// rebinding; with one ([`SkillsMcpServer::with_bearer_token`]) it answers only requests
-    /// that carry the token, whatever their `Host`. `initialize` sessions (2025-11-25 and older)
-    /// are kept per client; 2026-07-28 requests are answered statelessly, with a JSON body.
+    /// rebinding, and only requests without an `Origin` or with a loopback one (`http://` or
+    /// `https://` `localhost`, `127.0.0.1`, `[::1]`, any port; others are answered 403), so
+    /// other web pages cannot use it; with a token ([`SkillsMcpServer::with_bearer_token`]) it
+    /// answers only requests that carry it, whatever their `Host` and `Origin`. `initialize`
+    /// sessions (2025-11-25 and older) are kept per client, at most
+    /// [`HttpLimits::max_sessions`]; 2026-07-28 requests are answered statelessly, with a
+    /// JSON body. The limits per peer and on connections need [`SkillsMcpServer::serve_http`].
     pub fn router(self) -> axum::Router {
-        let token = self.inner.token.clone();
+        let token = self.inner.settings.token.clone();
         let config = StreamableHttpServerConfig::default().with_json_response(true);
         let config = match token {
             Some(_) => config.disable_allowed_hosts(),
-            None => config,
+            None => config.with_allowed_origins(LOOPBACK_ORIGINS),
         };
-        let service = StreamableHttpService::new(
-            move || Ok(self.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = http::BoundedSessions::new(&self.inner.settings.http);
+        let service =
+            StreamableHttpService::new(move || Ok(self.clone()), Arc::new(sessions), config);
         let router = axum::Router::new().nest_service(HTTP_PATH, service);
         match token {
             Some(token) => router.layer(axum::middleware::from_fn_with_state(
@@ -389,24 +395,20 @@ impl SkillsMcpServer {
         }
     }
 
-    /// Serves streamable HTTP on `listener` until the process ends. A listener on a loopback
-    /// address is served as it is; one other hosts can reach only with a bearer token
-    /// ([`SkillsMcpServer::with_bearer_token`]).
+    /// Serves streamable HTTP ([`SkillsMcpServer::router`]) on `listener` until the process
+    /// ends, under the server's [`HttpLimits`]: a connection over the limit is answered 503, a
+    /// session over the limit (in all or for its peer's address) too, and a connection that
+    /// takes longer than the header-read timeout to send its headers, or stays idle that long
+    /// between requests, is closed. A listener on a loopback address is served as it is; one
+    /// other hosts can reach only with a bearer token ([`SkillsMcpServer::with_bearer_token`]).
     ///
     /// # Errors
     /// [`ServeError::TokenRequired`] (before anything is served) for a listener other hosts can
-    /// reach, without a token; [`ServeError::Io`] when the listener fails.
+    /// reach, without a token; [`ServeError::Io`] when its address cannot be read.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
-        use axum::serve::ListenerExt;
         self.check_http_address(listener.local_addr()?)?;
-        // Each answer is written as it is ready: without TCP_NODELAY, the last segment of a
-        // response waits for the client's delayed acknowledgement (tens of milliseconds).
-        let listener = listener.tap_io(|stream| {
-            if let Err(error) = stream.set_nodelay(true) {
-                tracing::debug!("cannot set TCP_NODELAY on a connection: {error}");
-            }
-        });
-        axum::serve(listener, self.router()).await?;
+        let limits = self.inner.settings.http;
+        http::serve(listener, self.router(), limits).await;
         Ok(())
     }
 
@@ -432,7 +434,7 @@ impl SkillsMcpServer {
             Target::Index => Ok(ResourceContents::text(self.index().await.to_json(), uri)
                 .with_mime_type("application/json")),
             Target::Archive(name) => {
-                if !self.inner.archives {
+                if !self.inner.settings.archives {
                     return Err(not_served(uri, "this server does not serve archives"));
                 }
                 let snapshot = self.snapshot().await;
@@ -642,7 +644,7 @@ impl ServerHandler for SkillsMcpServer {
         let mut resources =
             vec![Resource::new(INDEX_URI, "index.json").with_mime_type("application/json")];
         for served in &snapshot.skills {
-            resources.extend(Self::resources_of(served, self.inner.archives));
+            resources.extend(Self::resources_of(served, self.inner.settings.archives));
         }
         let result = ListResourcesResult::with_all_items(resources);
         Ok(if is_modern(&context) {
@@ -680,7 +682,8 @@ impl ServerHandler for SkillsMcpServer {
             &snapshot.entries,
             |entry| &entry.uri,
             cursor.as_deref(),
-            self.inner.page_size,
+            self.inner.settings.page_size,
+            &self.inner.settings.cursors,
         )
         .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
         let mut result = ListSkillsResult::with_all_items(page.items.to_vec());
@@ -730,7 +733,8 @@ impl ServerHandler for SkillsMcpServer {
             &children,
             |child| &child.uri,
             request.cursor.as_deref(),
-            self.inner.page_size,
+            self.inner.settings.page_size,
+            &self.inner.settings.cursors,
         )
         .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
         let mut result = ReadResourceDirectoryResult::with_all_items(page.items.to_vec());

@@ -18,6 +18,14 @@ pub enum TokenError {
     /// A token that is empty, or holds characters a header value cannot carry.
     #[error("the bearer token is empty, or holds spaces or characters other than printable ASCII")]
     Unusable,
+    /// A token shorter than [`MIN_TOKEN_BYTES`]: few enough guesses to try them all.
+    #[error(
+        "the bearer token is {len} bytes long; use at least {MIN_TOKEN_BYTES} random characters (e.g. `openssl rand -hex 16`)"
+    )]
+    TooShort {
+        /// Its length in bytes.
+        len: usize,
+    },
     /// The environment variable meant to hold the token does not hold a usable one.
     #[error("the environment variable {var} holds no bearer token: {reason}")]
     Variable {
@@ -27,6 +35,9 @@ pub enum TokenError {
         reason: String,
     },
 }
+
+/// The shortest bearer token accepted, in bytes (16 random hexadecimal digits are 64 bits).
+pub const MIN_TOKEN_BYTES: usize = 16;
 
 /// The secret sent as `Authorization: Bearer <token>`. Its `Debug` never shows it, and two
 /// tokens compare equal in constant time.
@@ -57,13 +68,17 @@ impl BearerToken {
     ///
     /// # Errors
     /// [`TokenError::Unusable`] when `secret` is empty or only whitespace (a client could send
-    /// it without knowing anything), or holds characters a header value cannot carry.
+    /// it without knowing anything), or holds characters a header value cannot carry;
+    /// [`TokenError::TooShort`] when it is shorter than [`MIN_TOKEN_BYTES`].
     pub fn new(secret: &str) -> Result<Self, TokenError> {
         let usable = !secret.trim().is_empty()
             && secret.trim() == secret
             && secret.bytes().all(|byte| byte.is_ascii_graphic());
         if !usable {
             return Err(TokenError::Unusable);
+        }
+        if secret.len() < MIN_TOKEN_BYTES {
+            return Err(TokenError::TooShort { len: secret.len() });
         }
         Ok(Self {
             secret: Arc::from(secret),
@@ -93,9 +108,7 @@ impl BearerToken {
             std::env::VarError::NotPresent => invalid("it is not set"),
             std::env::VarError::NotUnicode(_) => invalid("it is not valid Unicode"),
         })?;
-        Self::new(&secret).map_err(|_| {
-            invalid("it is empty, or holds spaces or characters other than printable ASCII")
-        })
+        Self::new(&secret).map_err(|error| invalid(&error.to_string()))
     }
 
     /// Whether `presented` is this token's secret. Compared in constant time.
@@ -127,11 +140,23 @@ mod tests {
     }
 
     #[test]
+    fn a_token_under_sixteen_bytes_is_refused() {
+        for short in ["t", "s3cret", "fifteen-bytes!!"] {
+            assert_eq!(
+                BearerToken::new(short).unwrap_err(),
+                TokenError::TooShort { len: short.len() },
+                "{short:?}"
+            );
+        }
+        assert!(BearerToken::new("sixteen-bytes!!!").is_ok());
+    }
+
+    #[test]
     fn a_token_is_never_shown_and_equals_only_its_own_secret() {
-        let token = BearerToken::new("s3cret").unwrap();
+        let token = BearerToken::new("s3cret-s3cret-s3cret").unwrap();
         assert_eq!(format!("{token:?}"), "BearerToken(..)");
-        assert_eq!(token, BearerToken::new("s3cret").unwrap());
-        assert_ne!(token, BearerToken::new("s3cre").unwrap());
-        assert_eq!(token.secret(), "s3cret");
+        assert_eq!(token, BearerToken::new("s3cret-s3cret-s3cret").unwrap());
+        assert_ne!(token, BearerToken::new("s3cret-s3cret-s3cre").unwrap());
+        assert_eq!(token.secret(), "s3cret-s3cret-s3cret");
     }
 }

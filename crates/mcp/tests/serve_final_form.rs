@@ -539,3 +539,97 @@ async fn a_2026_client_over_http_is_answered_statelessly() {
         ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]
     );
 }
+
+/// A file rewritten in place with the same size and given its old modification time back (as
+/// `touch -r` or a sync client does) keeps its device, inode, size and mtime: only its change
+/// time tells. The listing must digest the new bytes, as `resources/read` serves them.
+#[tokio::test]
+async fn a_same_size_rewrite_with_the_old_mtime_gets_the_new_digest() {
+    use std::os::unix::fs::MetadataExt;
+    let root = tempfile::tempdir().unwrap();
+    skills_tree(root.path());
+    let path = root.path().join("pdf/templates/invoice.md");
+    let served = server(root.path()).with_rescan_interval(Duration::ZERO);
+    let client = connect(served, Era::Legacy).await;
+    let digest_of = |skills: &[SkillEntry]| {
+        let pdf = skills
+            .iter()
+            .find(|s| s.uri == "skill://pdf/SKILL.md")
+            .unwrap();
+        let Manifest::Files(files) = &pdf.resources else {
+            unreachable!()
+        };
+        let file = files
+            .iter()
+            .find(|file| file.uri == "skill://pdf/templates/invoice.md")
+            .unwrap();
+        file.digest.clone()
+    };
+    assert_eq!(digest_of(&all(&client).await), sha256_digest(b"Invoice\n"));
+
+    let before = std::fs::metadata(&path).unwrap();
+    let rewritten = b"Invoicf\n";
+    // The change time moves at the kernel's clock tick: rewrite until it has moved.
+    loop {
+        let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::io::Write::write_all(&mut file, rewritten).unwrap();
+        file.set_modified(before.modified().unwrap()).unwrap();
+        drop(file);
+        let after = std::fs::metadata(&path).unwrap();
+        assert_eq!(
+            (after.ino(), after.len(), after.modified().unwrap()),
+            (before.ino(), before.len(), before.modified().unwrap())
+        );
+        if (after.ctime(), after.ctime_nsec()) != (before.ctime(), before.ctime_nsec()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(digest_of(&all(&client).await), sha256_digest(rewritten));
+}
+
+/// A cursor names where the next page starts; one the server did not issue (the base64url of a
+/// URI it lists, as the unsigned cursors were, or an issued one edited) is `-32602`, for
+/// `skills/list` and `resources/directory/read` alike.
+#[tokio::test]
+async fn cursors_the_server_did_not_issue_are_minus_32602() {
+    use base64::Engine;
+    let encode = |text: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text);
+    let root = tempfile::tempdir().unwrap();
+    skills_tree(root.path());
+    let client = connect(server(root.path()), Era::Legacy).await;
+    let issued = final_form::list_skills(client.peer(), LABEL, None)
+        .await
+        .unwrap()
+        .next_cursor
+        .unwrap();
+    let (_, tag) = issued.split_once('.').unwrap();
+    let forged = [
+        encode("skill://alpha/SKILL.md"),
+        format!("{}.{tag}", encode("skill://gamma/SKILL.md")),
+        format!("{issued}x"),
+    ];
+    for cursor in &forged {
+        let error = final_form::list_skills(client.peer(), LABEL, Some(cursor.clone()))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, FinalFormError::Refused { code: -32602, .. }),
+            "{cursor}: {error:?}"
+        );
+        let error =
+            final_form::read_directory(client.peer(), LABEL, "skill://pdf", Some(cursor.clone()))
+                .await
+                .unwrap_err();
+        assert!(
+            matches!(&error, FinalFormError::NotADirectory { message, .. } if message.contains("cursor")),
+            "{cursor}: {error:?}"
+        );
+    }
+    // The issued one still pages on.
+    assert!(
+        final_form::list_skills(client.peer(), LABEL, Some(issued))
+            .await
+            .is_ok()
+    );
+}

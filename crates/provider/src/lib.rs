@@ -73,8 +73,10 @@ pub use inline::{
     InlineResource, InlineScript, InlineSkill, InlineSkillBuilder, InlineSkillError,
     InlineSkillsSource,
 };
+pub use lookup::find_name;
 pub use pipeline::{
-    AggregatingSource, CachingSource, DedupingSource, FilteringSource, SkillsSourceBuilder,
+    AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, FilteringSource,
+    SkillsSourceBuilder,
 };
 pub use prompt::{
     DEFAULT_LISTING_BUDGET, DEFAULT_PROMPT_TEMPLATE, Listing, MIN_DESCRIPTION_CHARS,

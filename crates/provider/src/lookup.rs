@@ -47,6 +47,30 @@ pub(crate) fn resolve(requested: &str, names: &[&str]) -> Resolution {
     Resolution::NotFound(closest(&requested_lower, names, &lowered))
 }
 
+/// The name of `names` that `requested` means, found as `load_skill` finds a skill (exactly,
+/// then ignoring case, then by the forgiving matches): `Ok` with its index, or `Err` with the
+/// names to suggest instead (several that fit equally, or the closest, best first; possibly
+/// none). For hosts that take a skill's name from a person (`skills run --skill NAME`).
+///
+/// # Errors
+/// No name, or several equally, fit `requested`: the names to suggest.
+///
+/// # Example
+/// ```
+/// let names = ["unit-converter", "pdf-tools"];
+/// assert_eq!(skillful_provider::find_name("unit-converter", &names), Ok(0));
+/// assert_eq!(
+///     skillful_provider::find_name("unit-convertor", &names),
+///     Err(vec!["unit-converter".to_owned()])
+/// );
+/// ```
+pub fn find_name(requested: &str, names: &[&str]) -> Result<usize, Vec<String>> {
+    match resolve(requested, names) {
+        Resolution::Found(index) => Ok(index),
+        Resolution::Ambiguous(names) | Resolution::NotFound(names) => Err(names),
+    }
+}
+
 /// Whether `requested` names `name` with its leading directories or its extension left off, or
 /// with an extension added to an extensionless name. Both are lowercase.
 fn loosely_fits(requested: &str, name: &str) -> bool {

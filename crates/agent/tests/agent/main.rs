@@ -1,6 +1,7 @@
 //! The agent end to end over the example skills, against a real OpenAI-compatible server on
 //! 127.0.0.1 that behaves like a strict local engine.
 
+mod aids;
 mod approvals;
 mod bound;
 mod common;

@@ -1,8 +1,8 @@
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use indexmap::IndexMap;
 use skillful_core::{Skill, SkillError, SkillsSource, SourceContext};
 use tokio::time::Instant;
 
@@ -10,14 +10,23 @@ use tokio::time::Instant;
 ///
 /// Concurrent callers with the same key wait for one fetch (single flight); callers with other
 /// keys do not wait for it. A failed fetch is not cached: the next caller fetches again. With a
-/// refresh interval, a result that old is fetched afresh on the next call. One entry is kept per
-/// isolation key ever seen.
+/// refresh interval, a result that old is fetched afresh on the next call.
+///
+/// The cache is bounded: it keeps the skills of at most [`capacity`](Self::capacity) isolation
+/// keys ([`DEFAULT_CACHED_KEYS`] unless configured), forgetting the least recently used key
+/// first, so a host that isolates every session holds the lists of its recent sessions only. A
+/// forgotten key is fetched again when it is next used.
 #[derive(Debug)]
 pub struct CachingSource {
     inner: Arc<dyn SkillsSource>,
     refresh_every: Option<Duration>,
-    entries: Mutex<HashMap<Option<String>, Arc<Entry>>>,
+    capacity: usize,
+    /// Least recently used first.
+    entries: Mutex<IndexMap<Option<String>, Arc<Entry>>>,
 }
+
+/// How many isolation keys a [`CachingSource`] keeps the skills of when not configured.
+pub const DEFAULT_CACHED_KEYS: usize = 256;
 
 type Entry = tokio::sync::Mutex<Option<Fetched>>;
 
@@ -33,8 +42,16 @@ impl CachingSource {
         Self {
             inner,
             refresh_every: None,
-            entries: Mutex::new(HashMap::new()),
+            capacity: DEFAULT_CACHED_KEYS,
+            entries: Mutex::new(IndexMap::new()),
         }
+    }
+
+    /// The same cache, keeping the skills of at most `keys` isolation keys (at least one).
+    #[must_use]
+    pub fn capacity(mut self, keys: usize) -> Self {
+        self.capacity = keys.max(1);
+        self
     }
 
     /// The same cache, fetching afresh once a result is `interval` old.
@@ -47,8 +64,15 @@ impl CachingSource {
     fn entry(&self, key: &Option<String>) -> Arc<Entry> {
         // Holding the map only to find the entry: no await happens under this lock, and a panic
         // elsewhere cannot leave the map half-updated.
+        // A caller still holding a forgotten entry finishes with it; the next caller of that key
+        // starts a new one.
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(entries.entry(key.clone()).or_default())
+        let entry = entries.shift_remove(key).unwrap_or_default();
+        entries.insert(key.clone(), Arc::clone(&entry));
+        if entries.len() > self.capacity {
+            entries.shift_remove_index(0);
+        }
+        entry
     }
 
     fn is_fresh(&self, fetched: &Fetched) -> bool {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use skillful_core::{Skill, SkillsSource};
 
 pub use aggregate::AggregatingSource;
-pub use cache::CachingSource;
+pub use cache::{CachingSource, DEFAULT_CACHED_KEYS};
 pub use dedupe::DedupingSource;
 pub use filter::FilteringSource;
 

@@ -29,12 +29,16 @@
 //! assert!(index.search("zebra migration", 5).is_empty());
 //! ```
 
+mod activation;
 mod analyze;
 mod index;
 mod stop_words;
 
 use serde::Serialize;
 
+pub use activation::{
+    ACTIVATION_THRESHOLD, ActivationMatch, MIN_MATCHED_WEIGHT, activation_match, activation_score,
+};
 pub use index::SearchIndex;
 
 /// How many hits the `search_skills` tool returns when the model does not say.

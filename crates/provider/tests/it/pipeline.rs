@@ -7,8 +7,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use skillful_core::{Skill, SkillError, SkillsSource, SourceContext};
 use skillful_provider::{
-    AggregatingSource, CachingSource, DedupingSource, FilteringSource, InlineSkillsSource,
-    SkillsSourceBuilder,
+    AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, FilteringSource,
+    InlineSkillsSource, SkillsSourceBuilder,
 };
 use tokio::task::JoinSet;
 
@@ -132,6 +132,54 @@ async fn each_isolation_key_has_its_own_entry() {
     assert_eq!(names(&cache, &alice).await, ["alice-1"]);
     assert_eq!(names(&cache, &bob).await, ["bob-2"]);
     assert_eq!(inner.calls(), 3);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_cache_forgets_the_least_recently_used_isolation_key_past_its_capacity() {
+    // One session per isolation key, as a server that isolates each session does: the cache
+    // must not keep a full skill list for every session it ever saw.
+    let inner = CountingSource::named_by_key();
+    let cache = CachingSource::new(inner.clone());
+    let first = SourceContext::isolated("session-0");
+    assert_eq!(names(&cache, &first).await, ["session-0-1"]);
+    for session in 1..=DEFAULT_CACHED_KEYS {
+        names(
+            &cache,
+            &SourceContext::isolated(format!("session-{session}")),
+        )
+        .await;
+    }
+    let calls = DEFAULT_CACHED_KEYS + 1;
+    assert_eq!(inner.calls(), calls);
+    // The most recent key is still served from memory; the first one was forgotten.
+    let last = SourceContext::isolated(format!("session-{DEFAULT_CACHED_KEYS}"));
+    assert_eq!(
+        names(&cache, &last).await,
+        [format!("session-{DEFAULT_CACHED_KEYS}-{calls}")]
+    );
+    assert_eq!(inner.calls(), calls);
+    assert_eq!(
+        names(&cache, &first).await,
+        [format!("session-0-{}", calls + 1)]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_used_key_is_kept_over_one_left_unused() {
+    let inner = CountingSource::named_by_key();
+    let cache = CachingSource::new(inner.clone()).capacity(2);
+    let (alice, bob, carol) = (
+        SourceContext::isolated("alice"),
+        SourceContext::isolated("bob"),
+        SourceContext::isolated("carol"),
+    );
+    names(&cache, &alice).await;
+    names(&cache, &bob).await;
+    names(&cache, &alice).await;
+    names(&cache, &carol).await;
+    assert_eq!(inner.calls(), 3);
+    assert_eq!(names(&cache, &alice).await, ["alice-1"]);
+    assert_eq!(names(&cache, &bob).await, ["bob-4"]);
 }
 
 #[tokio::test(start_paused = true)]

@@ -8,7 +8,7 @@
 ///
 /// # Example
 /// ```
-/// use skillful_chat::redact_url;
+/// use skillful_http::redact_url;
 ///
 /// assert_eq!(
 ///     redact_url("https://user:pass@api.example.com/v1?api-key=secret"),

@@ -1,0 +1,195 @@
+//! The small-model aids: what the runtime does for a model that cannot (yet) drive the skills
+//! protocol alone. Each is switchable ([`Aids`]); the agent applies them around the tool loop.
+//!
+//! - **Answer step**: when the tool loop's guard stops a run (a repeated call, a repeated
+//!   failure, the round limit) after at least one call succeeded, the model is asked once more in
+//!   a clean request (the user's question and the successful calls' results, no tools, no
+//!   tool-call history); its reply is the run's answer, marked [`Author::AnswerStep`].
+//! - **Activation**: before a turn's first model call, the request is matched against the offered
+//!   skills ([`activation_match`]: a score that depends on the request and the skill alone, not on
+//!   the library's size); a confident match is loaded by a `load_skill` call the runtime makes,
+//!   decided by the approval policy like the model's own calls, and marked
+//!   [`Author::Activation`].
+//! - **Invocation** (not an aid one switches: the user asks for it, [`RunOptions::skill`]): the
+//!   named skills are loaded the same way, marked [`Author::Invocation`].
+//!
+//! [`Author::AnswerStep`]: crate::Author::AnswerStep
+//! [`Author::Activation`]: crate::Author::Activation
+//! [`Author::Invocation`]: crate::Author::Invocation
+
+use std::collections::HashMap;
+
+use skillful_chat::{ChatOptions, ChatRequest, Content, Message, Role};
+use skillful_provider::search::activation_match;
+
+use crate::error::AgentError;
+use crate::session::Author;
+
+/// Which aids an [`Agent`](crate::Agent) applies. The default: the answer step only;
+/// [`Aids::all`] (for small local models) adds activation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Aids {
+    /// Ask for the answer in a clean request when a loop guard stops a run that has results.
+    pub answer_step: bool,
+    /// Load the skill a new request matches confidently before the model's first call.
+    pub activation: bool,
+}
+
+impl Default for Aids {
+    fn default() -> Self {
+        Self {
+            answer_step: true,
+            activation: false,
+        }
+    }
+}
+
+impl Aids {
+    /// The default aids: the answer step.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every aid on: what a small local model needs.
+    pub fn all() -> Self {
+        Self {
+            answer_step: true,
+            activation: true,
+        }
+    }
+
+    /// Every aid off: the tool loop as the generic decorators run it.
+    pub fn none() -> Self {
+        Self {
+            answer_step: false,
+            activation: false,
+        }
+    }
+
+    /// The same aids, with activation by the runtime on or off.
+    pub fn activation(mut self, on: bool) -> Self {
+        self.activation = on;
+        self
+    }
+
+    /// The same aids, with the answer step on or off.
+    pub fn answer_step(mut self, on: bool) -> Self {
+        self.answer_step = on;
+        self
+    }
+}
+
+/// The most characters of one result the answer step's request carries.
+const MAX_RESULT_CHARS: usize = 8_000;
+
+/// The clean request of the answer step for `conversation` (the history, the run's messages
+/// included): the last user query and the results of the calls that succeeded since, as one
+/// user message, no tools. `None` when no call succeeded since the query (the run ends as the
+/// guard left it).
+pub(crate) fn answer_request(
+    conversation: &[Message],
+    options: &ChatOptions,
+) -> Option<ChatRequest> {
+    let at = conversation
+        .iter()
+        .rposition(|message| message.user_query().is_some())?;
+    let question = conversation[at].user_query()?;
+    let since = &conversation[at + 1..];
+    let calls: HashMap<&str, &skillful_chat::FunctionCall> = since
+        .iter()
+        .flat_map(Message::function_calls)
+        .map(|call| (call.call_id.as_str(), call))
+        .collect();
+    let mut results = Vec::new();
+    for message in since.iter().filter(|message| message.role == Role::Tool) {
+        for content in &message.contents {
+            if let Content::FunctionResult(result) = content
+                && !result.is_error
+                && let Some(call) = calls.get(result.call_id.as_str())
+            {
+                let text: String = result.result.chars().take(MAX_RESULT_CHARS).collect();
+                results.push(format!(
+                    "Result of {}({}):\n{}",
+                    call.name,
+                    call.arguments,
+                    text.trim_end()
+                ));
+            }
+        }
+    }
+    if results.is_empty() {
+        return None;
+    }
+    let prompt = format!(
+        "{question}\n\nThe tools already gave these results for this question:\n\n{}\n\nAnswer \
+         the question from these results, in plain words. Do not call tools.",
+        results.join("\n\n")
+    );
+    let mut options = options.clone();
+    options.conversation_id = None;
+    options.tool_choice = None;
+    Some(ChatRequest::new(vec![Message::user(prompt)]).with_options(options))
+}
+
+/// What one run is asked to do besides its input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// Skills to load for this turn before the model's first call, as the user named them.
+    pub skills: Vec<String>,
+}
+
+impl RunOptions {
+    /// Nothing besides the input.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Also loads the skill `name` (found as `load_skill` finds a name) before the model's first
+    /// call of this turn; the user asked for it. Only for a new prompt.
+    pub fn skill(mut self, name: impl Into<String>) -> Self {
+        self.skills.push(name.into());
+        self
+    }
+}
+
+/// The skills to load before a turn's first model call, each with who asks for it: the skills
+/// `options` names (an unknown name is an error naming the closest), else, with activation on,
+/// the skill `query` matches confidently. `offered` holds each offered skill's name and
+/// description.
+pub(crate) fn skills_to_load(
+    aids: Aids,
+    options: &RunOptions,
+    query: &str,
+    offered: &[(String, String)],
+) -> Result<Vec<(String, Author)>, AgentError> {
+    let names: Vec<&str> = offered.iter().map(|(name, _)| name.as_str()).collect();
+    if !options.skills.is_empty() {
+        let mut chosen: Vec<(String, Author)> = Vec::new();
+        for requested in &options.skills {
+            let name = skillful_provider::find_name(requested, &names)
+                .map(|index| names[index].to_owned())
+                .map_err(|closest| AgentError::UnknownSkill {
+                    name: requested.clone(),
+                    closest,
+                })?;
+            if !chosen.iter().any(|(known, _)| *known == name) {
+                chosen.push((name, Author::Invocation));
+            }
+        }
+        return Ok(chosen);
+    }
+    if !aids.activation {
+        return Ok(Vec::new());
+    }
+    Ok(activation_match(
+        query,
+        offered
+            .iter()
+            .map(|(name, description)| (name.as_str(), description.as_str())),
+    )
+    .map(|found| (found.name, Author::Activation))
+    .into_iter()
+    .collect())
+}

@@ -1,0 +1,311 @@
+//! `skills add`, `verify`, `remove`, `update` and `outdated`: skills from git repositories and
+//! directories, installed into a scope's skills directory and recorded in its `skills-lock.json`
+//! (the logic is `skillful-install`'s; this parses, shows, asks and prints).
+
+use std::io::{self, BufRead, IsTerminal, Write};
+
+use anyhow::Context;
+use skillful_config::Environment;
+use skillful_core::text::one_line;
+use skillful_install::{Installer, Prepared, Selection, Source, Verified};
+use skillful_scan::Severity;
+
+use crate::{Outcome, UsageError};
+
+/// Which scope's skills directory and lock.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ScopeArgs {
+    /// The user's skills (`~/.agents/skills`, lock `~/.agents/skills-lock.json`): the default.
+    #[arg(long, conflicts_with = "project")]
+    user: bool,
+    /// The project's skills (`.agents/skills`, lock `.agents/skills-lock.json`).
+    #[arg(long)]
+    project: bool,
+}
+
+impl ScopeArgs {
+    fn installer(&self) -> anyhow::Result<Installer> {
+        let environment = Environment::from_process()?;
+        let dir = if self.project {
+            environment
+                .project()
+                .map(|project| project.skills())
+                .ok_or_else(|| UsageError("no project here (no .agents directory at or above the working directory); create .agents first".to_owned()))?
+        } else {
+            environment
+                .user_skills()
+                .into_iter()
+                .next()
+                .ok_or_else(|| UsageError("no home directory; set HOME".to_owned()))?
+        };
+        Ok(Installer::new(dir))
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct AddArgs {
+    /// A git URL (https://, ssh://, file://, git@host:path), owner/repo (GitHub) or a
+    /// directory; `@REF` pins a tag, branch or commit.
+    source: String,
+    /// Only the skill of this name (repeatable).
+    #[arg(long = "skill", value_name = "NAME")]
+    skills: Vec<String>,
+    /// Only the skills below this directory of the source.
+    #[arg(long, value_name = "SUBDIR")]
+    path: Option<String>,
+    /// Install without asking, scripts included.
+    #[arg(long)]
+    yes: bool,
+    /// Install even when the scan has findings at or above high.
+    #[arg(long)]
+    allow_findings: bool,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct VerifyArgs {
+    /// The skills to check (all locked skills when none).
+    names: Vec<String>,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RemoveArgs {
+    /// The skill to remove.
+    name: String,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct UpdateArgs {
+    /// The skills to update (all locked git skills when none).
+    names: Vec<String>,
+    /// Update without asking.
+    #[arg(long)]
+    yes: bool,
+    /// Update even when the scan has findings at or above high.
+    #[arg(long)]
+    allow_findings: bool,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct OutdatedArgs {
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// Prints what `prepared` would install; whether any finding is at or above high.
+fn show(out: &mut dyn Write, prepared: &Prepared) -> io::Result<bool> {
+    let mut blocking = false;
+    if let Some(commit) = &prepared.commit {
+        writeln!(out, "{} at {commit}", one_line(&prepared.source.location()))?;
+    }
+    for candidate in &prepared.candidates {
+        writeln!(
+            out,
+            "skill {} ({}): {} file(s), {} byte(s)",
+            one_line(&candidate.name),
+            one_line(&candidate.path),
+            candidate.manifest.files().len(),
+            candidate.manifest.total_size()
+        )?;
+        for (script, tier) in &candidate.scripts {
+            writeln!(
+                out,
+                "  script {} (risk: {})",
+                one_line(script),
+                tier.as_str()
+            )?;
+        }
+        for diagnostic in &candidate.diagnostics {
+            writeln!(out, "  strict: {}", one_line(&diagnostic.to_string()))?;
+        }
+        crate::scan::print_table(out, &candidate.report)?;
+        blocking |= candidate
+            .report
+            .at_or_above(Severity::High)
+            .next()
+            .is_some();
+    }
+    Ok(blocking)
+}
+
+/// Asks on the terminal; refuses without one.
+fn confirm(question: &str) -> anyhow::Result<bool> {
+    if !io::stdin().is_terminal() {
+        return Err(UsageError(format!(
+            "{question}: pass --yes to confirm without a terminal"
+        ))
+        .into());
+    }
+    write!(io::stderr(), "{question} [y/N] ")?;
+    let mut answer = String::new();
+    io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+}
+
+fn install(
+    installer: &Installer,
+    prepared: &Prepared,
+    yes: bool,
+    allow_findings: bool,
+    replace: bool,
+) -> anyhow::Result<Outcome> {
+    let mut out = io::stdout().lock();
+    let blocking = show(&mut out, prepared)?;
+    if blocking && !allow_findings {
+        writeln!(
+            out,
+            "refused: the scan found high or critical findings; pass --allow-findings to install anyway"
+        )?;
+        return Ok(Outcome::Invalid);
+    }
+    if !yes && !confirm("install these skills")? {
+        writeln!(out, "nothing installed")?;
+        return Ok(Outcome::Ok);
+    }
+    for name in installer.install(prepared, replace)? {
+        writeln!(
+            out,
+            "installed {} in {}",
+            one_line(&name),
+            installer.skills_dir().display()
+        )?;
+    }
+    Ok(Outcome::Ok)
+}
+
+pub(crate) fn add(args: AddArgs) -> anyhow::Result<Outcome> {
+    let installer = args.scope.installer()?;
+    let source = Source::parse(&args.source).map_err(|e| UsageError(e.to_string()))?;
+    let selection = Selection {
+        skills: args.skills,
+        path: args.path,
+    };
+    let prepared = installer.prepare(source, &selection)?;
+    install(&installer, &prepared, args.yes, args.allow_findings, false)
+}
+
+pub(crate) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
+    let installer = args.scope.installer()?;
+    let results = installer.verify(&args.names)?;
+    let mut out = io::stdout().lock();
+    let mut differ = false;
+    for (name, verified) in &results {
+        let name = one_line(name);
+        match verified {
+            Verified::Intact => {}
+            Verified::Missing => {
+                differ = true;
+                writeln!(out, "{name}: missing")?;
+            }
+            Verified::Unreadable(reason) => {
+                differ = true;
+                writeln!(out, "{name}: unreadable: {}", one_line(reason))?;
+            }
+            Verified::Modified(diff) => {
+                differ = true;
+                for (what, paths) in [
+                    ("added", &diff.added),
+                    ("removed", &diff.removed),
+                    ("changed", &diff.changed),
+                ] {
+                    for path in paths {
+                        writeln!(out, "{name}: {what} {}", one_line(path))?;
+                    }
+                }
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{} skill(s) verified against {}: {}",
+        results.len(),
+        installer.lock_path().display(),
+        if differ {
+            "differences found"
+        } else {
+            "all intact"
+        }
+    )?;
+    Ok(if differ {
+        Outcome::Invalid
+    } else {
+        Outcome::Ok
+    })
+}
+
+pub(crate) fn remove(args: RemoveArgs) -> anyhow::Result<Outcome> {
+    let installer = args.scope.installer()?;
+    installer.remove(&args.name)?;
+    writeln!(io::stdout(), "removed {}", one_line(&args.name))?;
+    Ok(Outcome::Ok)
+}
+
+pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Outcome> {
+    let installer = args.scope.installer()?;
+    let lock = installer.lock()?;
+    let mut outcome = Outcome::Ok;
+    for (name, entry) in &lock.skills {
+        if entry.source_type != "git" || !(args.names.is_empty() || args.names.contains(name)) {
+            continue;
+        }
+        let source = Source::Git {
+            url: entry.source.clone(),
+            reference: entry.reference.clone(),
+        };
+        let selection = Selection {
+            skills: vec![name.clone()],
+            path: (entry.path != ".").then(|| entry.path.clone()),
+        };
+        let prepared = installer
+            .prepare(source, &selection)
+            .with_context(|| format!("updating {name}"))?;
+        if prepared.commit == entry.commit {
+            writeln!(io::stdout(), "{}: up to date", one_line(name))?;
+            continue;
+        }
+        if let Some(candidate) = prepared.candidates.first() {
+            let diff = candidate.manifest.diff(&entry.files);
+            writeln!(
+                io::stdout(),
+                "{}: {} added, {} removed, {} changed file(s)",
+                one_line(name),
+                diff.added.len(),
+                diff.removed.len(),
+                diff.changed.len()
+            )?;
+        }
+        if let Outcome::Invalid =
+            install(&installer, &prepared, args.yes, args.allow_findings, true)?
+        {
+            outcome = Outcome::Invalid;
+        }
+    }
+    Ok(outcome)
+}
+
+pub(crate) fn outdated(args: OutdatedArgs) -> anyhow::Result<Outcome> {
+    let installer = args.scope.installer()?;
+    let outdated = installer.outdated()?;
+    let mut out = io::stdout().lock();
+    for entry in &outdated {
+        writeln!(
+            out,
+            "{}: {} -> {}",
+            one_line(&entry.name),
+            entry.locked,
+            entry.latest
+        )?;
+    }
+    Ok(if outdated.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Invalid
+    })
+}

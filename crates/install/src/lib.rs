@@ -1,0 +1,657 @@
+//! Skills from the outside world: fetched, checked, installed, locked and verified.
+//!
+//! An [`Installer`] works on one scope's skills directory (`~/.agents/skills`, or a project's
+//! `.agents/skills`) and its lock file beside it ([`LockFile`], `skills-lock.json`).
+//! [`Installer::prepare`] fetches a [`Source`] (one commit of a git repository, shallow, with the
+//! `git` command line; or a local directory) into a hidden staging directory and turns every
+//! skill found there into a [`Candidate`]: its strict validation, its file manifest (links that
+//! leave the skill, special files, unsafe names, case collisions, submodules and oversized files
+//! refused), its scripts with their tiers and its scan ([`skillful_scan`]).
+//! [`Installer::install`] copies each accepted candidate into a hidden directory beside its
+//! final place, checks the copy against the manifest, renames it into place and records it in
+//! the lock: an interrupted install leaves at most a hidden directory that no host reads and the
+//! next install removes. [`Installer::verify`] compares installed bytes with the lock;
+//! [`Installer::remove`] and [`Installer::outdated`] do what they say.
+//!
+//! It knows git, directories, manifests and the lock; what is shown and asked is the caller's.
+
+mod git;
+mod lock;
+mod source;
+
+pub use lock::{LOCK_FILE, LOCK_VERSION, LockFile, LockedSkill};
+pub use source::Source;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use skillful_core::validate::ValidationMode;
+use skillful_core::{DeclaredRisk, Diagnostic, RiskTier};
+use skillful_frontmatter::FrontmatterLoader;
+use skillful_manifest::{EntryKind, Limits, Manifest, ManifestDiff, ManifestError};
+
+/// Why installing, verifying or removing failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InstallError {
+    /// The source given is not one `skills add` takes.
+    #[error("{source_text:?}: not a skill source: {reason}")]
+    Source {
+        /// The text given.
+        source_text: String,
+        /// Why.
+        reason: String,
+    },
+    /// A `git` command failed.
+    #[error("git {action}: {message}")]
+    Git {
+        /// What was run.
+        action: String,
+        /// Its error output.
+        message: String,
+    },
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// The lock file could not be read or written.
+    #[error("{}: {reason}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// Nothing to install: no `SKILL.md`, or none of the names asked for.
+    #[error("{source_text}: {reason}")]
+    NoSkills {
+        /// The source.
+        source_text: String,
+        /// What was looked for.
+        reason: String,
+    },
+    /// A skill whose `SKILL.md` cannot be loaded at all.
+    #[error("{}: not a loadable skill: {}", dir.display(), diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Invalid {
+        /// The skill's directory in the source.
+        dir: PathBuf,
+        /// What is wrong.
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// A skill whose files cannot be installed safely.
+    #[error("skill {skill}: refused: {source}")]
+    Unsafe {
+        /// The skill.
+        skill: String,
+        /// What is wrong with its files.
+        source: ManifestError,
+    },
+    /// A skill with a file layout that cannot be installed faithfully.
+    #[error("skill {skill}: refused: {reason}")]
+    Refused {
+        /// The skill.
+        skill: String,
+        /// Why (case collisions, a submodule).
+        reason: String,
+    },
+    /// A skill of that name is installed already.
+    #[error("skill {name} is installed already at {}; remove it first (skills remove {name})", dir.display())]
+    AlreadyInstalled {
+        /// The skill.
+        name: String,
+        /// Where.
+        dir: PathBuf,
+    },
+    /// No skill of that name is in the lock.
+    #[error("skill {name} is not in {}", lock.display())]
+    NotLocked {
+        /// The name asked for.
+        name: String,
+        /// The lock file.
+        lock: PathBuf,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
+    move |source| InstallError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Which skills of a source to take.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Only the skills of these names (all when empty).
+    pub skills: Vec<String>,
+    /// Only below this directory of the source.
+    pub path: Option<String>,
+}
+
+/// A skill found in a fetched source, checked and ready to install.
+#[derive(Debug)]
+pub struct Candidate {
+    /// Its name (the frontmatter's), also its directory's name once installed.
+    pub name: String,
+    /// Its directory inside the source (`.` for the source's root).
+    pub path: String,
+    /// Every file.
+    pub manifest: Manifest,
+    /// vercel-labs/skills' `computedHash` of it.
+    pub computed_hash: String,
+    /// What strict validation says (installing goes on; these are shown).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Its scripts with their declared tiers.
+    pub scripts: Vec<(String, RiskTier)>,
+    /// The scan's findings.
+    pub report: skillful_scan::Report,
+    dir: PathBuf,
+}
+
+/// A fetched source and its skills; dropping it removes the staging directory.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The skills found.
+    pub candidates: Vec<Candidate>,
+    /// The source.
+    pub source: Source,
+    /// The commit fetched (git sources).
+    pub commit: Option<String>,
+    _staging: Staging,
+}
+
+/// A hidden directory removed when dropped.
+#[derive(Debug)]
+struct Staging(PathBuf);
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// How an installed skill compares with its lock entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verified {
+    /// Every file as locked.
+    Intact,
+    /// Files differ.
+    Modified(ManifestDiff),
+    /// The skill's directory is gone.
+    Missing,
+    /// The directory cannot be read safely any more.
+    Unreadable(String),
+}
+
+/// A locked skill whose ref now points at another commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outdated {
+    /// The skill.
+    pub name: String,
+    /// The commit installed.
+    pub locked: String,
+    /// The commit the ref points at now.
+    pub latest: String,
+}
+
+const STAGING_PREFIX: &str = ".skills-staging-";
+const INSTALLING_PREFIX: &str = ".skills-installing-";
+
+/// One scope's installed skills and their lock.
+#[derive(Debug, Clone)]
+pub struct Installer {
+    skills_dir: PathBuf,
+    lock_path: PathBuf,
+    limits: Limits,
+}
+
+impl Installer {
+    /// The installer of the skills directory `skills_dir`, with its lock beside it.
+    pub fn new(skills_dir: impl Into<PathBuf>) -> Self {
+        let skills_dir = skills_dir.into();
+        let lock_path = LockFile::path_for(&skills_dir);
+        Self {
+            skills_dir,
+            lock_path,
+            limits: Limits::default(),
+        }
+    }
+
+    /// The same installer with other limits on a skill's files.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The lock file's path.
+    pub fn lock_path(&self) -> &Path {
+        &self.lock_path
+    }
+
+    /// The skills directory.
+    pub fn skills_dir(&self) -> &Path {
+        &self.skills_dir
+    }
+
+    /// The lock as it is on disk.
+    ///
+    /// # Errors
+    /// [`InstallError::Lock`].
+    pub fn lock(&self) -> Result<LockFile, InstallError> {
+        LockFile::read(&self.lock_path)
+    }
+
+    fn scope_lock(&self) -> Result<skillful_state::FileLock, InstallError> {
+        fs::create_dir_all(&self.skills_dir).map_err(io(&self.skills_dir))?;
+        let path = self.skills_dir.join(".skills-lock.lock");
+        skillful_state::FileLock::acquire(&path).map_err(|error| InstallError::Lock {
+            path,
+            reason: error.to_string(),
+        })
+    }
+
+    fn hidden_dir(&self, prefix: &str) -> PathBuf {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        self.skills_dir.join(format!(
+            "{prefix}{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ))
+    }
+
+    /// Fetches `source` and checks every skill in it that `selection` takes.
+    ///
+    /// # Errors
+    /// [`InstallError`]: the fetch failed, no skill matched, or a skill is invalid or unsafe.
+    pub fn prepare(&self, source: Source, selection: &Selection) -> Result<Prepared, InstallError> {
+        fs::create_dir_all(&self.skills_dir).map_err(io(&self.skills_dir))?;
+        let staging = Staging(self.hidden_dir(STAGING_PREFIX));
+        let (root, commit) = match &source {
+            Source::Git { url, reference } => {
+                let commit = git::fetch(url, reference.as_deref(), &staging.0)?;
+                (staging.0.clone(), Some(commit))
+            }
+            Source::Local(dir) => (dir.clone(), None),
+        };
+        let base = match &selection.path {
+            Some(path) => {
+                skillful_core::names::check_relative_name(path).map_err(|refused| {
+                    InstallError::NoSkills {
+                        source_text: source.location(),
+                        reason: format!("--path {path:?}: {}", refused.reason),
+                    }
+                })?;
+                root.join(path)
+            }
+            None => root.clone(),
+        };
+        let dirs = skillful_scan::find_skill_dirs(&base).map_err(io(&base))?;
+        let submodules = match &source {
+            Source::Git { .. } => git::submodules(&root)?,
+            Source::Local(_) => Vec::new(),
+        };
+        let mut candidates = Vec::new();
+        for dir in dirs {
+            let candidate = self.candidate(&root, &dir, &submodules)?;
+            if selection.skills.is_empty() || selection.skills.contains(&candidate.name) {
+                candidates.push(candidate);
+            }
+        }
+        if candidates.is_empty() {
+            let reason = if selection.skills.is_empty() {
+                "no SKILL.md found".to_owned()
+            } else {
+                format!("no skill named {}", selection.skills.join(", "))
+            };
+            return Err(InstallError::NoSkills {
+                source_text: source.location(),
+                reason,
+            });
+        }
+        Ok(Prepared {
+            candidates,
+            source,
+            commit,
+            _staging: staging,
+        })
+    }
+
+    fn candidate(
+        &self,
+        root: &Path,
+        dir: &Path,
+        submodules: &[String],
+    ) -> Result<Candidate, InstallError> {
+        let skill_md = dir.join("SKILL.md");
+        let bytes = skillful_manifest::read_bounded(&skill_md, self.limits.max_file_bytes)
+            .map_err(|source| InstallError::Unsafe {
+                skill: dir.display().to_string(),
+                source,
+            })?;
+        let text = String::from_utf8_lossy(&bytes);
+        let dir_name = dir.file_name().and_then(|name| name.to_str());
+        let diagnostics = match FrontmatterLoader::new(ValidationMode::Strict).load(&text, dir_name)
+        {
+            Ok(validated) => validated.diagnostics,
+            Err(diagnostics) => diagnostics,
+        };
+        let frontmatter = FrontmatterLoader::new(ValidationMode::Lenient)
+            .load(&text, None)
+            .map_err(|diagnostics| InstallError::Invalid {
+                dir: dir.to_owned(),
+                diagnostics,
+            })?
+            .frontmatter;
+        let name = frontmatter.name.clone();
+        if name.is_empty() || name.contains('/') || name.starts_with('.') {
+            return Err(InstallError::Refused {
+                skill: name,
+                reason: "its name cannot be a directory name".to_owned(),
+            });
+        }
+        skillful_core::names::check_relative_name(&name).map_err(|refused| {
+            InstallError::Refused {
+                skill: name.clone(),
+                reason: refused.reason.to_owned(),
+            }
+        })?;
+        let relative = dir
+            .strip_prefix(root)
+            .ok()
+            .map(|path| path.to_string_lossy().replace('\\', "/"))
+            .filter(|path| !path.is_empty())
+            .unwrap_or_else(|| ".".to_owned());
+        if let Some(module) = submodules
+            .iter()
+            .find(|module| relative == "." || module.starts_with(&format!("{relative}/")))
+        {
+            return Err(InstallError::Refused {
+                skill: name,
+                reason: format!(
+                    "it holds the git submodule {module:?}, which is not fetched; vendor its files instead"
+                ),
+            });
+        }
+        let manifest =
+            Manifest::of_dir(dir, &self.limits).map_err(|source| InstallError::Unsafe {
+                skill: name.clone(),
+                source,
+            })?;
+        if let Some(group) = manifest.case_collisions().first() {
+            return Err(InstallError::Refused {
+                skill: name,
+                reason: format!(
+                    "its files {} differ only in case and would overwrite one another on macOS and Windows",
+                    group.join(", ")
+                ),
+            });
+        }
+        let computed_hash =
+            skillful_manifest::computed_hash(dir, &self.limits).map_err(|source| {
+                InstallError::Unsafe {
+                    skill: name.clone(),
+                    source,
+                }
+            })?;
+        let (risk, _) = DeclaredRisk::from_metadata(&frontmatter.metadata);
+        let scripts = manifest
+            .files()
+            .iter()
+            .filter(|entry| entry.path.starts_with("scripts/") && entry.kind == EntryKind::File)
+            .map(|entry| (entry.path.clone(), risk.script(&entry.path)))
+            .collect();
+        let report = skillful_scan::scan_skill(dir, &name);
+        Ok(Candidate {
+            name,
+            path: relative,
+            manifest,
+            computed_hash,
+            diagnostics,
+            scripts,
+            report,
+            dir: dir.to_owned(),
+        })
+    }
+
+    /// Installs every candidate of `prepared` and records it in the lock; `replace` lets a
+    /// skill of the same name already installed be replaced (an update). Returns the names.
+    ///
+    /// # Errors
+    /// [`InstallError`]: a skill is installed already (without `replace`), a copy failed or
+    /// did not match its manifest, or the lock cannot be written. Skills installed before the
+    /// failure stay installed and locked.
+    pub fn install(&self, prepared: &Prepared, replace: bool) -> Result<Vec<String>, InstallError> {
+        let _guard = self.scope_lock()?;
+        self.remove_leftovers();
+        let mut lock = self.lock()?;
+        let mut installed = Vec::new();
+        for candidate in &prepared.candidates {
+            let target = self.skills_dir.join(&candidate.name);
+            let exists = fs::symlink_metadata(&target).is_ok();
+            if exists && !replace {
+                return Err(InstallError::AlreadyInstalled {
+                    name: candidate.name.clone(),
+                    dir: target,
+                });
+            }
+            let copy = Staging(self.hidden_dir(INSTALLING_PREFIX));
+            copy_skill(candidate, &copy.0, &self.limits)?;
+            if exists {
+                let old = Staging(self.hidden_dir(INSTALLING_PREFIX));
+                fs::rename(&target, &old.0).map_err(io(&target))?;
+            }
+            fs::rename(&copy.0, &target).map_err(io(&target))?;
+            let (reference, source_type) = match &prepared.source {
+                Source::Git { reference, .. } => (reference.clone(), "git"),
+                Source::Local(_) => (None, "local"),
+            };
+            lock.skills.insert(
+                candidate.name.clone(),
+                LockedSkill {
+                    source: prepared.source.location(),
+                    source_type: source_type.to_owned(),
+                    reference,
+                    commit: prepared.commit.clone(),
+                    path: candidate.path.clone(),
+                    installed_at: lock::now_rfc3339(),
+                    computed_hash: candidate.computed_hash.clone(),
+                    digest: candidate.manifest.digest(),
+                    files: candidate.manifest.clone(),
+                },
+            );
+            lock.write(&self.lock_path)?;
+            installed.push(candidate.name.clone());
+        }
+        Ok(installed)
+    }
+
+    /// Hidden directories an interrupted install left behind (under the scope's lock, so no
+    /// other install is using them).
+    fn remove_leftovers(&self) {
+        let Ok(entries) = fs::read_dir(&self.skills_dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let ours = name.starts_with(INSTALLING_PREFIX)
+                || (name.starts_with(STAGING_PREFIX)
+                    && !name.starts_with(&format!("{STAGING_PREFIX}{}-", std::process::id())));
+            if ours && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+
+    /// Compares the installed files of `names` (every locked skill when empty) with the lock.
+    ///
+    /// # Errors
+    /// [`InstallError::Lock`], or [`InstallError::NotLocked`] for a name the lock lacks.
+    pub fn verify(&self, names: &[String]) -> Result<Vec<(String, Verified)>, InstallError> {
+        let lock = self.lock()?;
+        let mut wanted: Vec<(&String, &LockedSkill)> = Vec::new();
+        for name in names {
+            let entry = lock
+                .skills
+                .get_key_value(name)
+                .ok_or_else(|| InstallError::NotLocked {
+                    name: name.clone(),
+                    lock: self.lock_path.clone(),
+                })?;
+            wanted.push(entry);
+        }
+        if names.is_empty() {
+            wanted = lock.skills.iter().collect();
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
+        let chunk = wanted.len().div_ceil(threads).max(1);
+        let results = std::thread::scope(|scope| {
+            let handles: Vec<_> = wanted
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(name, entry)| ((*name).clone(), self.verify_one(name, entry)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|handle| handle.join().expect("a verify thread does not panic"))
+                .collect()
+        });
+        Ok(results)
+    }
+
+    fn verify_one(&self, name: &str, entry: &LockedSkill) -> Verified {
+        let dir = self.skills_dir.join(name);
+        if fs::symlink_metadata(&dir).is_err() {
+            return Verified::Missing;
+        }
+        match Manifest::of_dir(&dir, &self.limits) {
+            Ok(now) => {
+                let diff = now.diff(&entry.files);
+                if diff.is_empty() {
+                    Verified::Intact
+                } else {
+                    Verified::Modified(diff)
+                }
+            }
+            Err(error) => Verified::Unreadable(error.to_string()),
+        }
+    }
+
+    /// Removes the installed skill `name` and its lock entry.
+    ///
+    /// # Errors
+    /// [`InstallError::NotLocked`], or the directory or lock cannot be changed.
+    pub fn remove(&self, name: &str) -> Result<(), InstallError> {
+        let _guard = self.scope_lock()?;
+        let mut lock = self.lock()?;
+        if lock.skills.remove(name).is_none() || name.contains('/') || name.starts_with('.') {
+            return Err(InstallError::NotLocked {
+                name: name.to_owned(),
+                lock: self.lock_path.clone(),
+            });
+        }
+        let dir = self.skills_dir.join(name);
+        if fs::symlink_metadata(&dir).is_ok() {
+            // Renamed away first, so that no host sees half a skill while it is deleted.
+            let trash = self.hidden_dir(INSTALLING_PREFIX);
+            fs::rename(&dir, &trash).map_err(io(&dir))?;
+            fs::remove_dir_all(&trash).map_err(io(&trash))?;
+        }
+        lock.write(&self.lock_path)
+    }
+
+    /// The locked git skills whose ref points at a newer commit than the one installed.
+    ///
+    /// # Errors
+    /// [`InstallError::Lock`] or [`InstallError::Git`].
+    pub fn outdated(&self) -> Result<Vec<Outdated>, InstallError> {
+        let lock = self.lock()?;
+        let mut outdated = Vec::new();
+        for (name, entry) in &lock.skills {
+            let Some(locked) = &entry.commit else {
+                continue;
+            };
+            if entry.source_type != "git" {
+                continue;
+            }
+            if let Some(latest) = git::remote_commit(&entry.source, entry.reference.as_deref())?
+                && &latest != locked
+            {
+                outdated.push(Outdated {
+                    name: name.clone(),
+                    locked: locked.clone(),
+                    latest,
+                });
+            }
+        }
+        Ok(outdated)
+    }
+}
+
+/// Copies the candidate's files (as its manifest lists them) into the new directory `to`, then
+/// checks that the copy has the same manifest.
+fn copy_skill(candidate: &Candidate, to: &Path, limits: &Limits) -> Result<(), InstallError> {
+    fs::create_dir_all(to).map_err(io(to))?;
+    for entry in candidate.manifest.files() {
+        let from = candidate.dir.join(&entry.path);
+        let dest = to.join(&entry.path);
+        if let Some(parent) = dest.parent() {
+            fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        match entry.kind {
+            EntryKind::File => {
+                let bytes = skillful_manifest::read_bounded(&from, limits.max_file_bytes).map_err(
+                    |source| InstallError::Unsafe {
+                        skill: candidate.name.clone(),
+                        source,
+                    },
+                )?;
+                fs::write(&dest, bytes).map_err(io(&dest))?;
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    let mode = fs::symlink_metadata(&from)
+                        .map_err(io(&from))?
+                        .permissions()
+                        .mode();
+                    let executable = if mode & 0o111 != 0 { 0o755 } else { 0o644 };
+                    fs::set_permissions(&dest, fs::Permissions::from_mode(executable))
+                        .map_err(io(&dest))?;
+                }
+            }
+            EntryKind::Link => {
+                let target = fs::read_link(&from).map_err(io(&from))?;
+                #[cfg(unix)]
+                std::os::unix::fs::symlink(&target, &dest).map_err(io(&dest))?;
+                #[cfg(not(unix))]
+                return Err(InstallError::Refused {
+                    skill: candidate.name.clone(),
+                    reason: format!("{}: symbolic links are installed on Unix only", entry.path),
+                });
+            }
+        }
+    }
+    let copied = Manifest::of_dir(to, limits).map_err(|source| InstallError::Unsafe {
+        skill: candidate.name.clone(),
+        source,
+    })?;
+    if copied.digest() != candidate.manifest.digest() {
+        return Err(InstallError::Refused {
+            skill: candidate.name.clone(),
+            reason: "its files changed while they were copied; try again".to_owned(),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! `skills-lock.json`: what is installed in one scope, from where, and its files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use skillful_manifest::Manifest;
+
+use crate::InstallError;
+
+/// The lock file's name, beside the scope's `skills` directory.
+pub const LOCK_FILE: &str = "skills-lock.json";
+
+/// The format version this crate writes and reads.
+pub const LOCK_VERSION: u32 = 1;
+
+/// The lock file of one scope.
+///
+/// ```json
+/// {
+///   "version": 1,
+///   "skills": {
+///     "pdf": {
+///       "source": "https://github.com/anthropics/skills.git",
+///       "sourceType": "git",
+///       "ref": "main",
+///       "commit": "0123…",
+///       "path": "skills/pdf",
+///       "installedAt": "2026-12-01T20:00:00Z",
+///       "computedHash": "…",
+///       "digest": "…",
+///       "files": [{"path": "SKILL.md", "size": 1234, "sha256": "…"}]
+///     }
+///   }
+/// }
+/// ```
+/// Names are sorted; the file is two-space indented JSON with a final newline (the layout of
+/// vercel-labs/skills' `skills-lock.json`, whose `source`, `ref`, `sourceType` and
+/// `computedHash` it shares).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LockFile {
+    /// [`LOCK_VERSION`].
+    pub version: u32,
+    /// The locked skills by name.
+    pub skills: BTreeMap<String, LockedSkill>,
+}
+
+impl Default for LockFile {
+    fn default() -> Self {
+        Self {
+            version: LOCK_VERSION,
+            skills: BTreeMap::new(),
+        }
+    }
+}
+
+/// One installed skill.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LockedSkill {
+    /// The git URL or local directory it came from.
+    pub source: String,
+    /// `git` or `local`.
+    pub source_type: String,
+    /// The tag, branch or commit asked for, if one was.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The commit installed (git sources).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The skill's directory inside the source (`.` for its root).
+    pub path: String,
+    /// When it was installed (RFC 3339, UTC).
+    pub installed_at: String,
+    /// vercel-labs/skills' `computedHash` of the installed directory.
+    pub computed_hash: String,
+    /// [`Manifest::digest`] of `files`.
+    pub digest: String,
+    /// Every installed file.
+    pub files: Manifest,
+}
+
+impl LockFile {
+    /// The lock file of the scope whose skills directory is `skills_dir`: `skills-lock.json`
+    /// beside it.
+    pub fn path_for(skills_dir: &Path) -> PathBuf {
+        skills_dir
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(LOCK_FILE)
+    }
+
+    /// Reads the lock file at `path`; a missing file is an empty lock.
+    ///
+    /// # Errors
+    /// [`InstallError::Lock`] when it cannot be read, is not valid JSON or has another version.
+    pub fn read(path: &Path) -> Result<Self, InstallError> {
+        let bytes = match skillful_state::read_bounded(path, 64 * 1024 * 1024) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(Self::default()),
+            Err(error) => {
+                return Err(InstallError::Lock {
+                    path: path.to_owned(),
+                    reason: error.to_string(),
+                });
+            }
+        };
+        let lock: Self = serde_json::from_slice(&bytes).map_err(|error| InstallError::Lock {
+            path: path.to_owned(),
+            reason: format!(
+                "not a lock file ({error}); fix it or remove it and add the skills again"
+            ),
+        })?;
+        if lock.version != LOCK_VERSION {
+            return Err(InstallError::Lock {
+                path: path.to_owned(),
+                reason: format!(
+                    "version {} is not {LOCK_VERSION}, the one this skills understands",
+                    lock.version
+                ),
+            });
+        }
+        Ok(lock)
+    }
+
+    /// Writes the lock file to `path` atomically (mode 0644: it belongs in version control).
+    ///
+    /// # Errors
+    /// [`InstallError::Lock`] when it cannot be written.
+    pub fn write(&self, path: &Path) -> Result<(), InstallError> {
+        let mut text = serde_json::to_string_pretty(self).expect("a lock serializes");
+        text.push('\n');
+        skillful_state::write_atomic(path, text.as_bytes(), 0o644).map_err(|error| {
+            InstallError::Lock {
+                path: path.to_owned(),
+                reason: error.to_string(),
+            }
+        })
+    }
+}
+
+/// Now, as RFC 3339 in UTC to the second.
+pub(crate) fn now_rfc3339() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    let days = (seconds / 86_400) as i64;
+    let rest = seconds % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3_600,
+        rest % 3_600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_time_is_rfc3339() {
+        let now = super::now_rfc3339();
+        assert_eq!(now.len(), 20, "{now}");
+        assert!(now.starts_with("20") && now.ends_with('Z'), "{now}");
+        let output = std::process::Command::new("date")
+            .args(["-u", "+%Y-%m-%d"])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), &now[..10]);
+    }
+}

@@ -1,0 +1,246 @@
+//! The one walk of a skill directory: entries below it, never through a symbolic link, bounded.
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::{Limits, ManifestError};
+
+/// What the walk found at one path below the directory.
+#[derive(Debug)]
+pub(crate) enum Kind {
+    /// A regular file.
+    File,
+    /// A symbolic link with this target (never followed).
+    Link(PathBuf),
+    /// A socket, FIFO or device.
+    Special,
+}
+
+/// One entry below the walked directory.
+#[derive(Debug)]
+pub(crate) struct Found {
+    /// The path relative to the walked directory.
+    pub(crate) relative: PathBuf,
+    /// The full path (the walked directory joined with `relative`).
+    pub(crate) path: PathBuf,
+    /// What is there.
+    pub(crate) kind: Kind,
+}
+
+/// Walks `dir` depth first, entries of a directory in byte order of their names, never entering
+/// a symbolic link; directories whose name `skip` accepts are left out with their contents.
+///
+/// The limits bound the number of entries, the depth and the bytes of all files together (as
+/// `lstat` reports them; reads are bounded again by [`hash_file`]).
+pub(crate) fn walk(
+    dir: &Path,
+    limits: &Limits,
+    skip: &dyn Fn(&str) -> bool,
+) -> Result<Vec<Found>, ManifestError> {
+    let metadata = fs::symlink_metadata(dir).map_err(|source| ManifestError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    if !metadata.is_dir() {
+        return Err(ManifestError::NotADirectory {
+            path: dir.to_owned(),
+        });
+    }
+    let mut found = Vec::new();
+    let mut total: u64 = 0;
+    let mut pending = vec![(PathBuf::new(), 0usize)];
+    while let Some((relative_dir, depth)) = pending.pop() {
+        let full_dir = dir.join(&relative_dir);
+        let mut names = Vec::new();
+        let read = fs::read_dir(&full_dir).map_err(|source| ManifestError::Io {
+            path: full_dir.clone(),
+            source,
+        })?;
+        for entry in read {
+            let entry = entry.map_err(|source| ManifestError::Io {
+                path: full_dir.clone(),
+                source,
+            })?;
+            names.push(entry.file_name());
+        }
+        names.sort();
+        let mut subdirs = Vec::new();
+        for name in names {
+            let relative = relative_dir.join(&name);
+            let path = dir.join(&relative);
+            let metadata = fs::symlink_metadata(&path).map_err(|source| ManifestError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let file_type = metadata.file_type();
+            let kind = if file_type.is_dir() {
+                if name.to_str().is_some_and(skip) {
+                    continue;
+                }
+                if depth + 1 > limits.max_depth {
+                    return Err(ManifestError::TooDeep {
+                        path,
+                        limit: limits.max_depth,
+                    });
+                }
+                subdirs.push((relative, depth + 1));
+                continue;
+            } else if file_type.is_symlink() {
+                let target = fs::read_link(&path).map_err(|source| ManifestError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                Kind::Link(target)
+            } else if file_type.is_file() {
+                total = total.saturating_add(metadata.len());
+                if total > limits.max_total_bytes {
+                    return Err(ManifestError::TooLarge {
+                        dir: dir.to_owned(),
+                        limit: limits.max_total_bytes,
+                    });
+                }
+                Kind::File
+            } else {
+                Kind::Special
+            };
+            if found.len() >= limits.max_files {
+                return Err(ManifestError::TooManyFiles {
+                    dir: dir.to_owned(),
+                    limit: limits.max_files,
+                });
+            }
+            found.push(Found {
+                relative,
+                path,
+                kind,
+            });
+        }
+        // Depth first, in name order: the last pushed is walked first.
+        pending.extend(subdirs.into_iter().rev());
+    }
+    Ok(found)
+}
+
+/// Whether a link at `relative` (below the walked directory) pointing at `target` stays inside
+/// it, judged on the text alone: an absolute target, or one whose `..` climbs above the walked
+/// directory, escapes.
+pub(crate) fn link_stays_inside(relative: &Path, target: &Path) -> bool {
+    let mut depth: usize = relative
+        .parent()
+        .map_or(0, |parent| parent.components().count());
+    for component in target.components() {
+        match component {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(up) => depth = up,
+                None => return false,
+            },
+            Component::RootDir | Component::Prefix(_) => return false,
+        }
+    }
+    true
+}
+
+/// Opens `path` for reading without following a final symbolic link and without blocking on a
+/// FIFO, and checks that what was opened is a regular file.
+pub(crate) fn open_regular(path: &Path) -> Result<File, ManifestError> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    let file = options.open(path).map_err(|source| ManifestError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let metadata = file.metadata().map_err(|source| ManifestError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    if !metadata.is_file() {
+        return Err(ManifestError::NotARegularFile {
+            path: path.to_owned(),
+        });
+    }
+    Ok(file)
+}
+
+/// Reads the regular file at `path` (see [`open_regular`]) through `sink`, refusing more than
+/// `limit` bytes; returns the number of bytes read.
+pub(crate) fn read_file(
+    path: &Path,
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<u64, ManifestError> {
+    let file = open_regular(path)?;
+    let mut reader = file.take(limit.saturating_add(1));
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut read: u64 = 0;
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(source) => {
+                return Err(ManifestError::Io {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        };
+        read += n as u64;
+        if read > limit {
+            return Err(ManifestError::FileTooLarge {
+                path: path.to_owned(),
+                limit,
+            });
+        }
+        sink(&buffer[..n]);
+    }
+    Ok(read)
+}
+
+/// The size and lowercase hexadecimal SHA-256 of the regular file at `path`.
+pub(crate) fn hash_file(path: &Path, limit: u64) -> Result<(u64, String), ManifestError> {
+    let mut hasher = Sha256::new();
+    let size = read_file(path, limit, &mut |bytes| hasher.update(bytes))?;
+    Ok((size, hex(&hasher.finalize())))
+}
+
+/// Lowercase hexadecimal.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_judged_from_their_own_directory() {
+        assert!(link_stays_inside(
+            Path::new("a/l"),
+            Path::new("../SKILL.md")
+        ));
+        assert!(link_stays_inside(Path::new("l"), Path::new("scripts/./x")));
+        assert!(!link_stays_inside(Path::new("l"), Path::new("../x")));
+        assert!(!link_stays_inside(Path::new("a/l"), Path::new("../../x")));
+        assert!(!link_stays_inside(
+            Path::new("a/l"),
+            Path::new("b/../../../x")
+        ));
+        assert!(!link_stays_inside(Path::new("l"), Path::new("/etc/passwd")));
+    }
+}

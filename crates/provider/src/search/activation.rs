@@ -1,0 +1,185 @@
+//! Whether a request matches one skill confidently enough for the runtime to load it before the
+//! model's first call ([`activation_match`]).
+//!
+//! Unlike [`SearchIndex`](super::SearchIndex), whose scores weigh words by how rare they are in
+//! the library, a skill's score here depends only on the request and that skill's own name and
+//! description: the same request activates the same skill in a library of one skill as among a
+//! thousand. The score is the share of the request's words (stop words and numbers left out)
+//! that the skill's name or description has: a word counts whole when the skill has it (after
+//! stemming), half when one word begins the other (four letters or more: "config",
+//! "configuration") or when it is a short abbreviation of a word of the skill (two or three
+//! letters, in order, from its first: "km" for "kilometres", "kg" for "kilograms").
+
+use std::collections::HashSet;
+
+use super::analyze::{Analyzer, compounds};
+
+/// The score from which a request activates a skill: calibrated on the evaluation set of
+/// `tests/activation/requests.json` (precision and recall in the README).
+pub const ACTIVATION_THRESHOLD: f64 = 0.5;
+
+/// The least matched weight (whole words count 1, partial matches ½) of an activation, so that
+/// a one-word request sharing its word with a skill activates nothing.
+pub const MIN_MATCHED_WEIGHT: f64 = 1.5;
+
+/// The most characters of a request that count.
+const MAX_REQUEST_CHARS: usize = 1024;
+
+/// The weight of a partial match (a prefix, or an abbreviation).
+const PARTIAL: f64 = 0.5;
+
+/// The shortest word a prefix match applies to.
+const MIN_PREFIX_CHARS: usize = 4;
+
+/// A skill a request matches confidently: its name and the score (see the module's
+/// documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivationMatch {
+    /// The skill's name, as given.
+    pub name: String,
+    /// The share of the request's words the skill has, from 0 to 1.
+    pub score: f64,
+}
+
+/// How well `request` matches one skill, from 0 to 1, and the matched weight; independent of any
+/// other skill.
+#[must_use]
+pub fn activation_score(request: &str, name: &str, description: &str) -> (f64, f64) {
+    let analyzer = Analyzer::english();
+    let words = request_words(&analyzer, request);
+    score_words(&analyzer, &words, name, description)
+}
+
+/// The skill of `skills` (name, description) that `request` matches best, when that match is
+/// confident: a score of at least [`ACTIVATION_THRESHOLD`] and a matched weight of at least
+/// [`MIN_MATCHED_WEIGHT`]. Ties go to the first skill given. `None` when no skill matches so.
+#[must_use]
+pub fn activation_match<'a>(
+    request: &str,
+    skills: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<ActivationMatch> {
+    let analyzer = Analyzer::english();
+    let words = request_words(&analyzer, request);
+    if words.is_empty() {
+        return None;
+    }
+    let mut best: Option<ActivationMatch> = None;
+    for (name, description) in skills {
+        let (score, matched) = score_words(&analyzer, &words, name, description);
+        if score >= ACTIVATION_THRESHOLD
+            && matched >= MIN_MATCHED_WEIGHT
+            && best.as_ref().is_none_or(|best| score > best.score)
+        {
+            best = Some(ActivationMatch {
+                name: name.to_owned(),
+                score,
+            });
+        }
+    }
+    best
+}
+
+/// The request's distinct terms: stop words, single letters and words with digits left out.
+fn request_words(analyzer: &Analyzer, request: &str) -> Vec<String> {
+    let cut = request
+        .char_indices()
+        .nth(MAX_REQUEST_CHARS)
+        .map_or(request, |(at, _)| &request[..at]);
+    let mut words = Vec::new();
+    for part in compounds(cut)
+        .into_iter()
+        .flat_map(|compound| compound.parts)
+    {
+        if part.contains(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        if let Some(term) = analyzer.term(&part)
+            && !words.contains(&term)
+        {
+            words.push(term);
+        }
+    }
+    words
+}
+
+/// The score and matched weight of `words` against one skill.
+fn score_words(analyzer: &Analyzer, words: &[String], name: &str, description: &str) -> (f64, f64) {
+    if words.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mut terms = HashSet::new();
+    for text in [name, description] {
+        let cut = text
+            .char_indices()
+            .nth(super::MAX_FIELD_CHARS)
+            .map_or(text, |(at, _)| &text[..at]);
+        for part in compounds(cut)
+            .into_iter()
+            .flat_map(|compound| compound.parts)
+        {
+            if let Some(term) = analyzer.term(&part) {
+                terms.insert(term);
+            }
+        }
+    }
+    let matched: f64 = words.iter().map(|word| word_match(word, &terms)).sum();
+    (matched / words.len() as f64, matched)
+}
+
+/// How much the skill's `terms` have `word`: 1, [`PARTIAL`] or 0.
+fn word_match(word: &str, terms: &HashSet<String>) -> f64 {
+    if terms.contains(word) {
+        return 1.0;
+    }
+    let partial = terms.iter().any(|term| {
+        let prefix = word.chars().count() >= MIN_PREFIX_CHARS
+            && term.chars().count() >= MIN_PREFIX_CHARS
+            && (term.starts_with(word) || word.starts_with(term.as_str()));
+        prefix || abbreviates(word, term)
+    });
+    if partial { PARTIAL } else { 0.0 }
+}
+
+/// Whether `short` (two or three ASCII letters) abbreviates `word` (five letters or more): its
+/// first letter begins `word` and the others follow in order.
+fn abbreviates(short: &str, word: &str) -> bool {
+    let letters = short.len();
+    if !(2..=3).contains(&letters)
+        || !short.bytes().all(|b| b.is_ascii_lowercase())
+        || word.len() < 5
+        || !word.starts_with(&short[..1])
+    {
+        return false;
+    }
+    let mut rest = word[1..].chars();
+    short[1..].chars().all(|c| rest.any(|w| w == c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_take_their_letters_in_order_from_the_first() {
+        assert!(abbreviates("km", "kilometr"));
+        assert!(abbreviates("kg", "kilogram"));
+        assert!(!abbreviates("mk", "kilometr"));
+        assert!(!abbreviates("km", "km"));
+        assert!(!abbreviates("kilo", "kilometr"));
+    }
+
+    #[test]
+    fn the_score_is_the_share_of_the_request_the_skill_has() {
+        let analyzer = Analyzer::english();
+        let request = "A marathon is 26.2 miles. How many km is that?";
+        assert_eq!(
+            request_words(&analyzer, request),
+            ["marathon", "mile", "mani", "km"]
+        );
+        let (score, matched) =
+            activation_score(request, "unit-converter", "Converts miles to kilometres.");
+        // marathon, many: no; mile: yes; km: abbreviates kilometres.
+        assert_eq!(matched, 1.5);
+        assert_eq!(score, 1.5 / 4.0);
+    }
+}

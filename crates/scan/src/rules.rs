@@ -1,0 +1,550 @@
+//! The rules: what each looks for, and the checks of one file's text.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use unicode_general_category::{GeneralCategory, get_general_category};
+
+use crate::{Finding, Severity};
+
+/// One rule of the scanner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    /// The stable identifier (`SKL001`): SARIF's `ruleId`, and what a suppression names.
+    pub id: &'static str,
+    /// A short kebab-case name.
+    pub name: &'static str,
+    /// The severity of a finding, unless the rule says a kind of file lowers it.
+    pub severity: Severity,
+    /// What the rule finds, in one sentence.
+    pub summary: &'static str,
+    /// What to do about a finding.
+    pub help: &'static str,
+}
+
+macro_rules! rules {
+    ($($konst:ident = $id:literal $name:literal $severity:ident $summary:literal $help:literal;)*) => {
+        $(
+            #[doc = $summary]
+            pub(crate) const $konst: Rule = Rule {
+                id: $id,
+                name: $name,
+                severity: Severity::$severity,
+                summary: $summary,
+                help: $help,
+            };
+        )*
+        /// Every rule, in identifier order.
+        pub const RULES: &[Rule] = &[$($konst),*];
+    };
+}
+
+rules! {
+    TAG_CHARACTERS = "SKL001" "unicode-tag-characters" Critical
+        "Unicode tag characters (U+E0000 to U+E007F): text a model reads and a person cannot see."
+        "Remove the characters; a skill has no use for them.";
+    BIDI_CONTROLS = "SKL002" "unicode-bidi-controls" High
+        "Bidirectional overrides, embeddings or isolates (U+202A to U+202E, U+2066 to U+2069), which make text read differently from how it shows."
+        "Remove the characters, or write the right-to-left text without overrides.";
+    INVISIBLE_FORMAT = "SKL003" "unicode-invisible-format" Medium
+        "Invisible format characters (general category Cf, such as zero-width spaces) outside the places they belong (a byte order mark first in a file, a joiner inside an emoji)."
+        "Remove the characters.";
+    OVERRIDE_INSTRUCTIONS = "SKL010" "prompt-override-instructions" High
+        "Text telling the model to ignore or override the instructions it was given."
+        "Remove the instruction; a skill adds to the user's instructions, it does not replace them.";
+    CONCEAL_FROM_USER = "SKL011" "prompt-conceal-from-user" High
+        "Text telling the model to keep something from the user (\"do not tell the user\", \"without telling the user\")."
+        "Remove the instruction; what a skill does must be visible to the user.";
+    ACT_WITHOUT_ASKING = "SKL012" "prompt-act-without-asking" Medium
+        "Text telling the model to act without asking the user or without the user's consent."
+        "Say what the skill does and let the host's approval policy decide.";
+    IMAGE_EXFILTRATION = "SKL020" "markdown-image-exfiltration" High
+        "A Markdown or HTML image whose URL holds a placeholder for data (\"{{...}}\", \"${...}\", \"{name}\", \"<data>\", \"$VAR\"): rendering it sends the data away."
+        "Use a fixed image URL, or none.";
+    LINK_EXFILTRATION = "SKL021" "markdown-link-exfiltration" Medium
+        "A Markdown link whose query string holds a placeholder for data."
+        "Use a fixed link, or let the user fill in the query.";
+    PIPE_TO_SHELL = "SKL030" "download-piped-to-shell" High
+        "A download piped straight into an interpreter (\"curl ... | sh\", \"wget -O- | bash\", \"iex (iwr ...)\"); medium in documents, high in scripts."
+        "Download to a file, check its digest, then run it; or ship the script in the skill.";
+    DECODE_AND_EXECUTE = "SKL031" "decode-and-execute" High
+        "Encoded text decoded and executed (\"base64 -d | sh\", \"eval(atob(...))\", \"exec(...decode(...))\"): code nobody can read before it runs."
+        "Ship the code as readable source.";
+    CREDENTIAL_READ = "SKL040" "credential-store-read" High
+        "A path of a credential store (~/.ssh, ~/.aws/credentials, .netrc, browser profiles, /etc/shadow; reading .env is medium); medium in documents, high in scripts."
+        "Do not read credentials in a skill; let the user pass what is needed explicitly.";
+    UNDECLARED_NETWORK = "SKL050" "network-under-read-risk" High
+        "A script opens network connections while the skill or the script declares `risk: read`."
+        "Declare the script's real tier (write-low or above), or remove the network calls.";
+    UNDECLARED_SCRIPTS = "SKL051" "scripts-not-described" Low
+        "The skill ships scripts, but its description mentions no script, command or tool."
+        "Say in the description that the skill runs scripts, and what they do.";
+    UNSAFE_FILES = "SKL060" "unsafe-skill-files" High
+        "The skill's files cannot be read safely: a symbolic link leaving the skill, a special file, an unsafe file name, or over the size limits."
+        "Remove the offending entry named in the message.";
+}
+
+/// What kind of file a text is, which decides the rules that apply to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileClass {
+    /// `SKILL.md` or another document (Markdown, text): read by the model.
+    Document,
+    /// A script (under `scripts/` or with an interpreter's extension).
+    Script,
+    /// Any other text file: only the Unicode rules.
+    Other,
+}
+
+impl FileClass {
+    /// The class of the file at `relative` (a skill-relative path, `/` between segments).
+    pub(crate) fn of(relative: &str) -> Self {
+        let name = relative.rsplit('/').next().unwrap_or(relative);
+        let extension = name
+            .rsplit_once('.')
+            .map(|(_, extension)| extension.to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("md" | "mdx" | "markdown" | "txt" | "rst") => Self::Document,
+            Some(
+                "py" | "sh" | "bash" | "zsh" | "js" | "mjs" | "cjs" | "ts" | "ps1" | "rb" | "pl"
+                | "php" | "lua",
+            ) => Self::Script,
+            _ if relative.starts_with("scripts/") => Self::Script,
+            _ => Self::Other,
+        }
+    }
+}
+
+/// Where findings of one file go.
+pub(crate) struct FileScan<'a> {
+    /// The file's path as findings name it.
+    pub(crate) file: &'a str,
+    /// The skill the file belongs to, if any.
+    pub(crate) skill: Option<&'a str>,
+    /// The file's kind.
+    pub(crate) class: FileClass,
+    /// Whether the script's declared tier is `read` (the network rule applies).
+    pub(crate) read_only: bool,
+    /// The findings.
+    pub(crate) findings: &'a mut Vec<Finding>,
+}
+
+impl FileScan<'_> {
+    fn push(
+        &mut self,
+        rule: &Rule,
+        severity: Severity,
+        line: usize,
+        column: usize,
+        message: String,
+    ) {
+        self.findings.push(Finding {
+            rule_id: rule.id,
+            rule_name: rule.name,
+            severity,
+            message,
+            file: self.file.to_owned(),
+            line,
+            column,
+            skill: self.skill.map(str::to_owned),
+        });
+    }
+
+    /// A document's findings are `lowered` there; a script's keep the rule's severity.
+    fn script_severity(&self, rule: &Rule, lowered: Severity) -> Severity {
+        if self.class == FileClass::Script {
+            rule.severity
+        } else {
+            lowered
+        }
+    }
+}
+
+/// Runs every rule that applies to the file's class over `text`.
+pub(crate) fn check_text(text: &str, scan: &mut FileScan<'_>) {
+    // Each group's patterns run over the whole text first (one pass of the regex engine); only
+    // a text they match is looked at line by line, for the exact places.
+    let any = |patterns: &[&Regex]| patterns.iter().any(|pattern| pattern.is_match(text));
+    let unicode = !text.is_ascii();
+    let (prompt, urls) = match scan.class {
+        FileClass::Document => (
+            any(&[&OVERRIDE, &CONCEAL, &WITHOUT_ASKING]),
+            text.contains("](") || text.to_ascii_lowercase().contains("<img"),
+        ),
+        _ => (false, false),
+    };
+    let commands = scan.class != FileClass::Other
+        && (PIPE_SHELL
+            .iter()
+            .chain(DECODE_EXEC.iter())
+            .any(|p| p.is_match(text))
+            || any(&[&CREDENTIALS, &DOTENV]));
+    let network = scan.class == FileClass::Script && scan.read_only && NETWORK.is_match(text);
+    if !(unicode || prompt || urls || commands || network) {
+        return;
+    }
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        if unicode {
+            check_unicode(line, number, scan);
+        }
+        if prompt {
+            check_prompt(line, number, scan);
+        }
+        if urls {
+            check_urls(line, number, scan);
+        }
+        if commands {
+            check_commands(line, number, scan);
+        }
+        if network {
+            check_network(line, number, scan);
+        }
+    }
+}
+
+fn is_emoji(c: char) -> bool {
+    matches!(c, '\u{1F000}'..='\u{1FAFF}' | '\u{2600}'..='\u{27BF}')
+}
+
+/// The Unicode rules: at most one finding per rule and line, at its first character.
+fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
+    if line.is_ascii() {
+        return;
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let mut tags = (0usize, String::new(), 0usize);
+    let mut bidi = (0usize, 0usize, '\0');
+    let mut invisible = (0usize, 0usize, '\0');
+    for (index, &c) in chars.iter().enumerate() {
+        let column = index + 1;
+        if ('\u{E0000}'..='\u{E007F}').contains(&c) {
+            if tags.0 == 0 {
+                tags.2 = column;
+            }
+            tags.0 += 1;
+            if let Some(ascii) = char::from_u32(u32::from(c) - 0xE0000)
+                && (' '..='~').contains(&ascii)
+                && tags.1.len() < 80
+            {
+                tags.1.push(ascii);
+            }
+        } else if matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') {
+            if bidi.0 == 0 {
+                bidi = (0, column, c);
+            }
+            bidi.0 += 1;
+        } else if get_general_category(c) == GeneralCategory::Format {
+            let bom_first = c == '\u{FEFF}' && number == 1 && index == 0;
+            let emoji_joiner = c == '\u{200D}'
+                && index > 0
+                && chars.get(index + 1).is_some_and(|&next| is_emoji(next))
+                && (is_emoji(chars[index - 1]) || chars[index - 1] == '\u{FE0F}');
+            if bom_first || emoji_joiner {
+                continue;
+            }
+            if invisible.0 == 0 {
+                invisible = (0, column, c);
+            }
+            invisible.0 += 1;
+        }
+    }
+    if tags.0 > 0 {
+        let decoded = skillful_core::text::one_line(&tags.1).into_owned();
+        scan.push(
+            &TAG_CHARACTERS,
+            TAG_CHARACTERS.severity,
+            number,
+            tags.2,
+            format!("{} Unicode tag characters, reading {decoded:?}", tags.0),
+        );
+    }
+    if bidi.0 > 0 {
+        scan.push(
+            &BIDI_CONTROLS,
+            BIDI_CONTROLS.severity,
+            number,
+            bidi.1,
+            format!(
+                "{} bidirectional control characters, the first U+{:04X}",
+                bidi.0,
+                u32::from(bidi.2)
+            ),
+        );
+    }
+    if invisible.0 > 0 {
+        scan.push(
+            &INVISIBLE_FORMAT,
+            INVISIBLE_FORMAT.severity,
+            number,
+            invisible.1,
+            format!(
+                "{} invisible format characters, the first U+{:04X}",
+                invisible.0,
+                u32::from(invisible.2)
+            ),
+        );
+    }
+}
+
+fn regex(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("the scanner's patterns are valid")
+}
+
+static OVERRIDE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+|my\s+|these\s+)?(previous|prior|above|earlier|preceding|original|system|user'?s?)\s+(instructions|prompts?|rules|directions|guidelines|messages)\b",
+    )
+});
+static CONCEAL: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b((do\s+not|don'?t|never)\s+(tell|inform|notify|alert|(mention|reveal|disclose)\s+(this|it|that|anything)\s+to)\s+the\s+user|without\s+(telling|informing|notifying|alerting)\s+the\s+user|(hide|conceal)\s+(this|it|that|these|them)\s+from\s+the\s+user|(keep|make)\s+(this|it|that)\s+(secret|hidden)\s+from\s+the\s+user)\b",
+    )
+});
+static WITHOUT_ASKING: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\bwithout\s+(first\s+)?(asking(\s+the\s+user)?|asking\s+for\s+(permission|confirmation|consent)|(the\s+)?user'?s?\s+(consent|permission|approval|knowledge)|(any\s+)?(confirmation|permission|consent))\b",
+    )
+});
+
+/// Prompt-injection phrases in documents.
+fn check_prompt(line: &str, number: usize, scan: &mut FileScan<'_>) {
+    if let Some(found) = OVERRIDE.find(line) {
+        let message = format!("\"{}\"", excerpt(found.as_str()));
+        scan.push(
+            &OVERRIDE_INSTRUCTIONS,
+            OVERRIDE_INSTRUCTIONS.severity,
+            number,
+            column(line, found.start()),
+            message,
+        );
+    }
+    if let Some(found) = CONCEAL.find(line) {
+        // "do not tell the user to run it" gives the model advice on wording, hiding nothing.
+        let rest = line[found.end()..].trim_start().to_ascii_lowercase();
+        let advice = ["to ", "how ", "that you ", "what to "]
+            .iter()
+            .any(|word| rest.starts_with(word));
+        if !advice {
+            let message = format!("\"{}\"", excerpt(found.as_str()));
+            scan.push(
+                &CONCEAL_FROM_USER,
+                CONCEAL_FROM_USER.severity,
+                number,
+                column(line, found.start()),
+                message,
+            );
+        }
+    }
+    if let Some(found) = WITHOUT_ASKING.find(line) {
+        let message = format!("\"{}\"", excerpt(found.as_str()));
+        scan.push(
+            &ACT_WITHOUT_ASKING,
+            ACT_WITHOUT_ASKING.severity,
+            number,
+            column(line, found.start()),
+            message,
+        );
+    }
+}
+
+static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r#"(?i)!\[[^\]]*\]\(\s*(<[^>\s]+>|[^)\s]+)|<img\b[^>]*?\bsrc\s*=\s*["']?([^"'\s>]+)"#)
+});
+static LINK: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?:^|[^!\]])\[[^\]]*\]\(\s*(<[^>\s]+>|[^)\s]+)"));
+static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\{\{[^}]*\}\}|\$\{[^}]*\}|\{[A-Za-z_][A-Za-z0-9_.]*\}|<[A-Za-z_][A-Za-z0-9_ -]*>|%3C[A-Za-z_][A-Za-z0-9_]*%3E|\$[A-Z_][A-Z0-9_]+|\[[A-Z][A-Z_]{2,}\]",
+    )
+});
+
+/// A Markdown link destination without the angle brackets that may enclose it.
+fn destination(url: &str) -> &str {
+    url.strip_prefix('<')
+        .and_then(|inner| inner.strip_suffix('>'))
+        .unwrap_or(url)
+}
+
+fn is_remote(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("//")
+}
+
+/// Images and links whose URL carries data out.
+fn check_urls(line: &str, number: usize, scan: &mut FileScan<'_>) {
+    if !line.contains("](") && !line.to_ascii_lowercase().contains("<img") {
+        return;
+    }
+    for captures in IMAGE.captures_iter(line) {
+        let Some(url) = captures.get(1).or_else(|| captures.get(2)) else {
+            continue;
+        };
+        let target = destination(url.as_str());
+        if is_remote(target)
+            && let Some(placeholder) = PLACEHOLDER.find(target)
+        {
+            let message = format!(
+                "image URL {} carries the placeholder {}",
+                excerpt(target),
+                excerpt(placeholder.as_str())
+            );
+            scan.push(
+                &IMAGE_EXFILTRATION,
+                IMAGE_EXFILTRATION.severity,
+                number,
+                column(line, url.start()),
+                message,
+            );
+        }
+    }
+    for captures in LINK.captures_iter(line) {
+        let Some(url) = captures.get(1) else { continue };
+        let target = destination(url.as_str());
+        let Some((_, query)) = target.split_once('?') else {
+            continue;
+        };
+        if is_remote(target)
+            && let Some(placeholder) = PLACEHOLDER.find(query)
+        {
+            let message = format!(
+                "link URL {} carries the placeholder {} in its query",
+                excerpt(target),
+                excerpt(placeholder.as_str())
+            );
+            scan.push(
+                &LINK_EXFILTRATION,
+                LINK_EXFILTRATION.severity,
+                number,
+                column(line, url.start()),
+                message,
+            );
+        }
+    }
+}
+
+static PIPE_SHELL: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?i)\b(curl|wget|fetch)\b[^|\n]*\|\s*(sudo\s+(-\S+\s+)*)?(sh|bash|zsh|ksh|dash|fish|python[0-9.]*|perl|ruby|node)\b",
+        r"(?i)\b(ba|z|k)?sh\s+(-c\s+)?[\x22']?\$\(\s*(curl|wget)\b",
+        r"(?i)\b(ba|z|k)?sh\s+<\(\s*(curl|wget)\b",
+        r"(?i)\b(iex|invoke-expression)\b\s*\(?\s*\(?\s*(iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+(system\.)?net\.webclient)\b",
+        r"(?i)\b(iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(iex|invoke-expression)\b",
+    ]
+    .into_iter()
+    .map(regex)
+    .collect()
+});
+static DECODE_EXEC: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?i)\bbase64\s+(-d|--decode|-D)\b[^|\n]*\|\s*(sudo\s+)?(sh|bash|zsh|ksh|dash|python[0-9.]*|perl)\b",
+        r"(?i)\b(eval|exec)\s*\([^\n]*\b(b64decode|base64_decode|atob|frombase64string|decodebytes|a85decode|b32decode|unhexlify|zlib\.decompress|marshal\.loads)\b",
+        r"(?i)\b(eval|exec)\s*\([^\n]*\bbuffer\.from\([^\n]*['\x22](base64|hex)['\x22]",
+        r"(?i)\bfrombase64string\b[^\n]*\|\s*(iex|invoke-expression)\b",
+        r"(?i)\b(iex|invoke-expression)\b[^\n]*\bfrombase64string\b",
+    ]
+    .into_iter()
+    .map(regex)
+    .collect()
+});
+static CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(~|\$HOME|\$\{HOME\}|%USERPROFILE%|expanduser\(\s*['\x22]~)[/\\]?\.ssh\b|\.ssh[/\\]id_(rsa|ed25519|ecdsa|dsa)\b|\.ssh[/\\]authorized_keys\b|\.aws[/\\]credentials\b|/etc/shadow\b|\.netrc\b|\.git-credentials\b|\.docker[/\\]config\.json\b|\.kube[/\\]config\b|\.gnupg\b|\.mozilla[/\\]firefox\b|\b(google[/\\]chrome|google-chrome|chromium|bravesoftware)[/\\][^\n]*(login data|cookies|local state)\b|\blogins\.json\b|\bkey4\.db\b|\blogin keychain\b|keychain-db\b",
+    )
+});
+static DOTENV: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r#"(?i)\b(cat|less|more|head|tail|source|open|read_text|readfile(sync)?|fopen|file_get_contents|get-content)\b\s*\(?\s*["'`]?([\w./~$-]*/)?\.env(["'`\s),]|$)"#,
+    )
+});
+
+/// Downloads run unseen, encoded code run, credential stores read.
+fn check_commands(line: &str, number: usize, scan: &mut FileScan<'_>) {
+    if let Some(found) = PIPE_SHELL.iter().find_map(|pattern| pattern.find(line)) {
+        let severity = scan.script_severity(&PIPE_TO_SHELL, Severity::Medium);
+        let message = format!("\"{}\"", excerpt(found.as_str()));
+        scan.push(
+            &PIPE_TO_SHELL,
+            severity,
+            number,
+            column(line, found.start()),
+            message,
+        );
+    }
+    if let Some(found) = DECODE_EXEC.iter().find_map(|pattern| pattern.find(line)) {
+        let severity = scan.script_severity(&DECODE_AND_EXECUTE, Severity::Medium);
+        let message = format!("\"{}\"", excerpt(found.as_str()));
+        scan.push(
+            &DECODE_AND_EXECUTE,
+            severity,
+            number,
+            column(line, found.start()),
+            message,
+        );
+    }
+    if let Some(found) = CREDENTIALS.find(line) {
+        let severity = scan.script_severity(&CREDENTIAL_READ, Severity::Medium);
+        let message = format!("names the credential store \"{}\"", excerpt(found.as_str()));
+        scan.push(
+            &CREDENTIAL_READ,
+            severity,
+            number,
+            column(line, found.start()),
+            message,
+        );
+    } else if let Some(found) = DOTENV.find(line) {
+        let message = format!("reads a .env file: \"{}\"", excerpt(found.as_str()));
+        scan.push(
+            &CREDENTIAL_READ,
+            Severity::Medium,
+            number,
+            column(line, found.start()),
+            message,
+        );
+    }
+}
+
+static NETWORK: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?im)\b(requests\.(get|post|put|delete|patch|head|request|session)\b|urllib\.request\b|urllib3\b|http\.client\b|httpx\.|aiohttp\b|socket\.(socket|create_connection)\b|fetch\s*\(|axios\b|xmlhttprequest\b|net\.connect\b|https?\.(request|get)\s*\(|invoke-webrequest\b|invoke-restmethod\b|net\.webclient\b|(^|[\s;|&(])(curl|wget|nc|ncat|ssh|scp|rsync|ftp|telnet)\s)",
+    )
+});
+
+/// Network calls in a script that declares `risk: read`.
+fn check_network(line: &str, number: usize, scan: &mut FileScan<'_>) {
+    if let Some(found) = NETWORK.find(line) {
+        let message = format!(
+            "opens a network connection (\"{}\") under risk: read",
+            excerpt(found.as_str().trim())
+        );
+        scan.push(
+            &UNDECLARED_NETWORK,
+            UNDECLARED_NETWORK.severity,
+            number,
+            column(line, found.start()),
+            message,
+        );
+    }
+}
+
+static MENTIONS_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(scripts?|run|runs|running|execut\w*|commands?|cli|tools?|automat\w*|python|bash|shell|programs?|code|invoke\w*|call\w*|helper)\b",
+    )
+});
+
+/// Whether a description says the skill runs something.
+pub(crate) fn description_mentions_scripts(description: &str) -> bool {
+    MENTIONS_SCRIPTS.is_match(description)
+}
+
+/// The 1-based column, in characters, of the byte offset `at` of `line`.
+fn column(line: &str, at: usize) -> usize {
+    line[..at].chars().count() + 1
+}
+
+/// Untrusted text as a message shows it: one line, at most 80 characters.
+pub(crate) fn excerpt(text: &str) -> String {
+    let short: String = text.chars().take(80).collect();
+    let ellipsis = if short.len() < text.len() { "…" } else { "" };
+    format!("{}{ellipsis}", skillful_core::text::one_line(&short))
+}
