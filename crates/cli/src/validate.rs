@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use skillful_core::Diagnostic;
+use skillful_core::validate::body_warning;
+use skillful_core::{Diagnostic, Skill};
 use skillful_discovery::FileSkillsSource;
 use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
 
@@ -65,6 +66,15 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
                 )
                 .with_path(path),
             );
+        }
+        for skill in &discovery.skills {
+            // Bodies are not the specification's business, but what hides in one is worth a
+            // warning.
+            let diagnostic = match skill.document().await {
+                Ok(document) => body_warning(&document.body),
+                Err(error) => Some(Diagnostic::error("body", error.to_string())),
+            };
+            diagnostics.extend(diagnostic.map(|d| d.with_path(skill.skill_md_path())));
         }
         loaded += discovery.skills.len();
         diagnostics.extend(discovery.diagnostics);

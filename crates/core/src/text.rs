@@ -5,11 +5,76 @@
 
 use std::borrow::Cow;
 
-/// Whether `c` must not reach a terminal raw: C0 controls, DEL, C1 controls, and the Unicode
-/// bidirectional overrides and isolates that reorder what a line appears to say. Newline and
-/// tab are among them; [`for_terminal`] keeps those two.
+/// Whether `c` must not reach a terminal raw: C0 controls, DEL, C1 controls, and every
+/// [invisible](is_invisible) character (the Unicode bidirectional overrides and isolates that
+/// reorder what a line appears to say among them). Newline and tab are among them;
+/// [`for_terminal`] keeps those two.
 pub fn is_hazard(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    c.is_control() || is_invisible(c)
+}
+
+/// Whether `c` is shown as nothing, or changes how the text around it is shown, so that a reader
+/// cannot see that it is there: a format character (Unicode general category `Cf`: zero-width
+/// spaces and joiners, U+2060 WORD JOINER, LRM/RLM, the bidirectional overrides and isolates,
+/// U+FEFF, soft hyphens, ...), a tag character (U+E0000–U+E007F, which can spell out hidden
+/// ASCII: "ASCII smuggling") or a private-use character (which no font is expected to have).
+///
+/// The one rule of the workspace for such characters: the validator refuses or warns about
+/// them, and [`for_terminal`], [`one_line`] and [`visible`] escape them.
+///
+/// # Example
+/// ```
+/// use skillful_core::text::is_invisible;
+///
+/// assert!(is_invisible('\u{200b}') && is_invisible('\u{e0049}') && is_invisible('\u{202e}'));
+/// assert!(!is_invisible('a') && !is_invisible('é') && !is_invisible('\n'));
+/// ```
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        // Format characters (general category Cf, Unicode 15).
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            // Tag characters, assigned (Cf) or not.
+            | '\u{e0000}'..='\u{e007f}'
+            // Private use (general category Co).
+            | '\u{e000}'..='\u{f8ff}'
+            | '\u{f0000}'..='\u{ffffd}'
+            | '\u{100000}'..='\u{10fffd}'
+    )
+}
+
+/// `text` with every [invisible](is_invisible) character replaced by its visible escape (tag
+/// character I as `\u{e0049}`), and nothing else changed: for text given to a model (the
+/// catalog), where line breaks and every visible character must stay as they are. Borrowed when
+/// there is nothing to escape.
+///
+/// # Example
+/// ```
+/// use skillful_core::text::visible;
+///
+/// assert_eq!(visible("Fills forms.\u{e0049}\u{200b}"), "Fills forms.\\u{e0049}\\u{200b}");
+/// assert_eq!(visible("Zeile 1\nZeile 2"), "Zeile 1\nZeile 2");
+/// ```
+pub fn visible(text: &str) -> Cow<'_, str> {
+    escape(text, is_invisible)
 }
 
 /// `text` for a terminal or log: newlines and tabs kept, every other control character (and
@@ -65,5 +130,23 @@ mod tests {
             "a\\u{7}b\\u{7f}c\\u{9b}31md\\u{202e}e\\u{d}f"
         );
         assert!(matches!(for_terminal("plain é text"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn invisible_characters_are_escaped_everywhere() {
+        // Tag characters spelling "Hi", a zero-width space, WORD JOINER, LRM, RLM, BOM, a
+        // private-use character and a right-to-left override.
+        let hidden = "ok\u{e0048}\u{e0069}\u{200b}\u{2060}\u{200e}\u{200f}\u{feff}\u{e000}\u{202e}";
+        let shown =
+            "ok\\u{e0048}\\u{e0069}\\u{200b}\\u{2060}\\u{200e}\\u{200f}\\u{feff}\\u{e000}\\u{202e}";
+        assert_eq!(for_terminal(hidden), shown);
+        assert_eq!(one_line(hidden), shown);
+        assert_eq!(visible(hidden), shown);
+        assert_eq!(
+            visible("a\u{1b}b\n"),
+            "a\u{1b}b\n",
+            "visible leaves controls alone"
+        );
+        assert!(matches!(visible("Ünïcödé — 日本語 😀"), Cow::Borrowed(_)));
     }
 }

@@ -12,6 +12,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::frontmatter::{SPEC_FIELDS, SkillFrontmatter};
+use crate::text::is_invisible;
 use crate::value::{Mapping, Value};
 
 /// The longest name the specification allows, in characters.
@@ -140,6 +141,52 @@ pub fn validate_frontmatter(
     validate_fields(&frontmatter.to_fields(), None, mode)
 }
 
+/// The most invisible characters a diagnostic spells out.
+const SHOWN_INVISIBLE: usize = 8;
+
+/// A diagnostic when `text` (the `field` of a skill) holds [invisible](is_invisible) characters
+/// (format characters such as zero-width spaces, U+2060, LRM/RLM, U+FEFF and the bidirectional
+/// overrides; tag characters, which can spell out hidden text; private-use characters): an error
+/// when strict, a warning when lenient. The message shows them escaped (`\u{e0049}`).
+fn invisible_characters(field: &str, text: &str, mode: ValidationMode) -> Option<Diagnostic> {
+    let found: Vec<char> = text.chars().filter(|c| is_invisible(*c)).collect();
+    if found.is_empty() {
+        return None;
+    }
+    let mut shown: Vec<String> = found
+        .iter()
+        .take(SHOWN_INVISIBLE)
+        .map(|c| format!("\\u{{{:x}}}", u32::from(*c)))
+        .collect();
+    if found.len() > SHOWN_INVISIBLE {
+        shown.push(format!("and {} more", found.len() - SHOWN_INVISIBLE));
+    }
+    let message = format!(
+        "Skill {field} contains {} invisible character(s) ({}): format, tag or private-use characters can hide text from whoever reads the skill; remove them",
+        found.len(),
+        shown.join(", ")
+    );
+    Some(match mode {
+        ValidationMode::Strict => Diagnostic::error(field, message),
+        ValidationMode::Lenient => Diagnostic::warning(field, message),
+    })
+}
+
+/// A warning when a skill's body (its instructions) holds [invisible](is_invisible) characters:
+/// the body is not checked by the specification, so this never rejects a skill.
+///
+/// # Example
+/// ```
+/// use skillful_core::validate::body_warning;
+///
+/// assert!(body_warning("Run scripts/x.sh.").is_none());
+/// let warning = body_warning("Run it.\u{e0049}\u{e0067}").unwrap();
+/// assert!(!warning.is_error() && warning.message.contains("\\u{e0049}"));
+/// ```
+pub fn body_warning(body: &str) -> Option<Diagnostic> {
+    invisible_characters("body", body, ValidationMode::Lenient)
+}
+
 struct Checker {
     mode: ValidationMode,
     diagnostics: Vec<Diagnostic>,
@@ -186,6 +233,7 @@ impl Checker {
             );
             return None;
         }
+        self.invisible("description", &text);
         let chars = text.chars().count();
         if chars > MAX_DESCRIPTION_CHARS {
             self.violation(
@@ -196,6 +244,14 @@ impl Checker {
             );
         }
         Some(text.into_owned())
+    }
+
+    /// A violation when `text` holds [invisible](is_invisible) characters (format, tag or
+    /// private-use characters), which can hide instructions from whoever reads the skill.
+    fn invisible(&mut self, field: &str, text: &str) {
+        if let Some(diagnostic) = invisible_characters(field, text, self.mode) {
+            self.diagnostics.push(diagnostic);
+        }
     }
 
     /// The skill's name; when lenient and it is missing, the expected one.
@@ -235,6 +291,7 @@ impl Checker {
             }
             return fallback.map(str::to_owned);
         };
+        self.invisible("name", written);
         let normalized: String = written.nfkc().collect();
         let chars = normalized.chars().count();
         if chars > MAX_NAME_CHARS {
@@ -276,7 +333,8 @@ impl Checker {
         }
         let invalid: String = normalized
             .chars()
-            .filter(|c| !(c.is_alphanumeric() || *c == '-' || *c == ':'))
+            // ':' and invisible characters have diagnostics of their own.
+            .filter(|c| !(c.is_alphanumeric() || *c == '-' || *c == ':' || is_invisible(*c)))
             .collect();
         if !invalid.is_empty() {
             self.violation(

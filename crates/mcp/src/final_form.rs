@@ -59,23 +59,6 @@ pub const MAX_FILES_PER_SKILL: usize = 512;
 /// Largest sum of `size` over a skill's manifest every conforming host accepts: 16 MiB.
 pub const MAX_BYTES_PER_SKILL: u64 = 16 * 1024 * 1024;
 
-/// Text from a server made safe to print: control characters (an escape sequence's ESC among
-/// them) are replaced by their `\u{..}` escapes.
-fn printable(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_owned();
-    }
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use rmcp::model::{
@@ -252,11 +235,5 @@ mod tests {
             .unwrap(),
             json!({"resources": {}, "extensions": {SKILLS_EXTENSION_ID: {"directoryRead": true}}})
         );
-    }
-
-    #[test]
-    fn printable_escapes_control_characters_only() {
-        assert_eq!(printable("plain text"), "plain text");
-        assert_eq!(printable("a\u{1b}[31mb\n"), "a\\u{1b}[31mb\\u{a}");
     }
 }

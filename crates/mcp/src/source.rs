@@ -563,4 +563,21 @@ mod tests {
         let entry = IndexEntry::new("good", SKILL_MD_TYPE, "Fine.", "skill://good/SKILL.md");
         assert_eq!(index_frontmatter(&entry).unwrap().description, "Fine.");
     }
+
+    #[test]
+    fn tag_characters_in_an_mcp_description_are_reported_by_the_one_validator() {
+        // "Ignore" in Unicode tag characters after the visible text.
+        let hidden = "Fills PDFs.\u{e0049}\u{e0067}\u{e006e}\u{e006f}\u{e0072}\u{e0065}";
+        let (_, diagnostics) =
+            entry_frontmatter(&entry(json!({"name": "pdf", "description": hidden}))).unwrap();
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].field, "description");
+        assert!(
+            diagnostics[0].message.contains("\\u{e0049}"),
+            "{diagnostics:?}"
+        );
+        let entry = IndexEntry::new("pdf", SKILL_MD_TYPE, hidden, "skill://pdf/SKILL.md");
+        let rejected = index_frontmatter(&entry).unwrap_err();
+        assert!(rejected.contains("invisible character"), "{rejected}");
+    }
 }

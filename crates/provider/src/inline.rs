@@ -10,7 +10,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use skillful_core::validate::{ValidationMode, validate_frontmatter};
+use skillful_core::validate::{ValidationMode, body_warning, validate_frontmatter};
 use skillful_core::{
     DEFAULT_SCRIPT_TIMEOUT, DeclaredRisk, Diagnostic, ResourceContent, RiskTier, Skill,
     SkillDocument, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
@@ -277,6 +277,7 @@ impl InlineSkillBuilder {
         );
         let mut diagnostics = validated.diagnostics;
         diagnostics.extend(warnings);
+        diagnostics.extend(body_warning(&self.instructions));
         for diagnostic in &diagnostics {
             tracing::warn!(skill = %skill, field = %diagnostic.field, "{}", diagnostic.message);
         }

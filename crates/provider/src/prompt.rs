@@ -1,9 +1,11 @@
 //! The system-prompt text that advertises the skills, and the budget that keeps its listing short.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry as Slot;
 use std::sync::Arc;
 
+use skillful_core::text::visible;
 use skillful_core::validate::confusable_shown;
 use skillful_core::{RiskTier, Scope, Skill};
 
@@ -95,8 +97,10 @@ impl Default for ListingRules {
 
 /// One skill as the catalog lists it.
 struct Entry<'a> {
-    name: &'a str,
-    description: &'a str,
+    /// The name, invisible characters escaped ([`visible`]).
+    name: Cow<'a, str>,
+    /// The description, invisible characters escaped ([`visible`]).
+    description: Cow<'a, str>,
     risk: Option<RiskTier>,
     scope: Scope,
     /// Set when another skill's name looks the same: the line that tells them apart.
@@ -125,7 +129,7 @@ fn mark_lookalikes(entries: &mut [Entry<'_>]) {
     let mut first_of: HashMap<String, usize> = HashMap::with_capacity(entries.len());
     let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
     for (i, entry) in entries.iter().enumerate() {
-        match first_of.entry(skillful_core::validate::skeleton(entry.name)) {
+        match first_of.entry(skillful_core::validate::skeleton(&entry.name)) {
             Slot::Occupied(first) => groups
                 .entry(*first.get())
                 .or_insert_with(|| vec![*first.get()])
@@ -139,7 +143,7 @@ fn mark_lookalikes(entries: &mut [Entry<'_>]) {
         for &i in &group {
             let mut others: Vec<String> = group
                 .iter()
-                .map(|&j| entries[j].name)
+                .map(|&j| &*entries[j].name)
                 .filter(|other| *other != entries[i].name)
                 .map(|other| format!("`{}`", confusable_shown(other)))
                 .collect();
@@ -150,7 +154,7 @@ fn mark_lookalikes(entries: &mut [Entry<'_>]) {
             others.dedup();
             entries[i].lookalike = Some(format!(
                 "This name is spelled `{}`: it is not {}, whose name looks the same.",
-                confusable_shown(entries[i].name),
+                confusable_shown(&entries[i].name),
                 others.join(" or ")
             ));
         }
@@ -173,15 +177,15 @@ pub(crate) fn instructions(
     let mut entries: Vec<Entry<'_>> = skills
         .iter()
         .map(|skill| Entry {
-            name: skill.name(),
-            description: skill.description(),
+            name: visible(skill.name()),
+            description: visible(skill.description()),
             risk: skill.risk_tier(),
             scope: skill.scope(),
             lookalike: None,
         })
         .collect();
     entries.sort_unstable_by(|a, b| {
-        (a.name, a.description, a.risk, a.scope).cmp(&(b.name, b.description, b.risk, b.scope))
+        (&a.name, &a.description, a.risk, a.scope).cmp(&(&b.name, &b.description, b.risk, b.scope))
     });
     mark_lookalikes(&mut entries);
     let plan = fit(&entries, rules);
@@ -234,7 +238,7 @@ impl Costs {
         for entry in entries {
             costs.fixed.push(
                 fixed_text
-                    + escaped_len(entry.name)
+                    + escaped_len(&entry.name)
                     + entry.risk.map_or(0, |tier| risk_line(tier).len())
                     + entry
                         .lookalike
@@ -243,7 +247,7 @@ impl Costs {
             );
             let mut raw = 0;
             let mut entities = Vec::new();
-            if entry.description.is_ascii() && !needs_escaping(entry.description) {
+            if entry.description.is_ascii() && !needs_escaping(&entry.description) {
                 raw = entry.description.len();
             } else {
                 for character in entry.description.chars() {
@@ -369,10 +373,10 @@ fn fit(entries: &[Entry<'_>], rules: &ListingRules) -> Plan {
     by_priority.sort_by_key(|&i| {
         let entry = &entries[i];
         (
-            first.get(entry.name).copied().unwrap_or(usize::MAX),
+            first.get(&*entry.name).copied().unwrap_or(usize::MAX),
             entry.scope,
-            entry.name,
-            entry.description,
+            &entry.name,
+            &entry.description,
             entry.risk,
         )
     });
@@ -456,7 +460,7 @@ fn render(entries: &[Entry<'_>], plan: &Plan) -> String {
                     cut.push(ELLIPSIS);
                     escape_xml(&cut)
                 }
-                _ => escape_xml(entry.description),
+                _ => escape_xml(&entry.description),
             };
             let risk = entry.risk.map(risk_line).unwrap_or_default();
             let lookalike = entry
@@ -466,7 +470,7 @@ fn render(entries: &[Entry<'_>], plan: &Plan) -> String {
                 .unwrap_or_default();
             format!(
                 "{ENTRY_START}{}{NAME_END}{description}{DESCRIPTION_END}{risk}{lookalike}{ENTRY_END}",
-                escape_xml(entry.name)
+                escape_xml(&entry.name)
             )
         })
         .collect();

@@ -16,8 +16,8 @@ use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::Value;
 
 use super::entry::{EntryProblem, RejectedEntry, check_entry, manifest_file, parse_entry};
-use super::printable;
 use super::verify::{Integrity, VerificationError, verify_file};
+use skillful_core::text::one_line;
 
 /// Why a request of the extension failed. Every variant names the server by the host's label
 /// for it.
@@ -298,7 +298,7 @@ pub async fn list_skills(
                 match check_entry(&skill) {
                     Ok(()) => page.skills.push(skill),
                     Err(problem) => page.rejected.push(RejectedEntry {
-                        uri: Some(printable(&skill.uri)),
+                        uri: Some(one_line(&skill.uri).into_owned()),
                         problem,
                     }),
                 }
@@ -401,7 +401,7 @@ pub async fn get_skill(
         }) => {
             return Err(FinalFormError::NotASkill {
                 server: server.to_owned(),
-                uri: printable(uri),
+                uri: one_line(uri).into_owned(),
                 message,
             });
         }
@@ -414,7 +414,7 @@ pub async fn get_skill(
     };
     let invalid = |problem| FinalFormError::InvalidEntry {
         server: server.to_owned(),
-        uri: printable(uri),
+        uri: one_line(uri).into_owned(),
         problem,
     };
     let (skill, cache) = match result {
@@ -448,7 +448,7 @@ pub async fn get_skill(
     if skill.uri != uri {
         return Err(malformed(format!(
             "it is the entry of {}, not of the skill asked for",
-            printable(&skill.uri)
+            one_line(&skill.uri).into_owned()
         )));
     }
     Ok((skill, cache))
@@ -475,7 +475,7 @@ pub async fn read_skill_file(
             let file = manifest_file(skill, uri).ok_or_else(|| VerificationError::Unlisted {
                 server: server.to_owned(),
                 skill: skill.uri.clone(),
-                uri: printable(uri),
+                uri: one_line(uri).into_owned(),
             })?;
             Some(file.size)
         }
@@ -494,7 +494,7 @@ pub async fn read_skill_file(
     };
     let contents = |message: &str| VerificationError::Contents {
         server: server.to_owned(),
-        uri: printable(uri),
+        uri: one_line(uri).into_owned(),
         message: message.to_owned(),
     };
     let mut matching = result.contents.into_iter().filter(|part| match part {
@@ -518,7 +518,7 @@ pub async fn read_skill_file(
             {
                 return Err(VerificationError::Size {
                     server: server.to_owned(),
-                    uri: printable(uri),
+                    uri: one_line(uri).into_owned(),
                     expected,
                     actual,
                 }
@@ -574,7 +574,7 @@ pub async fn read_directory(
                     ..
                 } => FinalFormError::NotADirectory {
                     server: server.to_owned(),
-                    uri: printable(uri),
+                    uri: one_line(uri).into_owned(),
                     message,
                 },
                 other => other,
@@ -590,8 +590,8 @@ pub async fn read_directory(
         if !direct {
             tracing::warn!(
                 server,
-                directory = %printable(uri),
-                child = %printable(&child.uri),
+                directory = %one_line(uri),
+                child = %one_line(&child.uri),
                 "dropping a directory child outside the directory"
             );
         }
@@ -622,9 +622,9 @@ fn service_error(
         ServiceError::McpError(error) => FinalFormError::Refused {
             server: server.to_owned(),
             method,
-            target: printable(target),
+            target: one_line(target).into_owned(),
             code: error.code.0,
-            message: printable(&error.message),
+            message: one_line(&error.message).into_owned(),
         },
         ServiceError::UnexpectedResponse => FinalFormError::Malformed {
             server: server.to_owned(),
@@ -634,7 +634,7 @@ fn service_error(
         other => FinalFormError::Transport {
             server: server.to_owned(),
             method,
-            message: printable(&other.to_string()),
+            message: one_line(&other.to_string()).into_owned(),
         },
     }
 }
@@ -698,7 +698,7 @@ fn reject_repeated_uris(page: &mut SkillsPage, seen: &mut HashSet<String>) {
             page.skills.push(skill);
         } else {
             page.rejected.push(RejectedEntry {
-                uri: Some(printable(&skill.uri)),
+                uri: Some(one_line(&skill.uri).into_owned()),
                 problem: EntryProblem::Duplicate,
             });
         }

@@ -7,8 +7,9 @@ use percent_encoding::percent_decode_str;
 use rmcp::model::{SKILL_MD, Skill, SkillResource, SkillResources};
 use serde_json::Value;
 
-use super::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, printable};
+use super::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL};
 use skillful_core::names::check_relative_name;
+use skillful_core::text::{is_hazard, one_line};
 
 /// Why a skill entry cannot be loaded. The spec forbids loading an invalid entry; the other
 /// entries of the listing are unaffected.
@@ -84,13 +85,19 @@ pub struct RejectedEntry {
 /// assert!(matches!(rejected.problem, EntryProblem::Shape(_)));
 /// ```
 pub fn parse_entry(value: Value) -> Result<Skill, RejectedEntry> {
-    let uri = value.get("uri").and_then(Value::as_str).map(printable);
+    let uri = value
+        .get("uri")
+        .and_then(Value::as_str)
+        .map(|uri| one_line(uri).into_owned());
     let reject = |problem| RejectedEntry {
         uri: uri.clone(),
         problem,
     };
-    let skill: Skill = serde_json::from_value(value)
-        .map_err(|error| reject(EntryProblem::Shape(printable(&error.to_string()))))?;
+    let skill: Skill = serde_json::from_value(value).map_err(|error| {
+        reject(EntryProblem::Shape(
+            one_line(&error.to_string()).into_owned(),
+        ))
+    })?;
     check_entry(&skill).map_err(reject)?;
     Ok(skill)
 }
@@ -109,13 +116,13 @@ pub fn check_entry(skill: &Skill) -> Result<(), EntryProblem> {
         _ => &[],
     };
     for uri in std::iter::once(&skill.uri).chain(files.iter().map(|file| &file.uri)) {
-        if uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(EntryProblem::UriCharacters(printable(uri)));
+        if uri.chars().any(|c| c.is_whitespace() || is_hazard(c)) {
+            return Err(EntryProblem::UriCharacters(one_line(uri).into_owned()));
         }
     }
     skill
         .validate()
-        .map_err(|error| EntryProblem::Rule(printable(&error.to_string())))?;
+        .map_err(|error| EntryProblem::Rule(one_line(&error.to_string()).into_owned()))?;
     if files.len() > MAX_FILES_PER_SKILL {
         return Err(EntryProblem::TooManyFiles { files: files.len() });
     }
@@ -205,7 +212,7 @@ pub fn disambiguated_names(skills: &[Skill]) -> Vec<String> {
         .map(|(index, skill)| {
             let group = &by_name[skill.frontmatter.name.as_str()];
             if group.len() == 1 {
-                return printable(&skill.frontmatter.name);
+                return one_line(&skill.frontmatter.name).into_owned();
             }
             let own = &segments[index];
             let tail = (1..=own.len()).find(|&length| {
@@ -218,9 +225,9 @@ pub fn disambiguated_names(skills: &[Skill]) -> Vec<String> {
                 Some(length) => {
                     let mut parts: Vec<&str> = own[..length].to_vec();
                     parts.reverse();
-                    printable(&parts.join("/"))
+                    one_line(&parts.join("/")).into_owned()
                 }
-                _ => printable(&skill.uri),
+                _ => one_line(&skill.uri).into_owned(),
             }
         })
         .collect()
@@ -286,7 +293,7 @@ pub fn resolve_relative(skill: &Skill, relative: &str) -> Result<String, String>
         .ok_or_else(|| {
             format!(
                 "{} is not a file of the skill's manifest",
-                printable(relative)
+                one_line(relative).into_owned()
             )
         })
 }

@@ -10,8 +10,9 @@ use rmcp::model::{
 use serde_json::Value;
 use skillful_frontmatter::{ParseOptions, parse};
 
+use super::MAX_BYTES_PER_SKILL;
 use super::entry::manifest_file;
-use super::{MAX_BYTES_PER_SKILL, printable};
+use skillful_core::text::one_line;
 
 /// How far fetched content could be checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,7 +146,7 @@ pub fn verify_file(
     let unlisted = || VerificationError::Unlisted {
         server: server.to_owned(),
         skill: skill.uri.clone(),
-        uri: printable(uri),
+        uri: one_line(uri).into_owned(),
     };
     if !matches!(skill.resources, SkillResources::Files(_)) {
         let root = skill.uri.strip_suffix(SKILL_MD).unwrap_or(&skill.uri);
@@ -227,11 +228,12 @@ pub fn verify_skill_md(
 pub fn fetched_frontmatter(text: &str) -> Result<JsonObject, String> {
     let options = ParseOptions::default()
         .with_max_file_bytes(usize::try_from(MAX_BYTES_PER_SKILL).unwrap_or(usize::MAX));
-    let document = parse(text, &options).map_err(|error| printable(&error.to_string()))?;
+    let document =
+        parse(text, &options).map_err(|error| one_line(&error.to_string()).into_owned())?;
     match serde_json::to_value(document.fields()) {
         Ok(Value::Object(fields)) => Ok(fields),
         Ok(_) => Err("the frontmatter is not a mapping".to_owned()),
-        Err(error) => Err(printable(&error.to_string())),
+        Err(error) => Err(one_line(&error.to_string()).into_owned()),
     }
 }
 
@@ -263,7 +265,7 @@ pub fn compare_frontmatter(listed: &SkillFrontmatter, fetched: &JsonObject) -> R
         _ => return Err("name".to_owned()),
     };
     match first_difference(&listed, fetched) {
-        Some(path) => Err(printable(&path)),
+        Some(path) => Err(one_line(&path).into_owned()),
         None => Ok(()),
     }
 }

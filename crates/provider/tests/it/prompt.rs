@@ -193,3 +193,25 @@ async fn a_skill_that_declares_a_risk_tier_shows_it_in_the_catalog_and_the_other
 "
     );
 }
+
+#[tokio::test]
+async fn invisible_characters_in_an_inline_skill_are_escaped_in_the_catalog() {
+    // "Ignore" in Unicode tag characters, a zero-width space and a right-to-left override.
+    let hidden = "Fills PDF forms.\u{e0049}\u{e0067}\u{200b}\u{202e}";
+    let run = run(vec![skill("pdf", hidden)]).await;
+    let instructions = run.instructions().unwrap();
+    assert!(
+        instructions.contains(
+            "<description>Fills PDF forms.\\u{e0049}\\u{e0067}\\u{200b}\\u{202e}</description>"
+        ),
+        "{instructions}"
+    );
+    assert!(!instructions.contains('\u{e0049}'));
+    // Strictly validated, the same skill is refused.
+    let error = skillful_provider::InlineSkill::builder("pdf", hidden)
+        .instructions("Fill.")
+        .validation(skillful_core::validate::ValidationMode::Strict)
+        .build()
+        .unwrap_err();
+    assert!(error.to_string().contains("invisible character"), "{error}");
+}
