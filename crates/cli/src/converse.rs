@@ -139,11 +139,25 @@ impl ModelArgs {
     /// The server to talk to: `--endpoint` (or `SKILLS_ENDPOINT`), else the embedded engine's
     /// fallback ([`model_server`]), kept until the guard is dropped.
     pub(crate) async fn server(&self) -> anyhow::Result<(String, Option<EngineGuard>)> {
-        model_server(self.endpoint.as_deref(), self.model.as_deref()).await
+        let server = model_server(self.endpoint.as_deref(), self.model.as_deref()).await?;
+        if self.endpoint.is_none() && self.key_variable().is_some() {
+            eprintln!(
+                "skills: {} is not sent to {}, which was not named; pass --endpoint URL (or set SKILLS_ENDPOINT) to send it",
+                one_line(&self.api_key_env),
+                server.0
+            );
+        }
+        Ok(server)
     }
 
-    /// The API key, from the variable `--api-key-env` names (unset or empty: none).
+    /// The API key, from the variable `--api-key-env` names (unset or empty: none); only for
+    /// an endpoint the user named (`--endpoint`, `SKILLS_ENDPOINT`), never for the implicit
+    /// default or an engine, whoever may hold their port.
     pub(crate) fn api_key(&self) -> Option<String> {
+        self.endpoint.as_ref().and(self.key_variable())
+    }
+
+    fn key_variable(&self) -> Option<String> {
         std::env::var(&self.api_key_env)
             .ok()
             .filter(|key| !key.is_empty())

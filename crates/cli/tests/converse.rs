@@ -131,6 +131,43 @@ async fn an_unanswered_approval_waits_in_the_session_file() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_api_key_never_goes_to_the_implicit_default_endpoint() {
+    // Whoever holds 127.0.0.1:1234 (any local user) answers a run without --endpoint: it must
+    // not receive the user's API key.
+    let Some(squatter) = TestServer::start_at(1234).await else {
+        eprintln!("skipped: 127.0.0.1:1234 is in use");
+        return;
+    };
+    squatter.push(Reply::text("Hello."));
+    let mut command = common::command(&[
+        "run".to_owned(),
+        "hi".to_owned(),
+        "--skills".to_owned(),
+        EXAMPLES.to_owned(),
+    ]);
+    command.env("SKILLS_API_KEY", "s3cret-key");
+    let output = common::run_with(command, String::new()).await;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let requests = squatter.requests();
+    assert!(!requests.is_empty());
+    assert!(
+        requests
+            .iter()
+            .all(|request| request.authorization.is_none()),
+        "{:?}",
+        requests
+            .iter()
+            .map(|r| &r.authorization)
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        stderr.contains("SKILLS_API_KEY is not sent to http://127.0.0.1:1234/v1"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn no_server_is_one_line_naming_the_url() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();

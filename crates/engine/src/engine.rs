@@ -9,8 +9,8 @@ use crate::dirs::{EngineDirs, create_dir};
 use crate::download::{DEFAULT_INDEX_URL, Fetcher, Progress};
 use crate::install::{Installation, Installer};
 use crate::process::{
-    EngineRecord, Launch, Probe, Records, free_port, healthy, is_alive, probe, spawn, stop_child,
-    tail, terminate,
+    EngineRecord, Launch, Probe, Records, free_port, healthy, is_alive, probe, process_identity,
+    spawn, stop_child, tail, terminate,
 };
 use crate::{EngineError, catalogue};
 
@@ -249,6 +249,7 @@ impl Engine {
             template: template.name.to_owned(),
             log,
             owner: options.temporary.then(std::process::id),
+            started: process_identity(child.id()),
         };
         let mut engine = RunningEngine {
             record,

@@ -155,6 +155,17 @@ pub enum EngineError {
         /// What answers there.
         what: String,
     },
+    /// The server at the implicit default endpoint is another user's.
+    #[error(
+        "the server at {endpoint} belongs to another user (uid {uid}): skills does not send your \
+         conversation to it unasked; stop it, or pass --endpoint URL to use it anyway"
+    )]
+    ForeignListener {
+        /// The endpoint.
+        endpoint: String,
+        /// The listening socket's owner.
+        uid: u32,
+    },
     /// An engine already runs on the port with another model or template.
     #[error(
         "port {port} already serves the engine with model {model} and template {template} (pid \

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::EngineError;
 use crate::catalogue::Model;
 use crate::engine::{Engine, RunningEngine, StartOptions, reusable};
-use crate::process::{EngineRecord, Probe, probe};
+use crate::process::{EngineRecord, Probe, listener_owners, probe};
 
 /// Which server a command talks to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,12 +50,17 @@ pub struct EngineGuard {
 }
 
 impl EngineGuard {
-    /// The server at `default_endpoint` when anything answers there (`GET {default}/models`);
+    /// The server at `default_endpoint` when anything answers there (`GET {default}/models`),
+    /// unless (on Linux) its listening socket on a loopback address belongs to another user;
     /// else the first engine of `engine`'s state directory that runs to be shared and answers;
     /// else `model` started on a free port for as long as the guard lives.
     ///
+    /// The guard never carries credentials: a host sends its API key only to an endpoint the
+    /// user named, never to the one this picks.
+    ///
     /// # Errors
-    /// Installing or starting the engine failed (see [`Engine::start`]).
+    /// [`EngineError::ForeignListener`] for another user's server at the default endpoint;
+    /// installing or starting the engine failed (see [`Engine::start`]).
     pub async fn ensure(
         engine: &Engine,
         default_endpoint: &str,
@@ -73,6 +78,7 @@ impl EngineGuard {
             probe(&format!("{default_endpoint}/models")).await,
             Probe::Http { .. }
         ) {
+            refuse_foreign_listener(&default_endpoint)?;
             return Ok(guard(Serving::Default(default_endpoint.clone()), None));
         }
         for record in engine.running()? {
@@ -146,6 +152,35 @@ impl EngineGuard {
     #[cfg(not(unix))]
     fn stop_on_signals(&mut self) {
         // On Windows, Ctrl-C reaches every process of the console, the engine included.
+    }
+}
+
+/// Refuses `endpoint` when it is on a loopback address and another user's socket listens on its
+/// port (a squatter on the default port would otherwise receive the conversation).
+fn refuse_foreign_listener(endpoint: &str) -> Result<(), EngineError> {
+    let Ok(url) = reqwest::Url::parse(endpoint) else {
+        return Ok(());
+    };
+    let host = url.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    let (true, Some(port)) = (loopback, url.port_or_known_default()) else {
+        return Ok(());
+    };
+    #[cfg(unix)]
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    #[cfg(not(unix))]
+    let me = 0;
+    match listener_owners(port).into_iter().find(|uid| *uid != me) {
+        Some(uid) => Err(EngineError::ForeignListener {
+            endpoint: skillful_http::redact_url(endpoint),
+            uid,
+        }),
+        None => Ok(()),
     }
 }
 

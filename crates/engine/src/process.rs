@@ -56,6 +56,12 @@ pub struct EngineRecord {
     /// The process that started it for its own duration and stops it when it ends; `None` for
     /// an engine started to keep running (`skills engine start`).
     pub owner: Option<u32>,
+    /// What proves that `pid` is still the engine (its identity when it started: on
+    /// Linux the boot and the process's start time). A record whose process
+    /// no longer has it (the engine ended and the pid was reused) is stale: it is removed, and
+    /// nothing is ever signalled for it.
+    #[serde(default)]
+    pub started: Option<String>,
 }
 
 impl EngineRecord {
@@ -67,6 +73,19 @@ impl EngineRecord {
     /// Whether it was started for the duration of a command that is still running.
     pub fn is_temporary(&self) -> bool {
         self.owner.is_some_and(is_alive)
+    }
+
+    /// Whether its process is alive and proven to be the engine it recorded (on Linux, the
+    /// same identity as recorded; elsewhere, alive).
+    pub fn is_running(&self) -> bool {
+        if !is_alive(self.pid) {
+            return false;
+        }
+        if cfg!(target_os = "linux") {
+            self.started.is_some() && self.started == process_identity(self.pid)
+        } else {
+            true
+        }
     }
 
     /// Whether it answers `GET /health` with 200 now (503 while its model loads).
@@ -128,8 +147,18 @@ impl Records {
                 .ok()
                 .and_then(|text| serde_json::from_slice::<EngineRecord>(&text).ok());
             match record {
-                Some(record) if is_alive(record.pid) => live.push(record),
-                _ => {
+                Some(record) if record.is_running() => live.push(record),
+                Some(record) => {
+                    tracing::warn!(
+                        "removed the stale engine record {}: process {} is no longer the engine started on port {} (it ended; its pid may belong to another process now)",
+                        path.display(),
+                        record.pid,
+                        record.port
+                    );
+                    let _ = fs::remove_file(&path);
+                }
+                None => {
+                    tracing::warn!("removed the unreadable engine record {}", path.display());
                     let _ = fs::remove_file(&path);
                 }
             }
@@ -137,6 +166,23 @@ impl Records {
         live.sort_by_key(|record| record.port);
         live
     }
+}
+
+/// What identifies process `pid` for as long as it lives, so that a reused pid is told apart:
+/// on Linux `BOOT:START`, the boot's id and the process's start time (clock ticks after boot,
+/// from `/proc/PID/stat`, set when it forked and kept across `exec`, so an engine launched
+/// through `env` keeps it); `None` elsewhere or when `/proc` does not say.
+pub(crate) fn process_identity(pid: u32) -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let boot = fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold anything: fields are counted
+    // after its last `)`, from field 3; the start time is field 22.
+    let (_, fields) = stat.rsplit_once(')')?;
+    let start = fields.split_whitespace().nth(22 - 3)?;
+    Some(format!("{}:{start}", boot.trim()))
 }
 
 /// Whether a process with this id exists (and may be signalled by this user).
@@ -230,6 +276,51 @@ pub(crate) fn stop_child(child: &mut Child, grace: Duration) {
     let _ = grace;
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// The owners (uids) of the sockets listening on `port` of a loopback or unspecified address,
+/// as Linux's `/proc/net/tcp` and `/proc/net/tcp6` list them (a socket's owner is the user
+/// whose process created it); empty elsewhere.
+pub(crate) fn listener_owners(port: u16) -> Vec<u32> {
+    let mut owners = Vec::new();
+    if !cfg!(target_os = "linux") {
+        return owners;
+    }
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(state), Some(uid)) =
+                (fields.get(1), fields.get(3), fields.get(7))
+            else {
+                continue;
+            };
+            let Some((address, hex_port)) = local.split_once(':') else {
+                continue;
+            };
+            let listening = *state == "0A";
+            let here = u16::from_str_radix(hex_port, 16) == Ok(port);
+            // Loopback (127.0.0.0/8, ::1, ::ffff:127.x) or any address (all zeros); the kernel
+            // writes each 32-bit word in host byte order.
+            let local_or_any = address.bytes().all(|b| b == b'0')
+                || (address.len() == 8 && address.ends_with("7F"))
+                || address == "00000000000000000000000001000000"
+                || (address.len() == 32
+                    && address.starts_with("0000000000000000FFFF0000")
+                    && address.ends_with("7F"));
+            if listening
+                && here
+                && local_or_any
+                && let Ok(uid) = uid.parse()
+            {
+                owners.push(uid);
+            }
+        }
+    }
+    owners
 }
 
 /// A port of 127.0.0.1 that nothing listens on right now.

@@ -125,11 +125,135 @@ async fn a_record_of_a_dead_process_is_removed() {
         template: "qwen25-fenced-json".to_owned(),
         log: PathBuf::from("/nonexistent"),
         owner: None,
+        started: None,
     };
     std::fs::write(records.join("9.json"), serde_json::to_vec(&stale).unwrap()).unwrap();
     std::fs::write(records.join("10.json"), "not json").unwrap();
     assert!(engine.running().unwrap().is_empty());
     assert_eq!(std::fs::read_dir(&records).unwrap().count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stale_record_whose_pid_is_now_another_process_is_removed_and_nothing_is_signalled() {
+    // The engine crashed (or the machine rebooted) and its pid now belongs to an unrelated
+    // process of the same user: `engine stop` must not kill it.
+    let root = tempfile::tempdir().unwrap();
+    let engine = engine(root.path());
+    let mut unrelated = std::process::Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .unwrap();
+    let pid = unrelated.id();
+    let records = root.path().join("state/engines");
+    std::fs::create_dir_all(&records).unwrap();
+    let record = |port: u16, started: &str| {
+        format!(
+            r#"{{"pid": {pid}, "port": {port}, "model": "{DEFAULT_MODEL}", "template": "qwen25-fenced-json", "log": "/nonexistent", "owner": null{started}}}"#
+        )
+    };
+    // A record of the old format (no start stamp) and one whose stamp is another process's.
+    std::fs::write(records.join("9.json"), record(9, "")).unwrap();
+    std::fs::write(
+        records.join("10.json"),
+        record(10, r#", "started": "0:1:/usr/bin/python3""#),
+    )
+    .unwrap();
+    let stopped = engine.stop(None).await.unwrap();
+    assert!(stopped.is_empty(), "{stopped:?}");
+    assert!(
+        unrelated.try_wait().unwrap().is_none(),
+        "the unrelated process was signalled"
+    );
+    assert!(alive(pid));
+    assert_eq!(std::fs::read_dir(&records).unwrap().count(), 0);
+    std::fs::write(records.join("9.json"), record(9, "")).unwrap();
+    assert!(engine.running().unwrap().is_empty());
+    assert_eq!(std::fs::read_dir(&records).unwrap().count(), 0);
+    assert!(alive(pid));
+    unrelated.kill().unwrap();
+    unrelated.wait().unwrap();
+}
+
+/// Another user to run a squatter as (created with `useradd` when the tests run as root), or
+/// `None` when this process is not root.
+fn other_user() -> Option<(String, String)> {
+    const USER: &str = "skillful-test";
+    let id = |args: &[&str]| -> Option<String> {
+        let output = std::process::Command::new("id").args(args).output().ok()?;
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    };
+    if id(&["-u"])? != "0" {
+        return None;
+    }
+    if id(&["-u", USER]).is_none() {
+        let _ = std::process::Command::new("useradd")
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                USER,
+            ])
+            .status();
+    }
+    Some((id(&["-u", USER])?, id(&["-g", USER])?))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_default_endpoint_held_by_another_user_is_refused() {
+    // A local user squats the default port: without --endpoint, the conversation must not go
+    // to their listener.
+    let Some((uid, gid)) = other_user() else {
+        eprintln!("skipped: needs root to run a listener as another user");
+        return;
+    };
+    let port = free_port();
+    let mut squatter = std::process::Command::new("setpriv")
+        .args([
+            &format!("--reuid={uid}"),
+            &format!("--regid={gid}"),
+            "--clear-groups",
+            "--",
+            // The system's Python: a user's own (pyenv's shims) may be out of the other
+            // user's reach.
+            "/usr/bin/python3",
+            "-m",
+            "http.server",
+            "--bind",
+            "127.0.0.1",
+            &port.to_string(),
+        ])
+        .current_dir("/")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the squatter never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let root = tempfile::tempdir().unwrap();
+    let default = format!("http://127.0.0.1:{port}/v1");
+    let error = EngineGuard::ensure(
+        &engine(root.path()),
+        &default,
+        model(DEFAULT_MODEL).unwrap(),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(error, EngineError::ForeignListener { .. }),
+        "{error}"
+    );
+    let message = error.to_string();
+    assert!(message.contains(&format!("uid {uid}")), "{message}");
+    assert!(message.contains("--endpoint"), "{message}");
+    squatter.kill().unwrap();
+    squatter.wait().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]

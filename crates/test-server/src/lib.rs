@@ -184,6 +184,19 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
+        Self::serve(listener)
+    }
+
+    /// Starts a server on `127.0.0.1:port` (a fixed port, such as a default endpoint's);
+    /// `None` when the port cannot be bound (something else holds it).
+    pub async fn start_at(port: u16) -> Option<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .ok()?;
+        Some(Self::serve(listener))
+    }
+
+    fn serve(listener: tokio::net::TcpListener) -> Self {
         let address = listener.local_addr().expect("a bound address");
         let script = Arc::new(Mutex::new(Script::default()));
         let router = Router::new()
