@@ -141,21 +141,32 @@ async fn names(client: &RunningService<RoleClient, Listener>) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn serve_tells_its_client_when_skills_are_added_and_removed() {
-    let root = tempfile::tempdir().unwrap();
-    write_skill(root.path(), "alpha", "The first skill.");
+/// `skills serve --stdio ROOT` (with ROOT as its home), and the notifications its client gets.
+async fn serve_stdio(
+    root: &Path,
+) -> (
+    RunningService<RoleClient, Listener>,
+    tokio::sync::mpsc::UnboundedReceiver<()>,
+) {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"));
     command
         .args(["serve", "--stdio"])
-        .arg(root.path())
-        .env("HOME", root.path())
+        .arg(root)
+        .env("HOME", root)
         .env_remove("RUST_LOG");
-    let (sender, mut notifications) = tokio::sync::mpsc::unbounded_channel();
+    let (sender, notifications) = tokio::sync::mpsc::unbounded_channel();
     let client = Listener(sender)
         .serve(TokioChildProcess::new(command).unwrap())
         .await
         .unwrap();
+    (client, notifications)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_tells_its_client_when_skills_are_added_and_removed() {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "alpha", "The first skill.");
+    let (client, mut notifications) = serve_stdio(root.path()).await;
     assert_eq!(names(&client).await, ["alpha"]);
     let next = async |notifications: &mut tokio::sync::mpsc::UnboundedReceiver<()>| {
         tokio::time::timeout(BOUND, notifications.recv())
@@ -171,5 +182,78 @@ async fn serve_tells_its_client_when_skills_are_added_and_removed() {
     std::fs::remove_dir_all(root.path().join("alpha")).unwrap();
     next(&mut notifications).await;
     assert_eq!(names(&client).await, ["beta"]);
+    client.cancel().await.unwrap();
+}
+
+/// The churning process, stopped when the test ends (passed or not).
+struct Churn(std::process::Child);
+
+impl Drop for Churn {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What the issue allows a request under churn: the debounce limit (2 s) plus one reload.
+const CHURN_BOUND: Duration = Duration::from_secs(3);
+
+/// A build, a log or a sync client keeps writing under a served root: every request is still
+/// answered within [`CHURN_BOUND`], not once the tree is quiet (which it never is here).
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_answers_every_request_within_3_s_under_continuous_churn() {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "alpha", "The first skill.");
+    write_skill(root.path(), "beta", "The second skill.");
+    std::fs::create_dir(root.path().join("build")).unwrap();
+    let log = root.path().join("build/log.txt");
+    // The churn: a separate process rewriting and appending files under the root, 200 times a
+    // second, for as long as the test runs.
+    let _churn = Churn(std::process::Command::new("sh")
+        .args([
+            "-c",
+            r#"i=0; while :; do echo "$i" >> "$1/build/log.txt"; echo "$i" > "$1/alpha/notes.txt"; i=$((i+1)); sleep 0.005; done"#,
+            "sh",
+        ])
+        .arg(root.path())
+        .spawn()
+        .unwrap());
+    let (client, _notifications) = serve_stdio(root.path()).await;
+    // Synchronised on the churn being under way.
+    while std::fs::metadata(&log).map_or(0, |metadata| metadata.len()) < 100 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    let mut slowest = Duration::ZERO;
+    let mut timed = async |what: &str, round: usize, started: std::time::Instant| {
+        let took = started.elapsed();
+        slowest = slowest.max(took);
+        assert!(
+            took < CHURN_BOUND,
+            "round {round}: {what} took {took:?} under churn"
+        );
+    };
+    for round in 0..6 {
+        let started = std::time::Instant::now();
+        tokio::time::timeout(
+            BOUND,
+            client
+                .peer()
+                .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                    "skill://beta/SKILL.md",
+                )),
+        )
+        .await
+        .expect("an answer at all")
+        .unwrap();
+        timed("resources/read", round, started).await;
+        let started = std::time::Instant::now();
+        let listed = tokio::time::timeout(BOUND, names(&client))
+            .await
+            .expect("an answer at all");
+        timed("skills/list", round, started).await;
+        assert_eq!(listed, ["alpha", "beta"]);
+    }
+    eprintln!("slowest request under churn: {slowest:?}");
     client.cancel().await.unwrap();
 }

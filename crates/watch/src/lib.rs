@@ -7,9 +7,12 @@
 //! [`DEFAULT_DEBOUNCE`] (or [`WatchedSourceBuilder::debounce`]), or at the latest
 //! [`DEFAULT_MAX_DELAY`] after the first change of a burst, so a `git checkout` of a thousand
 //! files gives one reload, not a thousand. A call for skills made while changes are pending
-//! waits for that reload, so it never returns skills a change already reported made stale: a
+//! waits for the next reload that *starts after it arrived* and has finished (reloads are
+//! counted), so it never returns skills a change already reported made stale, and never waits
+//! longer than the debounce limit plus one reload, however long the files keep changing: a
 //! change counts as reported as soon as the watcher's thread hears of it, even while the
-//! runtime is busy (or, single-threaded, blocked) and has not run the reloading task yet.
+//! runtime is busy (or, single-threaded, blocked) and has not run the reloading task yet, and a
+//! reload takes in every change reported before it started.
 //! Every reload that changed something is announced on [`WatchedSource::reloads`] (an MCP
 //! server sends `notifications/resources/list_changed` then).
 //!
@@ -24,7 +27,7 @@
 //!
 //! The debouncing is this crate's own rather than `notify-debouncer-*`'s: those flush each path
 //! once that path has been quiet, so a long burst over many files comes out in many batches,
-//! while a reload must wait for the whole tree to be quiet.
+//! while a reload waits for the whole tree to be quiet (up to the max delay).
 //!
 //! # Example
 //! ```
@@ -207,11 +210,27 @@ impl WatchedSource {
     }
 
     /// What the last discovery found (skills and diagnostics), after the reload of any change
-    /// already reported.
+    /// already reported: when changes are pending, the next reload that starts after this call
+    /// and has finished (at most the debounce limit plus one reload away, even under churn).
     pub async fn discovery(&self) -> Arc<Discovery> {
         let mut pending = self.shared.pending.subscribe();
-        // The sender lives as long as `shared`: waiting cannot fail.
-        let _ = pending.wait_for(Pending::settled).await;
+        let wanted = {
+            let now = pending.borrow_and_update();
+            if now.settled() {
+                None
+            } else {
+                Some(now.started + 1)
+            }
+        };
+        if let Some(wanted) = wanted {
+            // Either that reload has finished, or every change reported has been read by one
+            // that has (the change that was pending was in the reload under way when this call
+            // arrived, and nothing changed since). The sender lives as long as `shared`:
+            // waiting cannot fail.
+            let _ = pending
+                .wait_for(|pending| pending.finished >= wanted || pending.settled())
+                .await;
+        }
         self.shared.current()
     }
 
@@ -289,11 +308,14 @@ impl Shared {
     }
 }
 
-/// How many changes the watchers reported, and how many of them a reload has read.
+/// How many changes the watchers reported and how many of them a reload has read; how many
+/// reloads have started and which one finished last.
 #[derive(Debug, Clone, Copy, Default)]
 struct Pending {
     reported: u64,
     read: u64,
+    started: u64,
+    finished: u64,
 }
 
 impl Pending {
@@ -319,11 +341,14 @@ struct Reporter {
 
 impl Reporter {
     fn report(&self, event: notify::Result<notify::Event>) {
-        if is_change(&event) {
+        let change = is_change(&event);
+        // Queued before it counts as reported, so a reload that starts once it is reported
+        // finds it in the queue. The task is gone only when the source is: nothing is waiting
+        // for the event then.
+        let _ = self.events.send(event);
+        if change {
             self.pending.send_modify(|pending| pending.reported += 1);
         }
-        // The task is gone only when the source is: nothing is waiting for the event then.
-        let _ = self.events.send(event);
     }
 }
 
@@ -482,12 +507,11 @@ impl Task {
                 }
                 () = sleep_until(deadline), if deadline.is_some() => {
                     burst = None;
-                    let paths: Vec<PathBuf> = std::mem::take(&mut changed).into_iter().collect();
-                    self.reload(&paths).await;
+                    self.reload(&mut events, &mut changed).await;
                 }
                 _ = look_for_missing.tick() => {
                     if burst.is_none() && self.a_missing_root_appeared() {
-                        self.reload(&[]).await;
+                        self.reload(&mut events, &mut changed).await;
                     }
                 }
             }
@@ -528,11 +552,30 @@ impl Task {
             .any(|(index, root)| !self.watchers.watched.contains_key(&index) && root.is_dir())
     }
 
-    /// Discovers again after `paths` changed, watches roots that appeared, and announces what
-    /// changed.
-    async fn reload(&mut self, paths: &[PathBuf]) {
+    /// Discovers again after the paths in `changed` changed, and those of every event already
+    /// queued (so that it covers every change reported before it started), watches roots that
+    /// appeared, and announces what changed.
+    async fn reload(
+        &mut self,
+        events: &mut mpsc::UnboundedReceiver<notify::Result<notify::Event>>,
+        changed: &mut BTreeSet<PathBuf>,
+    ) {
+        let generation = {
+            let mut started = 0;
+            self.shared.pending.send_modify(|pending| {
+                pending.started += 1;
+                started = pending.started;
+            });
+            started
+        };
+        while let Ok(event) = events.try_recv() {
+            if self.note(event, changed) {
+                self.received += 1;
+            }
+        }
+        let paths: Vec<PathBuf> = std::mem::take(changed).into_iter().collect();
         let before = self.shared.current();
-        let after = Arc::new(self.shared.source.rediscover(&before, paths).await);
+        let after = Arc::new(self.shared.source.rediscover(&before, &paths).await);
         if after.root_dirs() != before.root_dirs() {
             let placeholder =
                 Watchers::new(self.watchers.reporter.clone(), true, self.poll_interval);
@@ -546,9 +589,10 @@ impl Task {
             .unwrap_or_else(PoisonError::into_inner) = Arc::clone(&after);
         // Every change received so far was in this reload's batch.
         let received = self.received;
-        self.shared
-            .pending
-            .send_modify(|pending| pending.read = received);
+        self.shared.pending.send_modify(|pending| {
+            pending.read = received;
+            pending.finished = generation;
+        });
         let (added, changed, removed) = differences(&before.skills, &after.skills);
         if added.is_empty() && changed.is_empty() && removed.is_empty() {
             return;

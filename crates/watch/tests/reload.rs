@@ -215,3 +215,41 @@ fn a_change_heard_while_the_runtime_was_blocked_is_waited_for() {
         assert_eq!(names(&source).await, ["late"]);
     });
 }
+
+/// Files that never stop changing under a root (a build, a log) must not starve a caller: each
+/// call takes the next reload that started after it arrived, and sees a change reloaded before.
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_are_answered_under_continuous_churn_and_see_earlier_changes() {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "alpha", "First.");
+    fs::create_dir(root.path().join("build")).unwrap();
+    let source = watched(root.path(), |builder| {
+        builder.max_delay(Duration::from_millis(300))
+    })
+    .await;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let churn = {
+        let (stop, log) = (std::sync::Arc::clone(&stop), root.path().join("build/log"));
+        std::thread::spawn(move || {
+            let mut round = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                fs::write(&log, round.to_string()).unwrap();
+                round += 1;
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        })
+    };
+    let mut reloads = source.reloads();
+    for round in 0..5 {
+        let name = format!("added-{round}");
+        write_skill(root.path(), &name, "Added under churn.");
+        // The churn changes no skill: the next reload announced is the one that added it.
+        assert_eq!(next_reload(&mut reloads).await.added, [name.clone()]);
+        let names = tokio::time::timeout(PATIENCE, names(&source))
+            .await
+            .expect("an answer while the files keep changing");
+        assert!(names.contains(&name), "{names:?}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    churn.join().unwrap();
+}
