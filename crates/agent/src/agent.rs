@@ -2,15 +2,18 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
+use skillful_audit::Actor;
 use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, Content, FunctionCall,
     FunctionResult, Message, Role, SharedTool, Usage,
 };
 use skillful_core::SourceContext;
 use skillful_decorators::{
-    ApprovalPolicy, CallObserver, Decision, EnsureUserMessageLayer, FunctionInvocationLayer,
-    Layer, Limits, TracingLayer, not_approved, refused,
+    ApprovalPolicy, Approver, CallEvent, CallObserver, CallOutcome, Decision,
+    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, Refuser, TracingLayer,
+    not_approved, refused,
 };
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
 
@@ -255,7 +258,7 @@ impl Agent {
                     continue;
                 };
                 let made = self
-                    .load_for_the_model(&loaders[at], &skill, &messages)
+                    .load_for_the_model(&loaders[at], &skill, &messages, session.id())
                     .await;
                 asking |= made
                     .iter()
@@ -343,6 +346,7 @@ impl Agent {
         load: &SharedTool,
         skill: &str,
         conversation: &[Message],
+        session_id: &str,
     ) -> Vec<Message> {
         let call = FunctionCall {
             call_id: runtime_call_id(conversation),
@@ -351,25 +355,73 @@ impl Agent {
         };
         let result = match self.policy.decide(load.as_ref(), &call.arguments).await {
             Decision::Ask => {
+                self.audit_runtime_call(&call, load, session_id, CallOutcome::Held)
+                    .await;
                 return vec![Message::new(
                     Role::Assistant,
                     vec![Content::ApprovalRequest(ApprovalRequest { call })],
                 )];
             }
-            Decision::Refuse(reason) => refused(&call, &reason),
-            Decision::Approve => {
+            Decision::Refuse(reason) => {
+                self.audit_runtime_call(
+                    &call,
+                    load,
+                    session_id,
+                    CallOutcome::Refused {
+                        by: Refuser::Policy,
+                        reason: &reason,
+                    },
+                )
+                .await;
+                refused(&call, &reason)
+            }
+            Decision::Approve(grounds) => {
+                let started = Instant::now();
                 let output = load.invoke(call.arguments.clone()).await;
-                FunctionResult {
+                let result = FunctionResult {
                     call_id: call.call_id.clone(),
                     is_error: output.is_err(),
                     result: output.unwrap_or_else(|error| error),
-                }
+                };
+                self.audit_runtime_call(
+                    &call,
+                    load,
+                    session_id,
+                    CallOutcome::Ran {
+                        approver: &Approver::Policy(grounds),
+                        result: &result,
+                        duration: started.elapsed(),
+                    },
+                )
+                .await;
+                result
             }
         };
         vec![
             Message::new(Role::Assistant, vec![Content::FunctionCall(call)]),
             Message::new(Role::Tool, vec![Content::FunctionResult(result)]),
         ]
+    }
+}
+
+impl Agent {
+    /// Records what became of a call the runtime made (an activation), when auditing.
+    async fn audit_runtime_call(
+        &self,
+        call: &FunctionCall,
+        tool: &SharedTool,
+        session_id: &str,
+        outcome: CallOutcome<'_>,
+    ) {
+        if let Some(auditor) = &self.auditor {
+            let event = CallEvent {
+                call,
+                tool: Some(tool.as_ref()),
+                conversation_id: Some(session_id),
+                outcome,
+            };
+            auditor.record(event, Actor::Runtime).await;
+        }
     }
 }
 

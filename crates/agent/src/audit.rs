@@ -176,6 +176,14 @@ pub(crate) fn subject_of(
 #[async_trait]
 impl CallObserver for Auditor {
     async fn observe(&self, observed: CallEvent<'_>) {
+        self.record(observed, Actor::Model).await;
+    }
+}
+
+impl Auditor {
+    /// Records what became of a call `actor` made (the model's, through the loop; the runtime's,
+    /// when it activates a skill).
+    pub(crate) async fn record(&self, observed: CallEvent<'_>, actor: Actor) {
         let kind = match observed.outcome {
             CallOutcome::Ran { .. } => EventKind::ToolCall,
             CallOutcome::Held => EventKind::ApprovalRequest,
@@ -189,6 +197,7 @@ impl CallObserver for Auditor {
         let (mut event, files) = self
             .call_event(kind, observed.call, subject, observed.conversation_id)
             .await;
+        event.actor = actor;
         let (decision, decided_by) = match observed.outcome {
             CallOutcome::Ran {
                 approver,
