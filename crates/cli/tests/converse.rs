@@ -147,6 +147,8 @@ async fn no_server_is_one_line_naming_the_url() {
         EXAMPLES.to_owned(),
         "--endpoint".to_owned(),
         endpoint.clone(),
+        "--activate".to_owned(),
+        "off".to_owned(),
     ];
     let output = skills(args, "").await;
     assert_eq!(output.status.code(), Some(1));
