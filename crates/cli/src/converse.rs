@@ -296,7 +296,7 @@ impl AgentArgs {
 /// types: the skills watcher reloads (and says so) between turns.
 struct Terminal {
     lines: Option<tokio::sync::mpsc::UnboundedReceiver<io::Result<String>>>,
-    out: output::Writer<Box<dyn Write>>,
+    out: output::Writer<Box<dyn io::Write>>,
     /// Whether the transcript is shown (not with `--json`, whose questions go to stderr).
     transcript: bool,
 }

@@ -13,8 +13,12 @@ use common::{EXAMPLES, skills, text};
 
 const MARATHON: &str = "A marathon is 26.2 miles. How many km?";
 
+/// `run` over the examples, activation off: these tests script the model's own protocol
+/// (`tests/aids.rs` tests activation, on by default for this loopback server).
 fn run_args(server: &TestServer, extra: &[&str]) -> Vec<String> {
-    common::run_args(EXAMPLES, server.url(), extra)
+    let mut args = common::run_args(EXAMPLES, server.url(), extra);
+    args.extend(["--activate".to_owned(), "off".to_owned()]);
+    args
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -180,6 +184,8 @@ async fn no_server_is_one_line_naming_the_url() {
         EXAMPLES.to_owned(),
         "--endpoint".to_owned(),
         endpoint.clone(),
+        "--activate".to_owned(),
+        "off".to_owned(),
     ];
     let output = skills(args, "").await;
     assert_eq!(output.status.code(), Some(1));
