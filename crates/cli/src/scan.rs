@@ -1,13 +1,13 @@
 //! `skills scan`: runs the scanner over skills and prints its findings as a table, JSON or
 //! SARIF; exits 1 when a finding is at or above `--fail-on`.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 
 use skillful_core::text::one_line;
 use skillful_scan::{Report, Severity};
 
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ScanArgs {
@@ -27,13 +27,11 @@ pub(crate) struct ScanArgs {
 
 pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
     let report = skillful_scan::scan_paths(&args.paths).map_err(|e| UsageError(e.to_string()))?;
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     if args.sarif {
-        serde_json::to_writer_pretty(&mut out, &report.to_sarif())?;
-        writeln!(out)?;
+        out.json(&report.to_sarif())?;
     } else if args.json {
-        serde_json::to_writer_pretty(&mut out, &report.to_json())?;
-        writeln!(out)?;
+        out.json(&report.to_json())?;
     } else {
         print_table(&mut out, &report)?;
     }
@@ -45,7 +43,10 @@ pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
 }
 
 /// One line per finding: severity, rule, `file:line:column`, message; then a summary line.
-pub(crate) fn print_table(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+pub(crate) fn print_table(
+    out: &mut output::Writer<io::StdoutLock<'static>>,
+    report: &Report,
+) -> io::Result<()> {
     for finding in &report.findings {
         writeln!(
             out,

@@ -2,7 +2,7 @@
 //! directories, installed into a scope's skills directory and recorded in its `skills-lock.json`
 //! (the logic is `skillful-install`'s; this parses, shows, asks and prints).
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal};
 
 use anyhow::Context;
 use skillful_config::Environment;
@@ -10,7 +10,7 @@ use skillful_core::text::one_line;
 use skillful_install::{Installer, Prepared, Selection, Source, Verified};
 use skillful_scan::Severity;
 
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 /// Which scope's skills directory and lock.
 #[derive(Debug, clap::Args)]
@@ -100,7 +100,10 @@ pub(crate) struct OutdatedArgs {
 }
 
 /// Prints what `prepared` would install; whether any finding is at or above high.
-fn show(out: &mut dyn Write, prepared: &Prepared) -> io::Result<bool> {
+fn show(
+    out: &mut output::Writer<io::StdoutLock<'static>>,
+    prepared: &Prepared,
+) -> io::Result<bool> {
     let mut blocking = false;
     if let Some(commit) = &prepared.commit {
         writeln!(out, "{} at {commit}", one_line(&prepared.source.location()))?;
@@ -143,7 +146,7 @@ fn confirm(question: &str) -> anyhow::Result<bool> {
         ))
         .into());
     }
-    write!(io::stderr(), "{question} [y/N] ")?;
+    write!(output::stderr(), "{question} [y/N] ")?;
     let mut answer = String::new();
     io::stdin().lock().read_line(&mut answer)?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
@@ -156,7 +159,7 @@ fn install(
     allow_findings: bool,
     replace: bool,
 ) -> anyhow::Result<Outcome> {
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     let blocking = show(&mut out, prepared)?;
     if blocking && !allow_findings {
         writeln!(
@@ -194,7 +197,7 @@ pub(crate) fn add(args: AddArgs) -> anyhow::Result<Outcome> {
 pub(crate) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
     let results = installer.verify(&args.names)?;
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     let mut differ = false;
     for (name, verified) in &results {
         let name = one_line(name);
@@ -243,7 +246,7 @@ pub(crate) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
 pub(crate) fn remove(args: RemoveArgs) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
     installer.remove(&args.name)?;
-    writeln!(io::stdout(), "removed {}", one_line(&args.name))?;
+    writeln!(output::stdout(), "removed {}", one_line(&args.name))?;
     Ok(Outcome::Ok)
 }
 
@@ -267,13 +270,13 @@ pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Outcome> {
             .prepare(source, &selection)
             .with_context(|| format!("updating {name}"))?;
         if prepared.commit == entry.commit {
-            writeln!(io::stdout(), "{}: up to date", one_line(name))?;
+            writeln!(output::stdout(), "{}: up to date", one_line(name))?;
             continue;
         }
         if let Some(candidate) = prepared.candidates.first() {
             let diff = candidate.manifest.diff(&entry.files);
             writeln!(
-                io::stdout(),
+                output::stdout(),
                 "{}: {} added, {} removed, {} changed file(s)",
                 one_line(name),
                 diff.added.len(),
@@ -293,7 +296,7 @@ pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Outcome> {
 pub(crate) fn outdated(args: OutdatedArgs) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
     let outdated = installer.outdated()?;
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     for entry in &outdated {
         writeln!(
             out,
