@@ -6,7 +6,7 @@
 //! prompts: model text is indented, tool calls and results follow our `>>`/`<<` markers on their
 //! line, so a line starting with `??` (an approval question) or `>`/`<<`/`>>` is always ours.
 
-use std::io::{self, BufRead, IsTerminal};
+use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
