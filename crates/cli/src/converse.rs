@@ -6,7 +6,7 @@
 //! prompts: model text is indented, tool calls and results follow our `>>`/`<<` markers on their
 //! line, so a line starting with `??` (an approval question) or `>`/`<<`/`>>` is always ours.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -141,11 +141,12 @@ impl ModelArgs {
     pub(crate) async fn server(&self) -> anyhow::Result<(String, Option<EngineGuard>)> {
         let server = model_server(self.endpoint.as_deref(), self.model.as_deref()).await?;
         if self.endpoint.is_none() && self.key_variable().is_some() {
-            eprintln!(
+            writeln!(
+                output::stderr(),
                 "skills: {} is not sent to {}, which was not named; pass --endpoint URL (or set SKILLS_ENDPOINT) to send it",
-                one_line(&self.api_key_env),
+                self.api_key_env,
                 server.0
-            );
+            )?;
         }
         Ok(server)
     }
