@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use skillful_core::Skill;
+use skillful_core::{RiskTier, Skill};
 use skillful_discovery::FileScriptRequest;
 use skillful_scripts::ProcessRunner;
 
@@ -65,13 +65,17 @@ pub(crate) async fn run_script(args: RunScriptArgs) -> anyhow::Result<Outcome> {
         );
     };
     let script_path = skill.script_path(&args.script).await?;
+    let risk = skill
+        .script(&args.script)
+        .map_or(RiskTier::SCRIPT_DEFAULT, |script| script.risk_tier());
     let request = FileScriptRequest::new(
         args.name.as_str(),
         skill.dir(),
         args.script.as_str(),
         script_path,
         serde_json::json!(args.args),
-    );
+    )
+    .with_risk(risk);
     let output = runner.execute(&request).await?;
     let mut out = output::stdout();
     writeln!(out, "{}", output.render())?;

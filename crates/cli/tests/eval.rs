@@ -14,7 +14,7 @@ const SKILL_MD: &str = "---
 name: unit-converter
 description: Converts values between units with a conversion script. Use for unit conversions.
 metadata:
-  risk.scripts/convert.py: read
+  risk.scripts/convert.py: write-low
 ---
 # Unit converter
 
@@ -232,6 +232,9 @@ fn eval_args(fixture: &Fixture, server: &TestServer, extra: &[&str]) -> Vec<Stri
         fixture.skill().display().to_string(),
         "--endpoint".to_owned(),
         server.url().to_owned(),
+        // `convert.py` writes its working directory: it is `write-low`, above eval's default.
+        "--approve-up-to".to_owned(),
+        "write-low".to_owned(),
     ];
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     args

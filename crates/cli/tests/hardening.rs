@@ -3,80 +3,12 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The name of the unprivileged user the tests run `skills` as when they run as root.
-const TEST_USER: &str = "skillful-test";
-
-/// How to run a command as an unprivileged user: a prefix for the command line (empty when this
-/// process is unprivileged already), or why it cannot be done here.
-fn as_unprivileged_user() -> Result<Vec<String>, String> {
-    let id = |args: &[&str]| -> Option<String> {
-        let output = Command::new("id").args(args).output().ok()?;
-        output
-            .status
-            .success()
-            .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
-    };
-    if id(&["-u"]).ok_or("`id` cannot run")? != "0" {
-        return Ok(Vec::new());
-    }
-    if id(&["-u", TEST_USER]).is_none() {
-        let created = Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-            ])
-            .arg(TEST_USER)
-            .status()
-            .map_err(|error| format!("useradd cannot run ({error})"))?;
-        // Another test binary may have created it meanwhile.
-        if !created.success() && id(&["-u", TEST_USER]).is_none() {
-            return Err(format!("useradd {TEST_USER} failed ({created})"));
-        }
-    }
-    let (Some(uid), Some(gid)) = (id(&["-u", TEST_USER]), id(&["-g", TEST_USER])) else {
-        return Err(format!("user {TEST_USER} has no uid or gid"));
-    };
-    Command::new("setpriv")
-        .arg("--version")
-        .output()
-        .map_err(|error| format!("setpriv cannot run ({error})"))?;
-    Ok(vec![
-        "setpriv".into(),
-        format!("--reuid={uid}"),
-        format!("--regid={gid}"),
-        "--clear-groups".into(),
-        "--".into(),
-    ])
-}
-
-/// The `skills` binary where any user can run it: a hard link (or copy) in `dir`, since the
-/// build directory may lie below a directory only root may enter.
-fn reachable_binary(dir: &Path) -> PathBuf {
-    let binary = dir.join("skills");
-    if fs::hard_link(env!("CARGO_BIN_EXE_skills"), &binary).is_err() {
-        fs::copy(env!("CARGO_BIN_EXE_skills"), &binary).unwrap();
-    }
-    fs::set_permissions(&binary, fs::Permissions::from_mode(0o755)).unwrap();
-    binary
-}
-
-/// Makes `dir` and everything below it readable (and its directories enterable) by anyone.
-fn open_to_everyone(dir: &Path) {
-    let mode = if dir.is_dir() { 0o755 } else { 0o644 };
-    fs::set_permissions(dir, fs::Permissions::from_mode(mode)).unwrap();
-    if dir.is_dir() {
-        for entry in fs::read_dir(dir).unwrap() {
-            open_to_everyone(&entry.unwrap().path());
-        }
-    }
-}
+use common::unprivileged::{as_unprivileged_user, open_to_everyone, reachable_binary};
 
 /// For its parent and grandparent, the script prints `PID unreadable`, or `PID readable` and the
 /// environment it read.

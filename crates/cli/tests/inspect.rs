@@ -463,7 +463,7 @@ fn run_script_passes_arguments_verbatim_and_exits_1_when_the_script_fails() {
     assert_eq!(output.status.code(), Some(1), "{}", err(&output));
     assert_eq!(
         out(&output),
-        "$(id)\na;b\n--flag\n[stderr]\noops\n[exit code: 4]\n"
+        "$(id)\na;b\n--flag\n[stderr]\noops\n[exit code: 4]\n[sandbox: write-high — writes only in the working directory, the directories the user allowed and $TMPDIR, no network]\n"
     );
 }
 

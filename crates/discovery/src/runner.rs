@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use skillful_core::SkillError;
+use skillful_core::{RiskTier, SkillError};
 
 /// A request to run one script file of a file skill.
 #[derive(Debug, Clone)]
@@ -23,6 +23,9 @@ pub struct FileScriptRequest {
     pub script_path: PathBuf,
     /// The model's arguments, as given.
     pub arguments: serde_json::Value,
+    /// The script's risk tier (what the skill declares; [`RiskTier::SCRIPT_DEFAULT`] unless set
+    /// with [`with_risk`](Self::with_risk)): a sandboxing runner confines it to that tier.
+    pub risk: RiskTier,
 }
 
 impl FileScriptRequest {
@@ -40,7 +43,15 @@ impl FileScriptRequest {
             script_name: script_name.into(),
             script_path: script_path.into(),
             arguments,
+            risk: RiskTier::SCRIPT_DEFAULT,
         }
+    }
+
+    /// The same request for a script of risk tier `risk`.
+    #[must_use]
+    pub fn with_risk(mut self, risk: RiskTier) -> Self {
+        self.risk = risk;
+        self
     }
 }
 

@@ -586,13 +586,16 @@ impl SkillScript for FileScript {
         };
         let script_path = checked_script_path(Arc::clone(&self.dir), &self.name).await?;
         runner
-            .run(FileScriptRequest::new(
-                self.skill_name.as_ref(),
-                self.dir.as_ref(),
-                self.name.as_str(),
-                script_path,
-                arguments,
-            ))
+            .run(
+                FileScriptRequest::new(
+                    self.skill_name.as_ref(),
+                    self.dir.as_ref(),
+                    self.name.as_str(),
+                    script_path,
+                    arguments,
+                )
+                .with_risk(self.risk),
+            )
             .await
     }
 }

@@ -8,6 +8,7 @@ use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 use serde_json::Value;
 use skillful_chat::{ChatClient, ChatOptions, ChatRequest, Message, OpenAiClient};
+use skillful_core::RiskTier;
 use skillful_discovery::FileScriptRequest;
 use skillful_scripts::ProcessRunner;
 
@@ -210,7 +211,9 @@ impl Grader {
             script,
             path,
             Value::Array(vec![Value::String(outputs.display().to_string())]),
-        );
+        )
+        // A check only reads the run's outputs: it runs confined to `read`.
+        .with_risk(RiskTier::Read);
         match self.runner.execute(&request).await {
             Ok(ran) => {
                 let passed = ran.exit_code == Some(0) && !ran.timed_out;

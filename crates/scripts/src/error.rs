@@ -50,6 +50,24 @@ pub enum RunFailure {
         /// What the operating system said.
         error: std::io::Error,
     },
+    /// The script's tier is `destructive`: such scripts never run.
+    #[error(
+        "its risk tier is `{tier}`, and scripts of that tier never run; the skill's author must split the destructive part out, or the user runs it by hand"
+    )]
+    Refused {
+        /// The script's tier.
+        tier: skillful_core::RiskTier,
+    },
+    /// The sandbox could not be prepared (the script did not start).
+    #[error(
+        "{action} failed: {error}; run with `--sandbox off` only if you trust the script with everything you can do"
+    )]
+    Sandbox {
+        /// What was being done.
+        action: String,
+        /// What went wrong.
+        error: String,
+    },
     /// The script file could not be inspected, or its process could not be waited for.
     #[error("{action} failed: {error}")]
     Io {

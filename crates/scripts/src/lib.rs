@@ -60,6 +60,8 @@
 //! ```
 
 mod arguments;
+#[cfg(target_os = "linux")]
+mod confine;
 mod environment;
 mod error;
 mod group;
@@ -69,6 +71,7 @@ mod output;
 #[cfg(target_os = "linux")]
 mod reaper;
 mod runner;
+mod sandbox;
 
 pub use environment::{DEFAULT_ALLOWED_ENV, allowed_environment};
 pub use error::{BuildError, HardenError, RunError, RunFailure};
@@ -76,3 +79,4 @@ pub use harden::harden_process;
 pub use interpreter::{Interpreter, default_interpreters};
 pub use output::ScriptOutput;
 pub use runner::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, ProcessRunner, ProcessRunnerBuilder};
+pub use sandbox::{DEFAULT_SECRET_PATHS, Limits, Profile, SandboxMode, SandboxSupport};

@@ -18,12 +18,20 @@ pub struct ScriptOutput {
     pub stderr: String,
     /// The exit code; `None` when the process was ended by a signal (as on a timeout).
     pub exit_code: Option<i32>,
+    /// The signal that ended the process, if one did (`SIGXCPU` when its CPU time ran out).
+    pub signal: Option<i32>,
     /// Whether the run went past its time limit and was killed with its process group.
     pub timed_out: bool,
     /// Whether stdout or stderr went past the output limit; the rest was read and discarded.
     pub truncated: bool,
     /// How long the run took, from spawning to the end of its output, in milliseconds.
     pub duration_ms: u64,
+    /// The sandbox profile the script ran in (`read — writes only in $TMPDIR, no network`);
+    /// `None` when it was not confined.
+    pub sandbox: Option<String>,
+    /// What the runner could tell about how the sandbox hindered the run: a denied access, a
+    /// limit hit; each line says how the user can allow it.
+    pub sandbox_notes: Vec<String>,
 }
 
 impl ScriptOutput {
@@ -35,7 +43,9 @@ impl ScriptOutput {
     /// The text the model is shown, as the reference's script runner writes it: the output, then
     /// `[stderr]` and the error output when there is any, then `[exit code: N]` when it is not
     /// 0; `(no output)` when neither stream printed anything. A run that timed out or printed
-    /// more than the limit ends with a line saying so.
+    /// more than the limit ends with a line saying so. A confined run that failed or was
+    /// hindered by the sandbox ends with a line naming its profile
+    /// (`[sandbox: read — writes only in $TMPDIR, no network]`) and what was denied.
     ///
     /// # Example
     /// ```
@@ -73,6 +83,12 @@ impl ScriptOutput {
                 self.duration_ms
             ));
         }
+        if let Some(profile) = &self.sandbox
+            && (!self.succeeded() || !self.sandbox_notes.is_empty())
+        {
+            lines.push(format!("[sandbox: {profile}]"));
+            lines.extend(self.sandbox_notes.iter().cloned());
+        }
         if self.truncated {
             lines.push(
                 "[output truncated: the script printed more than the runner's limit; only the beginning of each stream is shown]"
@@ -90,9 +106,12 @@ impl Default for ScriptOutput {
             stdout: String::new(),
             stderr: String::new(),
             exit_code: Some(0),
+            signal: None,
             timed_out: false,
             truncated: false,
             duration_ms: 0,
+            sandbox: None,
+            sandbox_notes: Vec::new(),
         }
     }
 }

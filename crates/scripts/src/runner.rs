@@ -12,11 +12,19 @@ use skillful_discovery::{FileScriptRequest, FileScriptRunner};
 use tokio::process::{Child, Command};
 
 use crate::arguments::command_line;
+#[cfg(target_os = "linux")]
+use crate::confine::Confinement;
 use crate::environment::{DEFAULT_ALLOWED_ENV, script_environment};
 use crate::error::{BuildError, RunError, RunFailure};
 use crate::group::RunningScript;
 use crate::interpreter::{Interpreter, default_interpreters, extension_of};
 use crate::output::{Capture, ScriptOutput};
+#[cfg(not(target_os = "linux"))]
+use crate::sandbox::Confinement;
+use crate::sandbox::{
+    Limits, Profile, SandboxConfig, SandboxMode, SandboxSupport, default_hidden, hindrances,
+    with_resolved,
+};
 
 /// How long a script may run when not configured: 30 seconds.
 pub const DEFAULT_TIMEOUT: Duration = skillful_core::DEFAULT_SCRIPT_TIMEOUT;
@@ -87,6 +95,7 @@ struct Config {
     max_output_bytes: usize,
     environment: Vec<(OsString, OsString)>,
     working_dir: Option<PathBuf>,
+    sandbox: SandboxConfig,
 }
 
 impl Default for ProcessRunner {
@@ -122,9 +131,46 @@ impl ProcessRunner {
         &self.config.interpreters
     }
 
-    /// The environment every script gets, exactly.
+    /// The environment every script gets (a confined script's `HOME` and `TMPDIR` are its
+    /// scratch directory instead).
     pub fn environment(&self) -> &[(OsString, OsString)] {
         &self.config.environment
+    }
+
+    /// Whether scripts run in the sandbox ([`SandboxMode::Enforce`], the default).
+    pub fn sandbox_mode(&self) -> SandboxMode {
+        self.config.sandbox.mode
+    }
+
+    /// What this machine enforces, as detected when the runner was built.
+    pub fn sandbox_support(&self) -> SandboxSupport {
+        self.config.sandbox.support
+    }
+
+    /// Whether scripts are isolated by the kernel: the sandbox is on and this machine enforces
+    /// it. When not, a script runs as the user with only the resource limits, whatever its tier.
+    pub fn isolates(&self) -> bool {
+        self.config.sandbox.confines()
+    }
+
+    /// The line saying what a script of `tier` is allowed, as the model and the user are told
+    /// it (`read — writes only in $TMPDIR, no network`), or that it is not isolated.
+    pub fn profile_summary(&self, tier: skillful_core::RiskTier) -> String {
+        match Profile::for_tier(tier) {
+            None => format!("{tier} — never runs"),
+            Some(_) if self.config.sandbox.mode == SandboxMode::Off => {
+                "off — not isolated (--sandbox off): the script can do whatever the user can".into()
+            }
+            Some(_) if !self.isolates() => {
+                "none — this machine cannot isolate scripts: the script can do whatever the user can".into()
+            }
+            Some(profile) => profile.summary(self.config.sandbox.network),
+        }
+    }
+
+    /// The resource limits of each run.
+    pub fn limits(&self) -> Limits {
+        self.config.sandbox.limits
     }
 
     /// Runs the script of `request` to its end, or until the timeout kills it.
@@ -151,14 +197,49 @@ impl ProcessRunner {
             Some(dir) => dir.as_path(),
             None => script.parent().unwrap_or(&request.skill_dir),
         };
-        let started = Instant::now();
-        let child = match self.interpreter_for(script) {
-            Some((extension, interpreter)) => {
-                self.spawn_interpreted(extension, interpreter, script, dir, &arguments)?
-            }
-            None => self.spawn_direct(script, dir, &arguments).await?,
+        let Some(profile) = Profile::for_tier(request.risk) else {
+            return Err(RunFailure::Refused { tier: request.risk });
         };
-        let output = self.supervise(child, started).await?;
+        let started = Instant::now();
+        let confinement = self.confinement(profile, &request.skill_dir).await?;
+        let spawned = match self.interpreter_for(script) {
+            Some((extension, interpreter)) => self.spawn_interpreted(
+                extension,
+                interpreter,
+                script,
+                dir,
+                &arguments,
+                confinement.as_ref(),
+            ),
+            None => {
+                self.spawn_direct(script, dir, &arguments, confinement.as_ref())
+                    .await
+            }
+        };
+        let output = match spawned {
+            Ok(child) => self.supervise(child, started).await,
+            Err(failure) => Err(failure),
+        };
+        let confined = confinement.as_ref().is_some_and(Confinement::confined);
+        if let Some(confinement) = confinement {
+            let _ =
+                skillful_core::blocking::run("removing a script's scratch directory", move || {
+                    confinement.finish();
+                    Ok::<(), skillful_core::SkillError>(())
+                })
+                .await;
+        }
+        let mut output = output?;
+        if confined {
+            output.sandbox_notes = hindrances(
+                profile,
+                &self.config.sandbox.limits,
+                &output.stdout,
+                &output.stderr,
+                output.signal,
+            );
+            output.sandbox = Some(profile.summary(self.config.sandbox.network));
+        }
         if output.timed_out {
             tracing::warn!(script = %request.script_name, skill = %request.skill_name, timeout = ?self.config.timeout, "script timed out and was killed");
         }
@@ -166,6 +247,39 @@ impl ProcessRunner {
             tracing::warn!(script = %request.script_name, skill = %request.skill_name, limit = self.config.max_output_bytes, "script output over the limit was discarded");
         }
         Ok(output)
+    }
+
+    /// The confinement of one run, prepared on the blocking pool (it opens and lists
+    /// directories); `None` where there is nothing to apply (not Linux).
+    async fn confinement(
+        &self,
+        profile: Profile,
+        skill_dir: &Path,
+    ) -> Result<Option<Confinement>, RunFailure> {
+        #[cfg(target_os = "linux")]
+        {
+            let config = Arc::clone(&self.config);
+            let skill_dir = skill_dir.to_path_buf();
+            let prepared =
+                skillful_core::blocking::run("preparing a script's sandbox", move || {
+                    Ok::<_, skillful_core::SkillError>(Confinement::prepare(
+                        &config.sandbox,
+                        profile,
+                        &skill_dir,
+                    ))
+                })
+                .await
+                .map_err(|error| RunFailure::Sandbox {
+                    action: "preparing the sandbox".into(),
+                    error: error.to_string(),
+                })?;
+            prepared.map(Some)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (profile, skill_dir);
+            Ok(None)
+        }
     }
 
     fn interpreter_for(&self, script: &Path) -> Option<(&str, &Interpreter)> {
@@ -185,13 +299,14 @@ impl ProcessRunner {
         script: &Path,
         dir: &Path,
         arguments: &[String],
+        confinement: Option<&Confinement>,
     ) -> Result<Child, RunFailure> {
         for program in interpreter.programs() {
             let Some(resolved) = self.resolve(program) else {
                 tracing::debug!(%program, "interpreter not found; trying the next one");
                 continue;
             };
-            let mut command = self.command(&resolved, dir);
+            let mut command = self.command(&resolved, dir, confinement);
             command
                 .args(interpreter.args())
                 .arg(script)
@@ -248,6 +363,7 @@ impl ProcessRunner {
         script: &Path,
         dir: &Path,
         arguments: &[String],
+        confinement: Option<&Confinement>,
     ) -> Result<Child, RunFailure> {
         let metadata = tokio::fs::metadata(script)
             .await
@@ -260,7 +376,7 @@ impl ProcessRunner {
                 path: script.to_path_buf(),
             });
         }
-        let mut command = self.command(script.as_os_str(), dir);
+        let mut command = self.command(script.as_os_str(), dir, confinement);
         command.args(arguments);
         command.spawn().map_err(|error| RunFailure::Spawn {
             program: script.display().to_string(),
@@ -271,12 +387,17 @@ impl ProcessRunner {
     /// `program` in `dir`, with the script environment, stdin closed, output piped, in a
     /// process group of its own; on Linux under a reaper of its own (which a dropped run
     /// stops), elsewhere killed if dropped.
-    fn command(&self, program: &OsStr, dir: &Path) -> Command {
+    fn command(&self, program: &OsStr, dir: &Path, confinement: Option<&Confinement>) -> Command {
         let mut command = Command::new(program);
         command
             .current_dir(dir)
             .env_clear()
             .envs(self.config.environment.iter().map(|(k, v)| (k, v)))
+            .envs(
+                confinement
+                    .map(Confinement::environment)
+                    .unwrap_or_default(),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -286,8 +407,16 @@ impl ProcessRunner {
         // asks it to stop instead.
         #[cfg(target_os = "linux")]
         crate::reaper::install(&mut command);
+        // After the reaper's: it runs in the script's process only.
+        #[cfg(target_os = "linux")]
+        if let Some(confinement) = confinement {
+            confinement.install(&mut command);
+        }
         #[cfg(not(target_os = "linux"))]
-        command.kill_on_drop(true);
+        {
+            let _ = confinement;
+            command.kill_on_drop(true);
+        }
         command
     }
 
@@ -329,11 +458,26 @@ impl ProcessRunner {
             stdout: stdout.into_text(),
             stderr: stderr.into_text(),
             exit_code: status.code(),
+            signal: exit_signal(&status),
             timed_out: !finished,
             truncated,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            sandbox: None,
+            sandbox_notes: Vec::new(),
         })
     }
+}
+
+/// The signal that ended the process, if one did.
+#[cfg(unix)]
+fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
+
+#[cfg(not(unix))]
+fn exit_signal(_status: &std::process::ExitStatus) -> Option<i32> {
+    None
 }
 
 #[cfg(unix)]
@@ -382,6 +526,13 @@ pub struct ProcessRunnerBuilder {
     added_env: Vec<(OsString, OsString)>,
     host_env: Option<Vec<(OsString, OsString)>>,
     working_dir: Option<PathBuf>,
+    sandbox: SandboxMode,
+    hidden: Option<Vec<PathBuf>>,
+    also_hidden: Vec<PathBuf>,
+    writable_dir: Option<PathBuf>,
+    allowed_writes: Vec<PathBuf>,
+    network: bool,
+    limits: Limits,
 }
 
 impl Default for ProcessRunnerBuilder {
@@ -397,6 +548,13 @@ impl Default for ProcessRunnerBuilder {
             added_env: Vec::new(),
             host_env: None,
             working_dir: None,
+            sandbox: SandboxMode::Enforce,
+            hidden: None,
+            also_hidden: Vec::new(),
+            writable_dir: None,
+            allowed_writes: Vec::new(),
+            network: false,
+            limits: Limits::default(),
         }
     }
 }
@@ -448,6 +606,57 @@ impl ProcessRunnerBuilder {
     /// run its own). The script file itself is still the skill's.
     pub fn working_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.working_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether scripts run in the sandbox (default [`SandboxMode::Enforce`]).
+    pub fn sandbox(mut self, mode: SandboxMode) -> Self {
+        self.sandbox = mode;
+        self
+    }
+
+    /// The resource limits of each run (default [`Limits::default`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The paths no script may read or write, instead of the default ones: the secret stores of
+    /// [`DEFAULT_SECRET_PATHS`](crate::DEFAULT_SECRET_PATHS) under the host's `HOME`, and
+    /// skillful's configuration, state and cache directories.
+    pub fn hidden_paths<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.hidden = Some(paths.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Hides `path` from every script too (beside the default or configured hidden paths):
+    /// another secret store, or a state directory of the host's.
+    pub fn hide(mut self, path: impl Into<PathBuf>) -> Self {
+        self.also_hidden.push(path.into());
+        self
+    }
+
+    /// The directory `write-low` and `write-high` scripts may write under (`--workdir`): by
+    /// default the [`working_dir`](Self::working_dir) when one is set, else the host's current
+    /// directory when the runner is built.
+    pub fn writable_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.writable_dir = Some(dir.into());
+        self
+    }
+
+    /// Lets `write-high` scripts write under `dir` too (`--allow-write`).
+    pub fn allow_write(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.allowed_writes.push(dir.into());
+        self
+    }
+
+    /// Lets `write-high` scripts use the network (the skill declared it and the user approved).
+    pub fn allow_network(mut self, allow: bool) -> Self {
+        self.network = allow;
         self
     }
 
@@ -504,8 +713,34 @@ impl ProcessRunnerBuilder {
         let host = self
             .host_env
             .unwrap_or_else(|| std::env::vars_os().collect());
+        let home = host
+            .iter()
+            .find(|(name, _)| name == "HOME")
+            .map(|(_, home)| PathBuf::from(home));
+        let mut hidden = self
+            .hidden
+            .unwrap_or_else(|| default_hidden(home.as_deref()));
+        hidden.extend(self.also_hidden);
+        let writable_dir = self
+            .writable_dir
+            .or_else(|| self.working_dir.clone())
+            .or_else(|| std::env::current_dir().ok());
+        let sandbox = SandboxConfig {
+            mode: self.sandbox,
+            hidden: with_resolved(hidden),
+            working_dir: writable_dir.map(|dir| std::fs::canonicalize(&dir).unwrap_or(dir)),
+            allowed_writes: self
+                .allowed_writes
+                .into_iter()
+                .map(|dir| std::fs::canonicalize(&dir).unwrap_or(dir))
+                .collect(),
+            network: self.network,
+            limits: self.limits,
+            support: SandboxSupport::detect(),
+        };
         ProcessRunner {
             config: Arc::new(Config {
+                sandbox,
                 environment: script_environment(&host, &self.allowed_env, &self.added_env),
                 interpreters: self.interpreters,
                 timeout: self.timeout,

@@ -7,10 +7,17 @@ use std::time::{Duration, Instant};
 
 use common::{PRINT_ARGV, request, script};
 use serde_json::json;
-use skillful_scripts::{Interpreter, ProcessRunner, RunError, RunFailure, ScriptOutput};
+use skillful_scripts::{
+    Interpreter, ProcessRunner, RunError, RunFailure, SandboxMode, ScriptOutput,
+};
 
+/// A runner without the sandbox: these tests are about interpreters, arguments, environment,
+/// output and the lifetime of processes (`tests/sandbox.rs` tests the sandbox).
 fn runner() -> ProcessRunner {
-    ProcessRunner::new()
+    ProcessRunner::builder()
+        .sandbox(SandboxMode::Off)
+        .build()
+        .unwrap()
 }
 
 /// Runs a script `name` holding `text`, written in a new temporary directory, with `runner` and
@@ -395,6 +402,7 @@ async fn a_script_past_its_timeout_is_killed_with_its_children() {
     let dir = tempfile::tempdir().unwrap();
     let (path, pid_file) = forking_script(dir.path(), "echo started\nsleep 300\necho never\n");
     let runner = ProcessRunner::builder()
+        .sandbox(SandboxMode::Off)
         .timeout(Duration::from_millis(1500))
         .build()
         .unwrap();
@@ -540,6 +548,7 @@ async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_a_timeo
     let dir = tempfile::tempdir().unwrap();
     let (path, pid_file) = daemonizing_script(dir.path(), "time.sleep(300)");
     let runner = ProcessRunner::builder()
+        .sandbox(SandboxMode::Off)
         .timeout(Duration::from_secs(3))
         .build()
         .unwrap();
@@ -570,6 +579,7 @@ async fn a_detached_child_holding_stdout_does_not_turn_the_result_into_a_timeout
     );
     let path = script(dir.path(), "detach.sh", &text, false);
     let runner = ProcessRunner::builder()
+        .sandbox(SandboxMode::Off)
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap();
@@ -641,6 +651,7 @@ async fn an_output_pipe_handed_to_an_outside_process_does_not_turn_the_result_in
     );
     let path = script(dir.path(), "handoff.py", &text, false);
     let runner = ProcessRunner::builder()
+        .sandbox(SandboxMode::Off)
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap();

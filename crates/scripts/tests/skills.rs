@@ -14,10 +14,18 @@ use skillful_scripts::ProcessRunner;
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
+/// The tools of a run over `root`; scripts run (when `runnable`) in `root/work`, the directory a
+/// `write-low` script may write.
 async fn agent_run(root: &Path, runnable: bool) -> RunContext {
+    let work = root.join("work");
+    let runner = if work.is_dir() {
+        ProcessRunner::builder().working_dir(work).build().unwrap()
+    } else {
+        ProcessRunner::new()
+    };
     let source = FileSkillsSource::builder()
         .root(root)
-        .script_runner(Arc::new(ProcessRunner::new()))
+        .script_runner(Arc::new(runner))
         .scripts_runnable(runnable)
         .build()
         .unwrap();
@@ -65,7 +73,10 @@ async fn the_unit_converter_runs_with_an_object_or_an_array_of_arguments() {
 async fn a_failing_script_shows_its_stderr_and_exit_code_to_the_model() {
     let shown = text(convert(json!({"value": 26.2})).await);
     assert!(shown.starts_with("[stderr]\nusage: convert.py"), "{shown}");
-    assert!(shown.ends_with("[exit code: 2]"), "{shown}");
+    assert!(
+        shown.ends_with("[exit code: 2]\n[sandbox: read — writes only in $TMPDIR, no network]"),
+        "{shown}"
+    );
 }
 
 #[tokio::test]
@@ -86,10 +97,12 @@ async fn arguments_that_make_no_command_line_are_an_invalid_arguments_error() {
     }
 }
 
-/// A skill `counter` whose script appends a line to `count.txt` and prints the number of lines.
+/// A skill `counter` whose script appends a line to `count.txt` in its working directory
+/// (`work`) and prints the number of lines.
 fn counter_root() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("counter")).unwrap();
+    std::fs::create_dir_all(root.path().join("work")).unwrap();
     std::fs::write(
         root.path().join("counter/SKILL.md"),
         "---\nname: counter\ndescription: Counts runs.\nmetadata:\n  risk: write-low\n---\nRun it.\n",
@@ -98,14 +111,14 @@ fn counter_root() -> tempfile::TempDir {
     script(
         &root.path().join("counter"),
         "scripts/count.sh",
-        "echo run >> ../count.txt\nwc -l < ../count.txt\n",
+        "echo run >> count.txt\nwc -l < count.txt\n",
         false,
     );
     root
 }
 
 fn runs(root: &Path) -> usize {
-    std::fs::read_to_string(root.join("counter/count.txt")).map_or(0, |text| text.lines().count())
+    std::fs::read_to_string(root.join("work/count.txt")).map_or(0, |text| text.lines().count())
 }
 
 #[tokio::test]

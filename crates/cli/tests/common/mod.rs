@@ -2,6 +2,9 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+#[cfg(target_os = "linux")]
+pub mod unprivileged;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -1,0 +1,431 @@
+//! The sandbox a script runs in: a profile by risk tier, the paths no script may read or write,
+//! the limits of each run, and what this machine can enforce.
+//!
+//! On Linux the profile is enforced by the kernel (see `confine.rs`): a Landlock ruleset for files
+//! (and TCP ports, and IPC scopes where the kernel has them), a seccomp filter for sockets, and
+//! resource limits, all applied in the script's process just before `exec`, so that every process
+//! it starts inherits them and none can lift them.
+//!
+//! # Reading "everything but the secrets"
+//!
+//! Landlock only allows: a rule grants an access to a whole directory tree, and there is no rule
+//! that takes one away. So the readable set "/ minus the secret stores" is built by granting read
+//! on `/` unless a secret lies below it; where one does, read is granted instead on each entry of
+//! that directory except the secret (and, for the entry on the way to a deeper secret, the same
+//! again one level down). The directories on the way to a secret (`/`, `~`, `~/.config`) are
+//! therefore not listable themselves, though everything else inside them is readable; symbolic
+//! links among their entries get no rule (their targets are readable where they live, or not).
+//! Writes are built the same way: the writable directories of the profile, minus skillful's own
+//! state, the secret stores and the skill's own directory.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use skillful_core::RiskTier;
+
+/// The user's secret stores, relative to their home directory, that no script may read by
+/// default: a script's output goes to the model's provider.
+pub const DEFAULT_SECRET_PATHS: [&str; 7] = [
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".config/gcloud",
+    ".docker",
+    ".netrc",
+    ".kube",
+];
+
+/// Whether scripts run in the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// The profile of the script's tier is enforced where the kernel can (the default).
+    #[default]
+    Enforce,
+    /// No isolation: scripts run as the user, with only the resource limits. Only ever the
+    /// user's explicit choice (`--sandbox off`).
+    Off,
+}
+
+/// What a script may do, by its risk tier (`destructive` scripts are refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Reads the system; writes only its private scratch directory (`$TMPDIR`, `$HOME`); no
+    /// network, no connecting to other processes.
+    Read,
+    /// As [`Profile::Read`], plus writes under the working directory.
+    WriteLow,
+    /// As [`Profile::WriteLow`], plus writes under the directories the user allowed, and the
+    /// network when the runner allows it.
+    WriteHigh,
+}
+
+impl Profile {
+    /// The profile of scripts of `tier`; `None` for `destructive`, which never runs.
+    pub fn for_tier(tier: RiskTier) -> Option<Self> {
+        match tier {
+            RiskTier::Read => Some(Self::Read),
+            RiskTier::WriteLow => Some(Self::WriteLow),
+            RiskTier::WriteHigh => Some(Self::WriteHigh),
+            RiskTier::Destructive => None,
+        }
+    }
+
+    /// The profile's name, its tier's (`read`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Read => RiskTier::Read.as_str(),
+            Self::WriteLow => RiskTier::WriteLow.as_str(),
+            Self::WriteHigh => RiskTier::WriteHigh.as_str(),
+        }
+    }
+
+    /// One line saying what the profile allows, as the model and the user are told it:
+    /// `read — writes only in $TMPDIR, no network`.
+    pub fn summary(self, network: bool) -> String {
+        let writes = match self {
+            Self::Read => "writes only in $TMPDIR",
+            Self::WriteLow => "writes only in the working directory and $TMPDIR",
+            Self::WriteHigh => {
+                "writes only in the working directory, the directories the user allowed and $TMPDIR"
+            }
+        };
+        let network = if network && self == Self::WriteHigh {
+            "network allowed"
+        } else {
+            "no network"
+        };
+        format!("{} — {writes}, {network}", self.name())
+    }
+
+    pub(crate) fn writes_working_dir(self) -> bool {
+        self != Self::Read
+    }
+}
+
+/// The resource limits of each script run (each process of it, on Linux); `None` leaves one as
+/// the host has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Address space per process (`RLIMIT_AS`): 2 GiB by default.
+    pub memory_bytes: Option<u64>,
+    /// The size of a file it writes (`RLIMIT_FSIZE`): 256 MiB by default.
+    pub file_size_bytes: Option<u64>,
+    /// CPU time per process (`RLIMIT_CPU`): 60 s by default.
+    pub cpu_time: Option<Duration>,
+    /// Processes (and threads) of the user (`RLIMIT_NPROC`; not enforced for root): 4,096 by
+    /// default.
+    pub processes: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            memory_bytes: Some(2 << 30),
+            file_size_bytes: Some(256 << 20),
+            cpu_time: Some(Duration::from_secs(60)),
+            processes: Some(4096),
+        }
+    }
+}
+
+impl Limits {
+    /// No limit at all.
+    pub fn none() -> Self {
+        Self {
+            memory_bytes: None,
+            file_size_bytes: None,
+            cpu_time: None,
+            processes: None,
+        }
+    }
+
+    /// With `RLIMIT_AS` at `bytes`.
+    #[must_use]
+    pub fn memory_bytes(mut self, bytes: Option<u64>) -> Self {
+        self.memory_bytes = bytes;
+        self
+    }
+
+    /// With `RLIMIT_FSIZE` at `bytes`.
+    #[must_use]
+    pub fn file_size_bytes(mut self, bytes: Option<u64>) -> Self {
+        self.file_size_bytes = bytes;
+        self
+    }
+
+    /// With `RLIMIT_CPU` at `time` (whole seconds, at least 1).
+    #[must_use]
+    pub fn cpu_time(mut self, time: Option<Duration>) -> Self {
+        self.cpu_time = time;
+        self
+    }
+
+    /// With `RLIMIT_NPROC` at `processes`.
+    #[must_use]
+    pub fn processes(mut self, processes: Option<u64>) -> Self {
+        self.processes = processes;
+        self
+    }
+}
+
+/// What this machine can enforce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SandboxSupport {
+    /// The Landlock ABI version the kernel offers (`None`: no Landlock, or not Linux).
+    pub landlock_abi: Option<u32>,
+    /// Whether seccomp filters can be installed.
+    pub seccomp: bool,
+}
+
+impl SandboxSupport {
+    /// Asks the kernel (on Linux; elsewhere nothing is supported).
+    pub fn detect() -> Self {
+        #[cfg(target_os = "linux")]
+        {
+            crate::confine::detect()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Self {
+                landlock_abi: None,
+                seccomp: false,
+            }
+        }
+    }
+
+    /// Whether scripts are isolated: the file rules (Landlock) and the socket filter (seccomp)
+    /// are both enforced.
+    pub fn isolates(&self) -> bool {
+        self.landlock_abi.is_some() && self.seccomp
+    }
+}
+
+/// The sandbox configuration of a runner.
+#[derive(Debug, Clone)]
+pub(crate) struct SandboxConfig {
+    pub(crate) mode: SandboxMode,
+    /// Never readable nor writable (secret stores, skillful's own state).
+    pub(crate) hidden: Vec<PathBuf>,
+    /// Writable for `write-low` and up.
+    pub(crate) working_dir: Option<PathBuf>,
+    /// Writable for `write-high`.
+    pub(crate) allowed_writes: Vec<PathBuf>,
+    /// Whether `write-high` scripts may use the network.
+    pub(crate) network: bool,
+    pub(crate) limits: Limits,
+    pub(crate) support: SandboxSupport,
+}
+
+impl SandboxConfig {
+    /// Whether scripts are confined on this machine.
+    pub(crate) fn confines(&self) -> bool {
+        self.mode == SandboxMode::Enforce && self.support.isolates()
+    }
+}
+
+/// Elsewhere than on Linux nothing confines a script: there is never a confinement.
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug)]
+pub(crate) enum Confinement {}
+
+#[cfg(not(target_os = "linux"))]
+impl Confinement {
+    pub(crate) fn environment(&self) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+        match *self {}
+    }
+
+    pub(crate) fn confined(&self) -> bool {
+        match *self {}
+    }
+
+    pub(crate) fn finish(self) {
+        match self {}
+    }
+}
+
+/// Each path as given and, when it exists, as the file system resolves it: a secret behind a
+/// symbolic link is hidden where its data lives too.
+pub(crate) fn with_resolved(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    for path in paths {
+        if let Ok(resolved) = std::fs::canonicalize(&path)
+            && resolved != path
+        {
+            all.push(resolved);
+        }
+        all.push(path);
+    }
+    all
+}
+
+/// What the runner can tell about how the sandbox hindered a run, from its output and how it
+/// ended: one line each, saying what was denied and how the user can allow it.
+pub(crate) fn hindrances(
+    profile: Profile,
+    limits: &Limits,
+    stdout: &str,
+    stderr: &str,
+    signal: Option<i32>,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let lines = || stdout.lines().chain(stderr.lines());
+    let denied: Vec<&str> = lines()
+        .filter(|line| {
+            DENIAL_WORDS
+                .iter()
+                .any(|word| line.to_ascii_lowercase().contains(word))
+        })
+        .collect();
+    if !denied.is_empty() {
+        let mut paths: Vec<&str> = denied.iter().filter_map(|line| path_in(line)).collect();
+        paths.dedup();
+        let what = if paths.is_empty() {
+            "an operation outside the profile (a file outside its writable directories, a secret store, or a socket)".to_owned()
+        } else {
+            format!("access to {}", paths.join(", "))
+        };
+        let allow = match profile {
+            Profile::Read => {
+                "the skill would have to declare `risk: write-low` (the working directory) or `write-high` (directories the user allows), or the user runs it with `--sandbox off`"
+            }
+            Profile::WriteLow => {
+                "the skill would have to declare `risk: write-high` and the user allow the directory (`--allow-write DIR`), or the user runs it with `--sandbox off`"
+            }
+            Profile::WriteHigh => {
+                "the user can allow a directory with `--allow-write DIR`, or run it with `--sandbox off`"
+            }
+        };
+        notes.push(format!(
+            "[sandbox denied: {what}; the `{}` profile does not allow it; {allow}]",
+            profile.name()
+        ));
+    }
+    let any = |words: &[&str]| lines().any(|line| words.iter().any(|word| line.contains(word)));
+    #[cfg(unix)]
+    let (cpu, file_size) = (Some(libc::SIGXCPU), Some(libc::SIGXFSZ));
+    #[cfg(not(unix))]
+    let (cpu, file_size): (Option<i32>, Option<i32>) = (None, None);
+    if let Some(cpu_time) = limits.cpu_time
+        && signal.is_some()
+        && signal == cpu
+    {
+        notes.push(format!(
+            "[sandbox limit: the script used up its CPU time ({} s) and was stopped; the user can raise the limit]",
+            cpu_time.as_secs().max(1)
+        ));
+    }
+    if let Some(bytes) = limits.file_size_bytes
+        && ((signal.is_some() && signal == file_size) || any(&["File too large"]))
+    {
+        notes.push(format!(
+            "[sandbox limit: a file the script wrote reached the size limit ({} MiB); the user can raise the limit]",
+            bytes >> 20
+        ));
+    }
+    if let Some(bytes) = limits.memory_bytes
+        && any(&[
+            "MemoryError",
+            "Cannot allocate memory",
+            "out of memory",
+            "bad_alloc",
+        ])
+    {
+        notes.push(format!(
+            "[sandbox limit: the script ran out of its memory limit ({} MiB of address space); the user can raise the limit]",
+            bytes >> 20
+        ));
+    }
+    if let Some(processes) = limits.processes
+        && any(&["Resource temporarily unavailable", "fork: retry"])
+    {
+        notes.push(format!(
+            "[sandbox limit: the script could not start more processes (at most {processes} for the user); the user can raise the limit]"
+        ));
+    }
+    notes
+}
+
+/// What programs print when the kernel refused them (lower case).
+const DENIAL_WORDS: [&str; 5] = [
+    "permission denied",
+    "operation not permitted",
+    "read-only file system",
+    "[errno 1]",
+    "[errno 13]",
+];
+
+/// The first absolute path in `line`, as programs quote them (`'/a/b'`, `"/a/b"`, `/a/b:`).
+fn path_in(line: &str) -> Option<&str> {
+    let start = line
+        .char_indices()
+        .find(|&(at, c)| {
+            c == '/' && (at == 0 || line[..at].ends_with([' ', '\'', '"', '`', '(', '=']))
+        })?
+        .0;
+    let rest = &line[start..];
+    let end = rest
+        .find(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ':' | ')' | ','))
+        .unwrap_or(rest.len());
+    (end > 1).then(|| &rest[..end])
+}
+
+/// The directories and files a runner hides from every script by default: the secret stores
+/// under `home`, and skillful's own configuration, state and cache directories.
+pub(crate) fn default_hidden(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut hidden: Vec<PathBuf> = home
+        .map(|home| {
+            DEFAULT_SECRET_PATHS
+                .iter()
+                .map(|path| home.join(path))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Ok(dirs) = skillful_state::Dirs::per_user() {
+        hidden.extend([
+            dirs.config().to_path_buf(),
+            dirs.state().to_path_buf(),
+            dirs.cache().to_path_buf(),
+        ]);
+    }
+    hidden
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_found_as_programs_quote_them() {
+        assert_eq!(
+            path_in("PermissionError: [Errno 13] Permission denied: '/home/u/x.txt'"),
+            Some("/home/u/x.txt")
+        );
+        assert_eq!(path_in("bash: /etc/x: Permission denied"), Some("/etc/x"));
+        assert_eq!(path_in("write home: denied (Permission denied)"), None);
+    }
+
+    #[test]
+    fn a_denial_names_the_profile_and_how_to_allow_it() {
+        let notes = hindrances(
+            Profile::Read,
+            &Limits::default(),
+            "",
+            "PermissionError: [Errno 13] Permission denied: '/home/u/x.txt'\n",
+            None,
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("access to /home/u/x.txt"), "{notes:?}");
+        assert!(notes[0].contains("`read` profile"), "{notes:?}");
+        assert!(notes[0].contains("--sandbox off"), "{notes:?}");
+    }
+
+    #[test]
+    fn the_summary_of_read_is_the_one_the_model_is_shown() {
+        assert_eq!(
+            Profile::Read.summary(false),
+            "read — writes only in $TMPDIR, no network"
+        );
+    }
+}
