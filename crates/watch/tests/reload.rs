@@ -244,7 +244,10 @@ async fn calls_are_answered_under_continuous_churn_and_see_earlier_changes() {
         let name = format!("added-{round}");
         write_skill(root.path(), &name, "Added under churn.");
         // The churn changes no skill: the next reload announced is the one that added it.
-        assert_eq!(next_reload(&mut reloads).await.added, std::slice::from_ref(&name));
+        assert_eq!(
+            next_reload(&mut reloads).await.added,
+            std::slice::from_ref(&name)
+        );
         let names = tokio::time::timeout(PATIENCE, names(&source))
             .await
             .expect("an answer while the files keep changing");
