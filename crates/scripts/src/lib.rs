@@ -29,7 +29,12 @@
 //!
 //! [`harden_process`] makes the host non-dumpable, so that a script cannot read the host's
 //! environment or memory through `/proc/<parent pid>/environ`; binaries call it at startup.
-//! A script is not sandboxed: it runs as the user, and can read what the user can read.
+//! On Linux with Landlock, a script runs in the sandbox of its risk tier ([`Profile`]: reads of
+//! everything but the secret stores and skillful's own state, writes only where its tier allows,
+//! no network, no connecting to other processes, resource [`Limits`]), applied before `exec` and
+//! inherited by every process it starts (see the `sandbox` module's notes). Elsewhere, or with
+//! [`SandboxMode::Off`], it runs as the user with only the resource limits;
+//! [`SandboxSupport::detect`] says which applies, and hosts must tell the user.
 //!
 //! Whether a script may run at all is not decided here: `skillful-discovery` refuses the scripts of
 //! untrusted sources (`scripts_runnable(false)`) before a runner sees them, and approval by risk
