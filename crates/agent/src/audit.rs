@@ -243,14 +243,15 @@ impl Auditor {
     }
 }
 
-/// A script's exit code from its result as the model sees it: the `[exit code: N]` line the
-/// script runner ends a non-zero exit with, else 0 for a result that is no error.
+/// A script's exit code from its result as the model sees it: the last `[exit code: N]` line
+/// (the script runner writes it after the output, before its notes on a timeout, the sandbox or
+/// truncation), else 0 for a result that is no error.
 fn exit_code(result: &str, is_error: bool) -> Option<i32> {
-    let last = result.lines().last().unwrap_or_default();
-    match last
-        .strip_prefix("[exit code: ")
-        .and_then(|rest| rest.strip_suffix(']'))
-    {
+    let code = result.lines().rev().find_map(|line| {
+        line.strip_prefix("[exit code: ")
+            .and_then(|rest| rest.strip_suffix(']'))
+    });
+    match code {
         Some(code) => code.parse().ok(),
         None => (!is_error).then_some(0),
     }

@@ -167,13 +167,11 @@ async fn a_run_is_audited_and_the_log_is_printed_verified_and_counted() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_killed_mid_script_leaves_a_log_that_verifies_up_to_a_torn_line() {
-    let marker_dir = tempfile::tempdir().unwrap();
-    let marker = marker_dir.path().join("started");
-    let script = format!(
-        "import pathlib, time\npathlib.Path({:?}).write_text('x')\ntime.sleep(30)\n",
-        marker.to_str().unwrap()
-    );
-    let (root, _dir) = skill_root("slow", "Run `scripts/slow.py`.", &[("slow.py", &script)]);
+    // The script is sandboxed (it can write nothing the test could watch), so its start is seen
+    // in /proc: a process whose command line names it.
+    let script = "import time\ntime.sleep(30)\n";
+    let (root, dir) = skill_root("slow", "Run `scripts/slow.py`.", &[("slow.py", script)]);
+    let script_path = dir.join("scripts/slow.py");
     let state = tempfile::tempdir().unwrap();
     let server = TestServer::start().await;
     server.push(Reply::tool_call(
@@ -194,7 +192,7 @@ async fn a_run_killed_mid_script_leaves_a_log_that_verifies_up_to_a_torn_line() 
     );
     let mut child: std::process::Child = command_with_state(&args, state.path()).spawn().unwrap();
     let started = Instant::now();
-    while !marker.exists() {
+    while !running(&script_path) {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "the script never started"
@@ -223,4 +221,22 @@ async fn a_run_killed_mid_script_leaves_a_log_that_verifies_up_to_a_torn_line() 
     assert_eq!(code, Some(1));
     assert!(stderr.contains("line 2: the last line is torn"), "{stderr}");
     assert!(stderr.contains("1 record before it verify"), "{stderr}");
+}
+
+/// Whether a process whose command line names `script` (by its path, or by its name from the
+/// script's own directory) is running.
+#[cfg(unix)]
+fn running(script: &std::path::Path) -> bool {
+    let name = script.file_name().unwrap().to_str().unwrap();
+    let dir = script.parent().unwrap();
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        let names_it = std::fs::read(entry.path().join("cmdline")).is_ok_and(|cmdline| {
+            cmdline
+                .split(|byte| *byte == 0)
+                .any(|argument| argument.ends_with(name.as_bytes()))
+        });
+        names_it
+            && std::fs::read_link(entry.path().join("cwd"))
+                .is_ok_and(|cwd| cwd.starts_with(dir.parent().unwrap()))
+    })
 }
