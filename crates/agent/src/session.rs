@@ -32,8 +32,31 @@ pub struct Session {
     id: String,
     messages: Vec<Message>,
     /// Who made the messages the model's loop did not (by index in `messages`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "authors_by_index"
+    )]
     authors: BTreeMap<usize, Author>,
+}
+
+/// Reads the authors' map, whose keys JSON holds as strings. Parsed here rather than by serde:
+/// inside a flattened struct (as [`SessionFile`](crate::SessionFile) saves a session) serde
+/// buffers the map and no longer turns a string key into a number.
+fn authors_by_index<'de, D>(deserializer: D) -> Result<BTreeMap<usize, Author>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let by_text = BTreeMap::<String, Author>::deserialize(deserializer)?;
+    by_text
+        .into_iter()
+        .map(|(index, author)| {
+            index
+                .parse()
+                .map(|index| (index, author))
+                .map_err(|_| serde::de::Error::custom(format!("not a message index: {index:?}")))
+        })
+        .collect()
 }
 
 /// Who made a message of the history: the conversation itself (the user, the model, the tools it
@@ -126,5 +149,32 @@ impl Session {
 impl Default for Session {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SessionFile;
+
+    #[test]
+    fn authors_survive_a_session_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.json");
+        let mut session = Session::new();
+        session.extend([
+            (Message::user("a question"), Author::Conversation),
+            (Message::user("a skill's text"), Author::Activation),
+            (Message::user("an answer"), Author::AnswerStep),
+        ]);
+        let (file, _) = SessionFile::open(&path).unwrap();
+        file.save(&session).unwrap();
+        drop(file);
+
+        let (_file, restored) = SessionFile::open(&path).unwrap();
+        let restored = restored.expect("the saved session");
+        assert_eq!(restored.author(1), Author::Activation);
+        assert_eq!(restored.author(2), Author::AnswerStep);
+        assert_eq!(restored, session);
     }
 }

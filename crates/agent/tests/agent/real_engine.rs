@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use skillful_agent::{Agent, ApprovalRules, AutoApprove, Session};
+use skillful_agent::{Agent, ApprovalRules, Author, AutoApprove, Session};
 use skillful_chat::{
     ChatClient, ChatError, ChatOptions, ChatRequest, ChatResponse, Content, FunctionCall,
     FunctionResult, Message, OpenAiClient, Role,
@@ -139,7 +139,24 @@ async fn real_engine_gets_the_catalog_and_tools_its_calls_run_and_the_run_ends()
 
     // Every model call carried the catalog and the three tools, and was answered with 200:
     // the follow-ups too, which carry tool results and no new user message.
-    let exchanges = recording.exchanges();
+    // A run the loop guard stopped after a successful call ends with the answer step: one
+    // clean request, without tools or the catalog.
+    let mut exchanges = recording.exchanges();
+    let answer_step = response
+        .authors
+        .contains(&Author::AnswerStep)
+        .then(|| exchanges.pop().expect("the answer step's request"));
+    if let Some(answer_step) = &answer_step {
+        assert!(answer_step.request.tools.is_empty(), "{story}");
+        assert!(
+            answer_step
+                .request
+                .messages
+                .iter()
+                .all(|message| !message.joined_text().contains("<available_skills>")),
+            "{story}"
+        );
+    }
     assert!(exchanges.len() >= 2, "a follow-up was sent: {story}");
     for (n, exchange) in exchanges.iter().enumerate() {
         let tools: Vec<&str> = exchange.request.tools.iter().map(|t| t.name()).collect();
@@ -184,7 +201,23 @@ async fn real_engine_gets_the_catalog_and_tools_its_calls_run_and_the_run_ends()
     // How it ended: the engine's last answer holds no call and is the run's answer, or a guard
     // stopped the run and said why (a small model may repeat itself; a better one answers).
     let last_answer = exchanges.last().unwrap().response.as_ref().unwrap();
-    if response.text().starts_with("Stopped: ") {
+    if let Some(answer_step) = &answer_step {
+        // A guard stopped the loop after a successful call, and the answer step answered.
+        let answer = answer_step.response.as_ref().unwrap();
+        assert_eq!(
+            response.text(),
+            Message::last_assistant_text(&answer.messages),
+            "{story}"
+        );
+        assert!(
+            Message::last_assistant_text(&last_answer.messages).is_empty()
+                || session
+                    .messages()
+                    .iter()
+                    .any(|message| message.joined_text().starts_with("Stopped: ")),
+            "the answer step follows a guard's stop: {story}"
+        );
+    } else if response.text().starts_with("Stopped: ") {
         // The stop follows the model's calls or their results, never an answer.
         let messages = session.messages();
         let before = &messages[messages.len() - 2];
