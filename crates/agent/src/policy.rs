@@ -35,6 +35,12 @@ pub enum AutoApprove {
 ///    [`ApprovalsStore`]: the same tool, skill and script, while the skill's files are
 ///    unchanged).
 ///
+/// Rules 2 and 3 cover a script only when [`scripts_isolated`](Self::scripts_isolated) says the
+/// runner enforces the sandbox of its tier (the host asks its runner, as
+/// `skillful_scripts::ProcessRunner::isolates`): where it does not (no Landlock, not Linux,
+/// `--sandbox off`), a tier is only its author's claim, so every script call asks unless the
+/// person approved it for good.
+///
 /// The rules are applied again when a held-back call resumes: a call they refuse is refused
 /// whatever the answer (a waiting call may come from an edited session file).
 ///
@@ -49,6 +55,10 @@ pub struct ApprovalRules {
     pub approve_up_to: Option<RiskTier>,
     /// Calls whose risk tier is at least this are refused (default `destructive`).
     pub refuse_from: Option<RiskTier>,
+    /// Whether the scripts of the agent's skills run in the sandbox of their tier, so that the
+    /// auto-approve and tier rules may cover them (default `false`: not known, every script
+    /// asks).
+    pub scripts_isolated: bool,
 }
 
 impl Default for ApprovalRules {
@@ -57,6 +67,7 @@ impl Default for ApprovalRules {
             auto_approve: AutoApprove::None,
             approve_up_to: None,
             refuse_from: Some(RiskTier::Destructive),
+            scripts_isolated: false,
         }
     }
 }
@@ -73,6 +84,13 @@ impl ApprovalRules {
     /// The same rules, also approving calls up to `tier`.
     pub fn approve_up_to(mut self, tier: RiskTier) -> Self {
         self.approve_up_to = Some(tier);
+        self
+    }
+
+    /// The same rules, saying whether scripts run isolated in the sandbox of their tier (the
+    /// runner's `isolates()`); only then do the auto-approve and tier rules cover scripts.
+    pub fn scripts_isolated(mut self, isolated: bool) -> Self {
+        self.scripts_isolated = isolated;
         self
     }
 
@@ -126,7 +144,9 @@ impl ApprovalPolicy for SkillsApprovalPolicy {
             .approve_up_to
             .filter(|up_to| tier <= *up_to)
             .map(|up_to| format!("rule: approve up to {up_to}"));
-        if let Some(grounds) = by_rule.or(by_tier) {
+        // A script the sandbox does not hold to its tier is never approved by a rule.
+        let ruled = skill_tool.is_read_only() || self.rules.scripts_isolated;
+        if let Some(grounds) = by_rule.or(by_tier).filter(|_| ruled) {
             return Decision::Approve(grounds);
         }
         match skill_tool.subject(arguments) {

@@ -24,9 +24,11 @@ use skillful_core::RiskTier;
 use skillful_core::text::{for_terminal, one_line};
 use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
 use skillful_provider::CallSubject;
+use skillful_scripts::ProcessRunner;
 
 use crate::audit::AuditFlags;
-use crate::compose::{ListingFlags, SkillsFlags, process_runner};
+use crate::compose::{ListingFlags, SkillsFlags};
+use crate::sandbox::{ScriptFlags, not_isolated_line};
 use crate::{Outcome, UsageError, output};
 
 /// The most characters of a tool result the transcript shows.
@@ -196,6 +198,8 @@ pub(crate) struct AgentArgs {
     #[command(flatten)]
     audit: AuditFlags,
     #[command(flatten)]
+    sandbox: ScriptFlags,
+    #[command(flatten)]
     flags: SkillsFlags,
     #[command(flatten)]
     listing: ListingFlags,
@@ -224,13 +228,29 @@ pub(crate) struct ChatArgs {
 }
 
 impl AgentArgs {
-    /// The agent; with `live`, its file skills are watched and reloaded when they change, each
-    /// reload said on stderr.
-    async fn agent(&self, endpoint: &str, live: bool) -> anyhow::Result<Agent> {
+    /// The script runner of the sandbox flags; when it does not isolate scripts, says so first
+    /// (every script then asks).
+    fn runner(&self) -> anyhow::Result<ProcessRunner> {
+        let runner = self.sandbox.runner(ProcessRunner::builder())?;
+        let then = "every script asks before it runs, whatever --approve and --approve-up-to say";
+        if let Some(line) = not_isolated_line(&runner, then) {
+            writeln!(output::stderr(), "{line}")?;
+        }
+        Ok(runner)
+    }
+
+    /// The agent, its scripts run by `runner`; with `live`, its file skills are watched and
+    /// reloaded when they change, each reload said on stderr.
+    async fn agent(
+        &self,
+        endpoint: &str,
+        live: bool,
+        runner: &ProcessRunner,
+    ) -> anyhow::Result<Agent> {
         let host = if live { "skills chat" } else { "skills run" };
-        let composition = self
-            .flags
-            .compose(&self.skills, false, Some(process_runner()))?;
+        let composition =
+            self.flags
+                .compose(&self.skills, false, Some(Arc::new(runner.clone())))?;
         if live {
             let watched = composition.watch().await;
             tokio::spawn(say_reloads(watched.reloads()));
@@ -247,7 +267,7 @@ impl AgentArgs {
         options.temperature = model.temperature;
         options.seed = model.seed;
         options.max_tokens = Some(model.max_tokens);
-        let mut rules = ApprovalRules::new(self.approve.into());
+        let mut rules = ApprovalRules::new(self.approve.into()).scripts_isolated(runner.isolates());
         if let Some(tier) = self.approve_up_to {
             rules = rules.approve_up_to(tier);
         }
@@ -300,14 +320,17 @@ struct Terminal {
     out: output::Writer<Box<dyn io::Write>>,
     /// Whether the transcript is shown (not with `--json`, whose questions go to stderr).
     transcript: bool,
+    /// The scripts' runner, whose sandbox a question about a script names.
+    runner: ProcessRunner,
 }
 
 impl Terminal {
-    fn new(json: bool) -> Self {
+    fn new(json: bool, runner: ProcessRunner) -> Self {
         Self {
             lines: None,
             out: output::stdout_or_stderr(json),
             transcript: !json,
+            runner,
         }
     }
 
@@ -406,6 +429,15 @@ impl Terminal {
                     one_line(&call.arguments.to_string())
                 )?;
                 writeln!(self.out, "?? {}", describe(subject.as_ref()))?;
+                if let Some(subject) = subject.as_ref().filter(|s| s.script_name().is_some())
+                    && !self.runner.isolates()
+                {
+                    writeln!(
+                        self.out,
+                        "?? sandbox: {}",
+                        self.runner.profile_summary(subject.risk)
+                    )?;
+                }
                 write!(
                     self.out,
                     "?? [y]es / [n]o / [a]lways (this tool for this skill{}, until its files \
@@ -492,13 +524,15 @@ impl<'a> Conversation<'a> {
         live: bool,
         json: bool,
     ) -> anyhow::Result<Self> {
+        // First: whether scripts are isolated.
+        let runner = args.runner()?;
         let (endpoint, engine) = args.model.server().await?;
         Ok(Self {
-            agent: args.agent(&endpoint, live).await?,
+            agent: args.agent(&endpoint, live, &runner).await?,
             args,
             session,
             file,
-            terminal: Terminal::new(json),
+            terminal: Terminal::new(json, runner),
             _engine: engine,
         })
     }

@@ -16,6 +16,7 @@ use skillful_eval::{
 
 use crate::audit::AuditFlags;
 use crate::converse::{Approve, ModelArgs};
+use crate::sandbox::{SandboxFlags, not_isolated_line};
 use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
@@ -60,9 +61,32 @@ pub(crate) struct EvalArgs {
     json: bool,
     #[command(flatten)]
     audit: AuditFlags,
+    #[command(flatten)]
+    sandbox: SandboxFlags,
 }
 
 pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
+    // The endpoint is set once the server is found.
+    let mut settings = EvalSettings::new("");
+    settings.sandbox = args.sandbox.mode();
+    settings.allow_write = args.sandbox.allowed_writes()?;
+    settings.approval = ApprovalRules::new(args.approve.into()).approve_up_to(args.approve_up_to);
+    // First: that evaluating runs the skill's code, and how.
+    let runner = settings
+        .script_runner()
+        .build()
+        .map_err(|error| UsageError(error.to_string()))?;
+    let then = "evaluating a skill runs its code, so none of its scripts runs: skill scripts are \
+                refused and script checks left ungraded";
+    let line = not_isolated_line(&runner, then).unwrap_or_else(|| {
+        format!(
+            "skills: evaluating a skill runs its code: its scripts run in the sandbox of their \
+             risk tier (up to `{}` without asking: {}), its check scripts as `read`",
+            args.approve_up_to,
+            runner.profile_summary(args.approve_up_to)
+        )
+    });
+    writeln!(output::stderr(), "{line}")?;
     // Checked before a model server is looked for (or an engine installed and started).
     let mut skills = Vec::new();
     for dir in &args.skill_dirs {
@@ -70,7 +94,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     }
     let model = &args.model;
     let (endpoint, _engine) = model.server().await?;
-    let mut settings = EvalSettings::new(&endpoint);
+    settings.endpoint.clone_from(&endpoint);
     settings.api_key = model.api_key();
     settings.model = model.model.clone();
     settings.temperature = model.temperature;
@@ -78,7 +102,6 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     settings.seed = model.seed;
     settings.runs = args.runs;
     settings.call_timeout = Duration::from_secs(model.call_timeout);
-    settings.approval = ApprovalRules::new(args.approve.into()).approve_up_to(args.approve_up_to);
     settings.text_tool_calls = !args.no_text_tool_calls;
     settings.enum_names = args.enum_names;
     settings.judge = match (&args.judge_endpoint, args.no_judge) {

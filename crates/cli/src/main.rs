@@ -23,6 +23,7 @@ mod inspect;
 mod mcp;
 mod output;
 mod run_script;
+mod sandbox;
 mod scan;
 mod search;
 mod settings;

@@ -9,7 +9,8 @@ use skillful_discovery::FileScriptRequest;
 use skillful_scripts::ProcessRunner;
 
 use crate::inspect::Roots;
-use crate::{Outcome, UsageError, output};
+use crate::sandbox::{ScriptFlags, not_isolated_line};
+use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunScriptArgs {
@@ -22,6 +23,8 @@ pub(crate) struct RunScriptArgs {
     /// Kill the script and its child processes after this many seconds (default 30).
     #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    sandbox: ScriptFlags,
     /// The script's arguments, after `--`, passed to it exactly as given (no shell).
     #[arg(last = true, value_name = "ARGS")]
     args: Vec<String>,
@@ -45,9 +48,10 @@ pub(crate) async fn run_script(args: RunScriptArgs) -> anyhow::Result<Outcome> {
     if let Some(timeout) = args.timeout {
         runner = runner.timeout(timeout);
     }
-    let runner = runner
-        .build()
-        .map_err(|error| UsageError(error.to_string()))?;
+    let runner = args.sandbox.runner(runner)?;
+    if let Some(line) = not_isolated_line(&runner, "it runs because you asked for it") {
+        writeln!(output::stderr(), "{line}")?;
+    }
     let discovery = args
         .roots
         .compose_with(Arc::new(runner.clone()))?

@@ -119,6 +119,60 @@ impl Victim {
         self.dir.path().join("skills").join(name)
     }
 
+    /// A skill `name` of tier `risk` whose script writes each path it is given, printing
+    /// `PATH: allowed` or `PATH: denied (REASON)`.
+    fn writer(&self, name: &str, risk: &str) -> std::path::PathBuf {
+        let writer = self.skill(name);
+        fs::create_dir_all(writer.join("scripts")).unwrap();
+        fs::write(
+            writer.join("SKILL.md"),
+            format!(
+                "---\nname: {name}\ndescription: Writes.\nmetadata:\n  risk: {risk}\n---\nRun it.\n"
+            ),
+        )
+        .unwrap();
+        fs::write(
+            writer.join("scripts/run.py"),
+            r#"import os, sys
+for path in sys.argv[1:]:
+    try:
+        with open(path, "w") as f:
+            f.write("written")
+        print(f"{path}: allowed")
+    except OSError as error:
+        print(f"{path}: denied ({error.strerror})")
+"#,
+        )
+        .unwrap();
+        writer
+    }
+
+    /// Runs the writer `name` with `extra` flags on `targets`: `allowed` or `denied` for each.
+    fn write(
+        &self,
+        prefix: &[String],
+        name: &str,
+        extra: &[&str],
+        targets: &[std::path::PathBuf],
+    ) -> Vec<&'static str> {
+        let args: Vec<&str> = targets.iter().map(|path| path.to_str().unwrap()).collect();
+        let output = self.run_script(prefix, name, extra, &args);
+        let text = text(&output);
+        let verdicts: Vec<&'static str> = text
+            .lines()
+            .filter(|line| line.starts_with('/'))
+            .map(|line| {
+                if line.contains(": allowed") {
+                    "allowed"
+                } else {
+                    "denied"
+                }
+            })
+            .collect();
+        assert_eq!(verdicts.len(), targets.len(), "{text}");
+        verdicts
+    }
+
     /// `skills run-script NAME scripts/run.py ROOT EXTRA -- ARGS` as `prefix`'s user, in the
     /// `work` directory, with the victim's home.
     fn run_script(&self, prefix: &[String], name: &str, extra: &[&str], args: &[&str]) -> Output {
@@ -137,7 +191,10 @@ impl Victim {
             .current_dir(self.dir.path().join("work"))
             .env_clear()
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("HOME", self.home());
+            .env("HOME", self.home())
+            // Where this test's files are, which the test user can reach (a machine's /tmp
+            // may be private to root).
+            .env("TMPDIR", std::env::temp_dir());
         command.output().expect("the skills binary runs")
     }
 }
@@ -252,6 +309,7 @@ fn the_unit_converter_runs_unchanged_in_the_sandbox() {
         .env_clear()
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .env("HOME", dir.path())
+        .env("TMPDIR", std::env::temp_dir())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
@@ -267,26 +325,7 @@ fn a_write_low_script_writes_the_working_directory_and_nothing_else() {
         return;
     };
     let victim = Victim::new();
-    let writer = victim.skill("writer");
-    fs::create_dir_all(writer.join("scripts")).unwrap();
-    fs::write(
-        writer.join("SKILL.md"),
-        "---\nname: writer\ndescription: Writes.\nmetadata:\n  risk: write-low\n---\nRun it.\n",
-    )
-    .unwrap();
-    fs::write(
-        writer.join("scripts/run.py"),
-        r#"import os, sys
-for path in sys.argv[1:]:
-    try:
-        with open(path, "w") as f:
-            f.write("written")
-        print(f"{path}: allowed")
-    except OSError as error:
-        print(f"{path}: denied ({error.strerror})")
-"#,
-    )
-    .unwrap();
+    let writer = victim.writer("writer", "write-low");
     if prefix[0] != "env" {
         give_to(victim.dir.path(), test_user_ids());
     }
@@ -297,16 +336,94 @@ for path in sys.argv[1:]:
         writer.join("out.txt"),
         victim.home().join(".config/skillful/trusted.toml"),
     ];
-    let args: Vec<&str> = targets.iter().map(|path| path.to_str().unwrap()).collect();
-    let output = victim.run_script(&prefix, "writer", &[], &args);
-    let text = text(&output);
-    let lines: Vec<&str> = text.lines().filter(|line| line.starts_with('/')).collect();
-    assert_eq!(lines.len(), 4, "{text}");
-    assert!(lines[0].ends_with("out.txt: allowed"), "{text}");
-    for line in &lines[1..] {
-        assert!(line.contains(": denied"), "{line}\n{text}");
-    }
+    let verdicts = victim.write(&prefix, "writer", &[], &targets);
+    assert_eq!(verdicts, ["allowed", "denied", "denied", "denied"]);
     assert_eq!(fs::read_to_string(work.join("out.txt")).unwrap(), "written");
+}
+
+#[test]
+fn workdir_moves_write_low_s_directory_and_allow_write_widens_only_write_high() {
+    let Some(prefix) = unprivileged() else {
+        return;
+    };
+    let victim = Victim::new();
+    victim.writer("writer", "write-low");
+    victim.writer("publisher", "write-high");
+    let (other, shared) = (
+        victim.dir.path().join("other"),
+        victim.dir.path().join("shared"),
+    );
+    fs::create_dir_all(&other).unwrap();
+    fs::create_dir_all(&shared).unwrap();
+    if prefix[0] != "env" {
+        give_to(victim.dir.path(), test_user_ids());
+    }
+    let work = victim.dir.path().join("work");
+    let (other_arg, shared_arg) = (other.to_str().unwrap(), shared.to_str().unwrap());
+
+    let moved = [other.join("low.txt"), work.join("low.txt")];
+    let verdicts = victim.write(&prefix, "writer", &["--workdir", other_arg], &moved);
+    assert_eq!(
+        verdicts,
+        ["allowed", "denied"],
+        "--workdir is write-low's directory"
+    );
+
+    let allowed = ["--allow-write", shared_arg];
+    let verdicts = victim.write(&prefix, "writer", &allowed, &[shared.join("low.txt")]);
+    assert_eq!(verdicts, ["denied"], "--allow-write is not for write-low");
+
+    let targets = [
+        shared.join("high.txt"),
+        work.join("high.txt"),
+        victim.home().join("high.txt"),
+        victim.home().join(".config/skillful/trusted.toml"),
+    ];
+    let verdicts = victim.write(&prefix, "publisher", &allowed, &targets);
+    assert_eq!(verdicts, ["allowed", "allowed", "denied", "denied"]);
+    let verdicts = victim.write(&prefix, "publisher", &[], &[shared.join("high.txt")]);
+    assert_eq!(verdicts, ["denied"], "only with --allow-write");
+
+    let output = victim.run_script(&prefix, "writer", &["--workdir", "/no/such/dir"], &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        text(&output).contains("--workdir /no/such/dir: not a directory"),
+        "{}",
+        text(&output)
+    );
+}
+
+/// `--sandbox off` is the user's: the first line says scripts are not isolated, and the script
+/// runs as the user (here it writes the home directory, which the sandbox denies).
+#[test]
+fn with_the_sandbox_off_run_script_says_first_that_scripts_are_not_isolated() {
+    let Some(prefix) = unprivileged() else {
+        return;
+    };
+    let victim = Victim::new();
+    victim.writer("writer", "read");
+    if prefix[0] != "env" {
+        give_to(victim.dir.path(), test_user_ids());
+    }
+    let home = victim.home().join("off.txt");
+    let output = victim.run_script(
+        &prefix,
+        "writer",
+        &["--sandbox", "off"],
+        &[home.to_str().unwrap()],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .starts_with("skills: scripts are not isolated (--sandbox off): "),
+        "{stderr}"
+    );
+    assert!(home.exists(), "{}", text(&output));
+    let sandboxed = victim.write(&prefix, "writer", &[], &[victim.home().join("on.txt")]);
+    assert_eq!(sandboxed, ["denied"]);
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -320,4 +437,63 @@ fn copy_dir(from: &Path, to: &Path) {
             fs::copy(entry.path(), target).unwrap();
         }
     }
+}
+
+/// Where scripts are not isolated (here `--sandbox off`, which behaves as a machine without
+/// Landlock does), `skills run` says so on its first line and asks before every script, whatever
+/// `--approve` and `--approve-up-to` say; the question names the missing sandbox. With the
+/// sandbox on, the same flags run the script without asking.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_the_sandbox_off_run_says_so_first_and_every_script_asks() {
+    use skillful_test_server::{Reply, TestServer};
+
+    let (root, _dir) = common::skill_root(
+        "tools",
+        "Run `scripts/a.py`.",
+        &[("a.py", "print('a ran')\n")],
+    );
+    let root = root.path().to_str().unwrap();
+    let call = serde_json::json!({"skillName": "tools", "scriptName": "scripts/a.py"});
+    let flags = ["--approve", "all", "--approve-up-to", "write-high"];
+
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("c1", "run_skill_script", call.clone()));
+    server.push(Reply::text("not run"));
+    let mut args = flags.to_vec();
+    args.extend(["--sandbox", "off", "Run a."]);
+    let off = common::skills(common::run_args(root, server.url(), &args), "n\n").await;
+    let (stdout, stderr) = (common::text(&off.stdout), common::text(&off.stderr));
+    assert_eq!(off.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .starts_with("skills: scripts are not isolated (--sandbox off): "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "every script asks before it runs, whatever --approve and --approve-up-to say"
+        ),
+        "{stderr}"
+    );
+    assert!(stdout.contains("?? approve run_skill_script("), "{stdout}");
+    assert!(
+        stdout.contains("?? sandbox: off — not isolated (--sandbox off)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("a ran"), "{stdout}");
+
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("c1", "run_skill_script", call));
+    server.push(Reply::text("done"));
+    let mut args = flags.to_vec();
+    args.push("Run a.");
+    let on = common::skills(common::run_args(root, server.url(), &args), "").await;
+    let (stdout, stderr) = (common::text(&on.stdout), common::text(&on.stderr));
+    assert_eq!(on.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("not isolated"), "{stderr}");
+    assert!(!stdout.contains("?? approve"), "{stdout}");
+    assert!(stdout.contains("<< tool result: a ran"), "{stdout}");
 }

@@ -11,6 +11,9 @@
 //!
 //! [plugins]
 //! dirs = ["/opt/skill-plugins"]     # plugin directories to load (checked before loading)
+//!
+//! [sandbox]
+//! allow_write = ["/home/me/notes"]  # write-high scripts may write here too (user settings only)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -37,6 +40,10 @@ pub struct Settings {
     pub overrides: Vec<(String, bool)>,
     /// `[plugins] dirs`, relative paths resolved against the file's directory.
     pub plugin_dirs: Vec<PathBuf>,
+    /// `[sandbox] allow_write`: directories `write-high` scripts may write under, as
+    /// `--allow-write` names them, relative paths resolved against the file's directory. Hosts
+    /// honour the user's file only: a project cannot widen the sandbox.
+    pub allow_write: Vec<PathBuf>,
 }
 
 /// Where a setting was made, for messages and for `skills list --all`.
@@ -75,7 +82,12 @@ impl Settings {
             let Some(item) = item else {
                 return Ok(None);
             };
-            let message = format!("`{key}` must be a list of skill names");
+            let what = if key.starts_with("skills.") {
+                "skill names"
+            } else {
+                "directories"
+            };
+            let message = format!("`{key}` must be a list of {what}");
             let array = item.as_array().ok_or_else(|| invalid(&message))?;
             array
                 .iter()
@@ -105,19 +117,24 @@ impl Settings {
             }
         }
         let base = path.parent().unwrap_or(Path::new("."));
-        let plugin_dirs = names(
-            document.get("plugins").and_then(|p| p.get("dirs")),
-            "plugins.dirs",
-        )?
-        .unwrap_or_default()
-        .into_iter()
-        .map(|dir| base.join(dir))
-        .collect();
+        let dirs = |table: &str, key: &str| -> Result<Vec<PathBuf>, ConfigError> {
+            Ok(names(
+                document.get(table).and_then(|t| t.get(key)),
+                &format!("{table}.{key}"),
+            )?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|dir| base.join(dir))
+            .collect())
+        };
+        let plugin_dirs = dirs("plugins", "dirs")?;
+        let allow_write = dirs("sandbox", "allow_write")?;
         Ok(Self {
             disabled: disabled.unwrap_or_default(),
             enabled,
             overrides,
             plugin_dirs,
+            allow_write,
         })
     }
 

@@ -572,3 +572,27 @@ fn a_trust_file_that_is_a_planted_link_is_refused() {
         .to_string();
     assert!(error.contains("symbolic link"), "{error}");
 }
+
+#[test]
+fn settings_name_the_directories_write_high_scripts_may_write() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("config.toml");
+    fs::write(
+        &file,
+        "[sandbox]\nallow_write = [\"/srv/shared\", \"notes\"]\n",
+    )
+    .unwrap();
+    let settings = Settings::load(&file, SettingsLevel::Project).unwrap();
+    assert_eq!(
+        settings.allow_write,
+        [PathBuf::from("/srv/shared"), temp.path().join("notes")]
+    );
+    fs::write(&file, "[sandbox]\nallow_write = \"/srv\"\n").unwrap();
+    let error = Settings::load(&file, SettingsLevel::Project).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("`sandbox.allow_write` must be a list of directories"),
+        "{error}"
+    );
+}

@@ -14,7 +14,7 @@ use skillful_chat::{
 use skillful_core::Skill;
 use skillful_discovery::FileSkillsSource;
 use skillful_provider::SkillsProvider;
-use skillful_scripts::ProcessRunner;
+use skillful_scripts::{ProcessRunner, ProcessRunnerBuilder, SandboxMode};
 
 use crate::benchmark::{
     Benchmark, Configuration, Grading, GradingSummary, Metadata, RunRecord, RunResult, RunSummary,
@@ -149,8 +149,16 @@ pub struct EvalSettings {
     /// The most time one model call may take.
     pub call_timeout: Duration,
     /// Which calls run without asking; the others are refused (nobody is there to ask), and
-    /// the refusal is in the transcript.
+    /// the refusal is in the transcript. Its `scripts_isolated` is the evaluator's: where its
+    /// runner does not isolate scripts, no rule runs one.
     pub approval: ApprovalRules,
+    /// Whether the skill's scripts and the check scripts run in the sandbox (default
+    /// [`SandboxMode::Enforce`]): skill scripts by their risk tier, writing only in the run's
+    /// outputs directory (`write-low` and up), checks as `read`. Where scripts are not isolated
+    /// (here `Off`), skill scripts are refused and script checks are left ungraded.
+    pub sandbox: SandboxMode,
+    /// The directories `write-high` skill scripts may write under too.
+    pub allow_write: Vec<PathBuf>,
     /// Whether tool calls written as text are recovered and run.
     pub text_tool_calls: bool,
     /// Whether the tools' schemas list the valid skill, resource and script names
@@ -178,6 +186,8 @@ impl EvalSettings {
             call_timeout: Duration::from_secs(300),
             approval: ApprovalRules::new(AutoApprove::ReadOnly)
                 .approve_up_to(skillful_core::RiskTier::Read),
+            sandbox: SandboxMode::Enforce,
+            allow_write: Vec::new(),
             text_tool_calls: true,
             enum_names: false,
             judge: JudgeSettings::SameEndpoint,
@@ -203,6 +213,15 @@ impl EvalSettings {
                 dir: PathBuf::new(),
                 reason: error.to_string(),
             })
+    }
+
+    /// A script runner with these sandbox settings, as the evaluation's: a host can ask it
+    /// whether scripts are isolated before the evaluation starts.
+    pub fn script_runner(&self) -> ProcessRunnerBuilder {
+        self.allow_write.iter().fold(
+            ProcessRunner::builder().sandbox(self.sandbox),
+            ProcessRunnerBuilder::allow_write,
+        )
     }
 
     fn seed_of(&self, run_number: u32) -> Option<u64> {
@@ -279,7 +298,7 @@ impl Evaluator {
             Judge { client, options }
         });
         let grader = Grader {
-            runner: ProcessRunner::builder().build()?,
+            runner: settings.script_runner().build()?,
             judge,
         };
         Ok(Self {
@@ -287,6 +306,13 @@ impl Evaluator {
             client,
             grader,
         })
+    }
+
+    /// Whether scripts run isolated in the sandbox of their tier (the sandbox is on and this
+    /// machine enforces it); where not, none runs: skill scripts are refused, script checks left
+    /// ungraded.
+    fn isolates(&self) -> bool {
+        self.grader.runner.isolates()
     }
 
     fn client(settings: &EvalSettings, url: &str) -> Result<OpenAiClient, EvalError> {
@@ -392,14 +418,18 @@ impl Evaluator {
         }
         let seed = self.settings.seed_of(run_number);
         let mut builder = Agent::builder(Arc::clone(&self.client))
-            .approval(self.settings.approval)
+            .approval(self.settings.approval.scripts_isolated(self.isolates()))
             .options(self.settings.options(seed))
             .text_tool_calls(self.settings.text_tool_calls);
         if let Some(audit) = &self.settings.audit {
             builder = builder.audit(audit.clone());
         }
         if configuration == Configuration::WithSkill {
-            let runner = ProcessRunner::builder().working_dir(&outputs).build()?;
+            let runner = self
+                .settings
+                .script_runner()
+                .working_dir(&outputs)
+                .build()?;
             let source = FileSkillsSource::builder()
                 .root(&skill.dir)
                 .script_runner(Arc::new(runner))

@@ -201,6 +201,9 @@ impl Grader {
         script: &str,
         outputs: &Path,
     ) -> (Option<bool>, String) {
+        if let Some(why) = self.runner.not_isolated() {
+            return (None, format!("ungraded: the check was not run: {why}"));
+        }
         let path = match resolve_inside(skill_dir, script) {
             Ok(path) => path,
             Err(reason) => return (Some(false), format!("the check cannot run: {reason}")),

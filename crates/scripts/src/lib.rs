@@ -84,4 +84,6 @@ pub use harden::harden_process;
 pub use interpreter::{Interpreter, default_interpreters};
 pub use output::ScriptOutput;
 pub use runner::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, ProcessRunner, ProcessRunnerBuilder};
-pub use sandbox::{DEFAULT_SECRET_PATHS, Limits, Profile, SandboxMode, SandboxSupport};
+pub use sandbox::{
+    DEFAULT_SECRET_PATHS, Limits, Profile, SandboxMode, SandboxSupport, user_namespaces,
+};

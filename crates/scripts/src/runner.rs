@@ -153,6 +153,31 @@ impl ProcessRunner {
         self.config.sandbox.confines()
     }
 
+    /// Why scripts are not isolated, as one line a host shows before it runs any (`None` when
+    /// they are): `scripts are not isolated (--sandbox off): …` or `scripts are not isolated:
+    /// this kernel has no Landlock …`. Where they are not, a risk tier is only its author's
+    /// claim: hosts ask before every script (`ApprovalRules::scripts_isolated` in
+    /// `skillful-agent`).
+    pub fn not_isolated(&self) -> Option<String> {
+        if self.isolates() {
+            return None;
+        }
+        let why = match self.config.sandbox.mode {
+            SandboxMode::Off => "(--sandbox off)".to_owned(),
+            SandboxMode::Enforce => format!(
+                "({})",
+                self.config
+                    .sandbox
+                    .support
+                    .missing()
+                    .unwrap_or_else(|| "the sandbox is not enforced here".to_owned())
+            ),
+        };
+        Some(format!(
+            "scripts are not isolated {why}: a script can read, write and send whatever you can, whatever risk tier its skill claims"
+        ))
+    }
+
     /// The line saying what a script of `tier` is allowed, as the model and the user are told
     /// it (`read — writes only in $TMPDIR, no network`), or that it is not isolated.
     pub fn profile_summary(&self, tier: skillful_core::RiskTier) -> String {

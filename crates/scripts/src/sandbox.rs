@@ -200,6 +200,54 @@ impl SandboxSupport {
     pub fn isolates(&self) -> bool {
         self.landlock_abi.is_some() && self.seccomp
     }
+
+    /// What is missing for scripts to be isolated, as one phrase (`None` when nothing is):
+    /// `this kernel has no Landlock`, `this platform has no Landlock (Linux only)`.
+    pub fn missing(&self) -> Option<String> {
+        let mut missing = Vec::new();
+        if self.landlock_abi.is_none() {
+            missing.push(if cfg!(target_os = "linux") {
+                "this kernel has no Landlock (Linux 5.13 or later, with `landlock` in the `lsm=` boot list)"
+            } else {
+                "this platform has no Landlock (Linux only)"
+            });
+        }
+        if !self.seccomp {
+            missing.push(if cfg!(target_os = "linux") {
+                "seccomp filters cannot be installed here"
+            } else {
+                "this platform has no seccomp (Linux only)"
+            });
+        }
+        (!missing.is_empty()).then(|| missing.join(", and "))
+    }
+}
+
+/// Whether unprivileged user namespaces are available (what bubblewrap-style sandboxes need;
+/// skillful's sandbox does not), from `/proc/sys`.
+///
+/// # Errors
+/// Why they are not: not Linux, a `sysctl` that turns them off, or AppArmor's restriction
+/// (Ubuntu 24.04).
+pub fn user_namespaces() -> Result<(), String> {
+    if !cfg!(target_os = "linux") {
+        return Err("not Linux".into());
+    }
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.trim().parse::<u64>().ok())
+    };
+    if read("/proc/sys/user/max_user_namespaces") == Some(0) {
+        return Err("user.max_user_namespaces is 0".into());
+    }
+    if read("/proc/sys/kernel/unprivileged_userns_clone") == Some(0) {
+        return Err("kernel.unprivileged_userns_clone is 0".into());
+    }
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == Some(1) {
+        return Err("AppArmor restricts unprivileged user namespaces".into());
+    }
+    Ok(())
 }
 
 /// The sandbox configuration of a runner.
@@ -419,6 +467,22 @@ mod tests {
         assert!(notes[0].contains("access to /home/u/x.txt"), "{notes:?}");
         assert!(notes[0].contains("`read` profile"), "{notes:?}");
         assert!(notes[0].contains("--sandbox off"), "{notes:?}");
+    }
+
+    #[test]
+    fn missing_enforcement_is_named() {
+        let without_landlock = SandboxSupport {
+            landlock_abi: None,
+            seccomp: true,
+        };
+        assert!(!without_landlock.isolates());
+        let missing = without_landlock.missing().unwrap();
+        assert!(missing.contains("no Landlock"), "{missing}");
+        let full = SandboxSupport {
+            landlock_abi: Some(7),
+            seccomp: true,
+        };
+        assert_eq!(full.missing(), None);
     }
 
     #[test]

@@ -46,7 +46,7 @@ fn looping_model(request: &Value) -> Reply {
 fn agent(server: &TestServer, aids: Aids) -> Agent {
     Agent::builder(client(server.url()))
         .skills(example_provider(Arc::new(CountingRunner::default())))
-        .approval(ApprovalRules::new(AutoApprove::All))
+        .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
         .aids(aids)
         .build()
 }

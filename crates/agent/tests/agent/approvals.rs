@@ -11,11 +11,13 @@ use skillful_agent::{
 };
 use skillful_chat::{ApprovalResponse, Remember, SharedTool, Tool};
 use skillful_core::RiskTier;
+use skillful_discovery::FileSkillsSource;
 use skillful_provider::SkillsProvider;
+use skillful_scripts::{ProcessRunner, SandboxMode};
 use skillful_test_server::{Reply, TestServer};
 
 use crate::common::{
-    CountingRunner, MARATHON, OpsSkill, OpsSource, client, example_provider, load_skill,
+    CountingRunner, MARATHON, OpsSkill, OpsSource, client, example_provider, examples, load_skill,
     run_convert,
 };
 
@@ -209,7 +211,9 @@ async fn a_tier_rule_runs_read_scripts_and_asks_for_the_rest() {
     ));
     server.push(Reply::text("all is well"));
     let skill = OpsSkill::new();
-    let rules = ApprovalRules::new(AutoApprove::ReadOnly).approve_up_to(RiskTier::Read);
+    let rules = ApprovalRules::new(AutoApprove::ReadOnly)
+        .approve_up_to(RiskTier::Read)
+        .scripts_isolated(true);
     let agent = ops_agent(server.url(), &skill, rules);
     let mut session = Session::new();
     let response = agent.run("Status?", &mut session).await.unwrap();
@@ -230,6 +234,43 @@ async fn a_tier_rule_runs_read_scripts_and_asks_for_the_rest() {
     );
     let response = agent.run("Status?", &mut Session::new()).await.unwrap();
     assert_eq!(response.pending.len(), 1, "without the tier rule it asks");
+}
+
+/// Where the runner does not hold a script to its tier (here `--sandbox off`; also no Landlock,
+/// or not Linux), the tier is only the author's claim: neither `approve_up_to` nor the all rule
+/// runs a script, and the call asks; the read-only tools still run by rule.
+#[tokio::test]
+async fn no_rule_runs_a_script_the_sandbox_does_not_hold_to_its_tier() {
+    let runner = ProcessRunner::builder()
+        .sandbox(SandboxMode::Off)
+        .build()
+        .unwrap();
+    assert!(!runner.isolates());
+    let source = FileSkillsSource::builder()
+        .root(examples())
+        .script_runner(Arc::new(runner.clone()))
+        .build()
+        .unwrap();
+    let provider = Arc::new(SkillsProvider::new(Arc::new(source)));
+    for auto in [AutoApprove::ReadOnly, AutoApprove::All] {
+        let server = TestServer::start().await;
+        server.push(Reply::tool_call("c1", "load_skill", load_skill()));
+        server.push(Reply::tool_call("c2", "run_skill_script", run_convert()));
+        let rules = ApprovalRules::new(auto)
+            .approve_up_to(RiskTier::WriteHigh)
+            .scripts_isolated(runner.isolates());
+        let agent = Agent::builder(client(server.url()))
+            .skills(Arc::clone(&provider))
+            .approval(rules)
+            .build();
+        let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+        assert_eq!(response.pending.len(), 1, "{auto:?}: the script asks");
+        assert_eq!(response.pending[0].call.name, "run_skill_script");
+        assert!(
+            server.requests()[1].contents("tool")[0].contains("unit-converter"),
+            "{auto:?}: load_skill ran by rule"
+        );
+    }
 }
 
 #[tokio::test]

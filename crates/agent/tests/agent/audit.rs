@@ -141,7 +141,7 @@ async fn a_call_the_rules_refuse_is_a_refusal_by_the_policy() {
         .skills(Arc::new(SkillsProvider::new(Arc::new(OpsSource(
             Arc::clone(&ops),
         )))))
-        .approval(ApprovalRules::new(AutoApprove::All))
+        .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
         .audit(AuditSettings::new(sink, "audit-test"))
         .build();
     agent.run("Clean up.", &mut Session::new()).await.unwrap();

@@ -115,7 +115,7 @@ async fn one_sessions_idempotency_key_does_not_replay_another_sessions_result() 
     let runner = Arc::new(CountingRunner::default());
     let agent = Agent::builder(client(server.url()))
         .skills(example_provider(Arc::clone(&runner)))
-        .approval(ApprovalRules::new(AutoApprove::All))
+        .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
         .build();
     agent.run(MARATHON, &mut Session::new()).await.unwrap();
     agent.run(MARATHON, &mut Session::new()).await.unwrap();

@@ -123,7 +123,7 @@ async fn real_engine_gets_the_catalog_and_tools_its_calls_run_and_the_run_ends()
     let runner = Arc::new(CountingRunner::default());
     let agent = Agent::builder(recording.clone())
         .skills(example_provider(runner))
-        .approval(ApprovalRules::new(AutoApprove::All))
+        .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
         .options(options(48))
         .build();
     let mut session = Session::new();

@@ -24,7 +24,7 @@ async fn the_marathon_prompt_against_a_real_server() {
     let runner = Arc::new(CountingRunner::default());
     let agent = Agent::builder(builder.build().unwrap())
         .skills(example_provider(runner))
-        .approval(ApprovalRules::new(AutoApprove::All))
+        .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
         .options(options)
         .build();
     let mut session = Session::new();

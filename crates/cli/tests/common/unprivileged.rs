@@ -58,6 +58,9 @@ pub fn as_unprivileged_user() -> Result<Vec<String>, String> {
 /// build directory may lie below a directory only root may enter.
 pub fn reachable_binary(dir: &Path) -> PathBuf {
     let binary = dir.join("skills");
+    if binary.exists() {
+        return binary;
+    }
     if fs::hard_link(env!("CARGO_BIN_EXE_skills"), &binary).is_err() {
         fs::copy(env!("CARGO_BIN_EXE_skills"), &binary).unwrap();
     }
