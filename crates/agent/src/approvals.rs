@@ -128,7 +128,15 @@ impl ApprovalsStore {
     /// # Errors
     /// As [`ApprovalsStore::at`]; [`StateError::NoHomeDirectory`] when there is no home.
     pub fn per_user() -> Result<Self, ApprovalsError> {
-        Self::at(skillful_state::Dirs::per_user()?.state().join(STORE_FILE))
+        Self::at(Self::per_user_path()?)
+    }
+
+    /// Where the user's store is kept (nothing is created or read).
+    ///
+    /// # Errors
+    /// [`StateError::NoHomeDirectory`] when there is no home.
+    pub fn per_user_path() -> Result<PathBuf, StateError> {
+        Ok(skillful_state::Dirs::per_user()?.state().join(STORE_FILE))
     }
 
     /// The store kept in `path`: read now if it exists, written (atomically, mode 0600) when an

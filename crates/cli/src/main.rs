@@ -17,6 +17,7 @@ use skillful_core::text::one_line;
 mod audit;
 mod compose;
 mod converse;
+mod doctor;
 mod engine;
 mod eval;
 mod inspect;
@@ -75,6 +76,8 @@ enum Command {
     Engine(engine::EngineArgs),
     /// Measure whether skills help a model: run their evals with and without them, grade, benchmark.
     Eval(eval::EvalArgs),
+    /// What this machine enforces and whether skillful's own files are safe (exit 1 if not).
+    Doctor(doctor::DoctorArgs),
     /// Print the audit log of skill tool calls (`--verify`: check its hash chain).
     Audit(audit::AuditArgs),
     /// Usage per skill from the audit log: activations, calls, failures, latency, tokens.
@@ -182,6 +185,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Disable(args) => settings::toggle(args, false),
             Command::Engine(args) => engine::run(args).await,
             Command::Eval(args) => eval::run(args).await,
+            Command::Doctor(args) => doctor::doctor(args),
             Command::Audit(args) => audit::audit(args),
             Command::Stats(args) => audit::stats(args).await,
             Command::Scan(args) => scan::scan(args),

@@ -130,6 +130,16 @@ impl Environment {
         roots
     }
 
+    /// The user's home directory, if known.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// The per-user directories (configuration, state, cache).
+    pub fn dirs(&self) -> &Dirs {
+        &self.dirs
+    }
+
     /// The user's configuration file.
     pub fn user_config_file(&self) -> PathBuf {
         self.dirs.config().join(USER_CONFIG_FILE)

@@ -62,6 +62,19 @@ impl TrustStore {
         &self.trusted
     }
 
+    /// The trusted directories that trust far more than a project: the file system's root, or
+    /// `home` (or a directory above it), under which every project would be trusted.
+    pub fn too_broad(&self, home: Option<&Path>) -> Vec<&Path> {
+        let home = home.map(dunce_canonical);
+        self.trusted
+            .iter()
+            .map(PathBuf::as_path)
+            .filter(|dir| {
+                dir.parent().is_none() || home.as_ref().is_some_and(|home| home.starts_with(dir))
+            })
+            .collect()
+    }
+
     /// Trusts `dir` (made canonical; it must exist), recording it for the user of `dirs`;
     /// returns the canonical path.
     ///

@@ -20,8 +20,10 @@
 //! );
 //! ```
 
+mod inspect;
 mod stamp;
 
+pub use inspect::{PathState, inspect_private};
 pub use stamp::FileStamp;
 
 use std::fs::{self, File, OpenOptions};

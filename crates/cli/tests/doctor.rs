@@ -1,0 +1,109 @@
+//! `skills doctor` over real per-user directories: what the machine enforces, and exit 1 naming
+//! a state directory others can write, or a trust store that trusts the whole machine.
+
+#![cfg(unix)]
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn doctor(root: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("doctor")
+        .current_dir(root)
+        .env("HOME", root.join("home"))
+        .env("XDG_CONFIG_HOME", root.join("config"))
+        .env("XDG_STATE_HOME", root.join("state"))
+        .env("XDG_CACHE_HOME", root.join("cache"))
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the skills binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_clean_state_passes_and_says_what_the_machine_enforces() {
+    let temp = tempfile::tempdir().unwrap();
+    let output = doctor(temp.path());
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    for start in [
+        "landlock: ",
+        "seccomp: ",
+        "user namespaces: ",
+        "scripts: ",
+        "config directory: ",
+        "state directory: ",
+        "trust store: ",
+        "approvals store: ",
+        "settings: ",
+        "engine: ",
+    ] {
+        assert!(
+            stdout.lines().any(|line| line.starts_with(start)),
+            "no `{start}` line:\n{stdout}"
+        );
+    }
+    assert!(
+        !temp.path().join("state/skillful").exists(),
+        "nothing is created"
+    );
+}
+
+#[test]
+fn a_state_directory_others_can_write_fails_naming_it_and_is_left_as_it_is() {
+    let temp = tempfile::tempdir().unwrap();
+    let state = temp.path().join("state/skillful");
+    fs::create_dir_all(&state).unwrap();
+    fs::write(state.join("approvals.json"), "{}").unwrap();
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
+
+    let output = doctor(temp.path());
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    let line = stdout
+        .lines()
+        .find(|line| line.starts_with("state directory: "))
+        .unwrap_or_default();
+    assert!(
+        line.contains(&format!(
+            "UNSAFE: {} is writable by others (mode 0777)",
+            state.display()
+        )),
+        "{stdout}"
+    );
+    assert!(stderr.contains("fix the lines marked UNSAFE"), "{stderr}");
+    assert_eq!(
+        fs::metadata(&state).unwrap().permissions().mode() & 0o777,
+        0o777,
+        "doctor repairs nothing"
+    );
+}
+
+#[test]
+fn a_trust_store_that_trusts_the_whole_machine_fails() {
+    let temp = tempfile::tempdir().unwrap();
+    let config = temp.path().join("config/skillful");
+    fs::create_dir_all(&config).unwrap();
+    fs::set_permissions(&config, fs::Permissions::from_mode(0o700)).unwrap();
+    let store = config.join("trusted.toml");
+    fs::write(&store, "trusted = [\"/\"]\n").unwrap();
+    fs::set_permissions(&store, fs::Permissions::from_mode(0o600)).unwrap();
+
+    let output = doctor(temp.path());
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("UNSAFE: / is trusted, and with it every project below it"),
+        "{stdout}"
+    );
+}
