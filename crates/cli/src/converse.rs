@@ -46,7 +46,8 @@ pub(crate) const DEFAULT_CALL_TIMEOUT: u64 = 300;
 pub(crate) enum Approve {
     /// `load_skill` and `read_skill_resource` run; scripts ask.
     ReadOnly,
-    /// All three tools run (destructive scripts are still refused).
+    /// All three tools run (destructive scripts are still refused; scripts only where they run
+    /// in the sandbox of their tier).
     All,
     /// Every call asks.
     Ask,
@@ -178,7 +179,8 @@ pub(crate) struct AgentArgs {
     /// Which skill tools run without asking; the others are asked on the terminal (y/n/a).
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
     approve: Approve,
-    /// Also run scripts up to this risk tier without asking (read, write-low, write-high).
+    /// Also run scripts up to this risk tier without asking (read, write-low, write-high), where
+    /// scripts run in the sandbox of their tier; elsewhere every script asks.
     #[arg(long, value_name = "TIER")]
     approve_up_to: Option<RiskTier>,
     /// Do not run tool calls the model writes as text (a JSON block or `<tool_call>` tags)

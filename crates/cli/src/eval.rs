@@ -45,7 +45,8 @@ pub(crate) struct EvalArgs {
     /// (and the refusal is in the transcript).
     #[arg(long, value_enum, default_value_t = Approve::ReadOnly)]
     approve: Approve,
-    /// Also run scripts up to this risk tier (read, write-low, write-high).
+    /// Also run scripts up to this risk tier (read, write-low, write-high), where scripts run in
+    /// the sandbox of their tier; elsewhere none runs.
     #[arg(long, value_name = "TIER", default_value = "read")]
     approve_up_to: RiskTier,
     /// Do not run tool calls the model writes as text.
