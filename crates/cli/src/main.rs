@@ -102,6 +102,9 @@ enum Command {
     #[command(after_help = "Example:\n  skills eval examples/skills/unit-converter --runs 3")]
     Eval(eval::EvalArgs),
     /// What this machine enforces and whether skillful's own files are safe (exit 1 if not).
+    #[command(
+        after_help = "Example:\n  skills doctor && skills eval examples/skills/unit-converter"
+    )]
     Doctor(doctor::DoctorArgs),
     /// Print the audit log of skill tool calls (`--verify`: check its hash chain).
     #[command(after_help = "Example:\n  skills audit --since 12h --skill unit-converter")]
