@@ -107,3 +107,40 @@ fn a_trust_store_that_trusts_the_whole_machine_fails() {
         "{stdout}"
     );
 }
+
+/// A state directory another user owns is unsafe too (as root, the test user is the other one).
+#[test]
+fn a_state_directory_another_user_owns_fails_naming_it() {
+    let me = std::process::Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&me.stdout).trim() != "0" {
+        skillful_test_support::prerequisite_missing(
+            "giving a directory to another user needs root",
+        );
+        return;
+    }
+    if let Err(reason) = skillful_test_support::unprivileged::as_unprivileged_user() {
+        skillful_test_support::prerequisite_missing(&format!(
+            "this test needs a second user, and {reason}"
+        ));
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let state = temp.path().join("state/skillful");
+    fs::create_dir_all(&state).unwrap();
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
+    skillful_test_support::unprivileged::give_to(
+        &state,
+        skillful_test_support::unprivileged::test_user_ids(),
+    );
+
+    let output = doctor(temp.path());
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "UNSAFE: {} is owned by another user",
+            state.display()
+        )),
+        "{stdout}"
+    );
+}

@@ -724,6 +724,12 @@ sys.exit(1 if written else 0)
 /// the check is left ungraded.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_skill_s_scripts_and_checks_run_sandboxed_and_with_the_sandbox_off_none_runs() {
+    if !skillful_scripts::SandboxSupport::detect().isolates() {
+        skillful_test_support::prerequisite_missing(
+            "this test needs a kernel with Landlock and seccomp",
+        );
+        return;
+    }
     let fixture = Fixture::new();
     let skill = fixture.skill();
     std::fs::write(skill.join("scripts/convert.py"), PLANTING_CONVERT_PY).unwrap();
