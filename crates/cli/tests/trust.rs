@@ -11,22 +11,15 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::text;
 use common::unprivileged::{as_unprivileged_user, give_to, test_user_ids};
 
 /// `skills ARGS` in `dir`, with its home, configuration and state under `home`.
 fn skills_in(dir: &Path, home: &Path, args: &[&OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skills"))
+    common::command_at_home(dir, home)
         .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("SKILLS_ADMIN_DIR", home.join("no-admin-skills"))
-        .env_remove("RUST_LOG")
         .output()
         .expect("the skills binary runs")
 }
@@ -51,6 +44,13 @@ fn agents_skill(dir: &Path, name: &str) {
         format!("---\nname: {name}\ndescription: The skill {name}.\n---\nDo it.\n"),
     )
     .unwrap();
+}
+
+/// `skills trust` in `dir`, which must succeed; what it printed.
+fn trust_here(dir: &Path, home: &Path) -> String {
+    let trust = skills(dir, home, &["trust"]);
+    assert_eq!(trust.status.code(), Some(0), "{}", text(&trust.stderr));
+    text(&trust.stdout)
 }
 
 /// The names `skills list` printed.
@@ -105,8 +105,7 @@ fn a_trusted_directory_removed_and_re_created_is_no_longer_trusted() {
     let home = world.home();
     let repo = world.root.join("repo");
     project(&repo, "mine");
-    let trust = skills(&repo, &home, &["trust"]);
-    assert_eq!(trust.status.code(), Some(0), "{}", text(&trust.stderr));
+    trust_here(&repo, &home);
     assert_eq!(listed(&skills(&repo, &home, &["list"])), ["mine"]);
 
     // Another user removes it (or it was removed) and re-creates it with skills of their own.
@@ -127,7 +126,7 @@ fn a_trusted_directory_removed_and_re_created_is_no_longer_trusted() {
     // (The old one is moved away, not removed, so that the new one cannot get its inode back.)
     fs::remove_dir_all(&repo).unwrap();
     project(&repo, "old");
-    skills(&repo, &home, &["trust"]);
+    trust_here(&repo, &home);
     fs::rename(&repo, world.root.join("moved")).unwrap();
     project(&repo, "again");
     let output = skills(&repo, &home, &["list"]);
@@ -138,7 +137,7 @@ fn a_trusted_directory_removed_and_re_created_is_no_longer_trusted() {
             && stderr.contains(&format!("run `skills trust {}`", repo.display())),
         "{stderr}"
     );
-    skills(&repo, &home, &["trust"]);
+    trust_here(&repo, &home);
     assert_eq!(listed(&skills(&repo, &home, &["list"])), ["again"]);
 }
 
@@ -151,13 +150,8 @@ fn a_checkout_nested_in_a_trusted_directory_is_a_project_of_its_own() {
     let home = world.home();
     let work = world.root.join("work");
     fs::create_dir_all(&work).unwrap();
-    let trust = skills(&work, &home, &["trust"]);
-    assert_eq!(trust.status.code(), Some(0), "{}", text(&trust.stderr));
-    assert!(
-        text(&trust.stdout).contains("repositories of their own"),
-        "{}",
-        text(&trust.stdout)
-    );
+    let trusted = trust_here(&work, &home);
+    assert!(trusted.contains("repositories of their own"), "{trusted}");
 
     // A folder of the trusted directory that is no repository is covered.
     let notes = work.join("notes");
@@ -253,8 +247,7 @@ fn a_directory_whose_name_is_not_utf8_is_trusted_itself_never_its_look_alike() {
     project(&exact, "exact");
     project(&twin, "twin");
 
-    let trust = skills(&exact, &home, &["trust"]);
-    assert_eq!(trust.status.code(), Some(0), "{}", text(&trust.stderr));
+    trust_here(&exact, &home);
     assert_eq!(listed(&skills(&exact, &home, &["list"])), ["exact"]);
     let output = skills(&twin, &home, &["list"]);
     assert_eq!(listed(&output), Vec::<String>::new());

@@ -317,19 +317,13 @@ async fn run_offers_plugin_skills_to_the_model_and_runs_their_scripts() {
     );
 }
 
-/// `skills ARGS` in `dir` with `home` as the home directory (and its configuration there), the
-/// marker of `not_a_plugin` at `marker`.
+/// `skills ARGS` in `dir` with `home` as the home directory, the marker of `not_a_plugin` at
+/// `marker`.
 #[cfg(target_os = "linux")]
 fn skills_at_home(dir: &Path, home: &Path, marker: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skills"))
+    super::common::command_at_home(dir, home)
         .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("SKILLS_ADMIN_DIR", home.join("no-admin-skills"))
         .env("SKILLFUL_TEST_MARKER", marker)
-        .env_remove("RUST_LOG")
         .output()
         .unwrap()
 }
