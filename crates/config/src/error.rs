@@ -33,7 +33,7 @@ pub enum ConfigError {
     /// A directory that is not trusted unless forced: the home directory or one above it,
     /// another user's, one every user may write in, or one whose `.agents` is such.
     #[error(
-        "{}: not trusted: it {risks}; whoever can write in it would decide what skills, settings and plugins are loaded (and run) below it; trust a project's own directory instead, or pass --force to trust this one anyway",
+        "{}: not trusted: it {risks}; trusting it would load (and run) the skills, settings and plugins of whatever anyone puts below it; trust a project's own directory instead, or pass --force to trust this one anyway",
         crate::trust::shown_path(path)
     )]
     Risky {

@@ -168,7 +168,8 @@ impl TrustStore {
     ///
     /// # Errors
     /// The file is unsafe (a link, another user's), too large, not the expected TOML, or of a
-    /// newer format; it cannot be rewritten.
+    /// newer format. (When verified entries cannot be written back, they count for this load
+    /// and a warning says so.)
     pub fn load(environment: &Environment) -> Result<Self, ConfigError> {
         let dirs = &environment.dirs;
         let path = dirs.config().join(TRUST_FILE);
@@ -176,19 +177,30 @@ impl TrustStore {
             return Ok(Self::default());
         };
         let entries = parse(&path, &bytes)?;
-        if entries.iter().any(|entry| verifiable(entry, environment)) {
-            let mut verified = Vec::new();
-            Self::update(dirs, |entries| {
-                for entry in entries.iter_mut() {
-                    if verifiable(entry, environment) {
-                        entry.identity = DirIdentity::of(&entry.dir);
-                    }
+        let verify = |entries: &mut Vec<TrustEntry>| {
+            for entry in entries.iter_mut() {
+                if verifiable(entry, environment) {
+                    entry.identity = DirIdentity::of(&entry.dir);
                 }
-                verified.clone_from(entries);
-            })?;
-            return Ok(Self { entries: verified });
+            }
+        };
+        if !entries.iter().any(|entry| verifiable(entry, environment)) {
+            return Ok(Self { entries });
         }
-        Ok(Self { entries })
+        let mut verified = Vec::new();
+        let recorded = Self::update(dirs, |entries| {
+            verify(entries);
+            verified.clone_from(entries);
+        });
+        if let Err(error) = recorded {
+            tracing::warn!(
+                "{}: the identities of directories trusted by an older version cannot be recorded ({error}); they are verified again next time",
+                shown_path(&path)
+            );
+            verified = entries;
+            verify(&mut verified);
+        }
+        Ok(Self { entries: verified })
     }
 
     /// The trusted directories, in the order they were trusted.
