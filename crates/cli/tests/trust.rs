@@ -233,6 +233,16 @@ fn agents_planted_in_a_shared_sticky_directory_is_never_proposed_and_trusted_onl
         &["trust", "--force", shared.to_str().unwrap()],
     );
     assert_eq!(forced.status.code(), Some(0), "{}", text(&forced.stderr));
+    assert!(
+        text(&forced.stderr).contains("trusted anyway (--force)"),
+        "{}",
+        text(&forced.stderr)
+    );
+    let listed_trust = skills(&mine, &home, &["trust", "--list"]);
+    assert_eq!(
+        text(&listed_trust.stdout),
+        format!("{}  (trusted with --force)\n", shared.display())
+    );
     assert_eq!(listed(&skills(&mine, &home, &["list"])), ["planted"]);
 }
 
