@@ -7,6 +7,7 @@ mod plugins;
 use std::fs;
 use std::path::Path;
 use std::process::Output;
+use std::sync::LazyLock;
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
@@ -19,9 +20,11 @@ fn skills_in(dir: &Path, home: &Path, args: &[&str]) -> Output {
         .expect("the skills binary runs")
 }
 
+/// `skills ARGS` in the crate's directory, as a user whose home is a fresh directory (its state,
+/// audit log included, never lands in the repository).
 fn skills(args: &[&str]) -> Output {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    skills_in(here, here, args)
+    static HOME: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
+    skills_in(Path::new(env!("CARGO_MANIFEST_DIR")), HOME.path(), args)
 }
 
 fn write_skill(root: &Path, name: &str, description: &str) {
