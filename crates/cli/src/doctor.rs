@@ -102,23 +102,19 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
 
     let trust_file = dirs.config().join(TRUST_FILE);
     if report.place("trust store", &trust_file, false) && config {
-        match TrustStore::load(dirs) {
+        match TrustStore::load(&environment) {
             Ok(store) => {
+                let count = store.entries().len();
                 report.line(format!(
-                    "  {} trusted project director{}",
-                    store.directories().len(),
-                    if store.directories().len() == 1 {
-                        "y"
-                    } else {
-                        "ies"
-                    }
+                    "  {count} trusted project director{}",
+                    if count == 1 { "y" } else { "ies" }
                 ));
-                for dir in store.too_broad(environment.home()) {
+                for (entry, risk) in store.too_broad(environment.home()) {
                     report.unsafe_count += 1;
+                    let dir = one_line(&entry.shown()).into_owned();
                     report.line(format!(
-                        "  UNSAFE: {} is trusted, and with it every project below it; run `skills \
-                         untrust {0}`",
-                        one_line(&dir.display().to_string())
+                        "  UNSAFE: {dir} is trusted, and it {risk}: every project below it is \
+                         trusted with it; run `skills untrust {dir}`"
                     ));
                 }
             }

@@ -103,7 +103,7 @@ fn a_trust_store_that_trusts_the_whole_machine_fails() {
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("UNSAFE: / is trusted, and with it every project below it"),
+        stdout.contains("UNSAFE: / is trusted, and it holds your home directory"),
         "{stdout}"
     );
 }
