@@ -251,6 +251,14 @@ pub trait SkillScript: Send + Sync + fmt::Debug {
         RiskTier::SCRIPT_DEFAULT
     }
 
+    /// The line saying what will confine the script when it runs, as its runner tells it (the
+    /// sandbox profile of its tier: `read — writes only in $TMPDIR, no network`, or that it is
+    /// not isolated), for the person approving a call; `None` (the default) when the source
+    /// does not know.
+    fn sandbox_profile(&self) -> Option<String> {
+        None
+    }
+
     /// Runs the script with the model's arguments and returns what the model is shown.
     ///
     /// # Errors

@@ -567,6 +567,16 @@ impl SkillScript for FileScript {
         self.risk
     }
 
+    /// The runner's profile for the script's tier; `None` when it may not run here.
+    fn sandbox_profile(&self) -> Option<String> {
+        let runner = self
+            .policy
+            .runner
+            .as_ref()
+            .filter(|_| self.policy.runnable)?;
+        runner.sandbox_profile(self.risk)
+    }
+
     /// Re-checks the script's path, then hands it and the raw arguments to the runner.
     async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError> {
         if !self.policy.runnable {

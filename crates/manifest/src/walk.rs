@@ -6,6 +6,8 @@ use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use skillful_state::FileStamp;
+
 use crate::{Limits, ManifestError};
 
 /// What the walk found at one path below the directory.
@@ -28,6 +30,8 @@ pub(crate) struct Found {
     pub(crate) path: PathBuf,
     /// What is there.
     pub(crate) kind: Kind,
+    /// The entry's stamp, from the `lstat` that found it.
+    pub(crate) stamp: FileStamp,
 }
 
 /// Walks `dir` depth first, entries of a directory in byte order of their names, never entering
@@ -116,6 +120,7 @@ pub(crate) fn walk(
                 relative,
                 path,
                 kind,
+                stamp: FileStamp::of(&metadata),
             });
         }
         // Depth first, in name order: the last pushed is walked first.
