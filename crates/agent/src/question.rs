@@ -1,7 +1,8 @@
 //! What the person deciding on a pending call is told: what it names, what an "always" answer
-//! would cover, and the sandbox its script would run in.
+//! would cover, the sandbox its script would run in and the capabilities the skill declares.
 
 use skillful_chat::FunctionCall;
+use skillful_core::Capabilities;
 use skillful_provider::CallSubject;
 
 use crate::Session;
@@ -21,6 +22,9 @@ pub struct ApprovalQuestion {
     /// The sandbox profile the script would run in, as its runner says it (for a
     /// `run_skill_script` call whose source knows).
     pub sandbox: Option<String>,
+    /// What the skill declares its scripts need; it widens nothing beyond the profile, and an
+    /// "always" answer covers it (it is written in the skill's files).
+    pub capabilities: Capabilities,
 }
 
 impl Agent {
@@ -48,10 +52,12 @@ impl Agent {
             .script
             .as_ref()
             .and_then(|script| script.sandbox_profile());
+        let capabilities = subject.skill.capabilities();
         Ok(Some(ApprovalQuestion {
             subject,
             coverage,
             sandbox,
+            capabilities,
         }))
     }
 }

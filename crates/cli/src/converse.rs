@@ -430,7 +430,8 @@ impl Terminal {
 }
 
 /// The question about one call, as the terminal shows it: its lines (the call; the skill,
-/// script, risk tier and origin; the sandbox profile), the answer prompt (no newline), and
+/// script, risk tier and origin; the declared capabilities; the sandbox profile), the answer
+/// prompt (no newline), and
 /// whether "always" is offered (the skill can be bound to its content).
 fn ask_about(
     call: &FunctionCall,
@@ -458,6 +459,12 @@ fn ask_about(
         one_line(&origin.to_string()),
         origin.scope
     ));
+    if !question.capabilities.is_empty() {
+        lines.push(format!(
+            "?? declares {} (never more than the sandbox allows)",
+            one_line(&question.capabilities.to_string())
+        ));
+    }
     if let Some(sandbox) = &question.sandbox {
         lines.push(format!("?? sandbox: {}", one_line(sandbox)));
     }

@@ -174,3 +174,49 @@ async fn always_is_voided_by_a_new_file_shadowing_the_standard_library() {
     );
     assert!(!third.contains("shadowed"), "the new module ran: {third}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_question_shows_the_declared_capabilities_and_the_sandbox() {
+    let (root, dir) = skill_root(
+        "fetcher",
+        "Run `scripts/fetch.py`.",
+        &[("fetch.py", "print('fetched')\n")],
+    );
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: fetcher\ndescription: Fetches.\nmetadata:\n  risk: read\n  \
+         capabilities.network: api.example.com\n  capabilities.writes: out/\n---\nFetch.\n",
+    )
+    .unwrap();
+    let server = TestServer::start().await;
+    let call = json!({"skillName": "fetcher", "scriptName": "scripts/fetch.py"});
+    server.push(Reply::tool_call("c1", "run_skill_script", call));
+    let args = run_args(
+        root.path().to_str().unwrap(),
+        server.url(),
+        &["Fetch.", "--activate", "off"],
+    );
+    let state = tempfile::tempdir().unwrap();
+    let output = run_with(command_with_state(&args, state.path()), String::new()).await;
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|line| line.starts_with("?? skill fetcher · script scripts/fetch.py · risk read"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(
+        lines[at + 1],
+        "?? declares network: api.example.com · writes: out (never more than the sandbox allows)"
+    );
+    // The `read` profile: the declared network is not granted.
+    assert!(
+        lines[at + 2] == "?? sandbox: read — writes only in $TMPDIR, no network"
+            || lines[at + 2].starts_with("?? sandbox: none — "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("until anything in the skill's 2 files (sha256 "),
+        "{stdout}"
+    );
+}
