@@ -5,8 +5,8 @@
 //! # Format
 //! `{"version": 2, "approvals": [{"key": …, "bound": [ … ]}]}`. Version 2 (this one) binds an
 //! approval of a file skill to the skill's whole directory (`{"kind": "skill", "dir", "digest",
-//! "files"}`: `skillful-manifest`'s digest and its stamped per-file manifest). Version 1 bound it
-//! to `SKILL.md` and the script only; such entries are void (a changed helper the script imports
+//! "files"}`: `skillful-manifest`'s digest, and its `DigestCache` of each file's digest by
+//! stamp). Version 1 bound it to `SKILL.md` and the script only; such entries are void (a changed helper the script imports
 //! would not have voided them): a version 1 file is read, its file skills' approvals are dropped
 //! with a note ([`ApprovalsStore::notes`]) so the person is asked again, and the file is written as
 //! version 2 when the next approval is given. Its plugin, inline and MCP approvals are kept.
@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use skillful_chat::Remember;
 use skillful_core::names::check_relative_name;
 use skillful_core::{OriginKind, SkillError, SkillOrigin, blocking};
-use skillful_manifest::{Limits, ManifestError, StampedManifest};
+use skillful_manifest::{DigestCache, Limits, Manifest, ManifestError};
 use skillful_provider::CallSubject;
 use skillful_state::{FileLock, FileStamp, StateError};
 
@@ -162,7 +162,7 @@ struct Key {
 }
 
 /// What an approval is bound to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Bound {
     /// A file's bytes, and the stamp they were hashed at.
@@ -173,12 +173,12 @@ enum Bound {
     },
     /// The skill's document (frontmatter as written, then body).
     Document { sha256: String },
-    /// Every file of a file skill's directory: the manifest's digest, and its entries with the
-    /// stamps they were hashed at.
+    /// Every file of a file skill's directory: the manifest's digest, and each file's digest
+    /// with the stamp it was hashed at.
     Skill {
         dir: PathBuf,
         digest: String,
-        files: StampedManifest,
+        files: DigestCache,
     },
 }
 
@@ -250,8 +250,9 @@ impl ApprovalsStore {
         self.hashed.load(Ordering::Relaxed)
     }
 
-    fn count_hashed(&self, files: usize) {
-        self.hashed.fetch_add(files as u64, Ordering::Relaxed);
+    fn count_hashed(&self, files: impl TryInto<u64>) {
+        let files = files.try_into().unwrap_or(u64::MAX);
+        self.hashed.fetch_add(files, Ordering::Relaxed);
     }
 
     /// What an "always" answer to the call `subject` describes would be bound to, as the skill
@@ -263,18 +264,11 @@ impl ApprovalsStore {
     pub async fn coverage(&self, subject: &CallSubject) -> Result<Coverage, ApprovalsError> {
         Ok(match binding(subject) {
             Binding::Skill(dir) => {
-                let files = {
-                    let dir = dir.clone();
-                    blocking::run("listing a skill's files", move || {
-                        Ok(StampedManifest::of_dir(&dir, &Limits::default()))
-                    })
-                    .await??
-                };
-                self.count_hashed(files.len());
+                let (manifest, _) = self.skill_manifest(dir.clone()).await?;
                 Coverage::Skill {
                     dir,
-                    files: files.len(),
-                    digest: files.manifest().digest(),
+                    files: manifest.files().len(),
+                    digest: manifest.digest(),
                 }
             }
             Binding::Files(files) => Coverage::Library {
@@ -447,6 +441,31 @@ fn script_file(dir: &Path, script: &str) -> PathBuf {
 }
 
 impl ApprovalsStore {
+    /// The manifest of the skill directory `dir`, every file hashed, with the digests it took
+    /// (by stamp) for later checks.
+    async fn skill_manifest(
+        &self,
+        dir: PathBuf,
+    ) -> Result<(Manifest, DigestCache), ApprovalsError> {
+        self.skill_manifest_with(dir, DigestCache::new()).await
+    }
+
+    /// The manifest of `dir` now, hashing only the files whose stamp `cache` does not hold
+    /// (counted in [`ApprovalsStore::files_hashed`]), and the cache updated.
+    async fn skill_manifest_with(
+        &self,
+        dir: PathBuf,
+        mut cache: DigestCache,
+    ) -> Result<(Manifest, DigestCache), ApprovalsError> {
+        let before = cache.hashed();
+        let (manifest, cache) = blocking::run("hashing a skill's files", move || {
+            Ok(Manifest::of_dir_cached(&dir, &Limits::default(), &mut cache).map(|m| (m, cache)))
+        })
+        .await??;
+        self.count_hashed(cache.hashed().saturating_sub(before));
+        Ok((manifest, cache))
+    }
+
     /// Hashes what `subject`'s approval covers: its skill's files, its library, or its document.
     async fn bind(&self, subject: &CallSubject) -> Result<Vec<Bound>, ApprovalsError> {
         let files = match binding(subject) {
@@ -456,22 +475,12 @@ impl ApprovalsStore {
                 }]);
             }
             Binding::Skill(dir) => {
-                let bound = blocking::run("hashing a skill's files", move || {
-                    Ok(
-                        StampedManifest::of_dir(&dir, &Limits::default()).map(|files| {
-                            Bound::Skill {
-                                digest: files.manifest().digest(),
-                                dir,
-                                files,
-                            }
-                        }),
-                    )
-                })
-                .await??;
-                if let Bound::Skill { files, .. } = &bound {
-                    self.count_hashed(files.len());
-                }
-                return Ok(vec![bound]);
+                let (manifest, files) = self.skill_manifest(dir.clone()).await?;
+                return Ok(vec![Bound::Skill {
+                    digest: manifest.digest(),
+                    dir,
+                    files,
+                }]);
             }
             Binding::Files(files) => files,
         };
@@ -506,24 +515,15 @@ impl ApprovalsStore {
                 Ok((document_digest(subject).await? == *sha256).then(|| bound.to_vec()))
             }
             (Binding::Skill(now), [Bound::Skill { dir, digest, files }]) if now == *dir => {
-                let (dir, digest, files) = (dir.clone(), digest.clone(), files.clone());
-                let refreshed = blocking::run("checking a skill's files", move || {
-                    Ok(files.refresh(&dir, &Limits::default()).map(|refreshed| {
-                        let same = refreshed.manifest.manifest().digest() == digest;
-                        let fresh = same.then_some(Bound::Skill {
-                            dir,
+                let digest = digest.clone();
+                match self.skill_manifest_with(dir.clone(), files.clone()).await {
+                    Ok((manifest, files)) => Ok((manifest.digest() == digest).then(|| {
+                        vec![Bound::Skill {
+                            dir: dir.clone(),
                             digest,
-                            files: refreshed.manifest,
-                        });
-                        (fresh, refreshed.hashed)
-                    }))
-                })
-                .await?;
-                match refreshed {
-                    Ok((fresh, hashed)) => {
-                        self.count_hashed(hashed);
-                        Ok(fresh.map(|fresh| vec![fresh]))
-                    }
+                            files,
+                        }]
+                    })),
                     // A skill that has no manifest now (a file too large, a link out) is not
                     // what was approved.
                     Err(error) => {

@@ -12,6 +12,10 @@
 //! devices are refused; files are opened with `O_NOFOLLOW | O_NONBLOCK`, and the number of
 //! entries, the depth, each file's size and the total are bounded ([`Limits`]).
 //!
+//! [`Manifest::of_dir_cached`] makes the same manifest reusing the digests a [`DigestCache`]
+//! holds for files whose stamp is unchanged, so that checking an unchanged skill at load time
+//! reads no file.
+//!
 //! [`computed_hash`] is vercel-labs/skills' `computedHash` of the same directory (its lock's
 //! per-skill value), so that either tool can check the other's installs.
 //!
@@ -36,14 +40,17 @@
 //! assert_eq!(manifest.digest().len(), 64);
 //! ```
 
+mod cache;
 mod walk;
+
+pub use cache::DigestCache;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use skillful_state::FileStamp;
 
+use cache::Cached;
 use walk::{Kind, hash_file, hex, link_stays_inside, walk};
 
 /// Why a directory has no manifest.
@@ -218,8 +225,81 @@ impl Manifest {
     /// [`ManifestError`] naming the path: unreadable, a link that leaves the directory, a
     /// special file, a name that is not UTF-8 or not a safe relative name, or over a limit.
     pub fn of_dir(dir: &Path, limits: &Limits) -> Result<Self, ManifestError> {
-        let (stamped, _) = read_dir(dir, limits, None)?;
-        Ok(stamped.manifest())
+        Self::of_dir_cached(dir, limits, &mut DigestCache::new())
+    }
+
+    /// The manifest of the directory `dir`, as [`Manifest::of_dir`] makes it, reading and
+    /// hashing only the files whose [`FileStamp`](skillful_state::FileStamp) is not the one
+    /// `cache` recorded for them (the walk's `lstat` of every entry is the only cost of an
+    /// unchanged file); `cache` is then updated with what was found in `dir` (`dir` is its key
+    /// as given, so give a directory the same way each time).
+    ///
+    /// # Errors
+    /// As [`Manifest::of_dir`]; `cache` is left as it was.
+    pub fn of_dir_cached(
+        dir: &Path,
+        limits: &Limits,
+        cache: &mut DigestCache,
+    ) -> Result<Self, ManifestError> {
+        let key = dir.to_str().map(str::to_owned);
+        let mut files = Vec::new();
+        let mut digests = BTreeMap::new();
+        for found in walk(dir, limits, &|_| false)? {
+            let path = relative_name(&found.path, &found.relative)?;
+            let entry = match found.kind {
+                Kind::File(stamp) => {
+                    let reused = key
+                        .as_deref()
+                        .and_then(|key| cache.get(key, &path, &stamp))
+                        .filter(|cached| cached.size <= limits.max_file_bytes)
+                        .map(|cached| (cached.size, cached.sha256.clone()));
+                    let (size, sha256) = match reused {
+                        Some(known) => known,
+                        None => {
+                            cache.count_hashed();
+                            hash_file(&found.path, limits.max_file_bytes)?
+                        }
+                    };
+                    digests.insert(
+                        path.clone(),
+                        Cached {
+                            stamp,
+                            size,
+                            sha256: sha256.clone(),
+                        },
+                    );
+                    ManifestEntry {
+                        path,
+                        kind: EntryKind::File,
+                        size,
+                        sha256,
+                    }
+                }
+                Kind::Link(target) => {
+                    if !link_stays_inside(&found.relative, &target) {
+                        return Err(ManifestError::LinkEscapes {
+                            path: found.path,
+                            target,
+                        });
+                    }
+                    let text = target.as_os_str().as_encoded_bytes();
+                    ManifestEntry {
+                        path,
+                        kind: EntryKind::Link,
+                        size: text.len() as u64,
+                        sha256: hex(&Sha256::digest(text)),
+                    }
+                }
+                Kind::Special => {
+                    return Err(ManifestError::NotARegularFile { path: found.path });
+                }
+            };
+            files.push(entry);
+        }
+        if let Some(key) = key {
+            cache.replace(key, digests);
+        }
+        Ok(Self::from_entries(files))
     }
 
     /// A manifest of these entries (sorted into byte order of their paths).
@@ -301,141 +381,6 @@ impl Manifest {
     }
 }
 
-/// A [`Manifest`] with the stamp ([`FileStamp`]: device, inode, size, modification and change
-/// times) each entry had when it was read, so that reading the same directory again hashes only
-/// the files whose stamp changed ([`StampedManifest::refresh`]). What keeps a manifest to check
-/// it often (an approval given to a whole skill) keeps this; its serde form is a list of
-/// `{"entry": ManifestEntry, "stamp": FileStamp}`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(transparent)]
-pub struct StampedManifest {
-    entries: Vec<StampedEntry>,
-}
-
-/// One entry of a [`StampedManifest`].
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct StampedEntry {
-    entry: ManifestEntry,
-    stamp: FileStamp,
-}
-
-/// What [`StampedManifest::refresh`] found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refreshed {
-    /// The directory's manifest now, with the stamps now.
-    pub manifest: StampedManifest,
-    /// How many files were read and hashed (those whose stamp changed, and new ones).
-    pub hashed: usize,
-}
-
-impl StampedManifest {
-    /// The manifest of `dir` with its stamps, every file hashed (as [`Manifest::of_dir`]).
-    ///
-    /// # Errors
-    /// As [`Manifest::of_dir`].
-    pub fn of_dir(dir: &Path, limits: &Limits) -> Result<Self, ManifestError> {
-        Ok(read_dir(dir, limits, None)?.0)
-    }
-
-    /// The manifest of `dir` now: the directory is walked again (so added and removed files are
-    /// seen) and each file is hashed again only when its stamp differs from the one recorded
-    /// here; a file with the same path, kind and stamp keeps its recorded size and digest.
-    ///
-    /// # Errors
-    /// As [`Manifest::of_dir`].
-    pub fn refresh(&self, dir: &Path, limits: &Limits) -> Result<Refreshed, ManifestError> {
-        let (manifest, hashed) = read_dir(dir, limits, Some(self))?;
-        Ok(Refreshed { manifest, hashed })
-    }
-
-    /// The manifest without the stamps.
-    pub fn manifest(&self) -> Manifest {
-        Manifest {
-            files: self
-                .entries
-                .iter()
-                .map(|stamped| stamped.entry.clone())
-                .collect(),
-        }
-    }
-
-    /// The number of entries.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether the manifest has no entry.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// The recorded entry of `path` with its stamp.
-    fn get(&self, path: &str) -> Option<&StampedEntry> {
-        self.entries
-            .binary_search_by(|stamped| stamped.entry.path.as_str().cmp(path))
-            .ok()
-            .map(|index| &self.entries[index])
-    }
-}
-
-/// The manifest of `dir` with its stamps and the number of files hashed; a file whose path, kind
-/// and stamp `known` records keeps its recorded entry without being read.
-fn read_dir(
-    dir: &Path,
-    limits: &Limits,
-    known: Option<&StampedManifest>,
-) -> Result<(StampedManifest, usize), ManifestError> {
-    let mut entries = Vec::new();
-    let mut hashed = 0;
-    for found in walk(dir, limits, &|_| false)? {
-        let path = relative_name(&found.path, &found.relative)?;
-        let entry = match found.kind {
-            Kind::File => {
-                let recorded = known
-                    .and_then(|known| known.get(&path))
-                    .filter(|old| old.stamp == found.stamp && old.entry.kind == EntryKind::File);
-                match recorded {
-                    Some(old) => old.entry.clone(),
-                    None => {
-                        hashed += 1;
-                        let (size, sha256) = hash_file(&found.path, limits.max_file_bytes)?;
-                        ManifestEntry {
-                            path,
-                            kind: EntryKind::File,
-                            size,
-                            sha256,
-                        }
-                    }
-                }
-            }
-            Kind::Link(target) => {
-                if !link_stays_inside(&found.relative, &target) {
-                    return Err(ManifestError::LinkEscapes {
-                        path: found.path,
-                        target,
-                    });
-                }
-                let text = target.as_os_str().as_encoded_bytes();
-                ManifestEntry {
-                    path,
-                    kind: EntryKind::Link,
-                    size: text.len() as u64,
-                    sha256: hex(&Sha256::digest(text)),
-                }
-            }
-            Kind::Special => {
-                return Err(ManifestError::NotARegularFile { path: found.path });
-            }
-        };
-        entries.push(StampedEntry {
-            entry,
-            stamp: found.stamp,
-        });
-    }
-    entries.sort_by(|a, b| a.entry.path.cmp(&b.entry.path));
-    Ok((StampedManifest { entries }, hashed))
-}
-
 /// The relative path as the manifest's name for it: UTF-8, `/` between segments, and a safe
 /// relative name by the workspace's one rule set.
 fn relative_name(path: &Path, relative: &Path) -> Result<String, ManifestError> {
@@ -488,7 +433,7 @@ pub fn computed_hash(dir: &Path, limits: &Limits) -> Result<String, ManifestErro
     for found in walk(dir, limits, &|name| {
         name == ".git" || name == "node_modules"
     })? {
-        if let Kind::File = found.kind {
+        if let Kind::File(_) = found.kind {
             let relative = found.relative.to_string_lossy().replace('\\', "/");
             files.push((relative, found.path));
         }

@@ -6,15 +6,13 @@ use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use skillful_state::FileStamp;
-
 use crate::{Limits, ManifestError};
 
 /// What the walk found at one path below the directory.
 #[derive(Debug)]
 pub(crate) enum Kind {
-    /// A regular file.
-    File,
+    /// A regular file, with its stamp as the walk saw it (before any read).
+    File(skillful_state::FileStamp),
     /// A symbolic link with this target (never followed).
     Link(PathBuf),
     /// A socket, FIFO or device.
@@ -30,8 +28,6 @@ pub(crate) struct Found {
     pub(crate) path: PathBuf,
     /// What is there.
     pub(crate) kind: Kind,
-    /// The entry's stamp, from the `lstat` that found it.
-    pub(crate) stamp: FileStamp,
 }
 
 /// Walks `dir` depth first, entries of a directory in byte order of their names, never entering
@@ -106,7 +102,7 @@ pub(crate) fn walk(
                         limit: limits.max_total_bytes,
                     });
                 }
-                Kind::File
+                Kind::File(skillful_state::FileStamp::of(&metadata))
             } else {
                 Kind::Special
             };
@@ -120,7 +116,6 @@ pub(crate) fn walk(
                 relative,
                 path,
                 kind,
-                stamp: FileStamp::of(&metadata),
             });
         }
         // Depth first, in name order: the last pushed is walked first.

@@ -6,9 +6,7 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::Command;
 
-use skillful_manifest::{
-    EntryKind, Limits, Manifest, ManifestError, StampedManifest, computed_hash,
-};
+use skillful_manifest::{EntryKind, Limits, Manifest, ManifestError, computed_hash};
 
 fn write(dir: &Path, relative: &str, bytes: &[u8]) {
     let path = dir.join(relative);
@@ -360,50 +358,4 @@ console.log(h.digest('hex'));
         computed_hash(temp.path(), &Limits::default()).unwrap(),
         expected
     );
-}
-
-#[test]
-fn a_stamped_manifest_hashes_again_only_what_changed_and_sees_new_files() {
-    let temp = skill_tree();
-    let dir = temp.path();
-    let limits = Limits::default();
-    let first = StampedManifest::of_dir(dir, &limits).unwrap();
-    assert_eq!(first.manifest(), Manifest::of_dir(dir, &limits).unwrap());
-    let files = first.manifest().files().len();
-    assert!(files >= 2, "{first:?}");
-
-    let unchanged = first.refresh(dir, &limits).unwrap();
-    assert_eq!(unchanged.hashed, 0, "nothing changed, nothing read");
-    assert_eq!(unchanged.manifest, first);
-
-    // The same bytes written again: a new stamp, read again, the same digest.
-    fs::write(dir.join("scripts/run.py"), b"print('hi')\n").unwrap();
-    let rewritten = first.refresh(dir, &limits).unwrap();
-    assert_eq!(rewritten.hashed, 1);
-    assert_eq!(
-        rewritten.manifest.manifest().digest(),
-        first.manifest().digest()
-    );
-
-    // A new file is hashed and changes the digest; the others are not read.
-    write(
-        dir,
-        "scripts/json.py",
-        b"def dumps(value):\n    return ''\n",
-    );
-    let added = rewritten.manifest.refresh(dir, &limits).unwrap();
-    assert_eq!(added.hashed, 1);
-    assert_eq!(added.manifest.len(), files + 1);
-    assert_ne!(
-        added.manifest.manifest().digest(),
-        first.manifest().digest()
-    );
-    assert_eq!(
-        added.manifest.manifest().diff(&first.manifest()).added,
-        ["scripts/json.py"]
-    );
-
-    let json = serde_json::to_string(&added.manifest).unwrap();
-    let back: StampedManifest = serde_json::from_str(&json).unwrap();
-    assert_eq!(back, added.manifest);
 }
