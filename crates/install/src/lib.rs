@@ -430,44 +430,39 @@ impl Installer {
         self.remove_leftovers();
         let mut lock = self.lock()?;
         let mut installed = Vec::new();
-        for candidate in &prepared.candidates {
-            let target = self.skills_dir.join(&candidate.name);
-            let exists = fs::symlink_metadata(&target).is_ok();
-            if exists && !replace {
-                return Err(InstallError::AlreadyInstalled {
-                    name: candidate.name.clone(),
-                    dir: target,
-                });
-            }
-            let copy = Staging(self.hidden_dir(INSTALLING_PREFIX));
-            copy_skill(candidate, &copy.0, &self.limits)?;
-            if exists {
-                let old = Staging(self.hidden_dir(INSTALLING_PREFIX));
-                fs::rename(&target, &old.0).map_err(io(&target))?;
-            }
-            fs::rename(&copy.0, &target).map_err(io(&target))?;
-            let (reference, source_type) = match &prepared.source {
-                Source::Git { reference, .. } => (reference.clone(), "git"),
-                Source::Local(_) => (None, "local"),
-            };
-            lock.skills.insert(
-                candidate.name.clone(),
-                LockedSkill {
-                    source: prepared.source.location(),
-                    source_type: source_type.to_owned(),
-                    reference,
-                    commit: prepared.commit.clone(),
-                    path: candidate.path.clone(),
-                    installed_at: lock::now_rfc3339(),
-                    computed_hash: candidate.computed_hash.clone(),
-                    digest: candidate.manifest.digest(),
-                    files: candidate.manifest.clone(),
-                },
-            );
-            lock.write(&self.lock_path)?;
+        let result = prepared.candidates.iter().try_for_each(|candidate| {
+            self.place(candidate, replace)?;
+            lock.skills
+                .insert(candidate.name.clone(), locked(prepared, candidate));
             installed.push(candidate.name.clone());
+            Ok(())
+        });
+        // One write for the whole command (a lock rewritten per skill made adding 1,000 skills
+        // quadratic), also after a failure, so that what was installed is locked.
+        if !installed.is_empty() {
+            lock.write(&self.lock_path)?;
         }
-        Ok(installed)
+        result.map(|()| installed)
+    }
+
+    /// Copies `candidate` into a hidden directory, checks it and renames it into place
+    /// (replacing an installed skill of its name only when `replace`).
+    fn place(&self, candidate: &Candidate, replace: bool) -> Result<(), InstallError> {
+        let target = self.skills_dir.join(&candidate.name);
+        let exists = fs::symlink_metadata(&target).is_ok();
+        if exists && !replace {
+            return Err(InstallError::AlreadyInstalled {
+                name: candidate.name.clone(),
+                dir: target,
+            });
+        }
+        let copy = Staging(self.hidden_dir(INSTALLING_PREFIX));
+        copy_skill(candidate, &copy.0, &self.limits)?;
+        if exists {
+            let old = Staging(self.hidden_dir(INSTALLING_PREFIX));
+            fs::rename(&target, &old.0).map_err(io(&target))?;
+        }
+        fs::rename(&copy.0, &target).map_err(io(&target))
     }
 
     /// Hidden directories an interrupted install left behind (under the scope's lock, so no
@@ -597,6 +592,25 @@ impl Installer {
             }
         }
         Ok(outdated)
+    }
+}
+
+/// The lock entry of `candidate`, installed from `prepared` now.
+fn locked(prepared: &Prepared, candidate: &Candidate) -> LockedSkill {
+    let (reference, source_type) = match &prepared.source {
+        Source::Git { reference, .. } => (reference.clone(), "git"),
+        Source::Local(_) => (None, "local"),
+    };
+    LockedSkill {
+        source: prepared.source.location(),
+        source_type: source_type.to_owned(),
+        reference,
+        commit: prepared.commit.clone(),
+        path: candidate.path.clone(),
+        installed_at: lock::now_rfc3339(),
+        computed_hash: candidate.computed_hash.clone(),
+        digest: candidate.manifest.digest(),
+        files: candidate.manifest.clone(),
     }
 }
 
