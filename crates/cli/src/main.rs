@@ -82,6 +82,8 @@ enum Command {
     Scan(scan::ScanArgs),
     /// Install skills from a git repository or a directory (fetched, validated, scanned, locked).
     Add(supply::AddArgs),
+    /// Make the installed skills match skills-lock.json (`--frozen`: fail instead of re-locking).
+    Install(supply::InstallArgs),
     /// Compare installed skills with skills-lock.json; exit 1 on any difference.
     Verify(supply::VerifyArgs),
     /// Remove an installed skill and its lock entry.
@@ -185,6 +187,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Stats(args) => audit::stats(args).await,
             Command::Scan(args) => scan::scan(args),
             Command::Add(args) => supply::add(args),
+            Command::Install(args) => supply::install_locked(args),
             Command::Verify(args) => supply::verify(args),
             Command::Remove(args) => supply::remove(args),
             Command::Update(args) => supply::update(args),

@@ -439,3 +439,113 @@ fn without_a_terminal_add_asks_for_yes() {
     assert!(text(&output).contains("--yes"), "{}", text(&output));
     assert!(env.installed().is_empty());
 }
+
+fn lock_bytes(env: &Env) -> Vec<u8> {
+    fs::read(env.home().join(".agents/skills-lock.json")).unwrap()
+}
+
+#[test]
+fn install_restores_a_deleted_and_a_tampered_skill_and_fetches_a_missing_one() {
+    let env = Env::new();
+    let (_work, bare, v1) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@v1", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let locked = lock_bytes(&env);
+
+    // Nothing to do: nothing changes.
+    let output = env.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains("2 skill(s) match"),
+        "{}",
+        text(&output)
+    );
+
+    // A deleted skill directory and a tampered file.
+    fs::remove_dir_all(env.skills_dir().join("alpha")).unwrap();
+    fs::write(env.skills_dir().join("beta/SKILL.md"), "tampered").unwrap();
+    fs::write(env.skills_dir().join("beta/extra.md"), "added").unwrap();
+    assert_eq!(env.skills(&["verify"]).status.code(), Some(1));
+    let output = env.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let shown = text(&output);
+    assert!(shown.contains("alpha: restored (was missing)"), "{shown}");
+    assert!(
+        shown.contains("beta: restored (was 1 added, 0 removed, 1 changed file(s))"),
+        "{shown}"
+    );
+    assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
+    assert!(!env.skills_dir().join("beta/extra.md").exists());
+    assert!(
+        fs::read_to_string(env.skills_dir().join("alpha/SKILL.md"))
+            .unwrap()
+            .contains("Version one."),
+        "the recorded commit, not the branch's newest"
+    );
+    assert_eq!(
+        lock_bytes(&env),
+        locked,
+        "a restore leaves the lock as it was"
+    );
+
+    // A fresh checkout of the lock alone (a project cloned in CI): every skill is fetched.
+    let other = Env::new();
+    fs::create_dir_all(other.home().join(".agents")).unwrap();
+    fs::write(other.home().join(".agents/skills-lock.json"), &locked).unwrap();
+    let output = other.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(other.installed(), ["alpha", "beta"]);
+    assert_eq!(other.skills(&["verify"]).status.code(), Some(0));
+    assert_eq!(lock_bytes(&other), locked);
+    assert_eq!(other.lock()["skills"]["alpha"]["commit"], v1.as_str());
+    let hidden: Vec<_> = fs::read_dir(other.skills_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name.starts_with(".skills-staging") || name.starts_with(".skills-installing")
+        })
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+#[test]
+fn install_frozen_fails_when_the_lock_would_change_and_leaves_it() {
+    let env = Env::new();
+    let source = env.temp.path().join("local/notes");
+    write(&source, "SKILL.md", &skill_md("notes", "First.\n"));
+    let output = env.skills(&["add", source.to_str().unwrap(), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let locked = lock_bytes(&env);
+
+    // The source changed since, and the installed copy is gone: the lock cannot be met.
+    write(&source, "SKILL.md", &skill_md("notes", "Second.\n"));
+    fs::remove_dir_all(env.skills_dir().join("notes")).unwrap();
+    let output = env.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let shown = text(&output);
+    assert!(shown.contains("skill notes"), "{shown}");
+    assert!(shown.contains("changed SKILL.md"), "{shown}");
+    assert!(shown.contains("left unchanged"), "{shown}");
+    assert_eq!(lock_bytes(&env), locked);
+    assert!(
+        env.installed().is_empty(),
+        "nothing installed by a failed --frozen"
+    );
+
+    // Without --frozen the new files are shown, installed and locked.
+    let output = env.skills(&["install"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains("notes: installed and re-locked (was missing)"),
+        "{}",
+        text(&output)
+    );
+    assert_ne!(lock_bytes(&env), locked);
+    assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
+    assert!(
+        fs::read_to_string(env.skills_dir().join("notes/SKILL.md"))
+            .unwrap()
+            .contains("Second.")
+    );
+}
