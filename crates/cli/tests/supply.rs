@@ -549,3 +549,81 @@ fn install_frozen_fails_when_the_lock_would_change_and_leaves_it() {
             .contains("Second.")
     );
 }
+
+#[test]
+fn a_modified_locked_skill_is_reported_at_load_and_refused_with_locked() {
+    let env = Env::new();
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@v1", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let listed = |args: &[&str]| {
+        let output = env.skills(args);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (json, String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (json, stderr) = listed(&["list", "--json"]);
+    assert!(
+        json.as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["status"] == "active"),
+        "{json}"
+    );
+    assert!(!stderr.contains("differs"), "{stderr}");
+
+    fs::write(
+        env.skills_dir().join("alpha/SKILL.md"),
+        skill_md("alpha", "Tampered.\n"),
+    )
+    .unwrap();
+    fs::write(env.skills_dir().join("alpha/notes.md"), "added").unwrap();
+    let (json, stderr) = listed(&["list", "--json"]);
+    let alpha = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "alpha")
+        .unwrap();
+    assert_eq!(alpha["status"], "modified", "{json}");
+    assert_eq!(
+        alpha["modified_files"],
+        serde_json::json!(["SKILL.md", "notes.md"])
+    );
+    assert_eq!(alpha["offered"], true);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("differs from"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("skill `alpha`"), "{stderr}");
+    assert!(warnings[0].contains("SKILL.md, notes.md"), "{stderr}");
+
+    // --locked: not offered (left out of the list, shown by --all), and not in the catalog.
+    let (json, _) = listed(&["list", "--json", "--locked"]);
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["beta"]);
+    let (json, _) = listed(&["list", "--json", "--locked", "--all"]);
+    let alpha = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "alpha")
+        .unwrap();
+    assert_eq!(alpha["offered"], false);
+    let output = env.skills(&["catalog", "--locked"]);
+    let catalog = String::from_utf8_lossy(&output.stdout);
+    assert!(!catalog.contains("alpha"), "{catalog}");
+    assert!(catalog.contains("<name>beta</name>"), "{catalog}");
+
+    // Restored, it is active again.
+    assert_eq!(env.skills(&["install"]).status.code(), Some(0));
+    let (json, stderr) = listed(&["list", "--json", "--locked"]);
+    assert_eq!(json.as_array().unwrap().len(), 2, "{json}");
+    assert!(!stderr.contains("differs"), "{stderr}");
+}

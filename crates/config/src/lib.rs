@@ -22,6 +22,7 @@ mod compose;
 mod environment;
 mod error;
 mod listing;
+mod locked;
 mod settings;
 mod trust;
 
