@@ -627,3 +627,123 @@ fn a_modified_locked_skill_is_reported_at_load_and_refused_with_locked() {
     assert_eq!(json.as_array().unwrap().len(), 2, "{json}");
     assert!(!stderr.contains("differs"), "{stderr}");
 }
+
+/// Runs `git` in `dir` with `input` on its standard input; returns its output.
+fn git_with_input(dir: &Path, args: &[&str], input: &str) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "git {args:?}");
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+#[test]
+fn a_path_with_dot_dot_is_refused() {
+    // A tree entry named `..` (which `git add` cannot make), crafted with `git mktree`.
+    let env = Env::new();
+    let repo = env.temp.path().join("dotdot");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    let skill = git_with_input(
+        &repo,
+        &["hash-object", "-w", "--stdin"],
+        &skill_md("evil", ""),
+    );
+    let payload = git_with_input(&repo, &["hash-object", "-w", "--stdin"], "pwned\n");
+    let inner = git_with_input(
+        &repo,
+        &["mktree"],
+        &format!("100644 blob {skill}\tSKILL.md\n100644 blob {payload}\t..\n"),
+    );
+    let top = git_with_input(&repo, &["mktree"], &format!("040000 tree {inner}\tevil\n"));
+    let commit = git(&repo, &["commit-tree", &top, "-m", "evil"]);
+    git(&repo, &["update-ref", "refs/heads/main", &commit]);
+
+    let output = env.skills(&["add", &format!("file://{}", repo.display()), "--yes"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("invalid path 'evil/..'"),
+        "{}",
+        text(&output)
+    );
+    assert!(env.installed().is_empty());
+    assert!(!env.home().join(".agents/skills-lock.json").exists());
+    assert!(!env.temp.path().join("pwned").exists());
+
+    // `..` in --path is refused before anything is fetched.
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &url(&bare), "--path", "skills/../..", "--yes"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(text(&output).contains("--path"), "{}", text(&output));
+    assert!(env.installed().is_empty());
+}
+
+#[test]
+fn an_add_killed_while_it_fetches_leaves_nothing() {
+    // A git server that accepts the connection and never answers: the add is killed once the
+    // fetch is under way (the server saw the connection), not after a sleep.
+    let env = Env::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["add", &format!("git://127.0.0.1:{port}/repo.git"), "--yes"])
+        .env("HOME", env.home())
+        .env("XDG_CONFIG_HOME", env.home().join(".config"))
+        .current_dir(env.temp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (connection, _) = listener.accept().unwrap();
+    let staging: Vec<_> = fs::read_dir(env.skills_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(staging.len(), 1, "{staging:?}");
+    assert!(staging[0].starts_with(".skills-staging-"), "{staging:?}");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    drop(connection);
+    drop(listener);
+
+    // Nothing a host would read, and no lock.
+    assert!(env.installed().is_empty());
+    assert!(!env.home().join(".agents/skills-lock.json").exists());
+
+    // The next add installs and removes what the killed one left.
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &url(&bare), "--skill", "beta", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let entries: Vec<_> = fs::read_dir(env.skills_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with(".skills-lock"))
+        .collect();
+    assert_eq!(entries, ["beta"]);
+    let lock = env.lock();
+    assert_eq!(
+        lock["skills"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["beta"]
+    );
+}
