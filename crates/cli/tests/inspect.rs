@@ -6,6 +6,7 @@ mod plugins;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::LazyLock;
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
@@ -25,9 +26,11 @@ fn skills_in(dir: &Path, home: &Path, args: &[&str]) -> Output {
         .expect("the skills binary runs")
 }
 
+/// `skills ARGS` in the crate's directory, as a user whose home is a fresh directory (its state,
+/// audit log included, never lands in the repository).
 fn skills(args: &[&str]) -> Output {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    skills_in(here, here, args)
+    static HOME: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
+    skills_in(Path::new(env!("CARGO_MANIFEST_DIR")), HOME.path(), args)
 }
 
 fn write_skill(root: &Path, name: &str, description: &str) {
@@ -51,6 +54,26 @@ fn out(output: &Output) -> String {
 
 fn err(output: &Output) -> String {
     String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[test]
+fn an_empty_list_says_where_it_looked_and_how_to_add_a_skill() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("empty-root");
+    fs::create_dir_all(&root).unwrap();
+    let output = skills_in(home.path(), home.path(), &["list", root.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert_eq!(out(&output), "");
+    let said = err(&output);
+    assert!(said.contains("no skills found; looked in:"), "{said}");
+    assert!(
+        said.contains(&format!("{} (explicit)", root.display())),
+        "{said}"
+    );
+    assert!(said.contains("skills add SOURCE"), "{said}");
+    // A list with skills says nothing of the kind.
+    let full = skills(&["list", EXAMPLES]);
+    assert!(!err(&full).contains("no skills found"), "{}", err(&full));
 }
 
 #[test]
