@@ -747,3 +747,26 @@ fn an_add_killed_while_it_fetches_leaves_nothing() {
         ["beta"]
     );
 }
+
+#[test]
+fn install_refuses_a_lock_whose_source_is_an_option() {
+    // A lock from elsewhere (a project's, in version control) naming a "source" that git would
+    // read as an option.
+    let env = Env::new();
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &url(&bare), "--skill", "beta", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let path = env.home().join(".agents/skills-lock.json");
+    let mut lock = env.lock();
+    lock["skills"]["beta"]["source"] = "--upload-pack=touch /tmp/pwned".into();
+    fs::write(&path, serde_json::to_string_pretty(&lock).unwrap()).unwrap();
+    fs::remove_dir_all(env.skills_dir().join("beta")).unwrap();
+    let output = env.skills(&["install"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("is not one skills add takes"),
+        "{}",
+        text(&output)
+    );
+    assert!(env.installed().is_empty());
+}

@@ -607,12 +607,26 @@ impl Installer {
                 });
                 continue;
             }
-            let source = match entry.source_type.as_str() {
-                "git" => Source::Git {
-                    url: entry.source.clone(),
+            // A lock may come from elsewhere (a project's, in version control): its source is
+            // read as `skills add` reads one, never handed to git as it stands.
+            let source = match (entry.source_type.as_str(), Source::parse(&entry.source)) {
+                ("git", Ok(Source::Git { url, .. })) => Source::Git {
+                    url,
                     reference: entry.commit.clone().or_else(|| entry.reference.clone()),
                 },
-                _ => Source::Local(PathBuf::from(&entry.source)),
+                ("local", _) => Source::Local(PathBuf::from(&entry.source)),
+                (kind, parsed) => {
+                    return Err(InstallError::Lock {
+                        path: self.lock_path.clone(),
+                        reason: format!(
+                            "skill {name}: the {kind} source {:?} is not one skills add takes{}",
+                            entry.source,
+                            parsed
+                                .err()
+                                .map_or_else(String::new, |error| format!(" ({error})"))
+                        ),
+                    });
+                }
             };
             let selection = Selection {
                 skills: vec![name.clone()],
