@@ -53,8 +53,10 @@ pub struct ListedSkill {
     pub capabilities: Capabilities,
     /// Warnings found loading it, as `field: message`.
     pub warnings: Vec<String>,
-    /// `active`, `disabled` (with `disabled_by`: `user`, `project` or `run`) or `shadowed`
-    /// (with `shadowed_by`, the origin of the skill offered instead, and `shadowed_by_name`).
+    /// `active`, `disabled` (with `disabled_by`: `user`, `project` or `run`), `modified` (its
+    /// files differ from its lock: `modified_files`, and `offered`, false when locked) or
+    /// `shadowed` (with `shadowed_by`, the origin of the skill offered instead, and
+    /// `shadowed_by_name`).
     #[serde(flatten)]
     pub status: Status,
 }
