@@ -54,6 +54,10 @@ pub(crate) struct SkillsFlags {
     /// Do not offer the skill NAME in this run; repeatable.
     #[arg(long = "disable", value_name = "NAME")]
     disable: Vec<String>,
+    /// Do not offer skills whose files differ from the lock they were installed with
+    /// (skills-lock.json), as `[skills] locked = true` in the settings does.
+    #[arg(long)]
+    locked: bool,
     /// Also read the project, user and admin skills when roots are given (they are read anyway
     /// when none is).
     #[arg(long)]
@@ -157,6 +161,7 @@ impl SkillsFlags {
         let mut config = SkillsConfig::new(Environment::from_process()?)
             .roots(roots.iter().cloned())
             .trust_project(self.trust_project)
+            .locked(self.locked)
             .validation(if strict {
                 ValidationMode::Strict
             } else {

@@ -118,7 +118,7 @@ pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
     let entries: Vec<_> = loaded
         .entries
         .iter()
-        .filter(|entry| args.all || entry.status == Status::Active)
+        .filter(|entry| args.all || entry.status.is_offered())
         .collect();
     if loaded.entries.is_empty() {
         say_where_looked(&composition)?;
@@ -142,6 +142,8 @@ pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
             let frontmatter = entry.skill.frontmatter();
             let status = match &entry.status {
                 Status::Active => String::new(),
+                Status::Modified { offered: true, .. } => "[modified] ".to_owned(),
+                Status::Modified { offered: false, .. } => "[modified, not offered] ".to_owned(),
                 Status::Disabled { by } => format!("[disabled by {} settings] ", by_word(*by)),
                 Status::Shadowed { by_name, by } => {
                     format!("[shadowed by {} of {by}] ", one_line(by_name))

@@ -118,6 +118,9 @@ enum Command {
     /// Install skills from a git repository or a directory (fetched, validated, scanned, locked).
     #[command(after_help = "Example:\n  skills add anthropics/skills@main --skill pdf")]
     Add(supply::AddArgs),
+    /// Make the installed skills match skills-lock.json (`--frozen`: fail instead of re-locking).
+    #[command(after_help = "Example:\n  skills install --frozen")]
+    Install(supply::InstallArgs),
     /// Compare installed skills with skills-lock.json; exit 1 on any difference.
     #[command(after_help = "Example:\n  skills verify")]
     Verify(supply::VerifyArgs),
@@ -234,6 +237,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Stats(args) => audit::stats(args).await,
             Command::Scan(args) => scan::scan(args),
             Command::Add(args) => supply::add(args),
+            Command::Install(args) => supply::install_locked(args),
             Command::Verify(args) => supply::verify(args),
             Command::Remove(args) => supply::remove(args),
             Command::Update(args) => supply::update(args),

@@ -1,4 +1,4 @@
-//! `skills add`, `verify`, `remove`, `update` and `outdated`: skills from git repositories and
+//! `skills add`, `install`, `verify`, `remove`, `update` and `outdated`: skills from git repositories and
 //! directories, installed into a scope's skills directory and recorded in its `skills-lock.json`
 //! (the logic is `skillful-install`'s; this parses, shows, asks and prints).
 
@@ -7,7 +7,7 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use anyhow::Context;
 use skillful_config::Environment;
 use skillful_core::text::one_line;
-use skillful_install::{Installer, Prepared, Selection, Source, Verified};
+use skillful_install::{Installer, LockedAction, Prepared, Selection, Source, Verified};
 use skillful_scan::Severity;
 
 use crate::output::{self, Writer};
@@ -58,6 +58,18 @@ pub(crate) struct AddArgs {
     #[arg(long)]
     yes: bool,
     /// Install even when the scan has findings at or above high.
+    #[arg(long)]
+    allow_findings: bool,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct InstallArgs {
+    /// Fail (exit 1, naming the skill and what differs) instead of changing the lock: for CI.
+    #[arg(long)]
+    frozen: bool,
+    /// Re-lock even when the scan of a changed skill has findings at or above high.
     #[arg(long)]
     allow_findings: bool,
     #[command(flatten)]
@@ -192,6 +204,55 @@ pub(crate) fn add(args: AddArgs) -> anyhow::Result<Outcome> {
     };
     let prepared = installer.prepare(source, &selection)?;
     install(&installer, &prepared, args.yes, args.allow_findings, false)
+}
+
+pub(crate) fn install_locked(args: InstallArgs) -> anyhow::Result<Outcome> {
+    let installer = args.scope.installer()?;
+    let plans = installer.plan_locked()?;
+    let mut out = output::stdout();
+    if !args.frozen {
+        // What re-locking would install is new to the lock: shown and scanned as `add` does.
+        let mut blocking = false;
+        for plan in &plans {
+            if let (LockedAction::Relock(_), Some(prepared)) = (&plan.action, plan.prepared()) {
+                blocking |= show(&mut out, prepared)?;
+            }
+        }
+        if blocking && !args.allow_findings {
+            writeln!(
+                out,
+                "refused: the scan found high or critical findings; pass --allow-findings to re-lock anyway"
+            )?;
+            return Ok(Outcome::Invalid);
+        }
+    }
+    installer.apply_locked(&plans, args.frozen)?;
+    for plan in &plans {
+        let name = one_line(&plan.name);
+        let was = match &plan.found {
+            Verified::Intact => continue,
+            Verified::Missing => "missing".to_owned(),
+            Verified::Unreadable(reason) => format!("unreadable: {}", one_line(reason)),
+            Verified::Modified(diff) => format!(
+                "{} added, {} removed, {} changed file(s)",
+                diff.added.len(),
+                diff.removed.len(),
+                diff.changed.len()
+            ),
+        };
+        let done = match plan.action {
+            LockedAction::Relock(_) => "installed and re-locked",
+            _ => "restored",
+        };
+        writeln!(out, "{name}: {done} (was {was})")?;
+    }
+    writeln!(
+        out,
+        "{} skill(s) match {}",
+        plans.len(),
+        installer.lock_path().display()
+    )?;
+    Ok(Outcome::Ok)
 }
 
 pub(crate) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {

@@ -439,3 +439,334 @@ fn without_a_terminal_add_asks_for_yes() {
     assert!(text(&output).contains("--yes"), "{}", text(&output));
     assert!(env.installed().is_empty());
 }
+
+fn lock_bytes(env: &Env) -> Vec<u8> {
+    fs::read(env.home().join(".agents/skills-lock.json")).unwrap()
+}
+
+#[test]
+fn install_restores_a_deleted_and_a_tampered_skill_and_fetches_a_missing_one() {
+    let env = Env::new();
+    let (_work, bare, v1) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@v1", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let locked = lock_bytes(&env);
+
+    // Nothing to do: nothing changes.
+    let output = env.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains("2 skill(s) match"),
+        "{}",
+        text(&output)
+    );
+
+    // A deleted skill directory and a tampered file.
+    fs::remove_dir_all(env.skills_dir().join("alpha")).unwrap();
+    fs::write(env.skills_dir().join("beta/SKILL.md"), "tampered").unwrap();
+    fs::write(env.skills_dir().join("beta/extra.md"), "added").unwrap();
+    assert_eq!(env.skills(&["verify"]).status.code(), Some(1));
+    let output = env.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let shown = text(&output);
+    assert!(shown.contains("alpha: restored (was missing)"), "{shown}");
+    assert!(
+        shown.contains("beta: restored (was 1 added, 0 removed, 1 changed file(s))"),
+        "{shown}"
+    );
+    assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
+    assert!(!env.skills_dir().join("beta/extra.md").exists());
+    assert!(
+        fs::read_to_string(env.skills_dir().join("alpha/SKILL.md"))
+            .unwrap()
+            .contains("Version one."),
+        "the recorded commit, not the branch's newest"
+    );
+    assert_eq!(
+        lock_bytes(&env),
+        locked,
+        "a restore leaves the lock as it was"
+    );
+
+    // A fresh checkout of the lock alone (a project cloned in CI): every skill is fetched.
+    let other = Env::new();
+    fs::create_dir_all(other.home().join(".agents")).unwrap();
+    fs::write(other.home().join(".agents/skills-lock.json"), &locked).unwrap();
+    let output = other.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(other.installed(), ["alpha", "beta"]);
+    assert_eq!(other.skills(&["verify"]).status.code(), Some(0));
+    assert_eq!(lock_bytes(&other), locked);
+    assert_eq!(other.lock()["skills"]["alpha"]["commit"], v1.as_str());
+    let hidden: Vec<_> = fs::read_dir(other.skills_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name.starts_with(".skills-staging") || name.starts_with(".skills-installing")
+        })
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+#[test]
+fn install_frozen_fails_when_the_lock_would_change_and_leaves_it() {
+    let env = Env::new();
+    let source = env.temp.path().join("local/notes");
+    write(&source, "SKILL.md", &skill_md("notes", "First.\n"));
+    let output = env.skills(&["add", source.to_str().unwrap(), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let locked = lock_bytes(&env);
+
+    // The source changed since, and the installed copy is gone: the lock cannot be met.
+    write(&source, "SKILL.md", &skill_md("notes", "Second.\n"));
+    fs::remove_dir_all(env.skills_dir().join("notes")).unwrap();
+    let output = env.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let shown = text(&output);
+    assert!(shown.contains("skill notes"), "{shown}");
+    assert!(shown.contains("changed SKILL.md"), "{shown}");
+    assert!(shown.contains("left unchanged"), "{shown}");
+    assert_eq!(lock_bytes(&env), locked);
+    assert!(
+        env.installed().is_empty(),
+        "nothing installed by a failed --frozen"
+    );
+
+    // Without --frozen the new files are shown, installed and locked.
+    let output = env.skills(&["install"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains("notes: installed and re-locked (was missing)"),
+        "{}",
+        text(&output)
+    );
+    assert_ne!(lock_bytes(&env), locked);
+    assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
+    assert!(
+        fs::read_to_string(env.skills_dir().join("notes/SKILL.md"))
+            .unwrap()
+            .contains("Second.")
+    );
+}
+
+#[test]
+fn a_modified_locked_skill_is_reported_at_load_and_refused_with_locked() {
+    let env = Env::new();
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@v1", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let listed = |args: &[&str]| {
+        let output = env.skills(args);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (json, String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (json, stderr) = listed(&["list", "--json"]);
+    assert!(
+        json.as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["status"] == "active"),
+        "{json}"
+    );
+    assert!(!stderr.contains("differs"), "{stderr}");
+
+    fs::write(
+        env.skills_dir().join("alpha/SKILL.md"),
+        skill_md("alpha", "Tampered.\n"),
+    )
+    .unwrap();
+    fs::write(env.skills_dir().join("alpha/notes.md"), "added").unwrap();
+    let (json, stderr) = listed(&["list", "--json"]);
+    let alpha = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "alpha")
+        .unwrap();
+    assert_eq!(alpha["status"], "modified", "{json}");
+    assert_eq!(
+        alpha["modified_files"],
+        serde_json::json!(["SKILL.md", "notes.md"])
+    );
+    assert_eq!(alpha["offered"], true);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("differs from"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("skill `alpha`"), "{stderr}");
+    assert!(warnings[0].contains("SKILL.md, notes.md"), "{stderr}");
+
+    // --locked: not offered (left out of the list, shown by --all), and not in the catalog.
+    let (json, _) = listed(&["list", "--json", "--locked"]);
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["beta"]);
+    let (json, _) = listed(&["list", "--json", "--locked", "--all"]);
+    let alpha = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "alpha")
+        .unwrap();
+    assert_eq!(alpha["offered"], false);
+    let output = env.skills(&["catalog", "--locked"]);
+    let catalog = String::from_utf8_lossy(&output.stdout);
+    assert!(!catalog.contains("alpha"), "{catalog}");
+    assert!(catalog.contains("<name>beta</name>"), "{catalog}");
+
+    // Restored, it is active again.
+    assert_eq!(env.skills(&["install"]).status.code(), Some(0));
+    let (json, stderr) = listed(&["list", "--json", "--locked"]);
+    assert_eq!(json.as_array().unwrap().len(), 2, "{json}");
+    assert!(!stderr.contains("differs"), "{stderr}");
+}
+
+/// Runs `git` in `dir` with `input` on its standard input; returns its output.
+fn git_with_input(dir: &Path, args: &[&str], input: &str) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "git {args:?}");
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+#[test]
+fn a_path_with_dot_dot_is_refused() {
+    // A tree entry named `..` (which `git add` cannot make), crafted with `git mktree`.
+    let env = Env::new();
+    let repo = env.temp.path().join("dotdot");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    let skill = git_with_input(
+        &repo,
+        &["hash-object", "-w", "--stdin"],
+        &skill_md("evil", ""),
+    );
+    let payload = git_with_input(&repo, &["hash-object", "-w", "--stdin"], "pwned\n");
+    let inner = git_with_input(
+        &repo,
+        &["mktree"],
+        &format!("100644 blob {skill}\tSKILL.md\n100644 blob {payload}\t..\n"),
+    );
+    let top = git_with_input(&repo, &["mktree"], &format!("040000 tree {inner}\tevil\n"));
+    let commit = git(&repo, &["commit-tree", &top, "-m", "evil"]);
+    git(&repo, &["update-ref", "refs/heads/main", &commit]);
+
+    let output = env.skills(&["add", &format!("file://{}", repo.display()), "--yes"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("invalid path 'evil/..'"),
+        "{}",
+        text(&output)
+    );
+    assert!(env.installed().is_empty());
+    assert!(!env.home().join(".agents/skills-lock.json").exists());
+    assert!(!env.temp.path().join("pwned").exists());
+
+    // `..` in --path is refused before anything is fetched.
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &url(&bare), "--path", "skills/../..", "--yes"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(text(&output).contains("--path"), "{}", text(&output));
+    assert!(env.installed().is_empty());
+}
+
+#[test]
+fn an_add_killed_while_it_fetches_leaves_nothing() {
+    // A git server that accepts the connection and never answers: the add is killed once the
+    // fetch is under way (the server saw the connection), not after a sleep.
+    let env = Env::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["add", &format!("git://127.0.0.1:{port}/repo.git"), "--yes"])
+        .env("HOME", env.home())
+        .env("XDG_CONFIG_HOME", env.home().join(".config"))
+        .current_dir(env.temp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (connection, _) = listener.accept().unwrap();
+    let staging: Vec<_> = fs::read_dir(env.skills_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(staging.len(), 1, "{staging:?}");
+    assert!(staging[0].starts_with(".skills-staging-"), "{staging:?}");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    drop(connection);
+    drop(listener);
+
+    // Nothing a host would read, and no lock.
+    assert!(env.installed().is_empty());
+    assert!(!env.home().join(".agents/skills-lock.json").exists());
+
+    // The next add installs and removes what the killed one left.
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &url(&bare), "--skill", "beta", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let entries: Vec<_> = fs::read_dir(env.skills_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with(".skills-lock"))
+        .collect();
+    assert_eq!(entries, ["beta"]);
+    let lock = env.lock();
+    assert_eq!(
+        lock["skills"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["beta"]
+    );
+}
+
+#[test]
+fn install_refuses_a_lock_whose_source_is_an_option() {
+    // A lock from elsewhere (a project's, in version control) naming a "source" that git would
+    // read as an option.
+    let env = Env::new();
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &url(&bare), "--skill", "beta", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let path = env.home().join(".agents/skills-lock.json");
+    let mut lock = env.lock();
+    lock["skills"]["beta"]["source"] = "--upload-pack=touch /tmp/pwned".into();
+    fs::write(&path, serde_json::to_string_pretty(&lock).unwrap()).unwrap();
+    fs::remove_dir_all(env.skills_dir().join("beta")).unwrap();
+    let output = env.skills(&["install"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("is not one skills add takes"),
+        "{}",
+        text(&output)
+    );
+    assert!(env.installed().is_empty());
+}

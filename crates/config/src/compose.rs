@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use skillful_core::validate::ValidationMode;
 use skillful_core::{
-    Diagnostic, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
+    Diagnostic, OriginKind, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
     SkillResource, SkillScript, SkillsSource, SourceContext,
 };
 use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
@@ -20,6 +20,7 @@ use tokio::sync::OnceCell;
 
 use crate::environment::{AGENTS_DIR, Environment, Project};
 use crate::error::ConfigError;
+use crate::locked::Drift;
 use crate::safety::Risk;
 use crate::settings::{Enablement, Settings, SettingsLevel};
 use crate::trust::{TrustStore, Verdict, shown_path};
@@ -87,6 +88,7 @@ pub struct SkillsConfig {
     mcp: Vec<McpServer>,
     inline: Vec<Arc<dyn Skill>>,
     disabled: Vec<String>,
+    locked: bool,
     validation: ValidationMode,
     runner: Option<SharedScriptRunner>,
     files: Option<FilesHook>,
@@ -111,6 +113,7 @@ impl std::fmt::Debug for SkillsConfig {
             .field("mcp", &self.mcp)
             .field("inline", &self.inline.len())
             .field("disabled", &self.disabled)
+            .field("locked", &self.locked)
             .field("validation", &self.validation)
             .finish_non_exhaustive()
     }
@@ -128,6 +131,7 @@ impl SkillsConfig {
             mcp: Vec::new(),
             inline: Vec::new(),
             disabled: Vec::new(),
+            locked: false,
             validation: ValidationMode::Lenient,
             runner: None,
             files: None,
@@ -190,6 +194,15 @@ impl SkillsConfig {
         self
     }
 
+    /// Whether a skill whose files differ from the lock it was installed with
+    /// (`skills-lock.json` beside its root) is left out of the skills offered (status
+    /// `modified`, not offered), as `[skills] locked = true` in a settings file asks too. Without
+    /// it such a skill is offered, with a warning naming its files.
+    pub fn locked(mut self, locked: bool) -> Self {
+        self.locked = locked;
+        self
+    }
+
     /// How strictly file skills are validated (default lenient).
     pub fn validation(mut self, mode: ValidationMode) -> Self {
         self.validation = mode;
@@ -243,6 +256,7 @@ impl SkillsConfig {
         let mut notes = Vec::new();
         let user = Settings::load(&environment.user_config_file(), SettingsLevel::User)?;
         let mut plugin_dirs = user.plugin_dirs.clone();
+        let mut locked = self.locked || user.locked;
         let mut enablement = Enablement::default().level(SettingsLevel::User, user);
         if defaults {
             if let Some(project) = environment.project() {
@@ -256,6 +270,7 @@ impl SkillsConfig {
                     roots.push((project.skills(), Scope::Project));
                     let settings = Settings::load(&project.config_file(), SettingsLevel::Project)?;
                     plugin_dirs.extend(settings.plugin_dirs.iter().cloned());
+                    locked |= settings.locked;
                     enablement = enablement.level(SettingsLevel::Project, settings);
                 } else if has_project_content(&project) {
                     notes.push(Note::not_loaded(&project, &verdict));
@@ -321,6 +336,11 @@ impl SkillsConfig {
                 inline: self.inline,
                 enablement,
                 roots,
+                locked,
+                digest_cache: environment
+                    .dirs
+                    .cache()
+                    .join(crate::locked::DIGEST_CACHE_FILE),
                 warned: Mutex::new(HashSet::new()),
                 watched: OnceCell::new(),
             }),
@@ -401,6 +421,10 @@ struct Inner {
     inline: Vec<Arc<dyn Skill>>,
     enablement: Enablement,
     roots: Vec<(PathBuf, Scope)>,
+    /// Whether skills whose files differ from their lock are left out.
+    locked: bool,
+    /// Where the digests of locked skills' files are cached (the user's cache directory).
+    digest_cache: PathBuf,
     /// Shadowed names already warned about, so that a long chat warns once.
     warned: Mutex<HashSet<String>>,
     /// The file skills, watched, once [`Composition::watch`] started watching them.
@@ -436,6 +460,15 @@ pub enum Status {
         #[serde(rename = "disabled_by")]
         by: SettingsLevel,
     },
+    /// Its files differ from the lock it was installed with (`skills verify` names the
+    /// differences, `skills install` restores them); offered unless the composition is locked.
+    Modified {
+        /// The paths added, removed or changed (`modified_files` in JSON).
+        #[serde(rename = "modified_files")]
+        files: Vec<String>,
+        /// Whether it is offered all the same (`false` under `--locked` or `[skills] locked`).
+        offered: bool,
+    },
     /// Another skill of the same name, of higher precedence, is offered instead.
     Shadowed {
         /// That skill's name (`shadowed_by_name` in JSON).
@@ -445,6 +478,14 @@ pub enum Status {
         #[serde(rename = "shadowed_by")]
         by: SkillOrigin,
     },
+}
+
+impl Status {
+    /// Whether the skill is offered to the model (active, or modified outside a locked
+    /// composition).
+    pub fn is_offered(&self) -> bool {
+        matches!(self, Self::Active | Self::Modified { offered: true, .. })
+    }
 }
 
 /// One skill found, offered or not.
@@ -469,6 +510,9 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
     /// Plugin files or directories that were refused or failed.
     pub plugin_errors: Vec<Arc<PluginError>>,
+    /// Files read and hashed to check locked skills against their lock: 0 when no file changed
+    /// since the last check (their stamps are compared first).
+    pub files_hashed: u64,
 }
 
 impl Loaded {
@@ -476,7 +520,7 @@ impl Loaded {
     pub fn active(&self) -> Vec<Arc<dyn Skill>> {
         self.entries
             .iter()
-            .filter(|entry| entry.status == Status::Active)
+            .filter(|entry| entry.status.is_offered())
             .map(|entry| Arc::clone(&entry.skill))
             .collect()
     }
@@ -618,13 +662,27 @@ impl Composition {
             );
         }
         found.sort_by_key(|(skill, _)| skill.scope());
-        loaded.entries = self.compose(found, context);
+        let roots: Vec<PathBuf> = inner.roots.iter().map(|(root, _)| root.clone()).collect();
+        let dirs: Vec<String> = discovery
+            .skills
+            .iter()
+            .filter_map(|skill| skill.origin().location.clone())
+            .collect();
+        let cache = inner.digest_cache.clone();
+        let checked =
+            skillful_core::blocking::run("checking skills against their lock", move || {
+                Ok(crate::locked::check(&roots, &dirs, &cache))
+            })
+            .await?;
+        loaded.files_hashed = checked.hashed;
+        loaded.entries = self.compose(found, &checked.drifted, context);
         Ok(loaded)
     }
 
     fn compose(
         &self,
         found: Vec<(Arc<dyn Skill>, Option<&str>)>,
+        drifted: &HashMap<String, Drift>,
         _context: &SourceContext,
     ) -> Vec<Entry> {
         let inner = &self.inner;
@@ -650,7 +708,15 @@ impl Composition {
                     }
                     None => {
                         claimed.insert(name.to_lowercase(), (name.clone(), Arc::clone(&skill)));
-                        Status::Active
+                        // A modified skill keeps its name even when it is not offered: no other
+                        // skill stands in for it unnoticed.
+                        match self.drift_of(&skill, drifted) {
+                            Some(files) => Status::Modified {
+                                files,
+                                offered: !inner.locked,
+                            },
+                            None => Status::Active,
+                        }
                     }
                 },
             };
@@ -714,6 +780,40 @@ impl Composition {
             });
         }
         entries
+    }
+
+    /// The files of `skill` (a file skill) that differ from its lock, warned about once.
+    fn drift_of(
+        &self,
+        skill: &Arc<dyn Skill>,
+        drifted: &HashMap<String, Drift>,
+    ) -> Option<Vec<String>> {
+        let origin = skill.origin();
+        if origin.kind != OriginKind::Files {
+            return None;
+        }
+        let drift = drifted.get(origin.location.as_deref()?)?;
+        let key = format!("modified\u{0}{origin}\u{0}{}", drift.files.join("\u{0}"));
+        let first = self
+            .inner
+            .warned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key);
+        if first {
+            let name = skillful_core::text::one_line(skill.name());
+            let files = skillful_core::text::one_line(&drift.files.join(", ")).into_owned();
+            let what = if self.inner.locked {
+                "not offered (locked)"
+            } else {
+                "offered all the same"
+            };
+            tracing::warn!(
+                "skill `{name}` of {origin} differs from {}: {files}; {what} (`skills verify` shows the differences, `skills install` restores it)",
+                drift.lock.display()
+            );
+        }
+        Some(drift.files.clone())
     }
 
     fn warn_shadowed(&self, name: &str, shadowed: &SkillOrigin, by: &SkillOrigin) {

@@ -24,6 +24,7 @@ mod compose;
 mod environment;
 mod error;
 mod listing;
+mod locked;
 mod safety;
 mod settings;
 mod trust;

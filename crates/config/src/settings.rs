@@ -5,6 +5,7 @@
 //! [skills]
 //! disabled = ["pdf-tools"]          # never offered
 //! enabled = ["unit-converter"]      # allow-list mode: only these are offered
+//! locked = true                     # a skill whose files differ from its lock is not offered
 //!
 //! [skill."draft-notes"]             # one skill's own setting, which wins over the lists
 //! enabled = true
@@ -40,6 +41,9 @@ pub struct Settings {
     pub overrides: Vec<(String, bool)>,
     /// `[plugins] dirs`, relative paths resolved against the file's directory.
     pub plugin_dirs: Vec<PathBuf>,
+    /// `[skills] locked`: skills whose files differ from the lock they were installed with
+    /// (`skills-lock.json`) are not offered.
+    pub locked: bool,
     /// `[sandbox] allow_write`: directories `write-high` scripts may write under, as
     /// `--allow-write` names them, relative paths resolved against the file's directory. Hosts
     /// honour the user's file only: a project cannot widen the sandbox.
@@ -103,6 +107,12 @@ impl Settings {
         let skills = document.get("skills");
         let disabled = names(skills.and_then(|s| s.get("disabled")), "skills.disabled")?;
         let enabled = names(skills.and_then(|s| s.get("enabled")), "skills.enabled")?;
+        let locked = match skills.and_then(|s| s.get("locked")) {
+            None => false,
+            Some(item) => item
+                .as_bool()
+                .ok_or_else(|| invalid("`skills.locked` must be true or false"))?,
+        };
         let mut overrides = Vec::new();
         if let Some(table) = document.get("skill") {
             let table = table
@@ -134,6 +144,7 @@ impl Settings {
             enabled,
             overrides,
             plugin_dirs,
+            locked,
             allow_write,
         })
     }

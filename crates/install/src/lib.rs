@@ -107,6 +107,17 @@ pub enum InstallError {
         /// Where.
         dir: PathBuf,
     },
+    /// `skills install --frozen` found a locked skill that cannot be installed without
+    /// changing the lock.
+    #[error("skill {skill}: {reason}; the lock {} is left unchanged (run skills install without --frozen to re-lock it)", lock.display())]
+    Frozen {
+        /// The skill.
+        skill: String,
+        /// What differs.
+        reason: String,
+        /// The lock file.
+        lock: PathBuf,
+    },
     /// No skill of that name is in the lock.
     #[error("skill {name} is not in {}", lock.display())]
     NotLocked {
@@ -197,6 +208,38 @@ pub struct Outdated {
     pub locked: String,
     /// The commit the ref points at now.
     pub latest: String,
+}
+
+/// What [`Installer::apply_locked`] does for one locked skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockedAction {
+    /// Its files are as locked: nothing.
+    Keep,
+    /// The recorded commit (or directory) has the locked files: they are installed again, the
+    /// lock is unchanged.
+    Restore,
+    /// The recorded source no longer gives the locked files (they differ from the lock as the
+    /// diff says, or another commit was fetched): installing it changes the lock.
+    Relock(ManifestDiff),
+}
+
+/// One locked skill as `skills install` found it ([`Installer::plan_locked`]).
+#[derive(Debug)]
+pub struct LockedPlan {
+    /// The skill.
+    pub name: String,
+    /// How its installed files compared with the lock.
+    pub found: Verified,
+    /// What installing does.
+    pub action: LockedAction,
+    prepared: Option<Prepared>,
+}
+
+impl LockedPlan {
+    /// What was fetched for it (none when it is kept as it is).
+    pub fn prepared(&self) -> Option<&Prepared> {
+        self.prepared.as_ref()
+    }
 }
 
 const STAGING_PREFIX: &str = ".skills-staging-";
@@ -430,44 +473,39 @@ impl Installer {
         self.remove_leftovers();
         let mut lock = self.lock()?;
         let mut installed = Vec::new();
-        for candidate in &prepared.candidates {
-            let target = self.skills_dir.join(&candidate.name);
-            let exists = fs::symlink_metadata(&target).is_ok();
-            if exists && !replace {
-                return Err(InstallError::AlreadyInstalled {
-                    name: candidate.name.clone(),
-                    dir: target,
-                });
-            }
-            let copy = Staging(self.hidden_dir(INSTALLING_PREFIX));
-            copy_skill(candidate, &copy.0, &self.limits)?;
-            if exists {
-                let old = Staging(self.hidden_dir(INSTALLING_PREFIX));
-                fs::rename(&target, &old.0).map_err(io(&target))?;
-            }
-            fs::rename(&copy.0, &target).map_err(io(&target))?;
-            let (reference, source_type) = match &prepared.source {
-                Source::Git { reference, .. } => (reference.clone(), "git"),
-                Source::Local(_) => (None, "local"),
-            };
-            lock.skills.insert(
-                candidate.name.clone(),
-                LockedSkill {
-                    source: prepared.source.location(),
-                    source_type: source_type.to_owned(),
-                    reference,
-                    commit: prepared.commit.clone(),
-                    path: candidate.path.clone(),
-                    installed_at: lock::now_rfc3339(),
-                    computed_hash: candidate.computed_hash.clone(),
-                    digest: candidate.manifest.digest(),
-                    files: candidate.manifest.clone(),
-                },
-            );
-            lock.write(&self.lock_path)?;
+        let result = prepared.candidates.iter().try_for_each(|candidate| {
+            self.place(candidate, replace)?;
+            lock.skills
+                .insert(candidate.name.clone(), locked(prepared, candidate));
             installed.push(candidate.name.clone());
+            Ok(())
+        });
+        // One write for the whole command (a lock rewritten per skill made adding 1,000 skills
+        // quadratic), also after a failure, so that what was installed is locked.
+        if !installed.is_empty() {
+            lock.write(&self.lock_path)?;
         }
-        Ok(installed)
+        result.map(|()| installed)
+    }
+
+    /// Copies `candidate` into a hidden directory, checks it and renames it into place
+    /// (replacing an installed skill of its name only when `replace`).
+    fn place(&self, candidate: &Candidate, replace: bool) -> Result<(), InstallError> {
+        let target = self.skills_dir.join(&candidate.name);
+        let exists = fs::symlink_metadata(&target).is_ok();
+        if exists && !replace {
+            return Err(InstallError::AlreadyInstalled {
+                name: candidate.name.clone(),
+                dir: target,
+            });
+        }
+        let copy = Staging(self.hidden_dir(INSTALLING_PREFIX));
+        copy_skill(candidate, &copy.0, &self.limits)?;
+        if exists {
+            let old = Staging(self.hidden_dir(INSTALLING_PREFIX));
+            fs::rename(&target, &old.0).map_err(io(&target))?;
+        }
+        fs::rename(&copy.0, &target).map_err(io(&target))
     }
 
     /// Hidden directories an interrupted install left behind (under the scope's lock, so no
@@ -549,6 +587,111 @@ impl Installer {
         }
     }
 
+    /// What `skills install` has to do to make the installed skills match the lock: every
+    /// locked skill is verified, and each one whose files differ (or are gone) is fetched again
+    /// from its recorded source at its recorded commit and checked against the lock's manifest.
+    ///
+    /// # Errors
+    /// [`InstallError`]: the lock cannot be read, or a fetch failed.
+    pub fn plan_locked(&self) -> Result<Vec<LockedPlan>, InstallError> {
+        let lock = self.lock()?;
+        let mut plans = Vec::new();
+        for (name, found) in self.verify(&[])? {
+            let entry = &lock.skills[&name];
+            if found == Verified::Intact {
+                plans.push(LockedPlan {
+                    name,
+                    found,
+                    action: LockedAction::Keep,
+                    prepared: None,
+                });
+                continue;
+            }
+            // A lock may come from elsewhere (a project's, in version control): its source is
+            // read as `skills add` reads one, never handed to git as it stands.
+            let source = match (entry.source_type.as_str(), Source::parse(&entry.source)) {
+                ("git", Ok(Source::Git { url, .. })) => Source::Git {
+                    url,
+                    reference: entry.commit.clone().or_else(|| entry.reference.clone()),
+                },
+                ("local", _) => Source::Local(PathBuf::from(&entry.source)),
+                (kind, parsed) => {
+                    return Err(InstallError::Lock {
+                        path: self.lock_path.clone(),
+                        reason: format!(
+                            "skill {name}: the {kind} source {:?} is not one skills add takes{}",
+                            entry.source,
+                            parsed
+                                .err()
+                                .map_or_else(String::new, |error| format!(" ({error})"))
+                        ),
+                    });
+                }
+            };
+            let selection = Selection {
+                skills: vec![name.clone()],
+                path: (entry.path != ".").then(|| entry.path.clone()),
+            };
+            let prepared = self.prepare(source, &selection)?;
+            let candidate = &prepared.candidates[0];
+            let action =
+                if candidate.manifest.digest() == entry.digest && prepared.commit == entry.commit {
+                    LockedAction::Restore
+                } else {
+                    LockedAction::Relock(candidate.manifest.diff(&entry.files))
+                };
+            plans.push(LockedPlan {
+                name,
+                found,
+                action,
+                prepared: Some(prepared),
+            });
+        }
+        Ok(plans)
+    }
+
+    /// Carries `plans` out: restores what [`LockedAction::Restore`] names and installs and
+    /// re-locks what [`LockedAction::Relock`] names. With `frozen`, a plan that would change the
+    /// lock fails the whole command before anything is changed.
+    ///
+    /// # Errors
+    /// [`InstallError::Frozen`] naming the skill and what differs, or as
+    /// [`Installer::install`].
+    pub fn apply_locked(&self, plans: &[LockedPlan], frozen: bool) -> Result<(), InstallError> {
+        if frozen
+            && let Some(plan) = plans
+                .iter()
+                .find(|plan| matches!(plan.action, LockedAction::Relock(_)))
+        {
+            return Err(InstallError::Frozen {
+                skill: plan.name.clone(),
+                reason: relock_reason(plan),
+                lock: self.lock_path.clone(),
+            });
+        }
+        let _guard = self.scope_lock()?;
+        self.remove_leftovers();
+        let mut lock = self.lock()?;
+        let mut relocked = false;
+        let result = plans.iter().try_for_each(|plan| {
+            let Some(prepared) = &plan.prepared else {
+                return Ok(());
+            };
+            let candidate = &prepared.candidates[0];
+            self.place(candidate, true)?;
+            if let LockedAction::Relock(_) = plan.action {
+                lock.skills
+                    .insert(candidate.name.clone(), locked(prepared, candidate));
+                relocked = true;
+            }
+            Ok(())
+        });
+        if relocked {
+            lock.write(&self.lock_path)?;
+        }
+        result
+    }
+
     /// Removes the installed skill `name` and its lock entry.
     ///
     /// # Errors
@@ -597,6 +740,58 @@ impl Installer {
             }
         }
         Ok(outdated)
+    }
+}
+
+/// What a [`LockedAction::Relock`] plan would change in the lock, in one line.
+fn relock_reason(plan: &LockedPlan) -> String {
+    let LockedAction::Relock(diff) = &plan.action else {
+        return String::new();
+    };
+    let commit = plan
+        .prepared
+        .as_ref()
+        .and_then(|prepared| prepared.commit.as_deref());
+    let mut parts = Vec::new();
+    for (what, paths) in [
+        ("added", &diff.added),
+        ("removed", &diff.removed),
+        ("changed", &diff.changed),
+    ] {
+        if !paths.is_empty() {
+            parts.push(format!("{what} {}", paths.join(", ")));
+        }
+    }
+    let at = commit.map_or_else(
+        || "its source".to_owned(),
+        |commit| format!("commit {commit}"),
+    );
+    if parts.is_empty() {
+        format!("{at} is not the commit the lock records")
+    } else {
+        format!(
+            "the files at {at} differ from the lock: {}",
+            parts.join("; ")
+        )
+    }
+}
+
+/// The lock entry of `candidate`, installed from `prepared` now.
+fn locked(prepared: &Prepared, candidate: &Candidate) -> LockedSkill {
+    let (reference, source_type) = match &prepared.source {
+        Source::Git { reference, .. } => (reference.clone(), "git"),
+        Source::Local(_) => (None, "local"),
+    };
+    LockedSkill {
+        source: prepared.source.location(),
+        source_type: source_type.to_owned(),
+        reference,
+        commit: prepared.commit.clone(),
+        path: candidate.path.clone(),
+        installed_at: lock::now_rfc3339(),
+        computed_hash: candidate.computed_hash.clone(),
+        digest: candidate.manifest.digest(),
+        files: candidate.manifest.clone(),
     }
 }
 
