@@ -36,7 +36,7 @@
 //! settings.runs = 3;
 //! settings.seed = Some(1);
 //! let evaluator = Evaluator::new(settings)?;
-//! let workspace = skill.default_workspace();
+//! let workspace = skill.default_workspace()?;
 //! let report = evaluator
 //!     .evaluate(&skill, std::slice::from_ref(&skill), &workspace, &|_| {})
 //!     .await?;
@@ -51,6 +51,7 @@ mod evaluate;
 mod files;
 mod grade;
 mod spec;
+mod workspace;
 
 pub use benchmark::{
     Benchmark, Configuration, ConfigurationSummary, Delta, Grading, GradingSummary, Metadata,
