@@ -23,9 +23,11 @@
 mod stamp;
 #[cfg(unix)]
 mod verified;
+#[cfg(not(unix))]
+#[path = "verified_portable.rs"]
+mod verified;
 
 pub use stamp::FileStamp;
-#[cfg(unix)]
 pub use verified::VerifiedDir;
 
 use std::fs::{self, File, OpenOptions};
@@ -170,6 +172,18 @@ impl Dirs {
     pub fn cache_dir(&self) -> Result<&Path, StateError> {
         private_dir(&self.cache)?;
         Ok(&self.cache)
+    }
+}
+
+/// `dir/name` when `name` is one plain file name (not empty, `.`, `..` or a path).
+fn child_of(dir: &Path, name: &std::ffi::OsStr) -> Result<PathBuf, StateError> {
+    if Path::new(name).file_name() == Some(name) {
+        Ok(dir.join(name))
+    } else {
+        Err(StateError::Refused {
+            path: dir.join(name),
+            reason: "is not a plain file name inside its directory".to_owned(),
+        })
     }
 }
 

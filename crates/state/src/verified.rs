@@ -174,16 +174,7 @@ impl VerifiedDir {
     }
 
     fn child(&self, name: &OsStr) -> Result<PathBuf, StateError> {
-        let mut components = Path::new(name).components();
-        match (components.next(), components.next()) {
-            (Some(Component::Normal(_)), None) if !name.as_bytes().contains(&b'/') => {
-                Ok(self.path.join(name))
-            }
-            _ => Err(refused(
-                &self.path.join(name),
-                "is not a plain file name inside its directory",
-            )),
-        }
+        crate::child_of(&self.path, name)
     }
 
     fn open_dir(&self, name: &OsStr, here: PathBuf, role: Role) -> Result<Self, StateError> {
