@@ -78,3 +78,8 @@ pub use skillful_provider as provider;
 pub use skillful_scripts as scripts;
 #[cfg(feature = "watch")]
 pub use skillful_watch as watch;
+
+// Every Rust code block of the README compiles (and runs, where it has a `main`) as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

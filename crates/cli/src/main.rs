@@ -22,6 +22,7 @@ mod eval;
 mod inspect;
 mod mcp;
 mod output;
+mod reference;
 mod run_script;
 mod scan;
 mod search;
@@ -43,53 +44,93 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Check SKILL.md files against the Agent Skills specification.
+    #[command(after_help = "Example:\n  skills validate --strict examples/skills")]
     Validate(validate::Args),
     /// List the skills under the roots (name and description; `--json` for every field).
+    #[command(after_help = "Example:\n  skills list examples/skills --json")]
     List(inspect::ListArgs),
     /// Print what `load_skill` returns for a skill.
+    #[command(after_help = "Example:\n  skills show unit-converter examples/skills")]
     Show(inspect::ShowArgs),
     /// Print what `read_skill_resource` returns for a resource of a skill.
+    #[command(
+        after_help = "Example:\n  skills read unit-converter references/conversion-table.md examples/skills"
+    )]
     Read(inspect::ReadArgs),
     /// Print the exact system-prompt text the skills provider injects.
+    #[command(after_help = "Example:\n  skills catalog examples/skills")]
     Catalog(inspect::CatalogArgs),
     /// Find the skills that match a request, as the `search_skills` tool ranks them.
+    #[command(
+        after_help = "Example:\n  skills search \"convert miles to km\" examples/skills --limit 3"
+    )]
     Search(search::SearchArgs),
     /// Run a script of a skill with the agent's runner and limits; print what the model sees.
+    #[command(
+        after_help = "Example:\n  skills run-script unit-converter scripts/convert.py examples/skills -- --value 26.2 --factor 1.609344"
+    )]
     RunScript(run_script::RunScriptArgs),
     /// Serve the skills under the roots as an MCP server (stdio, or streamable HTTP).
+    #[command(after_help = "Example:\n  skills serve examples/skills --stdio")]
     Serve(mcp::ServeArgs),
     /// Ask a model once, with the skills as tools (OpenAI-compatible server; approvals asked).
+    #[command(
+        after_help = "Example:\n  skills run \"A marathon is 26.2 miles. How many km is that?\" --skills examples/skills"
+    )]
     Run(converse::RunArgs),
     /// Talk with a model, with the skills as tools, one prompt per line.
+    #[command(after_help = "Example:\n  skills chat --skills examples/skills")]
     Chat(converse::ChatArgs),
     /// Trust a project: load its .agents/skills, plugins and settings (`--list`: show trusted).
+    #[command(after_help = "Example:\n  skills trust ~/src/repo")]
     Trust(settings::TrustArgs),
     /// Stop trusting a directory.
+    #[command(after_help = "Example:\n  skills untrust ~/src/repo")]
     Untrust(settings::UntrustArgs),
     /// Offer a skill again (user settings; `--project` for the project's).
+    #[command(after_help = "Example:\n  skills enable pdf-tools --project")]
     Enable(settings::ToggleArgs),
     /// Stop offering a skill (user settings; `--project` for the project's).
+    #[command(after_help = "Example:\n  skills disable pdf-tools")]
     Disable(settings::ToggleArgs),
     /// The embedded engine: a local model server installed from PyPI (start, stop, status, models).
+    #[command(after_help = "Example:\n  skills engine start --port 8090")]
     Engine(engine::EngineArgs),
     /// Measure whether skills help a model: run their evals with and without them, grade, benchmark.
+    #[command(after_help = "Example:\n  skills eval examples/skills/unit-converter --runs 3")]
     Eval(eval::EvalArgs),
     /// Print the audit log of skill tool calls (`--verify`: check its hash chain).
+    #[command(after_help = "Example:\n  skills audit --since 12h --skill unit-converter")]
     Audit(audit::AuditArgs),
     /// Usage per skill from the audit log: activations, calls, failures, latency, tokens.
+    #[command(after_help = "Example:\n  skills stats --since 7d")]
     Stats(audit::StatsArgs),
     /// Scan skills for hidden text, prompt injection, exfiltration and risky scripts.
+    #[command(after_help = "Example:\n  skills scan examples/skills --sarif > scan.sarif")]
     Scan(scan::ScanArgs),
     /// Install skills from a git repository or a directory (fetched, validated, scanned, locked).
+    #[command(after_help = "Example:\n  skills add anthropics/skills@main --skill pdf")]
     Add(supply::AddArgs),
     /// Compare installed skills with skills-lock.json; exit 1 on any difference.
+    #[command(after_help = "Example:\n  skills verify")]
     Verify(supply::VerifyArgs),
     /// Remove an installed skill and its lock entry.
+    #[command(after_help = "Example:\n  skills remove pdf")]
     Remove(supply::RemoveArgs),
     /// Fetch the newest commit of each locked skill's ref, show the changes and findings, re-lock.
+    #[command(after_help = "Example:\n  skills update pdf")]
     Update(supply::UpdateArgs),
     /// List the locked skills whose ref points at a newer commit (exit 1 when any).
+    #[command(after_help = "Example:\n  skills outdated")]
     Outdated(supply::OutdatedArgs),
+    /// Print a shell completion script for `skills` (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Example:\n  skills completions bash > ~/.local/share/bash-completion/completions/skills"
+    )]
+    Completions(reference::CompletionsArgs),
+    /// Write the man pages of `skills` and of each command (roff), or print the main one.
+    #[command(after_help = "Example:\n  skills man --out ~/.local/share/man/man1")]
+    Man(reference::ManArgs),
 }
 
 /// What a command reports back to `main`.
@@ -189,6 +230,8 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Remove(args) => supply::remove(args),
             Command::Update(args) => supply::update(args),
             Command::Outdated(args) => supply::outdated(args),
+            Command::Completions(args) => reference::completions(&args),
+            Command::Man(args) => reference::man(&args),
         }
     })
 }

@@ -139,7 +139,7 @@ async fn the_api_key_never_goes_to_the_implicit_default_endpoint() {
     // Whoever holds 127.0.0.1:1234 (any local user) answers a run without --endpoint: it must
     // not receive the user's API key.
     let Some(squatter) = TestServer::start_at(1234).await else {
-        eprintln!("skipped: 127.0.0.1:1234 is in use");
+        skillful_test_support::prerequisite_missing("127.0.0.1:1234 is in use");
         return;
     };
     squatter.push(Reply::text("Hello."));

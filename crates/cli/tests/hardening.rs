@@ -31,7 +31,9 @@ fn a_script_cannot_read_the_environment_of_the_skills_process() {
     let prefix = match as_unprivileged_user() {
         Ok(prefix) => prefix,
         Err(reason) => {
-            println!("skipped: this test needs an unprivileged user, and {reason}");
+            skillful_test_support::prerequisite_missing(&format!(
+                "this test needs an unprivileged user, and {reason}"
+            ));
             return;
         }
     };

@@ -54,6 +54,26 @@ fn err(output: &Output) -> String {
 }
 
 #[test]
+fn an_empty_list_says_where_it_looked_and_how_to_add_a_skill() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("empty-root");
+    fs::create_dir_all(&root).unwrap();
+    let output = skills_in(home.path(), home.path(), &["list", root.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert_eq!(out(&output), "");
+    let said = err(&output);
+    assert!(said.contains("no skills found; looked in:"), "{said}");
+    assert!(
+        said.contains(&format!("{} (explicit)", root.display())),
+        "{said}"
+    );
+    assert!(said.contains("skills add SOURCE"), "{said}");
+    // A list with skills says nothing of the kind.
+    let full = skills(&["list", EXAMPLES]);
+    assert!(!err(&full).contains("no skills found"), "{}", err(&full));
+}
+
+#[test]
 fn list_json_has_every_field() {
     let output = skills(&["list", "--json", EXAMPLES]);
     assert_eq!(output.status.code(), Some(0), "{}", err(&output));

@@ -151,7 +151,9 @@ fn unprivileged() -> Option<Vec<String>> {
         }
         Ok(prefix) => Some(prefix),
         Err(reason) => {
-            println!("skipped: this test needs an unprivileged user, and {reason}");
+            skillful_test_support::prerequisite_missing(&format!(
+                "this test needs an unprivileged user, and {reason}"
+            ));
             None
         }
     }

@@ -174,49 +174,29 @@ async fn a_stale_record_whose_pid_is_now_another_process_is_removed_and_nothing_
     unrelated.wait().unwrap();
 }
 
-/// Another user to run a squatter as (created with `useradd` when the tests run as root), or
-/// `None` when this process is not root.
-fn other_user() -> Option<(String, String)> {
-    const USER: &str = "skillful-test";
-    let id = |args: &[&str]| -> Option<String> {
-        let output = std::process::Command::new("id").args(args).output().ok()?;
-        output
-            .status
-            .success()
-            .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
-    };
-    if id(&["-u"])? != "0" {
-        return None;
-    }
-    if id(&["-u", USER]).is_none() {
-        let _ = std::process::Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                USER,
-            ])
-            .status();
-    }
-    Some((id(&["-u", USER])?, id(&["-g", USER])?))
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_default_endpoint_held_by_another_user_is_refused() {
     // A local user squats the default port: without --endpoint, the conversation must not go
     // to their listener.
-    let Some((uid, gid)) = other_user() else {
-        eprintln!("skipped: needs root to run a listener as another user");
-        return;
+    let prefix = match skillful_test_support::unprivileged::as_unprivileged_user() {
+        Ok(prefix) if !prefix.is_empty() => prefix,
+        Ok(_) => {
+            skillful_test_support::prerequisite_missing(
+                "running a listener as another user needs root",
+            );
+            return;
+        }
+        Err(reason) => {
+            skillful_test_support::prerequisite_missing(&format!(
+                "this test needs another user, and {reason}"
+            ));
+            return;
+        }
     };
     let port = free_port();
-    let mut squatter = std::process::Command::new("setpriv")
+    let mut squatter = std::process::Command::new(&prefix[0])
+        .args(&prefix[1..])
         .args([
-            &format!("--reuid={uid}"),
-            &format!("--regid={gid}"),
-            "--clear-groups",
-            "--",
             // The system's Python: a user's own (pyenv's shims) may be out of the other
             // user's reach.
             "/usr/bin/python3",
@@ -250,6 +230,7 @@ async fn a_default_endpoint_held_by_another_user_is_refused() {
         "{error}"
     );
     let message = error.to_string();
+    let (uid, _) = skillful_test_support::unprivileged::test_user_ids();
     assert!(message.contains(&format!("uid {uid}")), "{message}");
     assert!(message.contains("--endpoint"), "{message}");
     squatter.kill().unwrap();

@@ -12,6 +12,10 @@
 //! devices are refused; files are opened with `O_NOFOLLOW | O_NONBLOCK`, and the number of
 //! entries, the depth, each file's size and the total are bounded ([`Limits`]).
 //!
+//! [`Manifest::of_dir_cached`] makes the same manifest reusing the digests a [`DigestCache`]
+//! holds for files whose stamp is unchanged, so that checking an unchanged skill at load time
+//! reads no file.
+//!
 //! [`computed_hash`] is vercel-labs/skills' `computedHash` of the same directory (its lock's
 //! per-skill value), so that either tool can check the other's installs.
 //!
@@ -36,13 +40,17 @@
 //! assert_eq!(manifest.digest().len(), 64);
 //! ```
 
+mod cache;
 mod walk;
+
+pub use cache::DigestCache;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use cache::Cached;
 use walk::{Kind, hash_file, hex, link_stays_inside, walk};
 
 /// Why a directory has no manifest.
@@ -217,12 +225,49 @@ impl Manifest {
     /// [`ManifestError`] naming the path: unreadable, a link that leaves the directory, a
     /// special file, a name that is not UTF-8 or not a safe relative name, or over a limit.
     pub fn of_dir(dir: &Path, limits: &Limits) -> Result<Self, ManifestError> {
+        Self::of_dir_cached(dir, limits, &mut DigestCache::new())
+    }
+
+    /// The manifest of the directory `dir`, as [`Manifest::of_dir`] makes it, reading and
+    /// hashing only the files whose [`FileStamp`](skillful_state::FileStamp) is not the one
+    /// `cache` recorded for them (the walk's `lstat` of every entry is the only cost of an
+    /// unchanged file); `cache` is then updated with what was found in `dir` (`dir` is its key
+    /// as given, so give a directory the same way each time).
+    ///
+    /// # Errors
+    /// As [`Manifest::of_dir`]; `cache` is left as it was.
+    pub fn of_dir_cached(
+        dir: &Path,
+        limits: &Limits,
+        cache: &mut DigestCache,
+    ) -> Result<Self, ManifestError> {
+        let key = dir.to_str().map(str::to_owned);
         let mut files = Vec::new();
+        let mut digests = BTreeMap::new();
         for found in walk(dir, limits, &|_| false)? {
             let path = relative_name(&found.path, &found.relative)?;
             let entry = match found.kind {
-                Kind::File => {
-                    let (size, sha256) = hash_file(&found.path, limits.max_file_bytes)?;
+                Kind::File(stamp) => {
+                    let reused = key
+                        .as_deref()
+                        .and_then(|key| cache.get(key, &path, &stamp))
+                        .filter(|cached| cached.size <= limits.max_file_bytes)
+                        .map(|cached| (cached.size, cached.sha256.clone()));
+                    let (size, sha256) = match reused {
+                        Some(known) => known,
+                        None => {
+                            cache.count_hashed();
+                            hash_file(&found.path, limits.max_file_bytes)?
+                        }
+                    };
+                    digests.insert(
+                        path.clone(),
+                        Cached {
+                            stamp,
+                            size,
+                            sha256: sha256.clone(),
+                        },
+                    );
                     ManifestEntry {
                         path,
                         kind: EntryKind::File,
@@ -250,6 +295,9 @@ impl Manifest {
                 }
             };
             files.push(entry);
+        }
+        if let Some(key) = key {
+            cache.replace(key, digests);
         }
         Ok(Self::from_entries(files))
     }
@@ -385,7 +433,7 @@ pub fn computed_hash(dir: &Path, limits: &Limits) -> Result<String, ManifestErro
     for found in walk(dir, limits, &|name| {
         name == ".git" || name == "node_modules"
     })? {
-        if let Kind::File = found.kind {
+        if let Kind::File(_) = found.kind {
             let relative = found.relative.to_string_lossy().replace('\\', "/");
             files.push((relative, found.path));
         }

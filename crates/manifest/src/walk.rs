@@ -11,8 +11,8 @@ use crate::{Limits, ManifestError};
 /// What the walk found at one path below the directory.
 #[derive(Debug)]
 pub(crate) enum Kind {
-    /// A regular file.
-    File,
+    /// A regular file, with its stamp as the walk saw it (before any read).
+    File(skillful_state::FileStamp),
     /// A symbolic link with this target (never followed).
     Link(PathBuf),
     /// A socket, FIFO or device.
@@ -102,7 +102,7 @@ pub(crate) fn walk(
                         limit: limits.max_total_bytes,
                     });
                 }
-                Kind::File
+                Kind::File(skillful_state::FileStamp::of(&metadata))
             } else {
                 Kind::Special
             };

@@ -35,7 +35,9 @@ fn python_ready() -> bool {
         .status()
         .is_ok_and(|status| status.success());
     if !ready {
-        println!("skipped: python3 with PyYAML is missing (pip install pyyaml)");
+        skillful_test_support::prerequisite_missing(
+            "python3 with PyYAML is missing (pip install pyyaml)",
+        );
     }
     ready
 }

@@ -17,7 +17,9 @@ use skillful_scripts::{Limits, ProcessRunner, ScriptOutput};
 async fn run_limited(limits: Limits, name: &str, text: &str) -> Option<ScriptOutput> {
     let runner = ProcessRunner::builder().limits(limits).build().unwrap();
     if !runner.isolates() {
-        println!("skipped: this kernel cannot confine scripts");
+        skillful_test_support::prerequisite_missing(
+            "this kernel cannot confine scripts (Landlock)",
+        );
         return None;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! Running the `skills` binary in the tests of `run` and `chat`.
 
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, unused_imports)]
 
 #[cfg(target_os = "linux")]
 pub mod unprivileged;

@@ -1,0 +1,42 @@
+//! Set-up shared by the workspace's integration tests (a dev-dependency only; never linked into
+//! a library or the binary).
+//!
+//! It owns two rules the tests must apply the same way everywhere:
+//! - [`prerequisite_missing`]: a test that cannot run on this machine (no `python3`, no second
+//!   user, a kernel without Landlock) fails under CI, where `.ci/run` installs everything, and
+//!   is skipped with the reason printed only outside CI;
+//! - [`unprivileged`]: how a test running as root gets an unprivileged user to run commands as
+//!   (an attacker's script, another user's checkout), created with `useradd` when missing.
+//!
+//! It knows nothing of skills.
+
+#[cfg(unix)]
+pub mod unprivileged;
+
+/// Whether these tests run under CI (`CI` set and not `false` or `0`, as CI services set it).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|value| !matches!(value.as_str(), "" | "0" | "false"))
+}
+
+/// Reports that this test cannot run here because `reason`: under CI a failure (panics with the
+/// reason), elsewhere `skipped: REASON` on stdout, after which the caller returns.
+///
+/// # Panics
+/// Under CI, always.
+///
+/// # Example
+/// ```
+/// fn python_ready() -> bool { false }
+/// # if skillful_test_support::under_ci() { return; }
+/// if !python_ready() {
+///     skillful_test_support::prerequisite_missing("python3 with PyYAML is missing (pip install pyyaml)");
+///     return;
+/// }
+/// ```
+#[track_caller]
+pub fn prerequisite_missing(reason: &str) {
+    if under_ci() {
+        panic!("this test cannot run, and CI must run it: {reason}");
+    }
+    println!("skipped: {reason}");
+}
