@@ -27,9 +27,8 @@ pub(crate) struct EvalArgs {
     model: ModelArgs,
     /// Where the iterations go. Default: in your state directory,
     /// `~/.local/state/skillful/eval/<skill name>-<key>`; with several skills, `DIR/<skill name>`.
-    /// Refused when it, or a directory on the way to it, is a symbolic link another user owns,
-    /// or is owned or writable by another user (a sticky directory such as /tmp is fine on the
-    /// way).
+    /// Refused when it is a symbolic link, or when it or a directory on the way to it is another
+    /// user's or writable by others (a sticky directory such as /tmp is fine on the way).
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
     /// How many times each eval runs with and without the skill (and each trigger query runs);
