@@ -1,33 +1,30 @@
 //! `skills list`, `show`, `read`, `catalog` and `run-script` on real directories.
 
+mod common;
 #[path = "inspect/plugins.rs"]
 mod plugins;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+use std::sync::LazyLock;
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
 /// Runs `skills` in `dir` as a user whose home (and every per-user directory) is `home`, with no
 /// admin skills.
 fn skills_in(dir: &Path, home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skills"))
+    common::command_at_home(dir, home)
         .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("SKILLS_ADMIN_DIR", home.join("no-admin-skills"))
-        .env_remove("RUST_LOG")
         .output()
         .expect("the skills binary runs")
 }
 
+/// `skills ARGS` in the crate's directory, as a user whose home is a fresh directory (its state,
+/// audit log included, never lands in the repository).
 fn skills(args: &[&str]) -> Output {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    skills_in(here, here, args)
+    static HOME: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
+    skills_in(Path::new(env!("CARGO_MANIFEST_DIR")), HOME.path(), args)
 }
 
 fn write_skill(root: &Path, name: &str, description: &str) {

@@ -20,8 +20,9 @@ use tokio::sync::OnceCell;
 
 use crate::environment::{AGENTS_DIR, Environment, Project};
 use crate::error::ConfigError;
+use crate::safety::Risk;
 use crate::settings::{Enablement, Settings, SettingsLevel};
-use crate::trust::TrustStore;
+use crate::trust::{TrustStore, Verdict, shown_path};
 
 /// An MCP server to read skills from, under a label the host chose.
 #[derive(Debug, Clone)]
@@ -156,7 +157,8 @@ impl SkillsConfig {
     }
 
     /// Trusts the project found from the working directory for this composition only, as
-    /// `--trust-project` does.
+    /// `--trust-project` does; a project refused for its owner or permissions
+    /// ([`Verdict::Refused`](crate::Verdict::Refused)) stays refused.
     pub fn trust_project(mut self, trust: bool) -> Self {
         self.trust_project = trust;
         self
@@ -244,15 +246,19 @@ impl SkillsConfig {
         let mut enablement = Enablement::default().level(SettingsLevel::User, user);
         if defaults {
             if let Some(project) = environment.project() {
-                let trusted = self.trust_project
-                    || TrustStore::load(&environment.dirs)?.is_trusted(&project.dir);
+                let verdict = TrustStore::load(environment)?.verdict(&project);
+                let trusted = match &verdict {
+                    Verdict::Trusted { .. } => true,
+                    Verdict::Untrusted | Verdict::Replaced { .. } => self.trust_project,
+                    Verdict::Refused { .. } => false,
+                };
                 if trusted {
                     roots.push((project.skills(), Scope::Project));
                     let settings = Settings::load(&project.config_file(), SettingsLevel::Project)?;
                     plugin_dirs.extend(settings.plugin_dirs.iter().cloned());
                     enablement = enablement.level(SettingsLevel::Project, settings);
                 } else if has_project_content(&project) {
-                    notes.push(Note::untrusted(&project));
+                    notes.push(Note::not_loaded(&project, &verdict));
                 }
             }
             roots.extend(
@@ -341,14 +347,27 @@ pub struct Note {
 }
 
 impl Note {
-    fn untrusted(project: &Project) -> Self {
+    /// Why `project`'s skills and settings were not loaded, after `verdict`.
+    fn not_loaded(project: &Project, verdict: &Verdict) -> Self {
+        let dir = shown_path(&project.dir);
+        let message = match verdict {
+            Verdict::Refused { risks } => format!(
+                "{dir}: project refused: it {}; its skills, settings and plugins are not read (as git refuses a repository of dubious ownership)",
+                Risk::describe(risks)
+            ),
+            Verdict::Replaced { dir: trusted } => {
+                let trusted = shown_path(trusted);
+                format!(
+                    "{dir}: project skills and settings not loaded: {trusted} was trusted, but it has been removed and re-created since; run `skills trust {trusted}` if it is yours"
+                )
+            }
+            Verdict::Trusted { .. } | Verdict::Untrusted => format!(
+                "{dir}: project skills and settings not loaded: the project is not trusted; run `skills trust {dir}` to trust it, or pass --trust-project for this run"
+            ),
+        };
         Self {
             path: project.dir.clone(),
-            message: format!(
-                "{}: project skills and settings not loaded: the project is not trusted; run `skills trust {}` to trust it, or pass --trust-project for this run",
-                project.dir.display(),
-                project.dir.display()
-            ),
+            message,
         }
     }
 }

@@ -37,7 +37,8 @@ pub struct Environment {
 }
 
 /// A project: the nearest directory at or above the working directory that holds
-/// [`AGENTS_DIR`], searched up to the repository root (a directory holding `.git`).
+/// [`AGENTS_DIR`], searched up to the repository root (a directory holding `.git`), below the
+/// home directory ([`Environment::project`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Project {
@@ -103,20 +104,39 @@ impl Environment {
         self
     }
 
-    /// The project the working directory is in, if any.
+    /// The project the working directory is in, if any: the nearest directory at or above it
+    /// holding [`AGENTS_DIR`], searched up to the repository root (a directory holding `.git`)
+    /// and never up to the home directory: `~/.agents` is the user's own skills root, not a
+    /// project, and neither the home directory nor a directory above it is one.
     pub fn project(&self) -> Option<Project> {
-        let start = dunce_canonical(&self.working_dir);
-        for dir in start.ancestors() {
+        for dir in self.walk() {
             if dir.join(AGENTS_DIR).is_dir() {
-                return Some(Project {
-                    dir: dir.to_path_buf(),
-                });
+                return Some(Project { dir });
             }
-            if dir.join(".git").exists() {
+            if is_repository(&dir) {
                 return None;
             }
         }
         None
+    }
+
+    /// The repository the working directory is in: the nearest directory at or above it that
+    /// holds `.git`, below the home directory (a home directory under version control is no
+    /// project).
+    pub fn repository_root(&self) -> Option<PathBuf> {
+        self.walk().into_iter().find(|dir| is_repository(dir))
+    }
+
+    /// The canonical working directory and the directories above it, up to (not including)
+    /// the home directory or a directory above it.
+    fn walk(&self) -> Vec<PathBuf> {
+        let start = dunce_canonical(&self.working_dir);
+        let home = self.home.as_deref().map(dunce_canonical);
+        start
+            .ancestors()
+            .take_while(|dir| home.as_deref().is_none_or(|home| !home.starts_with(dir)))
+            .map(Path::to_path_buf)
+            .collect()
     }
 
     /// The user's skills roots, in precedence order: `~/.agents/skills`, then `skills/` in the
@@ -135,20 +155,18 @@ impl Environment {
         self.dirs.config().join(USER_CONFIG_FILE)
     }
 
-    /// The directory `skills trust` trusts when given none: the project's directory when the
-    /// working directory is in one, else the repository root above it, else the working
-    /// directory itself.
+    /// The directory `skills trust` trusts when given none: the repository root of the working
+    /// directory, else the project's directory, else the working directory itself (canonical).
     pub fn trust_target(&self) -> PathBuf {
-        if let Some(project) = self.project() {
-            return project.dir;
-        }
-        let start = dunce_canonical(&self.working_dir);
-        start
-            .ancestors()
-            .find(|dir| dir.join(".git").exists())
-            .unwrap_or(&start)
-            .to_path_buf()
+        self.repository_root()
+            .or_else(|| self.project().map(|project| project.dir))
+            .unwrap_or_else(|| dunce_canonical(&self.working_dir))
     }
+}
+
+/// Whether `dir` is the root of a repository of its own (it holds `.git`).
+pub(crate) fn is_repository(dir: &Path) -> bool {
+    dir.join(".git").exists()
 }
 
 /// `path` made canonical when it exists (else as given).

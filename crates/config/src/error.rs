@@ -30,6 +30,18 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A directory that is not trusted unless forced: the home directory or one above it,
+    /// another user's, one every user may write in, or one whose `.agents` is such.
+    #[error(
+        "{}: not trusted: it {risks}; trusting it would load (and run) the skills, settings and plugins of whatever anyone puts below it; trust a project's own directory instead, or pass --force to trust this one anyway",
+        crate::trust::shown_path(path)
+    )]
+    Risky {
+        /// The directory, canonical.
+        path: PathBuf,
+        /// What is wrong with it.
+        risks: String,
+    },
     /// A skill name that cannot be enabled or disabled.
     #[error(
         "skill name \"{name}\" cannot be enabled or disabled: {reason}; give the name as `skills list --all` shows it"

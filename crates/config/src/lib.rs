@@ -8,8 +8,10 @@
 //!   each have one name ([`Composition::source`]), and [`Composition::load`] for listings that
 //!   also show what was disabled or shadowed and why; [`Composition::watch`] keeps its file
 //!   skills live for long-running hosts (a watcher on the roots, `skillful-watch`).
-//! - [`TrustStore`] records the project directories the user trusts; an untrusted project's
-//!   skills, plugins and settings are not read (a [`Note`] says how to trust it).
+//! - [`TrustStore`] records the project directories the user trusts, each bound to its identity
+//!   (owner, device, inode); an untrusted project's skills, plugins and settings are not read (a
+//!   [`Note`] says how to trust it), and a project of another user's or in a directory every
+//!   user may write in is refused ([`Risk`]).
 //! - [`Settings`] reads and edits the settings files (`skills enable`/`disable`).
 //! - [`ListedSkill`] is the one shape of a skill in a listing (`skills list --json`).
 //!
@@ -22,6 +24,7 @@ mod compose;
 mod environment;
 mod error;
 mod listing;
+mod safety;
 mod settings;
 mod trust;
 
@@ -32,5 +35,9 @@ pub use environment::{
 };
 pub use error::ConfigError;
 pub use listing::ListedSkill;
+pub use safety::Risk;
 pub use settings::{Enablement, Settings, SettingsLevel};
-pub use trust::{TRUST_FILE, TrustStore};
+pub use trust::{
+    DirIdentity, TRUST_FILE, TRUST_FORMAT_VERSION, TrustEntry, TrustStore, Trusted, Verdict,
+    shown_path,
+};

@@ -121,16 +121,144 @@ async fn an_untrusted_project_is_not_loaded_and_a_note_says_how_to_trust_it() {
         ["From the repository.", "The user's own."]
     );
 
-    // For good, from a directory above the project.
-    TrustStore::trust(&world.environment.dirs, &world.root).unwrap();
+    // A directory above the project (here one that holds the home directory, so trusted only
+    // by force) does not cover it: the project is a repository of its own.
+    TrustStore::trust(&world.environment, &world.root, true).unwrap();
+    let composition = world.config().build().unwrap();
+    assert_eq!(composition.notes().len(), 1, "{:?}", composition.notes());
+
+    // For good.
+    TrustStore::trust(&world.environment, &world.path("project"), false).unwrap();
     let composition = world.config().build().unwrap();
     assert!(composition.notes().is_empty());
     let loaded = composition.load(&SourceContext::default()).await.unwrap();
     assert_eq!(loaded.active()[0].origin().scope, Scope::Project);
 
-    assert!(TrustStore::untrust(&world.environment.dirs, &world.root).unwrap());
+    assert!(TrustStore::untrust(&world.environment.dirs, &world.path("project")).unwrap());
     let loaded = load(world.config()).await;
     assert_eq!(active_descriptions(&loaded), ["The user's own."]);
+}
+
+#[test]
+fn the_walk_stops_below_home_and_home_is_trusted_only_by_force() {
+    let world = World::new();
+    let home = world.path("home");
+    fs::create_dir_all(home.join(".agents/skills")).unwrap();
+    fs::create_dir_all(home.join("notes")).unwrap();
+    let environment = world
+        .environment
+        .clone()
+        .with_working_dir(home.join("notes"));
+    assert_eq!(
+        environment.project(),
+        None,
+        "~/.agents is no project marker"
+    );
+    assert_eq!(environment.repository_root(), None);
+    assert_eq!(environment.trust_target(), home.join("notes"));
+    // A home under version control is no repository root either.
+    fs::create_dir(home.join(".git")).unwrap();
+    assert_eq!(environment.repository_root(), None);
+    assert_eq!(environment.trust_target(), home.join("notes"));
+
+    for dir in [&home, &world.root] {
+        let error = TrustStore::trust(&environment, dir, false).unwrap_err();
+        assert!(
+            matches!(error, skillful_config::ConfigError::Risky { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("--force"), "{error}");
+    }
+    assert!(TrustStore::load(&environment).unwrap().entries().is_empty());
+    let trusted = TrustStore::trust(&environment, &home, true).unwrap();
+    assert_eq!(trusted.risks, [skillful_config::Risk::Home]);
+    let store = TrustStore::load(&environment).unwrap();
+    assert!(store.entries()[0].forced());
+}
+
+#[test]
+fn an_entry_of_the_old_format_is_verified_and_recorded_or_not_honoured() {
+    let world = World::new();
+    let dirs = &world.environment.dirs;
+    let file = dirs.config_dir().unwrap().join(skillful_config::TRUST_FILE);
+    let project = world.path("project");
+    fs::create_dir_all(project.join(".agents/skills")).unwrap();
+    let home = world.path("home");
+    fs::create_dir_all(&home).unwrap();
+    fs::write(
+        &file,
+        format!(
+            "trusted = [{:?}, {:?}, \"/no/such/dir\"]\n",
+            project.display(),
+            home.display()
+        ),
+    )
+    .unwrap();
+
+    let store = TrustStore::load(&world.environment).unwrap();
+    let [mine, home_entry, missing] = store.entries() else {
+        panic!("{store:?}");
+    };
+    assert_eq!(mine.dir(), project);
+    assert_eq!(mine.identity(), skillful_config::DirIdentity::of(&project));
+    assert!(mine.identity().is_some());
+    assert_eq!(
+        home_entry.identity(),
+        None,
+        "the home directory is not verified"
+    );
+    assert_eq!(missing.identity(), None);
+    let written = fs::read_to_string(&file).unwrap();
+    assert!(written.contains("version = 2"), "{written}");
+    assert!(written.contains("inode = "), "{written}");
+
+    let found = world.environment.project().unwrap();
+    assert_eq!(
+        store.verdict(&found),
+        skillful_config::Verdict::Trusted { by: project }
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_name_that_is_not_utf8_is_stored_byte_for_byte() {
+    use std::os::unix::ffi::OsStrExt;
+    let world = World::new();
+    let exact = world.root.join(std::ffi::OsStr::from_bytes(b"proj\xff"));
+    let twin = world.root.join("proj\u{FFFD}");
+    for dir in [&exact, &twin] {
+        fs::create_dir_all(dir.join(".git")).unwrap();
+        fs::create_dir_all(dir.join(".agents/skills")).unwrap();
+    }
+    TrustStore::trust(&world.environment, &exact, false).unwrap();
+    let written = fs::read_to_string(
+        world
+            .environment
+            .dirs
+            .config()
+            .join(skillful_config::TRUST_FILE),
+    )
+    .unwrap();
+    assert!(written.contains("path-bytes = ["), "{written}");
+    assert!(!written.contains('\u{FFFD}'), "{written}");
+
+    let store = TrustStore::load(&world.environment).unwrap();
+    assert_eq!(store.entries()[0].dir(), exact);
+    assert!(store.entries()[0].shown().ends_with("/proj\\xFF"));
+    let verdict = |dir: &Path| {
+        let project = world
+            .environment
+            .clone()
+            .with_working_dir(dir)
+            .project()
+            .unwrap();
+        store.verdict(&project)
+    };
+    assert!(matches!(
+        verdict(&exact),
+        skillful_config::Verdict::Trusted { .. }
+    ));
+    assert_eq!(verdict(&twin), skillful_config::Verdict::Untrusted);
 }
 
 #[tokio::test]
@@ -567,7 +695,7 @@ fn a_trust_file_that_is_a_planted_link_is_refused() {
     let elsewhere = world.path("elsewhere.toml");
     fs::write(&elsewhere, "trusted = [\"/\"]\n").unwrap();
     std::os::unix::fs::symlink(&elsewhere, config.join(skillful_config::TRUST_FILE)).unwrap();
-    let error = TrustStore::load(&world.environment.dirs)
+    let error = TrustStore::load(&world.environment)
         .unwrap_err()
         .to_string();
     assert!(error.contains("symbolic link"), "{error}");

@@ -39,6 +39,21 @@ pub fn command_with_state(args: &[String], state: &Path) -> Command {
     command
 }
 
+/// `skills` in `dir` as a user whose home (and every per-user directory) is `home`, with no
+/// admin skills; arguments and the rest are the caller's.
+pub fn command_at_home(dir: &Path, home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
+    command
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("SKILLS_ADMIN_DIR", home.join("no-admin-skills"))
+        .env_remove("RUST_LOG");
+    command
+}
+
 /// Runs `command` with `stdin` piped in, off the runtime so a test server keeps answering.
 pub async fn run_with(mut command: Command, stdin: String) -> Output {
     tokio::task::spawn_blocking(move || {

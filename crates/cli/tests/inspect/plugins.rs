@@ -316,3 +316,83 @@ async fn run_offers_plugin_skills_to_the_model_and_runs_their_scripts() {
         "{system:?}"
     );
 }
+
+/// `skills ARGS` in `dir` with `home` as the home directory, the marker of `not_a_plugin` at
+/// `marker`.
+#[cfg(target_os = "linux")]
+fn skills_at_home(dir: &Path, home: &Path, marker: &Path, args: &[&str]) -> Output {
+    super::common::command_at_home(dir, home)
+        .args(args)
+        .env("SKILLFUL_TEST_MARKER", marker)
+        .output()
+        .unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn trusting_from_a_folder_in_home_never_trusts_home_nor_a_repository_cloned_there_later() {
+    // The attack: `skills trust` in `~/notes` trusted all of `$HOME` (`~/.agents`, the user's
+    // own skills root, counted as a project marker); a repository cloned under `~` later had
+    // the plugin directories of its `.agents/skillful.toml` loaded by a plain `skills list`.
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().canonicalize().unwrap().join("home");
+    fs::create_dir_all(home.join(".agents/skills")).unwrap();
+    let notes = home.join("notes");
+    fs::create_dir_all(&notes).unwrap();
+    let marker = temp.path().join("loaded");
+
+    let list = skills_at_home(&notes, &home, &marker, &["list"]);
+    assert!(!err(&list).contains("skills trust"), "{}", err(&list));
+    let trust = skills_at_home(&notes, &home, &marker, &["trust"]);
+    assert_eq!(trust.status.code(), Some(0), "{}", err(&trust));
+    let listed = skills_at_home(&notes, &home, &marker, &["trust", "--list"]);
+    assert_eq!(out(&listed), format!("{}\n", notes.display()));
+
+    // Later, a repository is cloned under `~`: its settings name a plugin directory.
+    let clone = home.join("src/clone");
+    fs::create_dir_all(clone.join(".git")).unwrap();
+    plugin_dir(&clone.join(".agents/evil"), &["not_a_plugin"]);
+    fs::write(
+        clone.join(".agents/skillful.toml"),
+        "[plugins]\ndirs = [\"evil\"]\n",
+    )
+    .unwrap();
+    let list = skills_at_home(&clone, &home, &marker, &["list"]);
+    assert!(
+        !marker.exists(),
+        "a plain `skills list` in the clone opened its plugin"
+    );
+    assert!(
+        err(&list).contains(&format!("run `skills trust {}`", clone.display())),
+        "{}",
+        err(&list)
+    );
+
+    // `$HOME` itself is trusted only with --force, after the risk is explained; even then a
+    // repository below it is a project of its own.
+    let refused = skills_at_home(&home, &home, &marker, &["trust"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", out(&refused));
+    assert!(
+        err(&refused).contains("your home directory") && err(&refused).contains("--force"),
+        "{}",
+        err(&refused)
+    );
+    let forced = skills_at_home(
+        &notes,
+        &home,
+        &marker,
+        &["trust", "--force", home.to_str().unwrap()],
+    );
+    assert_eq!(forced.status.code(), Some(0), "{}", err(&forced));
+    skills_at_home(&clone, &home, &marker, &["list"]);
+    assert!(
+        !marker.exists(),
+        "a trusted home covered a repository below it"
+    );
+
+    // Trusted itself, the clone's plugin directory is read: the marker works.
+    let trust = skills_at_home(&clone, &home, &marker, &["trust"]);
+    assert_eq!(trust.status.code(), Some(0), "{}", err(&trust));
+    skills_at_home(&clone, &home, &marker, &["list"]);
+    assert!(marker.exists());
+}
