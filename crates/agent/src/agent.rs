@@ -446,6 +446,11 @@ fn runtime_call_id(conversation: &[Message]) -> String {
 }
 
 impl Agent {
+    /// The store of the approvals given for good this agent consults.
+    pub fn approvals(&self) -> &ApprovalsStore {
+        &self.policy.store
+    }
+
     /// What a call of `session` (one waiting for approval, say) names, read afresh from the
     /// agent's skills providers: the skill with its origin, the script, the risk tier. For a
     /// person deciding on it. `None` when the call is not to a skills provider's tool or names

@@ -1,9 +1,20 @@
 //! Approvals given for good ("always"): kept per user, keyed by the tool, the skill (and the
-//! script) and where the skill comes from, and bound to the sha256 of what the person was shown.
+//! script) and where the skill comes from, and bound to the sha256 of what they cover: every file
+//! of a file skill's directory, a plugin's library, an inline or MCP skill's document.
+//!
+//! # Format
+//! `{"version": 2, "approvals": [{"key": …, "bound": [ … ]}]}`. Version 2 (this one) binds an
+//! approval of a file skill to the skill's whole directory (`{"kind": "skill", "dir", "digest",
+//! "files"}`: `skillful-manifest`'s digest, and its `DigestCache` of each file's digest by
+//! stamp). Version 1 bound it to `SKILL.md` and the script only; such entries are void (a changed helper the script imports
+//! would not have voided them): a version 1 file is read, its file skills' approvals are dropped
+//! with a note ([`ApprovalsStore::notes`]) so the person is asked again, and the file is written as
+//! version 2 when the next approval is given. Its plugin, inline and MCP approvals are kept.
 
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
@@ -11,11 +22,16 @@ use sha2::{Digest, Sha256};
 use skillful_chat::Remember;
 use skillful_core::names::check_relative_name;
 use skillful_core::{OriginKind, SkillError, SkillOrigin, blocking};
+use skillful_manifest::{DigestCache, Limits, Manifest, ManifestError};
 use skillful_provider::CallSubject;
 use skillful_state::{FileLock, FileStamp, StateError};
 
 /// The store's file format version.
-const STORE_VERSION: u32 = 1;
+const STORE_VERSION: u32 = 2;
+
+/// The format whose file skills' approvals covered `SKILL.md` and the script only: read, and
+/// those approvals dropped.
+const LEGACY_VERSION: u32 = 1;
 
 /// The largest approvals file read.
 const MAX_STORE_BYTES: u64 = 16 << 20;
@@ -45,23 +61,30 @@ pub enum ApprovalsError {
     /// failed on the blocking pool).
     #[error("cannot bind the approval to the skill's content: {0}")]
     Content(#[from] SkillError),
+    /// The skill's directory has no manifest (a link out of it, a special file, over a limit),
+    /// so nothing can be approved for good: each call is asked.
+    #[error("cannot approve the skill for good: {0}; answer yes or no for each call instead")]
+    Manifest(#[from] ManifestError),
 }
 
 /// The approvals people gave for good, bound to content.
 ///
 /// An approval is found again only for the same tool, the same skill (by name and origin: kind,
-/// scope, label, location) and, for `run_skill_script`, the same script; and only while the files
-/// shown when it was given are unchanged:
+/// scope, label, location) and, for `run_skill_script`, the same script; and only while what it
+/// covers ([`Coverage`]) is unchanged:
 ///
-/// - a skill of files (origin kind `files`): its `SKILL.md` and, for a script, the script's file;
+/// - a skill of files (origin kind `files`): every file of its directory (the `SKILL.md`, the
+///   scripts and whatever they import or read, its declared capabilities with it), as
+///   `skillful-manifest` lists them; a file added, removed or changed anywhere voids it;
 /// - a plugin skill: the plugin library (it holds the instructions and the scripts' code);
 /// - an inline or MCP skill: its document as `load_skill` shows it (frontmatter as written and
 ///   body), since it has no file of ours to read.
 ///
-/// The sha256 of each is computed once, when the approval is given. A later check compares the
-/// files' stamps (device, inode, size, modification and change times) and hashes a file again only
-/// when its stamp changed; a different digest voids the approval and the person is asked again.
-/// Documents are hashed on each check (they are in memory).
+/// The sha256 of each file is computed once, when the approval is given. A later check walks the
+/// directory again (to see new files) and compares each file's stamp (device, inode, size,
+/// modification and change times), hashing a file again only when its stamp changed
+/// ([`ApprovalsStore::files_hashed`] counts what was read); a different digest voids the approval
+/// and the person is asked again. Documents are hashed on each check (they are in memory).
 ///
 /// [`ApprovalsStore::per_user`] keeps them in the user's state directory (a file of mode 0600 in
 /// a directory of mode 0700, written atomically); [`ApprovalsStore::in_memory`] for as long as the
@@ -70,6 +93,46 @@ pub enum ApprovalsError {
 pub struct ApprovalsStore {
     file: Option<PathBuf>,
     entries: Mutex<Vec<Entry>>,
+    notes: Vec<String>,
+    hashed: AtomicU64,
+}
+
+/// What an "always" answer to a call would be bound to, as the question says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Coverage {
+    /// Every file of the skill's directory.
+    Skill {
+        /// The skill's directory.
+        dir: PathBuf,
+        /// How many files (and links) it holds.
+        files: usize,
+        /// `skillful-manifest`'s digest over all of them (lowercase hexadecimal).
+        digest: String,
+    },
+    /// A plugin's library.
+    Library {
+        /// The library file.
+        path: PathBuf,
+    },
+    /// The skill's document (an inline or MCP skill).
+    Document,
+}
+
+impl std::fmt::Display for Coverage {
+    /// `the skill's 3 files (sha256 1a2b3c4d5e6f…)`, `the plugin library /path`, `the
+    /// skill's document`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Skill { files, digest, .. } => {
+                let prefix = digest.get(..12).unwrap_or(digest);
+                let plural = if *files == 1 { "" } else { "s" };
+                write!(f, "the skill's {files} file{plural} (sha256 {prefix}…)")
+            }
+            Self::Library { path } => write!(f, "the plugin library {}", path.display()),
+            Self::Document => f.write_str("the skill's document"),
+        }
+    }
 }
 
 /// The store as saved.
@@ -99,7 +162,7 @@ struct Key {
 }
 
 /// What an approval is bound to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Bound {
     /// A file's bytes, and the stamp they were hashed at.
@@ -110,6 +173,13 @@ enum Bound {
     },
     /// The skill's document (frontmatter as written, then body).
     Document { sha256: String },
+    /// Every file of a file skill's directory: the manifest's digest, and each file's digest
+    /// with the stamp it was hashed at.
+    Skill {
+        dir: PathBuf,
+        digest: String,
+        files: DigestCache,
+    },
 }
 
 impl ApprovalsStore {
@@ -118,6 +188,8 @@ impl ApprovalsStore {
         Self {
             file: None,
             entries: Mutex::new(Vec::new()),
+            notes: Vec::new(),
+            hashed: AtomicU64::new(0),
         }
     }
 
@@ -138,15 +210,71 @@ impl ApprovalsStore {
     /// # Errors
     /// [`ApprovalsError::State`] for an unsafe directory or file, or one that cannot be read;
     /// [`ApprovalsError::Corrupt`] for a file that does not parse (it is never overwritten).
+    /// A file of format version 1 is read without its file skills' approvals (see the module
+    /// documentation), with a note saying so.
     pub fn at(path: impl Into<PathBuf>) -> Result<Self, ApprovalsError> {
         let path = path.into();
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             skillful_state::private_dir(dir)?;
         }
-        let entries = read_store(&path)?;
+        let (entries, dropped) = read_store(&path)?;
+        let notes = (dropped > 0)
+            .then(|| {
+                format!(
+                    "{}: {dropped} approval{} given for good to file skills covered only their \
+                     SKILL.md and script (format {LEGACY_VERSION}); they no longer count, so you \
+                     will be asked again, and \"always\" now covers every file of the skill",
+                    path.display(),
+                    if dropped == 1 { "" } else { "s" }
+                )
+            })
+            .into_iter()
+            .collect();
         Ok(Self {
             file: Some(path),
             entries: Mutex::new(entries),
+            notes,
+            hashed: AtomicU64::new(0),
+        })
+    }
+
+    /// What the person should know about the store as it was read (approvals of an older
+    /// format that no longer count), one line each.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// How many files this store has read and hashed so far, to give, check or describe
+    /// approvals. A check of an unchanged skill reads none (its files' stamps are unchanged).
+    pub fn files_hashed(&self) -> u64 {
+        self.hashed.load(Ordering::Relaxed)
+    }
+
+    fn count_hashed(&self, files: impl TryInto<u64>) {
+        let files = files.try_into().unwrap_or(u64::MAX);
+        self.hashed.fetch_add(files, Ordering::Relaxed);
+    }
+
+    /// What an "always" answer to the call `subject` describes would be bound to, as the skill
+    /// is now (its files are hashed).
+    ///
+    /// # Errors
+    /// [`ApprovalsError::Manifest`] when the skill's directory has no manifest (nothing can be
+    /// approved for good then).
+    pub async fn coverage(&self, subject: &CallSubject) -> Result<Coverage, ApprovalsError> {
+        Ok(match binding(subject) {
+            Binding::Skill(dir) => {
+                let (manifest, _) = self.skill_manifest(dir.clone()).await?;
+                Coverage::Skill {
+                    dir,
+                    files: manifest.files().len(),
+                    digest: manifest.digest(),
+                }
+            }
+            Binding::Files(files) => Coverage::Library {
+                path: files.into_iter().next().unwrap_or_default(),
+            },
+            Binding::Document => Coverage::Document,
         })
     }
 
@@ -190,7 +318,7 @@ impl ApprovalsStore {
             .cloned()
             .collect();
         for entry in candidates {
-            match still_bound(subject, &entry.bound).await {
+            match self.still_bound(subject, &entry.bound).await {
                 Ok(Some(fresh)) => {
                     self.refresh_stamps(&entry.key, fresh);
                     return true;
@@ -221,7 +349,7 @@ impl ApprovalsStore {
         };
         let entry = Entry {
             key: key(subject, exact),
-            bound: bind(subject).await?,
+            bound: self.bind(subject).await?,
         };
         if let Some(path) = self.file.clone() {
             let saved = entry.clone();
@@ -260,8 +388,9 @@ fn upsert(entries: &mut Vec<Entry>, entry: Entry) {
     entries.push(entry);
 }
 
-/// The files an approval of `subject` is bound to; empty when the skill has none of ours to read
-/// (it is bound to its document instead).
+/// The files an approval of a file or plugin skill was bound to before it covered the whole skill,
+/// and what the audit log records: a file skill's `SKILL.md` and script, a plugin's library;
+/// empty when the skill has none of ours to read.
 pub(crate) fn files_of(subject: &CallSubject) -> Vec<PathBuf> {
     let origin = subject.skill.origin();
     let Some(location) = origin.location.as_deref().map(PathBuf::from) else {
@@ -280,8 +409,29 @@ pub(crate) fn files_of(subject: &CallSubject) -> Vec<PathBuf> {
     }
 }
 
+/// What an approval of `subject` is bound to.
+enum Binding {
+    /// A file skill's directory, all of it.
+    Skill(PathBuf),
+    /// These files (a plugin's library).
+    Files(Vec<PathBuf>),
+    /// The skill's document.
+    Document,
+}
+
+fn binding(subject: &CallSubject) -> Binding {
+    let origin = subject.skill.origin();
+    match (origin.kind, origin.location.as_deref()) {
+        (OriginKind::Files, Some(dir)) => Binding::Skill(PathBuf::from(dir)),
+        _ => match files_of(subject) {
+            files if files.is_empty() => Binding::Document,
+            files => Binding::Files(files),
+        },
+    }
+}
+
 /// The file of `script` below the skill directory `dir`. A name that could leave the directory
-/// names nothing there: bound to a path that cannot exist, so nothing is approved.
+/// names nothing there: a path that cannot exist.
 fn script_file(dir: &Path, script: &str) -> PathBuf {
     if check_relative_name(script).is_ok() {
         dir.join(script)
@@ -290,100 +440,156 @@ fn script_file(dir: &Path, script: &str) -> PathBuf {
     }
 }
 
-/// Hashes what `subject` shows: its files, or its document.
-async fn bind(subject: &CallSubject) -> Result<Vec<Bound>, ApprovalsError> {
-    let files = files_of(subject);
-    if files.is_empty() {
-        return Ok(vec![Bound::Document {
-            sha256: document_digest(subject).await?,
-        }]);
+impl ApprovalsStore {
+    /// The manifest of the skill directory `dir`, every file hashed, with the digests it took
+    /// (by stamp) for later checks.
+    async fn skill_manifest(
+        &self,
+        dir: PathBuf,
+    ) -> Result<(Manifest, DigestCache), ApprovalsError> {
+        self.skill_manifest_with(dir, DigestCache::new()).await
     }
-    let bound = blocking::run("hashing a skill's files", move || {
-        files
-            .into_iter()
-            .map(|path| {
-                let (sha256, stamp) = hash_file(&path)?;
-                Ok(Bound::File {
-                    path,
-                    sha256,
-                    stamp,
-                })
-            })
-            .collect::<Result<Vec<_>, SkillError>>()
-    })
-    .await?;
-    Ok(bound)
-}
 
-/// Whether `bound` still holds for `subject`: `Some` with the stamps now (a file's stamp that
-/// changed with its content unchanged is updated), `None` when anything changed.
-async fn still_bound(
-    subject: &CallSubject,
-    bound: &[Bound],
-) -> Result<Option<Vec<Bound>>, SkillError> {
-    let mut files = Vec::new();
-    for item in bound {
-        match item {
-            Bound::Document { sha256 } => {
-                if document_digest(subject).await? != *sha256 {
-                    return Ok(None);
+    /// The manifest of `dir` now, hashing only the files whose stamp `cache` does not hold
+    /// (counted in [`ApprovalsStore::files_hashed`]), and the cache updated.
+    async fn skill_manifest_with(
+        &self,
+        dir: PathBuf,
+        mut cache: DigestCache,
+    ) -> Result<(Manifest, DigestCache), ApprovalsError> {
+        let before = cache.hashed();
+        let (manifest, cache) = blocking::run("hashing a skill's files", move || {
+            Ok(Manifest::of_dir_cached(&dir, &Limits::default(), &mut cache).map(|m| (m, cache)))
+        })
+        .await??;
+        self.count_hashed(cache.hashed().saturating_sub(before));
+        Ok((manifest, cache))
+    }
+
+    /// Hashes what `subject`'s approval covers: its skill's files, its library, or its document.
+    async fn bind(&self, subject: &CallSubject) -> Result<Vec<Bound>, ApprovalsError> {
+        let files = match binding(subject) {
+            Binding::Document => {
+                return Ok(vec![Bound::Document {
+                    sha256: document_digest(subject).await?,
+                }]);
+            }
+            Binding::Skill(dir) => {
+                let (manifest, files) = self.skill_manifest(dir.clone()).await?;
+                return Ok(vec![Bound::Skill {
+                    digest: manifest.digest(),
+                    dir,
+                    files,
+                }]);
+            }
+            Binding::Files(files) => files,
+        };
+        self.count_hashed(files.len());
+        let bound = blocking::run("hashing a skill's files", move || {
+            files
+                .into_iter()
+                .map(|path| {
+                    let (sha256, stamp) = hash_file(&path)?;
+                    Ok(Bound::File {
+                        path,
+                        sha256,
+                        stamp,
+                    })
+                })
+                .collect::<Result<Vec<_>, SkillError>>()
+        })
+        .await?;
+        Ok(bound)
+    }
+
+    /// Whether `bound` still holds for `subject`: `Some` with the stamps now (a file's stamp that
+    /// changed with its content unchanged is updated), `None` when anything changed or the
+    /// binding is not the one `subject` gets now (such as a file skill's approval of format 1).
+    async fn still_bound(
+        &self,
+        subject: &CallSubject,
+        bound: &[Bound],
+    ) -> Result<Option<Vec<Bound>>, ApprovalsError> {
+        match (binding(subject), bound) {
+            (Binding::Document, [Bound::Document { sha256 }]) => {
+                Ok((document_digest(subject).await? == *sha256).then(|| bound.to_vec()))
+            }
+            (Binding::Skill(now), [Bound::Skill { dir, digest, files }]) if now == *dir => {
+                let digest = digest.clone();
+                match self.skill_manifest_with(dir.clone(), files.clone()).await {
+                    Ok((manifest, files)) => Ok((manifest.digest() == digest).then(|| {
+                        vec![Bound::Skill {
+                            dir: dir.clone(),
+                            digest,
+                            files,
+                        }]
+                    })),
+                    // A skill that has no manifest now (a file too large, a link out) is not
+                    // what was approved.
+                    Err(error) => {
+                        tracing::info!(%error, "the skill's files cannot be listed: asking again");
+                        Ok(None)
+                    }
                 }
             }
-            Bound::File { .. } => files.push(item.clone()),
+            (Binding::Files(expected), bound)
+                if bound
+                    .iter()
+                    .map(|item| match item {
+                        Bound::File { path, .. } => Some(path),
+                        _ => None,
+                    })
+                    .eq(expected.iter().map(Some)) =>
+            {
+                let files = bound.to_vec();
+                let (checked, hashed) =
+                    blocking::run("checking a skill's files", move || Ok(check_files(files)))
+                        .await?;
+                self.count_hashed(hashed);
+                Ok(checked)
+            }
+            _ => Ok(None),
         }
     }
-    // The same files as the subject would be bound to now (the script is part of the key).
-    let expected = files_of(subject);
-    let recorded: Vec<&PathBuf> = files
-        .iter()
-        .filter_map(|item| match item {
-            Bound::File { path, .. } => Some(path),
-            Bound::Document { .. } => None,
-        })
-        .collect();
-    if expected.iter().collect::<Vec<_>>() != recorded {
-        return Ok(None);
-    }
-    let checked = blocking::run("checking a skill's files", move || {
-        let mut fresh = Vec::with_capacity(files.len());
-        for item in files {
-            let Bound::File {
-                path,
-                sha256,
-                stamp,
-            } = item
-            else {
-                continue;
-            };
-            let now = fs::symlink_metadata(&path).map(|metadata| FileStamp::of(&metadata));
-            if now.as_ref().is_ok_and(|now| *now == stamp) {
-                fresh.push(Bound::File {
-                    path,
-                    sha256,
-                    stamp,
-                });
-                continue;
-            }
-            let Ok((digest, stamp)) = hash_file(&path) else {
-                return Ok(None);
-            };
-            if digest != sha256 {
-                return Ok(None);
-            }
+}
+
+/// Checks files bound by digest: `Some` with the stamps now when every file has its digest
+/// (hashing only those whose stamp changed), and how many were hashed.
+fn check_files(files: Vec<Bound>) -> (Option<Vec<Bound>>, usize) {
+    let mut fresh = Vec::with_capacity(files.len());
+    let mut hashed = 0;
+    for item in files {
+        let Bound::File {
+            path,
+            sha256,
+            stamp,
+        } = item
+        else {
+            return (None, hashed);
+        };
+        let now = fs::symlink_metadata(&path).map(|metadata| FileStamp::of(&metadata));
+        if now.as_ref().is_ok_and(|now| *now == stamp) {
             fresh.push(Bound::File {
                 path,
                 sha256,
                 stamp,
             });
+            continue;
         }
-        Ok(Some(fresh))
-    })
-    .await?;
-    let documents = bound
-        .iter()
-        .filter(|item| matches!(item, Bound::Document { .. }))
-        .cloned();
-    Ok(checked.map(|files| documents.chain(files).collect()))
+        hashed += 1;
+        let Ok((digest, stamp)) = hash_file(&path) else {
+            return (None, hashed);
+        };
+        if digest != sha256 {
+            return (None, hashed);
+        }
+        fresh.push(Bound::File {
+            path,
+            sha256,
+            stamp,
+        });
+    }
+    (Some(fresh), hashed)
 }
 
 /// The sha256 of `path` (lower-case hex) and the stamp of the file read: opened without
@@ -426,10 +632,11 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// The approvals in `path`; none when it does not exist.
-fn read_store(path: &Path) -> Result<Vec<Entry>, ApprovalsError> {
+/// The approvals in `path` (none when it does not exist), and how many approvals of format 1
+/// were left out (those of file skills).
+fn read_store(path: &Path) -> Result<(Vec<Entry>, usize), ApprovalsError> {
     let Some(bytes) = skillful_state::read_private(path, MAX_STORE_BYTES)? else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     };
     let corrupt = |reason: String| ApprovalsError::Corrupt {
         path: path.to_path_buf(),
@@ -437,20 +644,26 @@ fn read_store(path: &Path) -> Result<Vec<Entry>, ApprovalsError> {
     };
     let stored: Stored =
         serde_json::from_slice(&bytes).map_err(|error| corrupt(error.to_string()))?;
-    if stored.version != STORE_VERSION {
-        return Err(corrupt(format!(
-            "format version {}, this version reads {STORE_VERSION}",
-            stored.version
-        )));
+    match stored.version {
+        STORE_VERSION => Ok((stored.approvals, 0)),
+        LEGACY_VERSION => {
+            let mut approvals = stored.approvals;
+            let before = approvals.len();
+            approvals.retain(|entry| entry.key.origin.kind != OriginKind::Files);
+            let dropped = before - approvals.len();
+            Ok((approvals, dropped))
+        }
+        other => Err(corrupt(format!(
+            "format version {other}, this version reads {LEGACY_VERSION} and {STORE_VERSION}"
+        ))),
     }
-    Ok(stored.approvals)
 }
 
 /// Adds `entry` to the file at `path`, under its lock, re-reading it first so that approvals other
 /// processes saved meanwhile are kept.
 fn save_entry(path: &Path, entry: Entry) -> Result<(), ApprovalsError> {
     let _lock = FileLock::acquire(&lock_path(path))?;
-    let mut entries = read_store(path)?;
+    let (mut entries, _) = read_store(path)?;
     upsert(&mut entries, entry);
     let stored = Stored {
         version: STORE_VERSION,

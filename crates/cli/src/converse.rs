@@ -13,17 +13,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use skillful_agent::{
-    Agent, AgentError, AgentResponse, Aids, ApprovalRules, ApprovalsStore, Author, AutoApprove,
-    Input, RunOptions, RunReport, Session, SessionFile, SessionFileError,
+    Agent, AgentError, AgentResponse, Aids, ApprovalQuestion, ApprovalRules, ApprovalsStore,
+    Author, AutoApprove, Input, RunOptions, RunReport, Session, SessionFile, SessionFileError,
 };
 use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatError, ChatOptions, Content, DEFAULT_BASE_URL,
-    OpenAiClient, Remember,
+    FunctionCall, OpenAiClient, Remember,
 };
 use skillful_core::RiskTier;
 use skillful_core::text::{for_terminal, one_line};
 use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
-use skillful_provider::CallSubject;
 
 use crate::audit::AuditFlags;
 use crate::compose::{ListingFlags, SkillsFlags, process_runner};
@@ -253,6 +252,10 @@ impl AgentArgs {
         }
         let store = ApprovalsStore::per_user()
             .context("cannot use the per-user store of approvals given for good")?;
+        let mut err = output::stderr();
+        for note in store.notes() {
+            writeln!(err, "skills: {note}")?;
+        }
         let client = client.build()?;
         let activation = match self.activate {
             Some(activate) => activate == Activate::Auto,
@@ -389,44 +392,28 @@ impl Terminal {
         self.out.flush()
     }
 
-    /// Asks about each pending call (`subjects`: what each names, as the skills are now); `None`
-    /// when stdin closes before every call is answered.
+    /// Asks about each pending call (`questions`: what each names, as the skills are now);
+    /// `None` when stdin closes before every call is answered.
     async fn ask(
         &mut self,
         pending: &[ApprovalRequest],
-        subjects: &[Option<CallSubject>],
+        questions: &[Option<ApprovalQuestion>],
     ) -> io::Result<Option<Vec<ApprovalResponse>>> {
         let mut answers = Vec::new();
-        for (ApprovalRequest { call }, subject) in pending.iter().zip(subjects) {
+        for (ApprovalRequest { call }, question) in pending.iter().zip(questions) {
+            let (lines, prompt, always) = ask_about(call, question.as_ref());
             loop {
-                writeln!(
-                    self.out,
-                    "?? approve {}({})",
-                    one_line(&call.name),
-                    one_line(&call.arguments.to_string())
-                )?;
-                writeln!(self.out, "?? {}", describe(subject.as_ref()))?;
-                write!(
-                    self.out,
-                    "?? [y]es / [n]o / [a]lways (this tool for this skill{}, until its files \
-                     change): ",
-                    if subject
-                        .as_ref()
-                        .and_then(CallSubject::script_name)
-                        .is_some()
-                    {
-                        " and script"
-                    } else {
-                        ""
-                    }
-                )?;
+                for line in &lines {
+                    writeln!(self.out, "{line}")?;
+                }
+                write!(self.out, "{prompt}")?;
                 self.out.flush()?;
                 let Some(line) = self.read_answer().await? else {
                     return Ok(None);
                 };
                 let answer = match line.trim().to_ascii_lowercase().as_str() {
                     "y" | "yes" => ApprovalResponse::approve(&call.call_id),
-                    "a" | "always" => {
+                    "a" | "always" if always => {
                         ApprovalResponse::approve(&call.call_id).remembering(Remember::Tool)
                     }
                     "n" | "no" => {
@@ -442,24 +429,64 @@ impl Terminal {
     }
 }
 
-/// What a call names, for the approval question: the skill, the script, the risk tier and where
-/// the skill comes from.
-fn describe(subject: Option<&CallSubject>) -> String {
-    let Some(subject) = subject else {
-        return "names no skill (or script) of this agent; it fails if run".to_owned();
+/// The question about one call, as the terminal shows it: its lines (the call; the skill,
+/// script, risk tier and origin; the declared capabilities; the sandbox profile), the answer
+/// prompt (no newline), and
+/// whether "always" is offered (the skill can be bound to its content).
+fn ask_about(
+    call: &FunctionCall,
+    question: Option<&ApprovalQuestion>,
+) -> (Vec<String>, String, bool) {
+    let mut lines = vec![format!(
+        "?? approve {}({})",
+        one_line(&call.name),
+        one_line(&call.arguments.to_string())
+    )];
+    let Some(question) = question else {
+        lines.push("?? names no skill (or script) of this agent; it fails if run".to_owned());
+        return (lines, "?? [y]es / [n]o: ".to_owned(), false);
     };
+    let subject = &question.subject;
     let origin = subject.skill.origin();
     let script = subject
         .script_name()
         .map(|script| format!(" · script {}", one_line(script)))
         .unwrap_or_default();
-    format!(
-        "skill {}{script} · risk {} · from {} ({} scope)",
+    lines.push(format!(
+        "?? skill {}{script} · risk {} · from {} ({} scope)",
         one_line(subject.skill_name()),
         subject.risk,
-        origin,
+        one_line(&origin.to_string()),
         origin.scope
-    )
+    ));
+    if !question.capabilities.is_empty() {
+        lines.push(format!(
+            "?? declares {} (never more than the sandbox allows)",
+            one_line(&question.capabilities.to_string())
+        ));
+    }
+    if let Some(sandbox) = &question.sandbox {
+        lines.push(format!("?? sandbox: {}", one_line(sandbox)));
+    }
+    let what = if subject.script_name().is_some() {
+        "this tool for this skill and script"
+    } else {
+        "this tool for this skill"
+    };
+    match &question.coverage {
+        Ok(coverage) => (
+            lines,
+            format!(
+                "?? [y]es / [n]o / [a]lways ({what}, until anything in {} changes): ",
+                one_line(&coverage.to_string())
+            ),
+            true,
+        ),
+        Err(reason) => {
+            lines.push(format!("?? no [a]lways: {}", one_line(reason)));
+            (lines, "?? [y]es / [n]o: ".to_owned(), false)
+        }
+    }
 }
 
 /// A tool result on one line, cut to [`SHOWN_RESULT_CHARS`].
@@ -510,16 +537,16 @@ impl<'a> Conversation<'a> {
         Ok(())
     }
 
-    /// What each pending call names, as the skills are now.
-    async fn describe(
+    /// The question about each pending call, as the skills are now.
+    async fn questions(
         &self,
         pending: &[ApprovalRequest],
-    ) -> anyhow::Result<Vec<Option<CallSubject>>> {
-        let mut subjects = Vec::with_capacity(pending.len());
+    ) -> anyhow::Result<Vec<Option<ApprovalQuestion>>> {
+        let mut questions = Vec::with_capacity(pending.len());
         for request in pending {
-            subjects.push(self.agent.describe(&request.call, &self.session).await?);
+            questions.push(self.agent.question(&request.call, &self.session).await?);
         }
-        Ok(subjects)
+        Ok(questions)
     }
 
     /// Asks about the pending calls; `None` when the terminal closed first.
@@ -527,8 +554,8 @@ impl<'a> Conversation<'a> {
         &mut self,
         pending: &[ApprovalRequest],
     ) -> anyhow::Result<Option<Vec<ApprovalResponse>>> {
-        let subjects = self.describe(pending).await?;
-        Ok(self.terminal.ask(pending, &subjects).await?)
+        let questions = self.questions(pending).await?;
+        Ok(self.terminal.ask(pending, &questions).await?)
     }
 
     /// Runs `input`, then asks about every pending call and resumes, until the model answers or

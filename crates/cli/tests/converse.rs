@@ -55,7 +55,13 @@ async fn run_asks_on_the_terminal_and_shows_the_transcript() {
         examples.display(),
         skill_dir.display()
     );
-    let ask = "?? [y]es / [n]o / [a]lways (this tool for this skill, until its files change): ";
+    let manifest = skillful_manifest::Manifest::of_dir(&skill_dir, &Default::default()).unwrap();
+    let ask = format!(
+        "?? [y]es / [n]o / [a]lways (this tool for this skill, until anything in the skill's {} \
+         files (sha256 {}…) changes): ",
+        manifest.files().len(),
+        &manifest.digest()[..12]
+    );
     let approve_load = r#"?? approve load_skill({"skillName":"unit-converter"})"#;
     assert_eq!(
         lines[..7],

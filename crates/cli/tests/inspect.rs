@@ -101,6 +101,7 @@ fn list_json_has_every_field() {
             "scripts",
             "risk",
             "script_risks",
+            "capabilities",
             "warnings",
             "status",
         ]
@@ -134,11 +135,84 @@ fn list_json_has_every_field() {
     );
     assert_eq!(skill["scripts"], serde_json::json!(["scripts/convert.py"]));
     assert_eq!(skill["warnings"], serde_json::json!([]));
+    assert_eq!(skill["capabilities"], serde_json::json!({}));
     assert!(
         skill["path"]
             .as_str()
             .unwrap()
             .ends_with("examples/skills/unit-converter")
+    );
+}
+
+/// A root with `fetcher`, declaring the network and writes, and `broken`, whose declaration is
+/// not a host.
+fn capabilities_root() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    for (name, metadata) in [
+        (
+            "fetcher",
+            "  capabilities.network: api.example.com, *.example.org:443\n  capabilities.writes: out/",
+        ),
+        ("broken", "  capabilities.network: http://example.com"),
+    ] {
+        let dir = root.path().join(name);
+        fs::create_dir_all(dir.join("scripts")).unwrap();
+        fs::write(
+            dir.join("SKILL.md"),
+            format!(
+                "---\nname: {name}\ndescription: Fetches.\nmetadata:\n{metadata}\n---\nFetch.\n"
+            ),
+        )
+        .unwrap();
+        fs::write(dir.join("scripts/fetch.py"), "print('fetched')\n").unwrap();
+    }
+    root
+}
+
+#[test]
+fn declared_capabilities_are_listed_and_shown_and_bad_ones_are_warnings() {
+    let root = capabilities_root();
+    let root = root.path().to_str().unwrap();
+    let output = skills(&["list", "--json", root]);
+    let listed: serde_json::Value = serde_json::from_str(&out(&output)).unwrap();
+    let by_name = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|skill| skill["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let fetcher = by_name("fetcher");
+    assert_eq!(
+        fetcher["capabilities"],
+        serde_json::json!({"network": ["api.example.com", "*.example.org:443"], "writes": ["out"]})
+    );
+    let broken = by_name("broken");
+    assert_eq!(
+        broken["capabilities"],
+        serde_json::json!({}),
+        "nothing declared"
+    );
+    let warning = broken["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.starts_with(
+            "metadata.capabilities.network: skill 'broken': metadata.capabilities.network: \
+             `http://example.com` is not a host name"
+        ),
+        "{warning}"
+    );
+
+    let shown = skills(&["show", "fetcher", root]);
+    assert_eq!(shown.status.code(), Some(0), "{}", err(&shown));
+    assert!(
+        out(&shown).ends_with(
+            "<declared_capabilities>network: api.example.com, *.example.org:443 · writes: \
+             out</declared_capabilities>\n"
+        ),
+        "{}",
+        out(&shown)
     );
 }
 

@@ -2,7 +2,7 @@
 
 use indexmap::IndexMap;
 use serde::Serialize;
-use skillful_core::{Mapping, OriginKind, RiskTier, SkillOrigin};
+use skillful_core::{Capabilities, Mapping, OriginKind, RiskTier, SkillOrigin};
 
 use crate::compose::{Entry, Status};
 
@@ -47,6 +47,10 @@ pub struct ListedSkill {
     pub risk: Option<RiskTier>,
     /// Each script's tier, as an approval policy sees it.
     pub script_risks: IndexMap<String, RiskTier>,
+    /// What the skill declares its scripts need (`metadata.capabilities.network`,
+    /// `metadata.capabilities.writes`): `{"network": "any" | [hosts], "writes": [paths]}`, each
+    /// left out when not declared.
+    pub capabilities: Capabilities,
     /// Warnings found loading it, as `field: message`.
     pub warnings: Vec<String>,
     /// `active`, `disabled` (with `disabled_by`: `user`, `project` or `run`) or `shadowed`
@@ -92,6 +96,7 @@ impl From<&Entry> for ListedSkill {
                 .iter()
                 .map(|script| (script.name().to_owned(), script.risk_tier()))
                 .collect(),
+            capabilities: skill.capabilities(),
             warnings: skill
                 .diagnostics()
                 .iter()

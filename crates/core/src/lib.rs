@@ -20,6 +20,7 @@
 //! ```
 
 pub mod blocking;
+mod capability;
 mod diagnostic;
 mod error;
 mod frontmatter;
@@ -33,6 +34,9 @@ pub mod text;
 pub mod validate;
 mod value;
 
+pub use capability::{
+    CAPABILITY_PREFIX, Capabilities, CapabilityError, NETWORK_KEY, NetworkNeed, WRITES_KEY,
+};
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::SkillError;
 pub use frontmatter::{SPEC_FIELDS, SkillFrontmatter};

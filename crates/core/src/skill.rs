@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::capability::Capabilities;
 use crate::diagnostic::Diagnostic;
 use crate::error::SkillError;
 use crate::frontmatter::SkillFrontmatter;
@@ -109,6 +110,14 @@ pub trait Skill: Send + Sync + fmt::Debug {
         DeclaredRisk::from_metadata(&self.frontmatter().metadata)
             .0
             .skill()
+    }
+
+    /// What the skill declares its scripts need (network, writes): by default read from its
+    /// `metadata` (see [`Capabilities`]); nothing when the declaration cannot be read (sources
+    /// report that as a diagnostic). Shown to the person approving a call and to the model; it
+    /// never widens a script's sandbox beyond its risk tier.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::from_metadata(self.name(), &self.frontmatter().metadata).unwrap_or_default()
     }
 
     /// The warnings found while loading the skill (its frontmatter, its risk tiers, files that
@@ -249,6 +258,14 @@ pub trait SkillScript: Send + Sync + fmt::Debug {
     /// Scripts that declare nothing are [`RiskTier::SCRIPT_DEFAULT`].
     fn risk_tier(&self) -> RiskTier {
         RiskTier::SCRIPT_DEFAULT
+    }
+
+    /// The line saying what will confine the script when it runs, as its runner tells it (the
+    /// sandbox profile of its tier: `read — writes only in $TMPDIR, no network`, or that it is
+    /// not isolated), for the person approving a call; `None` (the default) when the source
+    /// does not know.
+    fn sandbox_profile(&self) -> Option<String> {
+        None
     }
 
     /// Runs the script with the model's arguments and returns what the model is shown.

@@ -65,6 +65,13 @@ pub trait FileScriptRunner: Send + Sync + fmt::Debug {
     /// # Errors
     /// The script cannot start, fails or times out.
     async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError>;
+
+    /// The line saying what confines a script of `tier` this runner runs (its sandbox profile),
+    /// for the person approving a call; `None` (the default) when the runner does not say.
+    fn sandbox_profile(&self, tier: RiskTier) -> Option<String> {
+        let _ = tier;
+        None
+    }
 }
 
 /// A shared runner.

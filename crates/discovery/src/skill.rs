@@ -4,9 +4,9 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use skillful_core::{
-    DeclaredRisk, Diagnostic, Mapping, OriginKind, ResourceContent, ResourceRange, RiskTier, Scope,
-    Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
-    blocking,
+    Capabilities, DeclaredRisk, Diagnostic, Mapping, OriginKind, ResourceContent, ResourceRange,
+    RiskTier, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
+    SkillResource, SkillScript, blocking,
 };
 use skillful_frontmatter::{ParseOptions, parse};
 use skillful_state::FileStamp;
@@ -122,7 +122,16 @@ impl FileSkill {
             &found.frontmatter.metadata,
             found.scripts.iter().map(String::as_str),
         );
-        for warning in warnings {
+        let capabilities =
+            Capabilities::from_metadata(&found.frontmatter.name, &found.frontmatter.metadata)
+                .err()
+                .map(|error| {
+                    Diagnostic::warning(
+                        format!("metadata.{}", error.key()),
+                        format!("{error}; the skill declares no capability until it is fixed"),
+                    )
+                });
+        for warning in warnings.into_iter().chain(capabilities) {
             tracing::warn!(path = %skill_md.display(), field = %warning.field, "{}", warning.message);
             found.diagnostics.push(warning.with_path(&skill_md));
         }
@@ -565,6 +574,16 @@ impl SkillScript for FileScript {
     /// [`RiskTier::SCRIPT_DEFAULT`].
     fn risk_tier(&self) -> RiskTier {
         self.risk
+    }
+
+    /// The runner's profile for the script's tier; `None` when it may not run here.
+    fn sandbox_profile(&self) -> Option<String> {
+        let runner = self
+            .policy
+            .runner
+            .as_ref()
+            .filter(|_| self.policy.runnable)?;
+        runner.sandbox_profile(self.risk)
     }
 
     /// Re-checks the script's path, then hands it and the raw arguments to the runner.

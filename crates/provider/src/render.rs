@@ -91,7 +91,10 @@ pub(crate) fn escaped_chars(character: char) -> usize {
     entity(character, true).map_or(1, str::len)
 }
 
-/// What `load_skill` shows for `skill`, whose document is `document`.
+/// What `load_skill` shows for `skill`, whose document is `document`: the `SKILL.md` (its
+/// frontmatter as written), the resources and scripts blocks, and, when the skill declares
+/// capabilities ([`Skill::capabilities`]), a `<declared_capabilities>` line after them
+/// (`network: api.example.com · writes: out`).
 ///
 /// # Example
 /// ```
@@ -120,8 +123,17 @@ pub fn render_skill(skill: &dyn Skill, document: &SkillDocument) -> String {
     };
     let body = &document.body;
     let gap = if body.ends_with('\n') { "\n" } else { "\n\n" };
+    let capabilities = skill.capabilities();
+    let declared = if capabilities.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n\n<declared_capabilities>{}</declared_capabilities>",
+            escape_xml_text(&capabilities.to_string())
+        )
+    };
     format!(
-        "---\n{frontmatter}{separator}---\n{body}{gap}{}\n\n{}",
+        "---\n{frontmatter}{separator}---\n{body}{gap}{}\n\n{}{declared}",
         available_resources_block(&skill.resources()),
         available_scripts_block(&skill.scripts()),
     )

@@ -497,6 +497,11 @@ impl FileScriptRunner for ProcessRunner {
     async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError> {
         Ok(self.execute(&request).await?.render())
     }
+
+    /// [`ProcessRunner::profile_summary`].
+    fn sandbox_profile(&self, tier: skillful_core::RiskTier) -> Option<String> {
+        Some(self.profile_summary(tier))
+    }
 }
 
 /// Configures a [`ProcessRunner`].
@@ -545,7 +550,10 @@ impl Default for ProcessRunnerBuilder {
                 .iter()
                 .map(|name| (*name).to_owned())
                 .collect(),
-            added_env: Vec::new(),
+            // A script never writes bytecode beside its modules: that would change the skill's
+            // files (voiding an "always" approval of the skill) wherever the sandbox does not
+            // already forbid writing there.
+            added_env: vec![("PYTHONDONTWRITEBYTECODE".into(), "1".into())],
             host_env: None,
             working_dir: None,
             sandbox: SandboxMode::Enforce,

@@ -30,10 +30,13 @@ async fn host_secrets_do_not_reach_a_script_of_the_default_runner() {
         "{names:?}"
     );
     let allowed = skillful_scripts::DEFAULT_ALLOWED_ENV;
-    // bash itself sets PWD, SHLVL and `_`.
+    // bash itself sets PWD, SHLVL and `_`; the runner adds PYTHONDONTWRITEBYTECODE.
     let unexpected: Vec<&&str> = names
         .iter()
-        .filter(|name| !allowed.contains(name) && !["PWD", "SHLVL", "_"].contains(name))
+        .filter(|name| {
+            !allowed.contains(name)
+                && !["PWD", "SHLVL", "_", "PYTHONDONTWRITEBYTECODE"].contains(name)
+        })
         .collect();
     assert!(unexpected.is_empty(), "{unexpected:?}");
 }

@@ -661,3 +661,23 @@ async fn an_output_pipe_handed_to_an_outside_process_does_not_turn_the_result_in
     assert_eq!(output.stdout, "result\n");
     drop(keeper);
 }
+
+#[tokio::test]
+async fn a_python_script_leaves_no_bytecode_in_its_skill() {
+    // Unconfined (the sandbox would forbid the write anyway): the files of the skill stay as
+    // they were, so an approval bound to them holds.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("helper.py"), "VALUE = 'imported'\n").unwrap();
+    let path = script(
+        dir.path(),
+        "run.py",
+        "import helper\nprint(helper.VALUE)\n",
+        false,
+    );
+    let output = runner()
+        .execute(&request(&path, json!(null)))
+        .await
+        .unwrap();
+    assert_eq!(output.stdout.trim(), "imported", "{output:?}");
+    assert!(!dir.path().join("__pycache__").exists());
+}
