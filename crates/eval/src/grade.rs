@@ -123,11 +123,10 @@ fn parse_verdict(reply: &str) -> Option<(bool, String)> {
     Some((passed, bounded(evidence)))
 }
 
-/// Grades runs: code checks run by `runner` (in each check's own directory), statements by the
-/// judge when there is one.
+/// Grades runs: code checks run by a script runner (in the run's output directory, the one
+/// directory of the workspace they may read), statements by the judge when there is one.
 #[derive(Debug, Clone)]
 pub(crate) struct Grader {
-    pub(crate) runner: ProcessRunner,
     pub(crate) judge: Option<Judge>,
 }
 
@@ -214,7 +213,11 @@ impl Grader {
         )
         // A check only reads the run's outputs: it runs confined to `read`.
         .with_risk(RiskTier::Read);
-        match self.runner.execute(&request).await {
+        let runner = match ProcessRunner::builder().working_dir(outputs).build() {
+            Ok(runner) => runner,
+            Err(error) => return (Some(false), format!("the check cannot run: {error}")),
+        };
+        match runner.execute(&request).await {
             Ok(ran) => {
                 let passed = ran.exit_code == Some(0) && !ran.timed_out;
                 let said = if ran.stdout.trim().is_empty() {
