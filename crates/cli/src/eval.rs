@@ -26,8 +26,10 @@ pub(crate) struct EvalArgs {
     skill_dirs: Vec<PathBuf>,
     #[command(flatten)]
     model: ModelArgs,
-    /// Where the iterations go. Default: beside each skill, `<SKILL_DIR>-workspace`; with
-    /// several skills, `DIR/<skill name>`.
+    /// Where the iterations go. Default: in your state directory,
+    /// `~/.local/state/skillful/eval/<skill name>-<key>`; with several skills, `DIR/<skill name>`.
+    /// Refused when it is a symbolic link, or when it or a directory on the way to it is another
+    /// user's or writable by others (a sticky directory such as /tmp is fine on the way).
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
     /// How many times each eval runs with and without the skill (and each trigger query runs);
@@ -119,7 +121,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         let workspace = match (&args.workspace, skills.len()) {
             (Some(dir), 1) => dir.clone(),
             (Some(dir), _) => dir.join(skill.name()),
-            (None, _) => skill.default_workspace(),
+            (None, _) => skill.default_workspace()?,
         };
         writeln!(
             output::stderr(),

@@ -119,7 +119,7 @@ enum Command {
     #[command(after_help = "Example:\n  skills add anthropics/skills@main --skill pdf")]
     Add(supply::AddArgs),
     /// Make the installed skills match skills-lock.json (`--frozen`: fail instead of re-locking).
-    #[command(after_help = "Example:\n  skills install --frozen")]
+    #[command(after_help = "Example:\n  skills install --frozen --project")]
     Install(supply::InstallArgs),
     /// Compare installed skills with skills-lock.json; exit 1 on any difference.
     #[command(after_help = "Example:\n  skills verify")]

@@ -207,6 +207,16 @@ pub(crate) fn add(args: AddArgs) -> anyhow::Result<Outcome> {
 }
 
 pub(crate) fn install_locked(args: InstallArgs) -> anyhow::Result<Outcome> {
+    if args.scope.project {
+        let environment = Environment::from_process()?;
+        if let Some(project) = environment.project() {
+            skillful_config::require_trusted(
+                &environment,
+                &project,
+                "`skills install --project` fetches the sources its skills-lock.json names",
+            )?;
+        }
+    }
     let installer = args.scope.installer()?;
     let plans = installer.plan_locked()?;
     let mut out = output::stdout();

@@ -87,7 +87,8 @@ const TRIGGERS: &str = r#"[
   {"query": "what is the capital of France?\u001b[2J", "should_trigger": false}
 ]"#;
 
-/// The skill under test, in a directory of its own; its workspace goes beside it.
+/// The skill under test, in a directory of its own; its workspace goes into the state directory
+/// `home/state`.
 struct Fixture {
     root: tempfile::TempDir,
 }
@@ -116,8 +117,23 @@ impl Fixture {
         self.root.path().join("unit-converter")
     }
 
+    /// The user's state directory (`XDG_STATE_HOME`).
+    fn state(&self) -> PathBuf {
+        self.root.path().join("home/state")
+    }
+
+    /// The default workspace, once an evaluation made it: `eval/unit-converter-<key>` in the
+    /// state directory.
     fn workspace(&self) -> PathBuf {
-        self.root.path().join("unit-converter-workspace")
+        let eval = self.state().join("skillful/eval");
+        let entries: Vec<PathBuf> = std::fs::read_dir(&eval)
+            .unwrap_or_else(|error| panic!("{}: {error}", eval.display()))
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        match entries.as_slice() {
+            [one] => one.clone(),
+            other => panic!("one workspace in {}, not {other:?}", eval.display()),
+        }
     }
 
     fn json(&self, relative: &str) -> Value {
@@ -204,14 +220,17 @@ fn stand_in(body: &Value) -> Reply {
     Reply::text("unexpected")
 }
 
-/// Runs `skills ARGS` off the runtime, so that the server keeps answering.
-async fn skills(args: Vec<String>) -> Output {
+/// Runs `skills ARGS` off the runtime, so that the server keeps answering, with `state` as the
+/// user's state directory.
+async fn skills(state: &Path, args: Vec<String>) -> Output {
+    let state = state.to_path_buf();
     tokio::task::spawn_blocking(move || {
         let here = Path::new(env!("CARGO_MANIFEST_DIR"));
         Command::new(env!("CARGO_BIN_EXE_skills"))
             .args(&args)
             .current_dir(here)
             .env("HOME", here)
+            .env("XDG_STATE_HOME", state)
             .env_remove("RUST_LOG")
             .env_remove("SKILLS_ENDPOINT")
             .env_remove("SKILLS_MODEL")
@@ -250,9 +269,34 @@ async fn the_skill_wins_every_expectation_and_every_file_is_written() {
     let server = TestServer::start().await;
     server.respond(stand_in);
 
-    let output = skills(eval_args(&fixture, &server, &[])).await;
+    let output = skills(&fixture.state(), eval_args(&fixture, &server, &[])).await;
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+
+    // The workspace is the user's own: in the state directory, keyed by the skill, private all
+    // the way down; nothing is written beside the skill.
+    let workspace = fixture.workspace();
+    let key = workspace.file_name().unwrap().to_str().unwrap();
+    let digits = key.strip_prefix("unit-converter-").unwrap();
+    assert!(
+        digits.len() == 16 && digits.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{key}"
+    );
+    assert_eq!(
+        std::fs::read_dir(fixture.root.path()).unwrap().count(),
+        2,
+        "only the skill and home/ in the skill's parent"
+    );
+    #[cfg(unix)]
+    for dir in ["", "iteration-1", "iteration-1/eval-1/with_skill/outputs"] {
+        use std::os::unix::fs::MetadataExt;
+        let mode = std::fs::metadata(workspace.join(dir)).unwrap().mode();
+        assert_eq!(mode & 0o777, 0o700, "{dir}");
+    }
+    assert!(
+        stdout.contains(&format!("written: {}", workspace.display())),
+        "{stdout}"
+    );
 
     // The guide's layout, with the eval ids as directory names.
     let iteration = "iteration-1";
@@ -435,14 +479,21 @@ async fn runs_seeds_iterations_json_and_ungraded_statements() {
     let server = TestServer::start().await;
     server.respond(stand_in);
 
-    let first = skills(eval_args(&fixture, &server, &["--no-judge"])).await;
+    let first = skills(
+        &fixture.state(),
+        eval_args(&fixture, &server, &["--no-judge"]),
+    )
+    .await;
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let before = server.answered().len();
-    let output = skills(eval_args(
-        &fixture,
-        &server,
-        &["--no-judge", "--runs", "2", "--seed", "7", "--json"],
-    ))
+    let output = skills(
+        &fixture.state(),
+        eval_args(
+            &fixture,
+            &server,
+            &["--no-judge", "--runs", "2", "--seed", "7", "--json"],
+        ),
+    )
     .await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
 
@@ -497,7 +548,7 @@ async fn files_outside_the_skill_and_a_workspace_inside_it_are_refused() {
     let evals = EVALS.replace("evals/files/route.txt", "../secret.txt");
     std::fs::write(fixture.skill().join("evals/evals.json"), evals).unwrap();
 
-    let output = skills(eval_args(&fixture, &server, &[])).await;
+    let output = skills(&fixture.state(), eval_args(&fixture, &server, &[])).await;
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
@@ -508,11 +559,14 @@ async fn files_outside_the_skill_and_a_workspace_inside_it_are_refused() {
 
     std::fs::write(fixture.skill().join("evals/evals.json"), EVALS).unwrap();
     let inside = fixture.skill().join("scratch");
-    let output = skills(eval_args(
-        &fixture,
-        &server,
-        &["--workspace", &inside.display().to_string()],
-    ))
+    let output = skills(
+        &fixture.state(),
+        eval_args(
+            &fixture,
+            &server,
+            &["--workspace", &inside.display().to_string()],
+        ),
+    )
     .await;
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -531,12 +585,15 @@ async fn a_server_that_is_not_there_is_an_error() {
         .local_addr()
         .unwrap()
         .port();
-    let output = skills(vec![
-        "eval".to_owned(),
-        fixture.skill().display().to_string(),
-        "--endpoint".to_owned(),
-        format!("http://127.0.0.1:{port}/v1"),
-    ])
+    let output = skills(
+        &fixture.state(),
+        vec![
+            "eval".to_owned(),
+            fixture.skill().display().to_string(),
+            "--endpoint".to_owned(),
+            format!("http://127.0.0.1:{port}/v1"),
+        ],
+    )
     .await;
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -615,6 +672,7 @@ async fn real_engine_evaluation_of_the_example_skill_writes_the_workspace() {
     );
     let workspace = tempfile::tempdir().unwrap();
     let output = skills(
+        &workspace.path().join("state"),
         [
             "eval",
             example,
@@ -747,11 +805,14 @@ async fn the_skill_s_scripts_and_checks_run_sandboxed_and_with_the_sandbox_off_n
     let workspace = fixture.root.path().join("ws");
     let workspace_arg = workspace.display().to_string();
 
-    let output = skills(eval_args(
-        &fixture,
-        &server,
-        &["--no-judge", "--workspace", &workspace_arg],
-    ))
+    let output = skills(
+        &fixture.state(),
+        eval_args(
+            &fixture,
+            &server,
+            &["--no-judge", "--workspace", &workspace_arg],
+        ),
+    )
     .await;
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
@@ -777,17 +838,20 @@ async fn the_skill_s_scripts_and_checks_run_sandboxed_and_with_the_sandbox_off_n
     assert!(!run.join("outputs/check-was-here").exists());
     assert!(!skill.join("evals/planted").exists());
 
-    let output = skills(eval_args(
-        &fixture,
-        &server,
-        &[
-            "--no-judge",
-            "--workspace",
-            &workspace_arg,
-            "--sandbox",
-            "off",
-        ],
-    ))
+    let output = skills(
+        &fixture.state(),
+        eval_args(
+            &fixture,
+            &server,
+            &[
+                "--no-judge",
+                "--workspace",
+                &workspace_arg,
+                "--sandbox",
+                "off",
+            ],
+        ),
+    )
     .await;
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");

@@ -32,11 +32,15 @@ impl Env {
     }
 
     fn skills(&self, args: &[&str]) -> Output {
+        self.skills_in(self.temp.path(), args)
+    }
+
+    fn skills_in(&self, dir: &Path, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_skills"))
             .args(args)
             .env("HOME", self.home())
             .env("XDG_CONFIG_HOME", self.home().join(".config"))
-            .current_dir(self.temp.path())
+            .current_dir(dir)
             .stdin(Stdio::null())
             .output()
             .expect("the skills binary runs")
@@ -769,4 +773,33 @@ fn install_refuses_a_lock_whose_source_is_an_option() {
         text(&output)
     );
     assert!(env.installed().is_empty());
+}
+
+#[test]
+fn install_into_a_project_fetches_nothing_until_the_project_is_trusted() {
+    // A cloned repository's lock names the sources to fetch: not before the user trusts it.
+    let env = Env::new();
+    let (_work, bare, _v1) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@v1", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let project = env.temp.path().join("clone");
+    fs::create_dir_all(project.join(".agents")).unwrap();
+    fs::copy(
+        env.home().join(".agents/skills-lock.json"),
+        project.join(".agents/skills-lock.json"),
+    )
+    .unwrap();
+
+    let output = env.skills_in(&project, &["install", "--project"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let said = text(&output);
+    assert!(said.contains("the project is not trusted"), "{said}");
+    assert!(said.contains("skills-lock.json names"), "{said}");
+    assert!(!project.join(".agents/skills").exists(), "{said}");
+
+    let output = env.skills_in(&project, &["trust"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let output = env.skills_in(&project, &["install", "--project"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(project.join(".agents/skills/alpha/SKILL.md").is_file());
 }

@@ -392,6 +392,41 @@ impl Note {
     }
 }
 
+/// Succeeds when the user trusts `project`; `action` says, in the error, what is refused
+/// otherwise. For commands that act on what a project's own files name (the sources of its
+/// skills lock): a cloned repository must not make them fetch or install before it is trusted.
+///
+/// # Errors
+/// [`ConfigError::UntrustedProject`] saying why and how to trust it; [`ConfigError::State`]
+/// when the trust store cannot be read.
+pub fn require_trusted(
+    environment: &Environment,
+    project: &Project,
+    action: &str,
+) -> Result<(), ConfigError> {
+    let dir = shown_path(&project.dir);
+    let reason = match TrustStore::load(environment)?.verdict(project) {
+        Verdict::Trusted { .. } => return Ok(()),
+        Verdict::Untrusted => {
+            format!("{dir}: the project is not trusted; run `skills trust {dir}` if it is yours")
+        }
+        Verdict::Refused { risks } => {
+            format!("{dir}: project refused: it {}", Risk::describe(&risks))
+        }
+        Verdict::Replaced { dir: trusted } => {
+            let trusted = shown_path(&trusted);
+            format!(
+                "{dir}: {trusted} was trusted, but it has been removed and re-created since; run `skills trust {trusted}` if it is yours"
+            )
+        }
+    };
+    Err(ConfigError::UntrustedProject {
+        path: project.dir.clone(),
+        reason,
+        action: action.to_owned(),
+    })
+}
+
 impl std::fmt::Display for Note {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&skillful_core::text::one_line(&self.message))

@@ -42,6 +42,17 @@ pub enum ConfigError {
         /// What is wrong with it.
         risks: String,
     },
+    /// A project the user does not trust, asked to act on what its own files name (the
+    /// sources of its skills lock).
+    #[error("{reason}; {action} only in a trusted project")]
+    UntrustedProject {
+        /// The project's directory.
+        path: PathBuf,
+        /// Why it is not trusted, and how to trust it.
+        reason: String,
+        /// What was refused.
+        action: String,
+    },
     /// A skill name that cannot be enabled or disabled.
     #[error(
         "skill name \"{name}\" cannot be enabled or disabled: {reason}; give the name as `skills list --all` shows it"

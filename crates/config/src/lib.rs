@@ -29,7 +29,9 @@ mod safety;
 mod settings;
 mod trust;
 
-pub use compose::{Composition, Entry, Loaded, McpServer, Note, SkillsConfig, Status};
+pub use compose::{
+    Composition, Entry, Loaded, McpServer, Note, SkillsConfig, Status, require_trusted,
+};
 pub use environment::{
     ADMIN_SKILLS_VARIABLE, AGENTS_DIR, DEFAULT_ADMIN_SKILLS, Environment, PROJECT_CONFIG_FILE,
     Project, USER_CONFIG_FILE,

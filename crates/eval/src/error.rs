@@ -52,6 +52,9 @@ pub enum EvalError {
         #[source]
         source: std::io::Error,
     },
+    /// A file or directory of the workspace could not be made or written safely.
+    #[error(transparent)]
+    Files(#[from] skillful_state::StateError),
     /// The model server cannot be reached at all, so no run can be done.
     #[error(transparent)]
     Unreachable(ChatError),

@@ -15,22 +15,21 @@ use skillful_core::Skill;
 use skillful_discovery::FileSkillsSource;
 use skillful_provider::SkillsProvider;
 use skillful_scripts::{ProcessRunner, ProcessRunnerBuilder, SandboxMode};
+use skillful_state::VerifiedDir;
 
 use crate::benchmark::{
     Benchmark, Configuration, Grading, GradingSummary, Metadata, RunRecord, RunResult, RunSummary,
     Timing, TriggerResult, TriggerSummary,
 };
 use crate::error::EvalError;
-use crate::files::{copy_input, create_dir, write};
+use crate::files::copy_input;
 use crate::grade::{Grader, Judge, RunOutput};
 use crate::spec::{EvalCase, EvalSet, TriggerQuery, read_evals, read_triggers};
+use crate::workspace::{default_workspace, new_iteration};
 
 /// How many times a run is resumed after its pending approvals were refused; a model that keeps
 /// asking for refused calls past it has its run ended.
 const MAX_REFUSAL_ROUNDS: usize = 8;
-
-/// How many iteration numbers are tried when others take them at the same time.
-const MAX_ITERATION_TRIES: u32 = 100;
 
 /// A skill to evaluate: its directory, its name, its evals and its trigger queries.
 #[derive(Debug, Clone)]
@@ -120,11 +119,15 @@ impl SkillUnderTest {
         &self.triggers
     }
 
-    /// The default workspace: a directory beside the skill's, named `<dir>-workspace`.
-    pub fn default_workspace(&self) -> PathBuf {
-        let mut name = self.dir.file_name().unwrap_or_default().to_os_string();
-        name.push("-workspace");
-        self.dir.with_file_name(name)
+    /// The default workspace, in this user's state directory ([`skillful_state::Dirs`]):
+    /// `eval/<name>-<key>` there, the key a digest of the skill's canonical directory (so that
+    /// two skills of one name keep apart). Nothing is created by this call.
+    ///
+    /// # Errors
+    /// [`EvalError::Files`] when this user has no home directory.
+    pub fn default_workspace(&self) -> Result<PathBuf, EvalError> {
+        let dirs = skillful_state::Dirs::per_user()?;
+        Ok(default_workspace(&dirs, &self.name, &self.dir))
     }
 }
 
@@ -283,8 +286,7 @@ impl Evaluator {
     /// An evaluator with `settings`.
     ///
     /// # Errors
-    /// [`EvalError::Client`] for an endpoint that is not a usable URL;
-    /// [`EvalError::Runner`] when the check runner cannot be built.
+    /// [`EvalError::Client`] for an endpoint that is not a usable URL.
     pub fn new(settings: EvalSettings) -> Result<Self, EvalError> {
         let client = Arc::new(Self::client(&settings, &settings.endpoint)?);
         let judge = match &settings.judge {
@@ -298,21 +300,14 @@ impl Evaluator {
             Judge { client, options }
         });
         let grader = Grader {
-            runner: settings.script_runner().build()?,
             judge,
+            sandbox: settings.sandbox,
         };
         Ok(Self {
             settings,
             client,
             grader,
         })
-    }
-
-    /// Whether scripts run isolated in the sandbox of their tier (the sandbox is on and this
-    /// machine enforces it); where not, none runs: skill scripts are refused, script checks left
-    /// ungraded.
-    fn isolates(&self) -> bool {
-        self.grader.runner.isolates()
     }
 
     fn client(settings: &EvalSettings, url: &str) -> Result<OpenAiClient, EvalError> {
@@ -340,7 +335,7 @@ impl Evaluator {
         workspace: &Path,
         progress: &dyn Fn(Progress<'_>),
     ) -> Result<Report, EvalError> {
-        let iteration_dir = new_iteration(workspace, skill.dir())?;
+        let iteration = new_iteration(workspace, skill.dir())?;
         let mut runs = Vec::new();
         for run_number in 1..=self.settings.runs.max(1) {
             for case in &skill.evals.evals {
@@ -351,9 +346,9 @@ impl Evaluator {
                         configuration,
                         run_number,
                     });
-                    let mut run_dir = iteration_dir.join(&eval_name).join(configuration.name());
+                    let mut run_dir = iteration.dir(&eval_name)?.dir(configuration.name())?;
                     if self.settings.runs > 1 {
-                        run_dir.push(format!("run-{run_number}"));
+                        run_dir = run_dir.dir(format!("run-{run_number}"))?;
                     }
                     let record = self
                         .run(skill, case, configuration, run_number, &run_dir)
@@ -372,7 +367,7 @@ impl Evaluator {
                     triggers.push(result);
                 }
             }
-            write(&iteration_dir.join("triggers.json"), to_json(&triggers))?;
+            iteration.write("triggers.json", &to_json(&triggers))?;
         }
         let benchmark = Benchmark {
             metadata: Metadata {
@@ -389,9 +384,9 @@ impl Evaluator {
             runs,
             triggers: (!triggers.is_empty()).then(|| TriggerSummary::of(&triggers)),
         };
-        write(&iteration_dir.join("benchmark.json"), to_json(&benchmark))?;
+        iteration.write("benchmark.json", &to_json(&benchmark))?;
         Ok(Report {
-            iteration_dir,
+            iteration_dir: iteration.path().to_path_buf(),
             benchmark,
         })
     }
@@ -403,33 +398,24 @@ impl Evaluator {
         case: &EvalCase,
         configuration: Configuration,
         run_number: u32,
-        run_dir: &Path,
+        run_dir: &VerifiedDir,
     ) -> Result<RunRecord, EvalError> {
-        let outputs = run_dir.join("outputs");
-        create_dir(&outputs)?;
         // The scripts of the run find their inputs, and leave their files, here.
-        let outputs = outputs.canonicalize().map_err(|source| EvalError::Io {
-            action: "resolve",
-            path: outputs.clone(),
-            source,
-        })?;
+        let output_dir = run_dir.dir("outputs")?;
+        let outputs = output_dir.path();
         for file in &case.files {
-            copy_input(&skill.dir, file, &outputs)?;
+            copy_input(&skill.dir, file, &output_dir)?;
         }
         let seed = self.settings.seed_of(run_number);
+        let runner = self.settings.script_runner().working_dir(outputs).build()?;
         let mut builder = Agent::builder(Arc::clone(&self.client))
-            .approval(self.settings.approval.scripts_isolated(self.isolates()))
+            .approval(self.settings.approval.scripts_isolated(runner.isolates()))
             .options(self.settings.options(seed))
             .text_tool_calls(self.settings.text_tool_calls);
         if let Some(audit) = &self.settings.audit {
             builder = builder.audit(audit.clone());
         }
         if configuration == Configuration::WithSkill {
-            let runner = self
-                .settings
-                .script_runner()
-                .working_dir(&outputs)
-                .build()?;
             let source = FileSkillsSource::builder()
                 .root(&skill.dir)
                 .script_runner(Arc::new(runner))
@@ -449,13 +435,13 @@ impl Evaluator {
 
         let messages = session.messages();
         let answer = Message::last_assistant_text(messages);
-        write(&outputs.join("answer.md"), &answer)?;
-        write(&outputs.join("transcript.json"), to_json(&session))?;
+        output_dir.write("answer.md", answer.as_bytes())?;
+        output_dir.write("transcript.json", &to_json(&session))?;
         let timing = Timing {
             total_tokens: tokens,
             duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
         };
-        write(&run_dir.join("timing.json"), to_json(&timing))?;
+        run_dir.write("timing.json", &to_json(&timing))?;
         let expectations = self
             .grader
             .grade(
@@ -464,7 +450,7 @@ impl Evaluator {
                 case,
                 &RunOutput {
                     answer: &answer,
-                    outputs: &outputs,
+                    outputs,
                 },
             )
             .await;
@@ -473,7 +459,7 @@ impl Evaluator {
             expectations,
             summary,
         };
-        write(&run_dir.join("grading.json"), to_json(&grading))?;
+        run_dir.write("grading.json", &to_json(&grading))?;
         let (tool_calls, failed_tool_calls) = tool_call_counts(messages);
         Ok(RunRecord {
             eval_id: case.id.clone(),
@@ -637,66 +623,6 @@ fn loaded(messages: &[Message], skill: &str) -> bool {
         .any(|call| {
             !results(messages).any(|result| result.call_id == call.call_id && result.is_error)
         })
-}
-
-/// Creates the next free `iteration-N` of `workspace` (made if missing), refusing a workspace
-/// inside the skill's directory (the runs' files would become the skill's resources).
-fn new_iteration(workspace: &Path, skill_dir: &Path) -> Result<PathBuf, EvalError> {
-    let refuse = |reason: String| EvalError::Workspace {
-        path: workspace.to_path_buf(),
-        reason,
-    };
-    let inside = |path: &Path| {
-        if path.starts_with(skill_dir) {
-            Err(refuse(format!(
-                "it lies inside the skill's directory {}; choose a directory beside it",
-                skill_dir.display()
-            )))
-        } else {
-            Ok(())
-        }
-    };
-    // Checked before anything is created, then again once links are resolved.
-    inside(&std::path::absolute(workspace).map_err(|error| refuse(error.to_string()))?)?;
-    create_dir(workspace)?;
-    let canonical = workspace
-        .canonicalize()
-        .map_err(|error| refuse(error.to_string()))?;
-    inside(&canonical)?;
-    let entries = std::fs::read_dir(&canonical).map_err(|source| EvalError::Io {
-        action: "list",
-        path: canonical.clone(),
-        source,
-    })?;
-    let highest = entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            entry
-                .file_name()
-                .to_str()?
-                .strip_prefix("iteration-")?
-                .parse::<u32>()
-                .ok()
-        })
-        .max()
-        .unwrap_or(0);
-    for next in highest + 1..=highest + MAX_ITERATION_TRIES {
-        let dir = canonical.join(format!("iteration-{next}"));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(source) => {
-                return Err(EvalError::Io {
-                    action: "create the directory",
-                    path: dir,
-                    source,
-                });
-            }
-        }
-    }
-    Err(refuse(
-        "no free iteration number; remove old iterations".to_owned(),
-    ))
 }
 
 fn to_json(value: &impl serde::Serialize) -> Vec<u8> {

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use skillful_core::names::check_relative_name;
+use skillful_state::VerifiedDir;
 
 use crate::error::EvalError;
 
@@ -66,44 +67,20 @@ pub(crate) fn resolve_inside(dir: &Path, name: &str) -> Result<PathBuf, String> 
 ///
 /// # Errors
 /// [`EvalError::Spec`] when the file is no longer a regular file inside the skill's
-/// directory; [`EvalError::TooLarge`] past [`MAX_INPUT_FILE_BYTES`]; [`EvalError::Io`].
-pub(crate) fn copy_input(skill_dir: &Path, name: &str, work_dir: &Path) -> Result<(), EvalError> {
+/// directory; [`EvalError::TooLarge`] past [`MAX_INPUT_FILE_BYTES`]; [`EvalError::Io`] or
+/// [`EvalError::Files`].
+pub(crate) fn copy_input(
+    skill_dir: &Path,
+    name: &str,
+    work_dir: &VerifiedDir,
+) -> Result<(), EvalError> {
     let source = resolve_inside(skill_dir, name).map_err(|reason| EvalError::Spec {
         path: skill_dir.join("evals").join("evals.json"),
         reason: format!("file {name:?}: {reason}"),
     })?;
     let bytes = read_bounded(&source, MAX_INPUT_FILE_BYTES)?;
-    let file_name = source.file_name().unwrap_or_default();
-    let target = work_dir.join(file_name);
-    std::fs::write(&target, bytes).map_err(|source| EvalError::Io {
-        action: "write",
-        path: target,
-        source,
-    })
-}
-
-/// Writes `bytes` to `path`.
-///
-/// # Errors
-/// [`EvalError::Io`].
-pub(crate) fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), EvalError> {
-    std::fs::write(path, bytes).map_err(|source| EvalError::Io {
-        action: "write",
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// Creates `path` and its parents.
-///
-/// # Errors
-/// [`EvalError::Io`].
-pub(crate) fn create_dir(path: &Path) -> Result<(), EvalError> {
-    std::fs::create_dir_all(path).map_err(|source| EvalError::Io {
-        action: "create the directory",
-        path: path.to_path_buf(),
-        source,
-    })
+    work_dir.write(source.file_name().unwrap_or_default(), &bytes)?;
+    Ok(())
 }
 
 /// What a run left in its output directory, for the judge: each regular file's name and size,
@@ -149,11 +126,14 @@ pub(crate) fn describe_outputs(dir: &Path, skip: &[&str]) -> String {
     }
 }
 
+/// The first `limit` bytes of the regular file `path`, never through a symbolic link swapped in
+/// after the listing.
 fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let Ok(Some((file, _))) = skillful_state::open_regular_file(path) else {
+        return Err(std::io::ErrorKind::InvalidInput.into());
+    };
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(limit)
-        .read_to_end(&mut bytes)?;
+    file.take(limit).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use skillful_chat::{ChatClient, ChatOptions, ChatRequest, Message, OpenAiClient};
 use skillful_core::RiskTier;
 use skillful_discovery::FileScriptRequest;
-use skillful_scripts::ProcessRunner;
+use skillful_scripts::{ProcessRunner, SandboxMode};
 
 use crate::files::{describe_outputs, resolve_inside};
 use crate::spec::{EvalCase, Expectation};
@@ -123,12 +123,14 @@ fn parse_verdict(reply: &str) -> Option<(bool, String)> {
     Some((passed, bounded(evidence)))
 }
 
-/// Grades runs: code checks run by `runner` (in each check's own directory), statements by the
-/// judge when there is one.
+/// Grades runs: code checks run by a script runner (in the run's output directory, the one
+/// directory of the workspace they may read), statements by the judge when there is one.
 #[derive(Debug, Clone)]
 pub(crate) struct Grader {
-    pub(crate) runner: ProcessRunner,
     pub(crate) judge: Option<Judge>,
+    /// Whether checks run in the sandbox (as `read`); where they would not be isolated, none
+    /// runs.
+    pub(crate) sandbox: SandboxMode,
 }
 
 /// What one run gave to grade.
@@ -201,9 +203,6 @@ impl Grader {
         script: &str,
         outputs: &Path,
     ) -> (Option<bool>, String) {
-        if let Some(why) = self.runner.not_isolated() {
-            return (None, format!("ungraded: the check was not run: {why}"));
-        }
         let path = match resolve_inside(skill_dir, script) {
             Ok(path) => path,
             Err(reason) => return (Some(false), format!("the check cannot run: {reason}")),
@@ -217,7 +216,18 @@ impl Grader {
         )
         // A check only reads the run's outputs: it runs confined to `read`.
         .with_risk(RiskTier::Read);
-        match self.runner.execute(&request).await {
+        let built = ProcessRunner::builder()
+            .sandbox(self.sandbox)
+            .working_dir(outputs)
+            .build();
+        let runner = match built {
+            Ok(runner) => runner,
+            Err(error) => return (Some(false), format!("the check cannot run: {error}")),
+        };
+        if let Some(why) = runner.not_isolated() {
+            return (None, format!("ungraded: the check was not run: {why}"));
+        }
+        match runner.execute(&request).await {
             Ok(ran) => {
                 let passed = ran.exit_code == Some(0) && !ran.timed_out;
                 let said = if ran.stdout.trim().is_empty() {

@@ -10,13 +10,19 @@
 //! - **Expectations**: a string is a statement a judge model grades, asked for concrete evidence
 //!   ("ungraded" without a judge); an object is checked by code: `{"contains": "..."}`,
 //!   `{"regex": "..."}`, `{"json_path": "$.x", "equals": ...}` on a JSON answer, or
-//!   `{"script": "evals/check.py"}` run by the script runner with the run's output directory as
-//!   its argument (exit code 0 passes; its output is the evidence).
+//!   `{"script": "evals/check.py"}` run by the script runner in the run's output directory, which
+//!   is also its argument (exit code 0 passes; its output is the evidence).
 //! - **Runs**: the eval's input files are copied into the run's working directory (its
 //!   `outputs/`), where the skill's scripts run; the final answer (`answer.md`) and the
 //!   transcript (`transcript.json`) are saved beside what the scripts wrote. Nobody is there to
 //!   approve calls: those the approval rules do not let through are refused, and the refusal is
 //!   in the transcript.
+//! - **The workspace** defaults to `eval/<name>-<key>` in the user's state directory
+//!   ([`SkillUnderTest::default_workspace`]). It, and every directory on the way to it, is
+//!   refused when another user could tamper with it (owned by them, writable by others and not
+//!   sticky, or a link that is not the user's or root's; the workspace itself may not be a link);
+//!   everything below is created 0700 and written through directory handles
+//!   ([`skillful_state::VerifiedDir`]), so that a link planted meanwhile is never followed.
 //! - **Untrusted input**: the skill's files and the model's answers are untrusted. Files named by
 //!   the evals must be regular files inside the skill's directory; eval ids become directory
 //!   names of letters, digits and `-` only; the workspace may not lie inside the skill; what is
@@ -36,7 +42,7 @@
 //! settings.runs = 3;
 //! settings.seed = Some(1);
 //! let evaluator = Evaluator::new(settings)?;
-//! let workspace = skill.default_workspace();
+//! let workspace = skill.default_workspace()?;
 //! let report = evaluator
 //!     .evaluate(&skill, std::slice::from_ref(&skill), &workspace, &|_| {})
 //!     .await?;
@@ -51,6 +57,7 @@ mod evaluate;
 mod files;
 mod grade;
 mod spec;
+mod workspace;
 
 pub use benchmark::{
     Benchmark, Configuration, ConfigurationSummary, Delta, Grading, GradingSummary, Metadata,

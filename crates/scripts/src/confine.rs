@@ -256,21 +256,35 @@ fn ruleset(
     }
     let mut rules = Vec::new();
     grant(&mut rules, Path::new("/"), read, &config.hidden, true);
+    // The hidden paths inside `dir`: those it lies below are left out.
+    let hidden_inside = |dir: &Path| -> Vec<PathBuf> {
+        config
+            .hidden
+            .iter()
+            .filter(|hidden| !dir.starts_with(hidden))
+            .cloned()
+            .collect()
+    };
     // The skill's own files stay readable even where they live below a hidden directory (an MCP
-    // skill's files unpacked in skillful's cache).
-    let inside: Vec<PathBuf> = config
-        .hidden
-        .iter()
-        .filter(|hidden| !skill_dir.starts_with(hidden))
-        .cloned()
-        .collect();
-    grant(&mut rules, skill_dir, read, &inside, true);
+    // skill's files unpacked in skillful's cache), and so does the run's own working directory
+    // the host chose (an eval run's, in skillful's state).
+    grant(&mut rules, skill_dir, read, &hidden_inside(skill_dir), true);
+    if let Some(dir) = &config.task_dir {
+        grant(&mut rules, dir, read, &hidden_inside(dir), true);
+    }
+    let skill_dirs = crate::sandbox::with_resolved([skill_dir.to_path_buf()]);
     let mut unwritable = config.hidden.clone();
-    unwritable.extend(crate::sandbox::with_resolved([skill_dir.to_path_buf()]));
+    unwritable.extend(skill_dirs.iter().cloned());
     grant(&mut rules, scratch, read | write, &unwritable, true);
     if profile.writes_working_dir()
         && let Some(dir) = &config.working_dir
     {
+        let mut unwritable = if config.task_dir.as_ref() == Some(dir) {
+            hidden_inside(dir)
+        } else {
+            config.hidden.clone()
+        };
+        unwritable.extend(skill_dirs);
         grant(&mut rules, dir, read | write, &unwritable, true);
     }
     if profile == Profile::WriteHigh {

@@ -636,7 +636,10 @@ impl ProcessRunnerBuilder {
 
     /// Runs every script in `dir` instead of the script's own directory: a task's working
     /// directory, where its input files are and its output files go (`skills eval` gives each
-    /// run its own). The script file itself is still the skill's.
+    /// run its own). The script file itself is still the skill's. The sandbox lets scripts read
+    /// it (and write it, as their profile lets them write a working directory) even below a
+    /// hidden directory, such as skillful's state where `skills eval` keeps its workspaces;
+    /// hidden paths inside it stay hidden.
     pub fn working_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.working_dir = Some(dir.into());
         self
@@ -762,6 +765,10 @@ impl ProcessRunnerBuilder {
             mode: self.sandbox,
             hidden: with_resolved(hidden),
             working_dir: writable_dir.map(|dir| std::fs::canonicalize(&dir).unwrap_or(dir)),
+            task_dir: self
+                .working_dir
+                .clone()
+                .map(|dir| std::fs::canonicalize(&dir).unwrap_or(dir)),
             allowed_writes: self
                 .allowed_writes
                 .into_iter()

@@ -258,6 +258,9 @@ pub(crate) struct SandboxConfig {
     pub(crate) hidden: Vec<PathBuf>,
     /// Writable for `write-low` and up.
     pub(crate) working_dir: Option<PathBuf>,
+    /// The working directory the host set for the runs (canonical): readable, and writable as
+    /// `working_dir` is when it is the same, even below a hidden directory.
+    pub(crate) task_dir: Option<PathBuf>,
     /// Writable for `write-high`.
     pub(crate) allowed_writes: Vec<PathBuf>,
     /// Whether `write-high` scripts may use the network.

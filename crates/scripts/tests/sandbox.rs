@@ -109,3 +109,49 @@ async fn a_destructive_script_is_refused_before_it_starts() {
     assert!(error.to_string().contains("`destructive`"), "{error}");
     assert!(!marker.exists());
 }
+
+/// `skills eval` keeps its runs' working directories in skillful's state, which is hidden from
+/// scripts: the run's own directory is the script's (a `read` script reads it, a `write-low`
+/// one writes it), the rest of the hidden directory stays out of reach.
+#[tokio::test]
+async fn a_working_directory_below_a_hidden_one_is_the_scripts_and_only_it() {
+    let root = tempfile::tempdir().unwrap();
+    let state = root.path().join("state");
+    let work = state.join("eval/run/outputs");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("in.txt"), "input").unwrap();
+    std::fs::write(state.join("approvals.json"), "secret").unwrap();
+    let text = "import sys\n\
+                print(open('in.txt').read())\n\
+                try:\n    open(sys.argv[1]).read()\n    print('read the secret')\n\
+                except OSError as error:\n    print('secret unreadable', error.errno)\n\
+                if len(sys.argv) > 2:\n    open('out.txt', 'w').write('written')\n";
+    let skill = tempfile::tempdir().unwrap();
+    let path = script(skill.path(), "scripts/look.py", text, false);
+    let runner = ProcessRunner::builder()
+        .hidden_paths([&state])
+        .working_dir(&work)
+        .build()
+        .unwrap();
+    if !runner.isolates() {
+        println!("skipped: this kernel cannot confine scripts");
+        return;
+    }
+    let secret = state.join("approvals.json").display().to_string();
+    let read = request(&path, json!([secret])).with_risk(RiskTier::Read);
+    let output = runner.execute(&read).await.unwrap();
+    assert!(output.succeeded(), "{output:?}");
+    assert!(
+        output.stdout.starts_with("input\nsecret unreadable 13"),
+        "{output:?}"
+    );
+
+    let write = request(&path, json!([secret, "write"])).with_risk(RiskTier::WriteLow);
+    let output = runner.execute(&write).await.unwrap();
+    assert!(output.succeeded(), "{output:?}");
+    assert!(output.stdout.contains("secret unreadable 13"), "{output:?}");
+    assert_eq!(
+        std::fs::read_to_string(work.join("out.txt")).unwrap(),
+        "written"
+    );
+}

@@ -22,14 +22,19 @@
 
 mod inspect;
 mod stamp;
+#[cfg(unix)]
+mod verified;
+#[cfg(not(unix))]
+#[path = "verified_portable.rs"]
+mod verified;
 
 pub use inspect::{PathState, inspect_private};
 pub use stamp::FileStamp;
+pub use verified::VerifiedDir;
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why per-user state could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +49,14 @@ pub enum StateError {
         /// The path.
         path: PathBuf,
         /// What is wrong with it.
+        reason: String,
+    },
+    /// A directory that would hold private files is one another user could tamper with.
+    #[error("{}: {reason}", path.display())]
+    Refused {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong with it, and what to do.
         reason: String,
     },
     /// A file of private state is larger than it may be.
@@ -164,6 +177,18 @@ impl Dirs {
     }
 }
 
+/// `dir/name` when `name` is one plain file name (not empty, `.`, `..` or a path).
+fn child_of(dir: &Path, name: &std::ffi::OsStr) -> Result<PathBuf, StateError> {
+    if Path::new(name).file_name() == Some(name) {
+        Ok(dir.join(name))
+    } else {
+        Err(StateError::Refused {
+            path: dir.join(name),
+            reason: "is not a plain file name inside its directory".to_owned(),
+        })
+    }
+}
+
 /// Creates `path` (mode 0700 on Unix) if missing; refuses it when it is a symbolic link, not a
 /// directory, or owned by another user; takes away access by others when it has it. Its parents
 /// are created as usual.
@@ -239,35 +264,49 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
 /// [`StateError::Io`] when writing fails (the temporary file is removed).
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let name = path.file_name().map_or_else(
-        || "state".into(),
-        |name| name.to_string_lossy().into_owned(),
-    );
-    let temporary = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = (|| {
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
-        #[cfg(not(unix))]
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| StateError::unsafe_path(path, "names no file"))?;
+    #[cfg(unix)]
+    {
+        let flags = rustix::fs::OFlags::RDONLY
+            | rustix::fs::OFlags::DIRECTORY
+            | rustix::fs::OFlags::CLOEXEC;
+        let fd = rustix::fs::open(dir, flags, rustix::fs::Mode::empty())
+            .map_err(|error| StateError::io(dir, error.into()))?;
+        verified::write_at(&fd, name, path, bytes, mode)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicU64, Ordering};
         let _ = mode;
-        let mut file = options.open(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temporary, path)?;
-        #[cfg(unix)]
-        File::open(dir)?.sync_all()?;
-        Ok(())
-    })();
-    written.map_err(|error| {
-        let _ = fs::remove_file(&temporary);
-        StateError::io(path, error)
-    })
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let temporary = dir.join(format!(
+            ".{}.{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = (|| {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&temporary)?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            fs::rename(&temporary, path)
+        })();
+        written.map_err(|error| {
+            let _ = fs::remove_file(&temporary);
+            StateError::io(path, error)
+        })
+    }
 }
 
 /// Reads the private file `path` whole, or `None` when it does not exist; refuses one that is a

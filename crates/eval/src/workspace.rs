@@ -1,0 +1,66 @@
+//! The workspace: where it is by default, and its iterations, made through checked directory
+//! handles ([`skillful_state::VerifiedDir`]) so that nobody else can redirect what is written.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use skillful_state::{Dirs, StateError, VerifiedDir};
+
+use crate::error::EvalError;
+
+/// How many iteration numbers are tried when others take them at the same time.
+const MAX_ITERATION_TRIES: u32 = 100;
+
+/// `eval/<name>-<key>` in the state directory of `dirs`, the key the first 16 hexadecimal digits
+/// of the SHA-256 of the skill's canonical directory.
+pub(crate) fn default_workspace(dirs: &Dirs, name: &str, skill_dir: &Path) -> PathBuf {
+    let digest = Sha256::digest(skill_dir.as_os_str().as_encoded_bytes());
+    let key = u64::from_be_bytes(digest[..8].try_into().expect("a SHA-256 has 32 bytes"));
+    dirs.state().join("eval").join(format!("{name}-{key:016x}"))
+}
+
+/// Creates the next free `iteration-N` of `workspace` (made private if missing, refused when
+/// another user could tamper with it or a directory on the way), refusing a workspace inside the
+/// skill's directory (the runs' files would become the skill's resources).
+pub(crate) fn new_iteration(workspace: &Path, skill_dir: &Path) -> Result<VerifiedDir, EvalError> {
+    let refuse = |reason: String| EvalError::Workspace {
+        path: workspace.to_path_buf(),
+        reason,
+    };
+    let inside = |path: &Path| {
+        if path.starts_with(skill_dir) {
+            Err(refuse(format!(
+                "it lies inside the skill's directory {}; choose a directory outside it",
+                skill_dir.display()
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    // Checked before anything is created, then again on the path the walk resolved.
+    inside(&std::path::absolute(workspace).map_err(|error| refuse(error.to_string()))?)?;
+    let dir = VerifiedDir::open_or_create(workspace).map_err(|error| refuse(error.to_string()))?;
+    inside(dir.path())?;
+    let highest = dir
+        .entries()?
+        .iter()
+        .filter_map(|name| {
+            name.to_str()?
+                .strip_prefix("iteration-")?
+                .parse::<u32>()
+                .ok()
+        })
+        .max()
+        .unwrap_or(0);
+    for next in highest + 1..=highest + MAX_ITERATION_TRIES {
+        match dir.create_dir(format!("iteration-{next}")) {
+            Ok(iteration) => return Ok(iteration),
+            Err(StateError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Err(refuse(
+        "no free iteration number; remove old iterations".to_owned(),
+    ))
+}
