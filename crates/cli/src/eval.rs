@@ -86,7 +86,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
             "skills: evaluating a skill runs its code: its scripts run in the sandbox of their \
              risk tier (up to `{}` without asking: {}), its check scripts as `read`",
             args.approve_up_to,
-            runner.profile_summary(args.approve_up_to)
+            runner.profile_summary(args.approve_up_to, false)
         )
     });
     writeln!(output::stderr(), "{line}")?;

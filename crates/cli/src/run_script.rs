@@ -79,7 +79,8 @@ pub(crate) async fn run_script(args: RunScriptArgs) -> anyhow::Result<Outcome> {
         script_path,
         serde_json::json!(args.args),
     )
-    .with_risk(risk);
+    .with_risk(risk)
+    .with_network(skill.capabilities().network.is_some());
     let output = runner.execute(&request).await?;
     let mut out = output::stdout();
     writeln!(out, "{}", output.render())?;

@@ -505,3 +505,54 @@ async fn with_the_sandbox_off_run_says_so_first_and_every_script_asks() {
     assert!(!stdout.contains("?? approve"), "{stdout}");
     assert!(stdout.contains("<< tool result: a ran"), "{stdout}");
 }
+
+#[test]
+fn only_a_write_high_skill_that_declares_the_network_gets_it() {
+    let Some(prefix) = unprivileged() else {
+        return;
+    };
+    let victim = Victim::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let connect = r#"import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+    print("network: allowed")
+except OSError as error:
+    print(f"network: denied ({error.strerror})")
+"#;
+    for (name, risk, declares) in [
+        (
+            "fetcher",
+            "write-high",
+            "\n  capabilities.network: 127.0.0.1",
+        ),
+        ("quiet", "write-high", ""),
+        ("reader", "read", "\n  capabilities.network: any"),
+    ] {
+        let skill = victim.skill(name);
+        fs::create_dir_all(skill.join("scripts")).unwrap();
+        fs::write(
+            skill.join("SKILL.md"),
+            format!(
+                "---\nname: {name}\ndescription: Connects.\nmetadata:\n  risk: {risk}{declares}\n---\nRun it.\n"
+            ),
+        )
+        .unwrap();
+        fs::write(skill.join("scripts/run.py"), connect).unwrap();
+    }
+    if prefix[0] != "env" {
+        give_to(victim.dir.path(), test_user_ids());
+    }
+    let said = |name: &str| {
+        let output = victim.run_script(&prefix, name, &[], &[&port]);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let fetcher = said("fetcher");
+    assert!(fetcher.contains("network: allowed"), "{fetcher}");
+    for name in ["quiet", "reader"] {
+        let shown = said(name);
+        assert!(shown.contains("network: denied"), "{name}: {shown}");
+        assert!(shown.contains("no network"), "{name}: {shown}");
+    }
+}

@@ -26,6 +26,10 @@ pub struct FileScriptRequest {
     /// The script's risk tier (what the skill declares; [`RiskTier::SCRIPT_DEFAULT`] unless set
     /// with [`with_risk`](Self::with_risk)): a sandboxing runner confines it to that tier.
     pub risk: RiskTier,
+    /// Whether the skill declares it needs the network (`capabilities.network`, not `none`):
+    /// a sandboxing runner opens the network to a `write-high` script only then, and the
+    /// declaration is part of what the user approves.
+    pub network: bool,
 }
 
 impl FileScriptRequest {
@@ -44,6 +48,7 @@ impl FileScriptRequest {
             script_path: script_path.into(),
             arguments,
             risk: RiskTier::SCRIPT_DEFAULT,
+            network: false,
         }
     }
 
@@ -51,6 +56,13 @@ impl FileScriptRequest {
     #[must_use]
     pub fn with_risk(mut self, risk: RiskTier) -> Self {
         self.risk = risk;
+        self
+    }
+
+    /// The same request from a skill that declares (`true`) it needs the network.
+    #[must_use]
+    pub fn with_network(mut self, declared: bool) -> Self {
+        self.network = declared;
         self
     }
 }
@@ -66,10 +78,11 @@ pub trait FileScriptRunner: Send + Sync + fmt::Debug {
     /// The script cannot start, fails or times out.
     async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError>;
 
-    /// The line saying what confines a script of `tier` this runner runs (its sandbox profile),
-    /// for the person approving a call; `None` (the default) when the runner does not say.
-    fn sandbox_profile(&self, tier: RiskTier) -> Option<String> {
-        let _ = tier;
+    /// The line saying what confines a script of `tier` this runner runs (its sandbox profile)
+    /// from a skill that declares (`network`) it needs the network or not, for the person
+    /// approving a call; `None` (the default) when the runner does not say.
+    fn sandbox_profile(&self, tier: RiskTier, network: bool) -> Option<String> {
+        let _ = (tier, network);
         None
     }
 }

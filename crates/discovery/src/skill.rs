@@ -361,6 +361,7 @@ impl FileSkill {
             .unwrap_or(RiskTier::SCRIPT_DEFAULT);
         Arc::new(FileScript {
             risk,
+            network: Skill::capabilities(self).network.is_some(),
             name: name.to_owned(),
             dir,
             skill_name: Arc::from(self.name()),
@@ -554,6 +555,8 @@ impl SkillResource for FileResource {
 #[derive(Debug)]
 struct FileScript {
     risk: RiskTier,
+    /// The skill declares it needs the network.
+    network: bool,
     name: String,
     dir: Arc<Path>,
     skill_name: Arc<str>,
@@ -583,7 +586,7 @@ impl SkillScript for FileScript {
             .runner
             .as_ref()
             .filter(|_| self.policy.runnable)?;
-        runner.sandbox_profile(self.risk)
+        runner.sandbox_profile(self.risk, self.network)
     }
 
     /// Re-checks the script's path, then hands it and the raw arguments to the runner.
@@ -613,7 +616,8 @@ impl SkillScript for FileScript {
                     script_path,
                     arguments,
                 )
-                .with_risk(self.risk),
+                .with_risk(self.risk)
+                .with_network(self.network),
             )
             .await
     }

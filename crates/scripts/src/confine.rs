@@ -66,12 +66,14 @@ struct Applied {
 }
 
 impl Confinement {
-    /// Prepares the confinement of a script of `profile` from `skill_dir`: only limits when the
-    /// sandbox is off or not supported.
+    /// Prepares the confinement of a script of `profile` from `skill_dir`, with the network
+    /// when `network` (the skill declared it and the runner allows it) and `profile` is
+    /// `write-high`: only limits when the sandbox is off or not supported.
     pub(crate) fn prepare(
         config: &SandboxConfig,
         profile: Profile,
         skill_dir: &Path,
+        network: bool,
     ) -> Result<Self, RunFailure> {
         if !config.confines() {
             return Ok(Self {
@@ -90,7 +92,7 @@ impl Confinement {
                 action: "creating the script's scratch directory".into(),
                 error: error.to_string(),
             })?;
-        let network = config.network && profile == Profile::WriteHigh;
+        let network = network && profile == Profile::WriteHigh;
         let abi = ABI::from(config.support.landlock_abi.map_or(0, |abi| abi as i32));
         let ruleset =
             ruleset(config, profile, abi, network, skill_dir, scratch.path()).map_err(|error| {

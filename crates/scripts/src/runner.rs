@@ -178,9 +178,10 @@ impl ProcessRunner {
         ))
     }
 
-    /// The line saying what a script of `tier` is allowed, as the model and the user are told
-    /// it (`read — writes only in $TMPDIR, no network`), or that it is not isolated.
-    pub fn profile_summary(&self, tier: skillful_core::RiskTier) -> String {
+    /// The line saying what a script of `tier` from a skill that declares (`network`) it needs
+    /// the network or not is allowed, as the model and the user are told it (`read — writes
+    /// only in $TMPDIR, no network`), or that it is not isolated.
+    pub fn profile_summary(&self, tier: skillful_core::RiskTier, network: bool) -> String {
         match Profile::for_tier(tier) {
             None => format!("{tier} — never runs"),
             Some(_) if self.config.sandbox.mode == SandboxMode::Off => {
@@ -189,7 +190,7 @@ impl ProcessRunner {
             Some(_) if !self.isolates() => {
                 "none — this machine cannot isolate scripts: the script can do whatever the user can".into()
             }
-            Some(profile) => profile.summary(self.config.sandbox.network),
+            Some(profile) => profile.summary(self.config.sandbox.network && network),
         }
     }
 
@@ -226,7 +227,10 @@ impl ProcessRunner {
             return Err(RunFailure::Refused { tier: request.risk });
         };
         let started = Instant::now();
-        let confinement = self.confinement(profile, &request.skill_dir).await?;
+        let network = self.config.sandbox.network && request.network;
+        let confinement = self
+            .confinement(profile, &request.skill_dir, network)
+            .await?;
         let spawned = match self.interpreter_for(script) {
             Some((extension, interpreter)) => self.spawn_interpreted(
                 extension,
@@ -263,7 +267,7 @@ impl ProcessRunner {
                 &output.stderr,
                 output.signal,
             );
-            output.sandbox = Some(profile.summary(self.config.sandbox.network));
+            output.sandbox = Some(profile.summary(network));
         }
         if output.timed_out {
             tracing::warn!(script = %request.script_name, skill = %request.skill_name, timeout = ?self.config.timeout, "script timed out and was killed");
@@ -280,6 +284,7 @@ impl ProcessRunner {
         &self,
         profile: Profile,
         skill_dir: &Path,
+        network: bool,
     ) -> Result<Option<Confinement>, RunFailure> {
         #[cfg(target_os = "linux")]
         {
@@ -291,6 +296,7 @@ impl ProcessRunner {
                         &config.sandbox,
                         profile,
                         &skill_dir,
+                        network,
                     ))
                 })
                 .await
@@ -524,8 +530,8 @@ impl FileScriptRunner for ProcessRunner {
     }
 
     /// [`ProcessRunner::profile_summary`].
-    fn sandbox_profile(&self, tier: skillful_core::RiskTier) -> Option<String> {
-        Some(self.profile_summary(tier))
+    fn sandbox_profile(&self, tier: skillful_core::RiskTier, network: bool) -> Option<String> {
+        Some(self.profile_summary(tier, network))
     }
 }
 
@@ -586,7 +592,7 @@ impl Default for ProcessRunnerBuilder {
             also_hidden: Vec::new(),
             writable_dir: None,
             allowed_writes: Vec::new(),
-            network: false,
+            network: true,
             limits: Limits::default(),
         }
     }
@@ -690,7 +696,10 @@ impl ProcessRunnerBuilder {
         self
     }
 
-    /// Lets `write-high` scripts use the network (the skill declared it and the user approved).
+    /// Whether a `write-high` script whose skill declares it needs the network
+    /// (`capabilities.network`) gets it (default: yes; the declaration is shown in the approval
+    /// question). `false`: no script gets the network. Scripts of the other tiers, and of skills
+    /// that declare no network, never get it.
     pub fn allow_network(mut self, allow: bool) -> Self {
         self.network = allow;
         self

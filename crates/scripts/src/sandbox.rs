@@ -263,7 +263,7 @@ pub(crate) struct SandboxConfig {
     pub(crate) task_dir: Option<PathBuf>,
     /// Writable for `write-high`.
     pub(crate) allowed_writes: Vec<PathBuf>,
-    /// Whether `write-high` scripts may use the network.
+    /// Whether `write-high` scripts whose skill declares the network may use it.
     pub(crate) network: bool,
     pub(crate) limits: Limits,
     pub(crate) support: SandboxSupport,
