@@ -45,7 +45,8 @@
 //! # });
 //! ```
 //!
-// The README's "Use it from Rust" section, word for word, so that its code is a tested doctest.
+// The book's "Use it from Rust" chapter includes this file (mdBook's `{{#include}}`), so that its
+// code is a tested doctest.
 #![cfg_attr(
     all(feature = "discovery", feature = "provider"),
     doc = concat!("# Use it from Rust\n\n", include_str!("use-it-from-rust.md"))
@@ -79,7 +80,22 @@ pub use skillful_scripts as scripts;
 #[cfg(feature = "watch")]
 pub use skillful_watch as watch;
 
-// Every Rust code block of the README compiles (and runs, where it has a `main`) as a doctest.
+// Every Rust code block of the README and of the book compiles (and runs, where it has a `main`)
+// as a doctest: the chapters with Rust code are listed here.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+#[cfg(doctest)]
+mod book {
+    #[doc = include_str!("../docs/src/guide/large-libraries.md")]
+    struct GuideLargeLibraries;
+    #[doc = include_str!("../docs/src/guide/scripts.md")]
+    struct GuideScripts;
+    #[doc = include_str!("../docs/src/library/plugins.md")]
+    struct LibraryPlugins;
+    #[doc = include_str!("../docs/src/library/use-from-rust.md")]
+    struct LibraryUseFromRust;
+    #[doc = include_str!("../docs/src/reference/frontmatter.md")]
+    struct ReferenceFrontmatter;
+}
