@@ -15,7 +15,8 @@ use std::collections::HashSet;
 use super::analyze::{Analyzer, compounds};
 
 /// The score from which a request activates a skill: calibrated on the evaluation set of
-/// `tests/activation/requests.json` (precision and recall in the book's guide to running skills with a model).
+/// `tests/activation/requests.json` (precision and recall in the book's chapter on running
+/// skills with a model).
 pub const ACTIVATION_THRESHOLD: f64 = 0.5;
 
 /// The least matched weight (whole words count 1, partial matches ½) of an activation, so that
