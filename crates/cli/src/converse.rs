@@ -308,7 +308,10 @@ impl AgentArgs {
                     one_line(&path.display().to_string())
                 )?;
                 let path = path.clone();
-                tokio::task::spawn_blocking(move || SessionFile::open(path)).await??
+                skillful_state::blocking::run("waiting for the session", move || {
+                    SessionFile::open(path)
+                })
+                .await??
             }
             opened => opened?,
         };

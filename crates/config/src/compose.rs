@@ -705,10 +705,11 @@ impl Composition {
             .collect();
         let cache = inner.digest_cache.clone();
         let checked =
-            skillful_core::blocking::run("checking skills against their lock", move || {
-                Ok(crate::locked::check(&roots, &dirs, &cache))
+            skillful_state::blocking::run("checking skills against their lock", move || {
+                crate::locked::check(&roots, &dirs, &cache)
             })
-            .await?;
+            .await
+            .map_err(SkillError::other)?;
         loaded.files_hashed = checked.hashed;
         loaded.entries = self.compose(found, &checked.drifted, context);
         Ok(loaded)

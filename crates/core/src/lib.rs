@@ -5,7 +5,7 @@
 //! Every other crate of the workspace speaks these types. This crate owns no I/O: **it knows
 //! nothing of files, processes, HTTP, MCP or plugins**, and it never parses text. It also holds
 //! the workspace's pure rules that every source shares: which relative names are safe
-//! ([`names`]), how untrusted text is shown ([`text`]), and how blocking work runs ([`blocking`]).
+//! ([`names`]), and how untrusted text is shown ([`text`]).
 //!
 //! # Example
 //! ```
@@ -19,7 +19,6 @@
 //! assert_eq!(validated.diagnostics[0].field, "version");
 //! ```
 
-pub mod blocking;
 mod capability;
 mod diagnostic;
 mod error;
