@@ -193,7 +193,7 @@ impl SkillsConfig {
         self
     }
 
-    /// Adds a skill built in code (an [`InlineSkill`](https://docs.rs/skillful-provider) or any
+    /// Adds a skill built in code (an [`InlineSkill`](https://docs.rs/skillful-inline) or any
     /// other [`Skill`]).
     pub fn inline(mut self, skill: Arc<dyn Skill>) -> Self {
         self.inline.push(skill);
