@@ -193,7 +193,7 @@ impl SkillsConfig {
         self
     }
 
-    /// Adds a skill built in code (an [`InlineSkill`](https://docs.rs/skillful-provider) or any
+    /// Adds a skill built in code (an [`InlineSkill`](https://docs.rs/skillful-inline) or any
     /// other [`Skill`]).
     pub fn inline(mut self, skill: Arc<dyn Skill>) -> Self {
         self.inline.push(skill);
@@ -749,10 +749,11 @@ impl Composition {
             .collect();
         let cache = inner.digest_cache.clone();
         let checked =
-            skillful_core::blocking::run("checking skills against their lock", move || {
-                Ok(crate::locked::check(&roots, &dirs, &cache))
+            skillful_state::blocking::run("checking skills against their lock", move || {
+                crate::locked::check(&roots, &dirs, &cache)
             })
-            .await?;
+            .await
+            .map_err(SkillError::other)?;
         loaded.files_hashed = checked.hashed;
         loaded.entries = self.compose(found, &checked.drifted, context);
         Ok(loaded)

@@ -5,11 +5,7 @@
 //! Every other crate of the workspace speaks these types. This crate owns no I/O: **it knows
 //! nothing of files, processes, HTTP, MCP or plugins**, and it never parses text. It also holds
 //! the workspace's pure rules that every source shares: which relative names are safe
-//! ([`names`]), how untrusted text is shown ([`text`]), and how blocking work runs (`blocking`).
-//!
-//! Two features add what needs a dependency: `blocking` (`blocking::run`, on tokio's blocking
-//! pool) and `schema` (`arguments_schema`, with schemars); without them the crate links neither,
-//! so a class-skill plugin or the parser builds without tokio.
+//! ([`names`]), and how untrusted text is shown ([`text`]).
 //!
 //! # Example
 //! ```
@@ -23,8 +19,6 @@
 //! assert_eq!(validated.diagnostics[0].field, "version");
 //! ```
 
-#[cfg(feature = "blocking")]
-pub mod blocking;
 mod capability;
 mod diagnostic;
 mod error;
