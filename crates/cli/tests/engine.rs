@@ -91,16 +91,9 @@ impl Home {
     }
 }
 
-fn wait_bounded(mut child: Child) -> Output {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("skills did not finish within 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+fn wait_bounded(child: Child) -> Output {
+    skillful_test_support::wait::output_within(child, Duration::from_secs(120))
+        .expect("skills did not finish within 120 s")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -108,19 +101,12 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| !stat.contains(") Z "))
+    skillful_test_support::wait::running(pid)
 }
 
 /// Waits (bounded) until `pid` is gone.
 fn gone(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while alive(pid) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    true
+    skillful_test_support::wait::gone_within(pid, Duration::from_secs(30))
 }
 
 /// The fallback is only taken when nothing answers at the default endpoint.

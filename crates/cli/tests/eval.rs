@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use skillful_test_server::{Reply, TestServer};
@@ -616,7 +616,7 @@ fn with_nothing_configured_the_engine_is_started_for_the_evaluation_and_stopped(
     let fixture = Fixture::new();
     let home = fixture.root.path().join("home");
     let events = home.join("events");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+    let child = Command::new(env!("CARGO_BIN_EXE_skills"))
         .args(["eval", &fixture.skill().display().to_string(), "--no-judge"])
         .env("HOME", &home)
         .env("XDG_CACHE_HOME", home.join("cache"))
@@ -631,12 +631,8 @@ fn with_nothing_configured_the_engine_is_started_for_the_evaluation_and_stopped(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "skills eval did not finish");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child.wait_with_output().unwrap();
+    let output = skillful_test_support::wait::output_within(child, Duration::from_secs(120))
+        .expect("skills eval did not finish within 120 s");
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(

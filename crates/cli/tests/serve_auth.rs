@@ -6,7 +6,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skills");
 const TOKEN_VAR: &str = "SKILLS_TEST_SERVE_TOKEN";
@@ -52,29 +52,14 @@ fn serve(dir: &tempfile::TempDir, extra: &[&str]) -> Command {
 
 /// The exit code of `child`, or `None` (and the child killed) if it is still serving after
 /// `patience`: a refusal comes long before.
-fn exit_code(mut child: Child, patience: Duration) -> (Option<i32>, String) {
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if start.elapsed() > patience {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut stderr = String::new();
-    if status.is_some() {
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .unwrap();
+fn exit_code(child: Child, patience: Duration) -> (Option<i32>, String) {
+    match skillful_test_support::wait::output_within(child, patience) {
+        Some(output) => (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        ),
+        None => (None, String::new()),
     }
-    (status.and_then(|status| status.code()), stderr)
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! branches and several skills; hostile repositories; the real binary with its own HOME.
 
 use std::fs;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -293,23 +293,29 @@ fn daemon(base: &Path) -> Daemon {
     // git-daemon itself (not `git daemon`, which would leave it running when killed).
     let exec_path = Command::new("git").arg("--exec-path").output().unwrap();
     let exec_path = String::from_utf8(exec_path.stdout).unwrap();
-    let child = Command::new(Path::new(exec_path.trim()).join("git-daemon"))
-        .args(["--export-all", "--reuseaddr", "--listen=127.0.0.1"])
+    let mut child = Command::new(Path::new(exec_path.trim()).join("git-daemon"))
+        // `--verbose`: it says `Ready to rumble` on stderr once it listens.
+        .args([
+            "--verbose",
+            "--export-all",
+            "--reuseaddr",
+            "--listen=127.0.0.1",
+        ])
         .arg(format!("--port={port}"))
         .arg(format!("--base-path={}", base.display()))
         .arg(base)
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("git daemon starts");
+    let stderr = child.stderr.take().unwrap();
     let daemon = Daemon { child, port };
-    // Ready when it accepts a connection.
-    for _ in 0..500 {
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return daemon;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("git daemon did not listen on {port}");
+    let ready = skillful_test_support::wait::line_within(
+        stderr,
+        std::time::Duration::from_secs(30),
+        |line| line.ends_with("Ready to rumble"),
+    );
+    assert!(ready, "git daemon did not listen on {port}");
+    daemon
 }
 
 #[test]

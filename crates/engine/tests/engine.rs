@@ -4,7 +4,7 @@
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use skillful_engine::{
     DEFAULT_MODEL, Engine, EngineDirs, EngineError, EngineGuard, EngineRecord, Progress, Serving,
@@ -30,22 +30,12 @@ fn free_port() -> u16 {
 }
 
 fn alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
-        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .unwrap_or_default()
-            .contains(") Z ")
+    skillful_test_support::wait::running(pid)
 }
 
 /// Waits (bounded) until `pid` is gone.
 fn gone(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while alive(pid) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    true
+    skillful_test_support::wait::gone_within(pid, Duration::from_secs(30))
 }
 
 async fn answers(url: &str) -> bool {
@@ -200,6 +190,8 @@ async fn a_default_endpoint_held_by_another_user_is_refused() {
             // The system's Python: a user's own (pyenv's shims) may be out of the other
             // user's reach.
             "/usr/bin/python3",
+            // Unbuffered: it says `Serving HTTP on ...` once it listens.
+            "-u",
             "-m",
             "http.server",
             "--bind",
@@ -207,15 +199,16 @@ async fn a_default_endpoint_held_by_another_user_is_refused() {
             &port.to_string(),
         ])
         .current_dir("/")
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the squatter never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let listening = skillful_test_support::wait::line_within(
+        squatter.stdout.take().unwrap(),
+        Duration::from_secs(30),
+        |line| line.starts_with("Serving HTTP on"),
+    );
+    assert!(listening, "the squatter never listened");
     let root = tempfile::tempdir().unwrap();
     let default = format!("http://127.0.0.1:{port}/v1");
     let error = EngineGuard::ensure(

@@ -70,6 +70,8 @@ impl CountingSource {
 impl SkillsSource for CountingSource {
     async fn skills(&self, context: &SourceContext) -> Result<Vec<Arc<dyn Skill>>, SkillError> {
         let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        // A slow source, under test (the cache's single flight): the tests run on paused time,
+        // so this second passes only when every other task waits, with no real waiting.
         tokio::time::sleep(Duration::from_secs(1)).await;
         (self.answer)(context, call)
     }

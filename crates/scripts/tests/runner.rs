@@ -351,29 +351,14 @@ async fn a_configured_output_limit_applies_to_each_stream() {
     assert!(output.truncated);
 }
 
-/// Whether `pid` is a live process (a zombie waiting to be reaped is not).
-#[cfg(target_os = "linux")]
-fn is_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
-            !state.starts_with('Z') && !state.starts_with('X')
-        }
-        Err(_) => false,
-    }
-}
-
 /// Waits (a few seconds at most) for `pid` to die, since a signal is delivered asynchronously.
 #[cfg(target_os = "linux")]
 async fn gone(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while is_alive(pid) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    true
+    tokio::task::spawn_blocking(move || {
+        skillful_test_support::wait::gone_within(pid, Duration::from_secs(5))
+    })
+    .await
+    .unwrap()
 }
 
 /// A shell script in `dir` that starts `sleep 300` in the background, writes its pid to the

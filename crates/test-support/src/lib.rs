@@ -6,12 +6,15 @@
 //!   user, a kernel without Landlock) fails under CI, where `.ci/run` installs everything, and
 //!   is skipped with the reason printed only outside CI;
 //! - [`unprivileged`]: how a test running as root gets an unprivileged user to run commands as
-//!   (an attacker's script, another user's checkout), created with `useradd` when missing.
+//!   (an attacker's script, another user's checkout), created with `useradd` when missing;
+//! - [`wait`]: what a test synchronises on (a child's exit, a process gone, a line on a pipe) is
+//!   waited for as an event within a generous bound, never slept for.
 //!
 //! It knows nothing of skills.
 
 #[cfg(unix)]
 pub mod unprivileged;
+pub mod wait;
 
 /// Whether these tests run under CI (`CI` set and not `false` or `0`, as CI services set it).
 pub fn under_ci() -> bool {

@@ -209,8 +209,9 @@ fn a_change_heard_while_the_runtime_was_blocked_is_waited_for() {
             "late",
             "Written while the runtime was blocked.",
         );
-        // Blocks the only thread of the runtime: the watcher's own thread hears of the change
-        // within this bound, the reloading task cannot run.
+        // Blocks the only thread of the runtime, which is what is under test (a host reading
+        // stdin between turns): the watcher's own thread hears of the change within this bound,
+        // the reloading task cannot run.
         std::thread::sleep(Duration::from_secs(2));
         assert_eq!(names(&source).await, ["late"]);
     });

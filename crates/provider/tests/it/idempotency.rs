@@ -94,7 +94,9 @@ async fn a_repeated_key_returns_the_first_result_without_running_again() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+// Paused time on one thread: the sleep below ends only once every other task waits (tokio
+// advances a paused clock only when nothing else can run), i.e. once every call has arrived.
+#[tokio::test(start_paused = true)]
 async fn concurrent_repeats_wait_for_the_first_call_and_run_the_script_once() {
     let runs = Arc::new(AtomicUsize::new(0));
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
@@ -126,7 +128,7 @@ async fn concurrent_repeats_wait_for_the_first_call_and_run_the_script_once() {
     while runs.load(Ordering::SeqCst) == 0 {
         tokio::task::yield_now().await;
     }
-    // Give the other calls time to arrive while the first one is still running.
+    // Returns when every other call waits (the first on the gate, the rest on the first).
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     gate.add_permits(8);
     let mut texts = Vec::new();

@@ -475,6 +475,7 @@ async fn an_inline_script_that_runs_too_long_is_abandoned_with_a_timeout() {
         .instructions("Call it.")
         .add_script(
             InlineScript::new("sleep", "", |_: Options| async {
+                // A script that hangs, under test: the timeout must abandon it.
                 tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
                 Ok(String::new())
             })
