@@ -324,6 +324,9 @@ async fn run_offers_the_skills_of_an_mcp_server_to_the_model() {
 
 #[test]
 fn the_python_mcp_client_reads_our_stdio_server() {
+    if !skillful_test_support::python_imports("mcp", "pip install mcp") {
+        return;
+    }
     let setup = Setup::new();
     let output = Command::new("python3")
         .args([PYTHON_CLIENT, BIN, "serve", "--stdio", &setup.arg("served")])
@@ -367,6 +370,9 @@ fn the_python_mcp_client_reads_our_stdio_server() {
 
 #[test]
 fn a_stdio_server_gets_the_scripts_environment_and_the_variables_named_with_mcp_env() {
+    if !skillful_test_support::python_imports("mcp", "pip install mcp") {
+        return;
+    }
     let server = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../mcp/tests/fixtures/environment_server.py"

@@ -9,7 +9,7 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skills");
 const CLIENT: &str = concat!(
@@ -19,18 +19,7 @@ const CLIENT: &str = concat!(
 
 /// Whether `python3` with PyYAML can run the client; prints why not when it cannot.
 fn python_ready() -> bool {
-    let ready = Command::new("python3")
-        .args(["-c", "import yaml"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if !ready {
-        skillful_test_support::prerequisite_missing(
-            "python3 with PyYAML is missing (pip install pyyaml)",
-        );
-    }
-    ready
+    skillful_test_support::python_imports("yaml", "pip install pyyaml")
 }
 
 /// Skills with typed metadata, supporting files in subdirectories, a binary file, a script, a

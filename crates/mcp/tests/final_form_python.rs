@@ -28,18 +28,7 @@ const SERVER_LABEL: &str = "py";
 
 /// Whether `python3` with PyYAML can run the peers; prints why not when it cannot.
 fn python_ready() -> bool {
-    let ready = std::process::Command::new("python3")
-        .args(["-c", "import yaml"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if !ready {
-        skillful_test_support::prerequisite_missing(
-            "python3 with PyYAML is missing (pip install pyyaml)",
-        );
-    }
-    ready
+    skillful_test_support::python_imports("yaml", "pip install pyyaml")
 }
 
 fn script(name: &str) -> PathBuf {

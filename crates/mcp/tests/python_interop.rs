@@ -10,6 +10,9 @@ const SERVER: &str = concat!(
 
 #[tokio::test]
 async fn our_client_reads_skill_md_and_archive_entries_from_a_python_server() {
+    if !skillful_test_support::python_imports("mcp", "pip install mcp") {
+        return;
+    }
     let extraction = tempfile::tempdir().unwrap();
     let source = McpSkillsSource::builder(McpEndpoint::stdio("python3", [SERVER]))
         .extraction_dir(extraction.path())

@@ -9,7 +9,6 @@ mod common;
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::Arc;
 
 use skillful_core::{OriginKind, ResourceContent, Skill, SkillError};
@@ -23,18 +22,7 @@ const LABEL: &str = "py";
 
 /// Whether `python3` with PyYAML can run the peer; prints why not when it cannot.
 fn python_ready() -> bool {
-    let ready = std::process::Command::new("python3")
-        .args(["-c", "import yaml"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if !ready {
-        skillful_test_support::prerequisite_missing(
-            "python3 with PyYAML is missing (pip install pyyaml)",
-        );
-    }
-    ready
+    skillful_test_support::python_imports("yaml", "pip install pyyaml")
 }
 
 /// Five skills: two named `refunds` at different paths, one with a supporting file and a nested

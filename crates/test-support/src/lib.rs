@@ -43,3 +43,34 @@ pub fn prerequisite_missing(reason: &str) {
     }
     println!("skipped: {reason}");
 }
+
+/// Whether `python3` can import `modules` (a comma-separated list, as `import` takes it); when it
+/// cannot, [`prerequisite_missing`] says so, naming `install` (how to get them), and the caller
+/// returns.
+///
+/// # Panics
+/// Under CI, when they cannot be imported.
+///
+/// # Example
+/// ```
+/// # if skillful_test_support::under_ci() { return; }
+/// if !skillful_test_support::python_imports("no_such_module_here", "pip install nothing") {
+///     return;
+/// }
+/// # unreachable!();
+/// ```
+#[track_caller]
+pub fn python_imports(modules: &str, install: &str) -> bool {
+    let ready = std::process::Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !ready {
+        prerequisite_missing(&format!(
+            "python3 that can import {modules} is missing ({install})"
+        ));
+    }
+    ready
+}
