@@ -13,9 +13,10 @@ use skillful_core::validate::{ValidationMode, validate_frontmatter};
 use skillful_core::{
     DEFAULT_SCRIPT_TIMEOUT, DeclaredRisk, Diagnostic, Mapping, OriginKind, ResourceContent,
     RiskTier, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin, SkillResource,
-    SkillScript, blocking,
+    SkillScript,
 };
 use skillful_plugin_abi::ffi::{FrontmatterInfo, ResourceInfo, ScriptInfo, SkillPluginRef};
+use skillful_state::blocking;
 
 use crate::error::PluginError;
 
@@ -251,13 +252,14 @@ async fn off_runtime<T: Send + 'static>(
     call: impl FnOnce() -> RResult<RString, RString> + Send + 'static,
     finish: impl FnOnce(Result<String, String>) -> Result<T, SkillError>,
 ) -> Result<T, SkillError> {
-    let call = blocking::run("a plugin call", move || Ok(call().into_result()));
+    let call = blocking::run("a plugin call", move || call().into_result());
     let result = tokio::time::timeout(DEFAULT_SCRIPT_TIMEOUT, call)
         .await
         .map_err(|_| SkillError::TimedOut {
             what,
             after: DEFAULT_SCRIPT_TIMEOUT,
-        })??;
+        })?
+        .map_err(SkillError::other)?;
     finish(
         result
             .map(RString::into_string)
