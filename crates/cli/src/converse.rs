@@ -288,8 +288,11 @@ impl AgentArgs {
             .approval(rules)
             .approvals(Arc::new(store))
             .options(options)
-            .text_tool_calls(!self.no_text_tool_calls)
-            .aids(Aids::new().activation(activation))
+            .aids(
+                Aids::new()
+                    .activation(activation)
+                    .text_tool_calls(!self.no_text_tool_calls),
+            )
             .audit(self.audit.settings(host)?)
             .build())
     }

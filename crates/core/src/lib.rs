@@ -26,6 +26,7 @@ mod frontmatter;
 pub mod names;
 mod origin;
 mod risk;
+#[cfg(feature = "schema")]
 mod schema;
 mod skill;
 mod source;
@@ -41,6 +42,7 @@ pub use error::SkillError;
 pub use frontmatter::{SPEC_FIELDS, SkillFrontmatter};
 pub use origin::{OriginKind, Scope, SkillOrigin};
 pub use risk::{DeclaredRisk, RISK_KEY, RiskTier, SCRIPT_RISK_PREFIX, UnknownRiskTier};
+#[cfg(feature = "schema")]
 pub use schema::arguments_schema;
 pub use skill::{
     DEFAULT_SCRIPT_TIMEOUT, ResourceContent, ResourceRange, Skill, SkillDocument, SkillResource,

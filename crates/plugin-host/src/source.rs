@@ -91,7 +91,8 @@ enum Location {
 /// ```no_run
 /// use std::sync::Arc;
 /// use skillful_plugin_host::PluginSkillsSource;
-/// use skillful_provider::{SkillsProvider, SkillsSourceBuilder};
+/// use skillful_inline::SkillsSourceBuilder;
+/// use skillful_provider::SkillsProvider;
 ///
 /// let plugins = PluginSkillsSource::new()
 ///     .dir("target/plugins")

@@ -73,7 +73,7 @@ fn same_skills(before: &[Arc<dyn Skill>], now: &[Arc<dyn Skill>]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::InlineSkill;
+    use skillful_inline::InlineSkill;
 
     fn skill(name: &str, description: &str) -> Arc<dyn Skill> {
         Arc::new(

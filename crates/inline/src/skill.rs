@@ -72,14 +72,14 @@ fn reasons(diagnostics: &[Diagnostic]) -> String {
 /// A skill defined in code, built with [`InlineSkill::builder`].
 ///
 /// Its frontmatter is checked by the same validator as a `SKILL.md`'s; `load_skill` shows it the
-/// way it shows every skill (see [`render_skill`](crate::render_skill)).
+/// way it shows every skill (`skillful_provider::render_skill`).
 ///
 /// # Example
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use skillful_core::Skill;
-/// use skillful_provider::InlineSkill;
+/// use skillful_inline::InlineSkill;
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Convert {
