@@ -10,10 +10,11 @@ use std::time::SystemTime;
 use serde_json::Value;
 use skillful_state::{FileLock, private_dir};
 
-use crate::canonical::{json_digest, sha256_hex};
+use crate::canonical::json_digest;
 use crate::error::AuditError;
 use crate::record::{Actor, AuditEvent, AuditRecord, EventKind, current_user};
 use crate::time::format_time;
+use skillful_state::sha256_hex;
 
 /// The file records are appended to.
 const CURRENT: &str = "audit.jsonl";
