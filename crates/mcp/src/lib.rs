@@ -1,15 +1,34 @@
-//! Agent Skills over the Model Context Protocol (SEP-2640, in the `skill://index.json` form
-//! Microsoft Agent Framework reads), on the official Rust SDK `rmcp`.
+//! Agent Skills over the Model Context Protocol, on the official Rust SDK `rmcp`, in both forms of
+//! the Skills extension: the final form (`io.modelcontextprotocol/skills`: `skills/list`,
+//! `skills/get`, `resources/directory/read`; [`final_form`]) and the draft form
+//! (`skill://index.json`, SEP-2640, as Microsoft Agent Framework reads it; archives).
 //!
 //! Two sides:
 //!
 //! - [`McpSkillsSource`] is a [`skillful_core::SkillsSource`] over an MCP server, reached as a
-//!   child process over stdio or over streamable HTTP ([`McpEndpoint`]). It reads
-//!   `skill://index.json`; `skill-md` entries become [`McpSkill`]s whose `SKILL.md` and
-//!   resources are read lazily, and `archive` entries (zip or tar.gz) are checked, unpacked
-//!   within [`ArchiveLimits`] and loaded as file skills whose scripts never run.
-//! - [`SkillsMcpServer`] serves what a [`skillful_discovery::FileSkillsSource`] finds as
-//!   `skill://` resources, over stdio or streamable HTTP; `skills serve` is this server.
+//!   child process over stdio or over streamable HTTP ([`McpEndpoint`]). From a server that
+//!   declares the final form it lists entries with `skills/list` and turns each into an
+//!   [`McpSkill`] whose files are fetched when used and verified against the entry; otherwise it
+//!   reads `skill://index.json`: `skill-md` entries become [`McpSkill`]s, and `archive` entries
+//!   (zip or tar.gz) are checked, unpacked within [`ArchiveLimits`] and loaded as file skills
+//!   whose scripts never run.
+//! - [`SkillsMcpServer`] serves what a [`skillful_discovery::FileSkillsSource`] finds in both
+//!   forms, over stdio or streamable HTTP; `skills serve` is this server.
+//!
+//! # Layout: by side
+//! The modules are laid out by side, with the protocol formats both sides share beside them:
+//! - the client side (feature `client`): `source.rs` (the source and its builder),
+//!   `connection.rs` (endpoints, reconnecting), `skill.rs` (an MCP skill and its approval),
+//!   `cache.rs` (verified files on disk), `archive.rs` and `extract.rs` (draft archives),
+//!   `error.rs`;
+//! - the server side (feature `server`): `server.rs` and `server/` (`catalog.rs` the snapshot
+//!   and digests, `draft.rs` the draft form's resources, `http.rs` the accept loop, `auth.rs`);
+//! - shared by both: the formats (`index.rs` the draft's index, [`final_form`] the final form's
+//!   entries, verification and cursor paging, whose `client.rs` holds the client's calls),
+//!   `token.rs` (the bearer token either side uses) and `mime.rs`.
+//!
+//! A new protocol era gets its format module beside `index.rs` and `final_form/`; its client and
+//! server code go to their sides.
 //!
 //! Each side is a cargo feature, both on by default: `client` (the source; reqwest, rustls, zip)
 //! and `server` (the server; axum), so a program links only the side it uses.
