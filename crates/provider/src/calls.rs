@@ -9,13 +9,13 @@ use skillful_core::names::check_relative_name;
 use skillful_core::{ResourceRange, RiskTier, Skill, SkillScript};
 
 use crate::idempotency::{Call, Replays};
+use crate::kind::{CallSubject, ToolKind};
 use crate::lookup::{Resolution, resolve};
 use crate::paging::{PageError, cut, framed, page, page_len};
 use crate::render::render_skill;
 use crate::search::{SearchIndex, clamp_search_limit};
 use crate::search_cache::SearchCache;
 use crate::tool_error::{ToolError, ToolErrorCode};
-use crate::tools::{CallSubject, ToolKind};
 
 const SKILL_NAME_EMPTY: &str = "Error: Skill name cannot be empty.";
 const RESOURCE_NAME_EMPTY: &str = "Error: Resource name cannot be empty.";

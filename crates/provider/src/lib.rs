@@ -57,6 +57,7 @@
 
 mod calls;
 mod idempotency;
+mod kind;
 mod lookup;
 mod paging;
 mod prompt;
@@ -68,6 +69,7 @@ mod tool_error;
 mod tools;
 
 pub use idempotency::DEFAULT_IDEMPOTENCY_KEYS;
+pub use kind::{CallSubject, ToolKind};
 pub use lookup::find_name;
 pub use prompt::{
     DEFAULT_LISTING_BUDGET, DEFAULT_PROMPT_TEMPLATE, Listing, MIN_DESCRIPTION_CHARS,
@@ -78,4 +80,4 @@ pub use provider::{
 };
 pub use render::{escape_xml, render_skill};
 pub use tool_error::{ToolError, ToolErrorCode};
-pub use tools::{CallSubject, MAX_ENUM_NAMES, ProviderId, SkillTool, ToolId, ToolKind, ToolOutput};
+pub use tools::{MAX_ENUM_NAMES, ProviderId, SkillTool, ToolId, ToolOutput};

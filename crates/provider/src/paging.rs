@@ -1,6 +1,6 @@
 //! Cuts long text (a resource, a skill) into pages, and says so: nothing is ever cut silently.
 
-use crate::tools::ToolKind;
+use crate::kind::ToolKind;
 
 /// Why a page could not be cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,12 +8,13 @@ use skillful_core::{Skill, SkillError, SkillsSource, SourceContext};
 
 use crate::calls::Snapshot;
 use crate::idempotency::{DEFAULT_IDEMPOTENCY_KEYS, Replays};
+use crate::kind::ToolKind;
 use crate::prompt::{
     DEFAULT_PROMPT_TEMPLATE, Listing, ListingRules, SKILLS_PLACEHOLDER, instructions,
     listing_budget_for_context_window,
 };
 use crate::search_cache::SearchCache;
-use crate::tools::{ProviderId, SkillTool, ToolKind};
+use crate::tools::{ProviderId, SkillTool};
 
 /// The default output budget of `read_skill_resource`: 64 KiB per call.
 pub const DEFAULT_MAX_RESOURCE_BYTES: usize = 64 * 1024;
