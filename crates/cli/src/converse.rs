@@ -28,6 +28,7 @@ use skillful_scripts::ProcessRunner;
 use crate::audit::AuditFlags;
 use crate::compose::{ListingFlags, SkillsFlags};
 use crate::sandbox::{ScriptFlags, not_isolated_line};
+use crate::telemetry::TelemetryFlags;
 use crate::{Outcome, UsageError, output};
 
 /// The most characters of a tool result the transcript shows.
@@ -199,6 +200,8 @@ pub(crate) struct AgentArgs {
     #[command(flatten)]
     audit: AuditFlags,
     #[command(flatten)]
+    telemetry: TelemetryFlags,
+    #[command(flatten)]
     sandbox: ScriptFlags,
     #[command(flatten)]
     flags: SkillsFlags,
@@ -291,6 +294,8 @@ impl AgentArgs {
             .text_tool_calls(!self.no_text_tool_calls)
             .aids(Aids::new().activation(activation))
             .audit(self.audit.settings(host)?)
+            .name("skills")
+            .capture_content(self.telemetry.capture())
             .build())
     }
 

@@ -13,13 +13,13 @@ use skillful_chat::{
     FunctionResult, Message, Remember, Role, SharedTool, ToolChoice, Usage,
 };
 use tracing::Instrument;
-use tracing::field::Empty;
 
 use crate::approval::{ApprovalPolicy, Decision, new_answers, pending_approvals};
 use crate::identity::CallIds;
 use crate::layer::Layer;
 use crate::observe::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
 use crate::text_calls;
+use crate::trace::{CallActor, execute_tool_span, record_tool_result};
 
 /// The loop's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +89,7 @@ pub struct FunctionInvocation<C> {
     approval: Option<Arc<dyn ApprovalPolicy>>,
     observer: Option<Arc<dyn CallObserver>>,
     text_tool_calls: bool,
+    capture: bool,
 }
 
 impl<C> FunctionInvocation<C> {
@@ -101,6 +102,7 @@ impl<C> FunctionInvocation<C> {
             approval: None,
             observer: None,
             text_tool_calls: true,
+            capture: false,
         }
     }
 }
@@ -113,6 +115,7 @@ impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
             .field("approval", &self.approval)
             .field("observer", &self.observer)
             .field("text_tool_calls", &self.text_tool_calls)
+            .field("capture", &self.capture)
             .finish()
     }
 }
@@ -166,6 +169,7 @@ struct Run<'a> {
     approval: Option<&'a dyn ApprovalPolicy>,
     observer: Option<&'a dyn CallObserver>,
     conversation_id: Option<&'a str>,
+    capture: bool,
     auto_approved: usize,
     streaks: Streaks,
     failures: HashMap<String, (String, usize)>,
@@ -270,26 +274,19 @@ impl Run<'_> {
         calls: Vec<(FunctionCall, SharedTool, Approver)>,
     ) -> Vec<FunctionResult> {
         join_all(calls.into_iter().map(|(call, tool, approver)| {
-            let span = tracing::info_span!(
-                "tool_call",
-                tool = %call.name,
-                call_id = %call.call_id,
-                duration_ms = Empty,
-                outcome = Empty,
-            );
+            let span = execute_tool_span(&call, CallActor::Model, &approver, self.capture);
             let inner = span.clone();
             async move {
                 let started = Instant::now();
                 let output = tool.invoke(call.arguments.clone()).await;
                 let duration = started.elapsed();
-                span.record("duration_ms", duration.as_millis() as u64);
-                span.record("outcome", if output.is_ok() { "ok" } else { "error" });
                 let is_error = output.is_err();
                 let result = FunctionResult {
                     call_id: call.call_id.clone(),
                     result: output.unwrap_or_else(|error| error),
                     is_error,
                 };
+                record_tool_result(&span, &result, started, self.capture);
                 self.note(
                     &call,
                     CallOutcome::Ran {
@@ -414,6 +411,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             approval: self.approval.as_deref(),
             observer: self.observer.as_deref(),
             conversation_id: options.conversation_id.as_deref(),
+            capture: self.capture,
             auto_approved: 0,
             streaks: Streaks::default(),
             failures: HashMap::new(),
@@ -721,6 +719,7 @@ pub struct FunctionInvocationLayer {
     approval: Option<Arc<dyn ApprovalPolicy>>,
     observer: Option<Arc<dyn CallObserver>>,
     ignore_text_tool_calls: bool,
+    capture: bool,
 }
 
 impl FunctionInvocationLayer {
@@ -753,6 +752,13 @@ impl FunctionInvocationLayer {
         self.observer = Some(observer);
         self
     }
+
+    /// Whether each call's arguments and result are recorded on its `execute_tool` span
+    /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`): only when the user opted in.
+    pub fn capture_content(mut self, capture: bool) -> Self {
+        self.capture = capture;
+        self
+    }
 }
 
 impl<C> Layer<C> for FunctionInvocationLayer {
@@ -765,6 +771,7 @@ impl<C> Layer<C> for FunctionInvocationLayer {
             approval: self.approval.clone(),
             observer: self.observer.clone(),
             text_tool_calls: !self.ignore_text_tool_calls,
+            capture: self.capture,
         }
     }
 }
