@@ -359,3 +359,54 @@ async fn a_dead_collector_neither_fails_nor_holds_up_the_run() {
         );
     }
 }
+
+/// Waits (at most 20 s) until `receiver` holds `count` spans; they all, in order of arrival.
+async fn spans_when(receiver: &OtlpReceiver, count: usize) -> Vec<ReceivedSpan> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let spans = receiver.spans();
+        if spans.len() >= count || Instant::now() > deadline {
+            return spans;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_spans_each_mcp_request() {
+    use rmcp::ServiceExt as _;
+    use rmcp::transport::TokioChildProcess;
+    use skillful_mcp::final_form::{self, ListingLimits};
+
+    let receiver = OtlpReceiver::http().await;
+    let (root, _dir) = skill_root("tools", "Body.", &[]);
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"));
+    command
+        .args(["serve", "--stdio"])
+        .arg(root.path())
+        .env("HOME", root.path())
+        .env_remove("RUST_LOG");
+    for variable in OTEL_VARIABLES {
+        command.env_remove(variable);
+    }
+    command.env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
+    let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    let listed = final_form::list_all_skills(client.peer(), "served", ListingLimits::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.skills.len(), 1);
+    client.peer().list_all_resources().await.unwrap();
+    // The server exits when its client leaves, flushing its spans.
+    client.cancel().await.unwrap();
+    let spans = spans_when(&receiver, 2).await;
+    let list = one(&spans, "skills/list");
+    assert_eq!(list.kind(), SpanKind::Server);
+    assert_eq!(
+        list.attribute("mcp.method.name").as_deref(),
+        Some("skills/list")
+    );
+    assert_eq!(list.attribute("network.transport").as_deref(), Some("pipe"));
+    assert!(list.attribute("jsonrpc.request.id").is_some());
+    let resources = one(&spans, "resources/list");
+    assert_eq!(resources.kind(), SpanKind::Server);
+}
