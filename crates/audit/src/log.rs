@@ -106,7 +106,17 @@ impl FileAuditSink {
         &self.dir
     }
 
-    fn append(&self, event: AuditEvent) -> Result<(), AuditError> {
+    /// Appends one record of `event` stamped `time` instead of now: for events recorded after
+    /// they happened (brought over from another log, or replayed in order). Times must not go
+    /// back from the last record's: [`AuditLog::verify`] reports a record whose time does.
+    ///
+    /// # Errors
+    /// As [`AuditSink::record`].
+    pub fn record_at(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
+        self.append(event, time)
+    }
+
+    fn append(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
         let _lock = FileLock::acquire(&self.dir.join(LOCK))?;
         let mut cached = self.head.lock().unwrap_or_else(PoisonError::into_inner);
         let path = self.dir.join(CURRENT);
@@ -118,7 +128,7 @@ impl FileAuditSink {
         };
         let record = AuditRecord {
             seq: head.next_seq,
-            time: format_time(SystemTime::now()),
+            time: format_time(time),
             prev: head.prev.take(),
             event: bounded(event),
         };
@@ -259,7 +269,7 @@ impl FileAuditSink {
 
 impl AuditSink for FileAuditSink {
     fn record(&self, event: AuditEvent) -> Result<(), AuditError> {
-        self.append(event)
+        self.append(event, SystemTime::now())
     }
 }
 

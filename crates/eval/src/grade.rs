@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use regex::{Regex, RegexBuilder};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use skillful_chat::{ChatClient, ChatOptions, ChatRequest, Message, OpenAiClient};
 use skillful_core::RiskTier;
@@ -25,7 +25,7 @@ const MAX_REGEX_BYTES: usize = 1024 * 1024;
 const JUDGE_MAX_TOKENS: u32 = 400;
 
 /// One graded expectation, as `grading.json` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Graded {
     /// The expectation, in words.
