@@ -18,7 +18,7 @@ use skillful_decorators::{
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
 use tracing::{Instrument, Span};
 
-use crate::aids::{Aids, RunOptions, answer_request, skills_to_load};
+use crate::aids::{AidedModel, Aids, RunOptions, answer_request, skills_to_load};
 use crate::approvals::ApprovalsStore;
 use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillFunction};
@@ -87,7 +87,8 @@ impl AgentResponse {
 /// use std::sync::Arc;
 /// use skillful_agent::{Agent, ApprovalRules, AutoApprove, Session};
 /// use skillful_chat::OpenAiClient;
-/// use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
+/// use skillful_inline::{InlineSkill, InlineSkillsSource};
+/// use skillful_provider::SkillsProvider;
 ///
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let skill = InlineSkill::builder("greeter", "Greets people.").instructions("Say hello.").build()?;
@@ -129,7 +130,6 @@ impl Agent {
             rules: ApprovalRules::default(),
             limits: Limits::default(),
             options: ChatOptions::default(),
-            text_tool_calls: true,
             audit: None,
             aids: Aids::default(),
             name: DEFAULT_NAME.to_owned(),
@@ -533,7 +533,6 @@ pub struct AgentBuilder {
     rules: ApprovalRules,
     limits: Limits,
     options: ChatOptions,
-    text_tool_calls: bool,
     audit: Option<AuditSettings>,
     aids: Aids,
     name: String,
@@ -600,15 +599,7 @@ impl AgentBuilder {
         self
     }
 
-    /// Whether tool calls the model writes as text (JSON, `<tool_call>` tags) are recovered and
-    /// run like structured ones (default `true`; see
-    /// [`FunctionInvocationLayer::text_tool_calls`]).
-    pub fn text_tool_calls(mut self, recover: bool) -> Self {
-        self.text_tool_calls = recover;
-        self
-    }
-
-    /// The small-model aids to apply (default: all; see [`Aids`]).
+    /// The small-model aids to apply (default: [`Aids::default`]).
     pub fn aids(mut self, aids: Aids) -> Self {
         self.aids = aids;
         self
@@ -630,7 +621,8 @@ impl AgentBuilder {
         self
     }
 
-    /// Builds the agent: `FunctionInvocation → EnsureUserMessage → Tracing → client`.
+    /// Builds the agent: `FunctionInvocation → the per-call aids → EnsureUserMessage → Tracing →
+    /// client`.
     pub fn build(self) -> Agent {
         let policy = Arc::new(SkillsApprovalPolicy {
             providers: self.skills.iter().map(|provider| provider.id()).collect(),
@@ -641,13 +633,15 @@ impl AgentBuilder {
         let mut invocation = FunctionInvocationLayer::new()
             .limits(self.limits)
             .approval(Arc::clone(&policy) as Arc<dyn ApprovalPolicy>)
-            .text_tool_calls(self.text_tool_calls)
             .capture_content(self.capture);
         if let Some(auditor) = &auditor {
             invocation = invocation.observer(Arc::clone(auditor) as Arc<dyn CallObserver>);
         }
         let tracing = TracingLayer::new().capture_content(self.capture);
-        let client = invocation.layer(EnsureUserMessageLayer.layer(tracing.layer(self.client)));
+        let client = invocation.layer(AidedModel {
+            inner: EnsureUserMessageLayer.layer(tracing.layer(self.client)),
+            aids: self.aids,
+        });
         Agent {
             client: Box::new(client),
             instructions: self.instructions,

@@ -9,9 +9,9 @@ use skillful_audit::{
     sha256_hex,
 };
 use skillful_chat::{FunctionCall, Usage};
-use skillful_core::blocking;
 use skillful_decorators::{CallEvent, CallObserver, CallOutcome, Refuser};
 use skillful_provider::{CallSubject, ToolKind};
+use skillful_state::blocking;
 
 use crate::approvals::{document_digest, files_of, hash_file};
 use crate::context::SkillFunction;
@@ -126,7 +126,7 @@ impl Auditor {
             if let Some(digest) = event.skill.as_ref().and_then(|skill| skill.digest.as_ref()) {
                 crate::spans::record_digest(&span, digest);
             }
-            Ok(sink.record(event))
+            sink.record(event)
         })
         .await;
         match written {

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use skillful_agent::ApprovalRules;
+use skillful_agent::{Aids, ApprovalRules};
 use skillful_core::RiskTier;
-use skillful_core::text::one_line;
+use skillful_core::text::{one_line, shorten};
 use skillful_eval::{
     Benchmark, Configuration, EvalError, EvalSettings, Evaluator, JudgeSettings, Progress,
     SkillUnderTest, Stat,
@@ -105,7 +105,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     settings.seed = model.seed;
     settings.runs = args.runs;
     settings.call_timeout = Duration::from_secs(model.call_timeout);
-    settings.text_tool_calls = !args.no_text_tool_calls;
+    settings.aids = Aids::new().text_tool_calls(!args.no_text_tool_calls);
     settings.enum_names = args.enum_names;
     settings.judge = match (&args.judge_endpoint, args.no_judge) {
         (_, true) => JudgeSettings::None,
@@ -345,11 +345,4 @@ fn stat(stat: Option<Stat>, digits: usize) -> String {
 
 fn share(value: Option<f64>) -> String {
     value.map_or("n/a".to_owned(), |v| format!("{v:.2}"))
-}
-
-fn shorten(text: &str, chars: usize) -> String {
-    match text.char_indices().nth(chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
 }
