@@ -17,7 +17,8 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use skillful::core::{Skill, SourceContext};
 use skillful::discovery::FileSkillsSource;
-use skillful::provider::{InlineSkillsSource, SkillsProvider, render_skill};
+use skillful::inline::InlineSkillsSource;
+use skillful::provider::{SkillsProvider, render_skill};
 use tokio::runtime::Runtime;
 
 const SIZES: [usize; 2] = [1_000, 10_000];

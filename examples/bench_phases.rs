@@ -28,7 +28,8 @@ use std::time::{Duration, Instant};
 
 use skillful::core::{Skill, SkillsSource, SourceContext};
 use skillful::discovery::FileSkillsSource;
-use skillful::provider::{InlineSkillsSource, SkillsProvider, render_skill};
+use skillful::inline::InlineSkillsSource;
+use skillful::provider::{SkillsProvider, render_skill};
 
 const USAGE: &str = "usage: bench_phases DIR [--repeat N]";
 

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use serde_json::json;
 use skillful::core::SourceContext;
 use skillful::discovery::FileSkillsSource;
-use skillful::provider::{SkillsProvider, SkillsSourceBuilder};
+use skillful::inline::SkillsSourceBuilder;
+use skillful::provider::SkillsProvider;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -7,7 +7,8 @@
 //! |---|---|---|
 //! | `frontmatter` | yes | [`frontmatter`]: the `SKILL.md` parser and spec validation |
 //! | `discovery` | yes | [`discovery`]: file skills found under skill roots |
-//! | `provider` | yes | [`provider`]: the catalog, the three tools, inline skills, the source pipeline |
+//! | `provider` | yes | [`provider`]: the catalog and the tools (`load_skill`, `read_skill_resource`, `run_skill_script`, `search_skills`) |
+//! | `inline` | yes | [`inline`]: skills built in code, and the source pipeline (aggregate, cache, filter, dedupe) |
 //! | `scripts` | no | [`scripts`]: the safe subprocess runner for the scripts of file skills |
 //! | `plugins` | no | [`plugins`]: class skills loaded from plugin libraries (links `abi_stable`) |
 //! | `mcp` | no | [`mcp`]: skills from MCP servers (stdio, streamable HTTP; `skill-md` and archive entries), and a skills directory served over MCP |
@@ -69,6 +70,8 @@ pub use skillful_decorators as decorators;
 pub use skillful_discovery as discovery;
 #[cfg(feature = "frontmatter")]
 pub use skillful_frontmatter as frontmatter;
+#[cfg(feature = "inline")]
+pub use skillful_inline as inline;
 #[cfg(feature = "mcp")]
 pub use skillful_mcp as mcp;
 #[cfg(feature = "plugins")]

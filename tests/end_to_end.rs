@@ -7,7 +7,8 @@ use serde_json::json;
 use skillful::core::{SkillError, SourceContext};
 use skillful::discovery::FileSkillsSource;
 use skillful::discovery::{FileScriptRequest, FileScriptRunner};
-use skillful::provider::{SkillsProvider, SkillsSourceBuilder, ToolOutput};
+use skillful::inline::SkillsSourceBuilder;
+use skillful::provider::{SkillsProvider, ToolOutput};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 

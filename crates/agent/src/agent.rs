@@ -85,7 +85,8 @@ impl AgentResponse {
 /// use std::sync::Arc;
 /// use skillful_agent::{Agent, ApprovalRules, AutoApprove, Session};
 /// use skillful_chat::OpenAiClient;
-/// use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
+/// use skillful_inline::{InlineSkill, InlineSkillsSource};
+/// use skillful_provider::SkillsProvider;
 ///
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let skill = InlineSkill::builder("greeter", "Greets people.").instructions("Say hello.").build()?;

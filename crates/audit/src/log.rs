@@ -10,10 +10,11 @@ use std::time::SystemTime;
 use serde_json::Value;
 use skillful_state::{FileLock, private_dir};
 
-use crate::canonical::{json_digest, sha256_hex};
+use crate::canonical::json_digest;
 use crate::error::AuditError;
 use crate::record::{Actor, AuditEvent, AuditRecord, EventKind, current_user};
 use crate::time::format_time;
+use skillful_state::sha256_hex;
 
 /// The file records are appended to.
 const CURRENT: &str = "audit.jsonl";
@@ -105,7 +106,17 @@ impl FileAuditSink {
         &self.dir
     }
 
-    fn append(&self, event: AuditEvent) -> Result<(), AuditError> {
+    /// Appends one record of `event` stamped `time` instead of now: for events recorded after
+    /// they happened (brought over from another log, or replayed in order). Times must not go
+    /// back from the last record's: [`AuditLog::verify`] reports a record whose time does.
+    ///
+    /// # Errors
+    /// As [`AuditSink::record`].
+    pub fn record_at(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
+        self.append(event, time)
+    }
+
+    fn append(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
         let _lock = FileLock::acquire(&self.dir.join(LOCK))?;
         let mut cached = self.head.lock().unwrap_or_else(PoisonError::into_inner);
         let path = self.dir.join(CURRENT);
@@ -117,7 +128,7 @@ impl FileAuditSink {
         };
         let record = AuditRecord {
             seq: head.next_seq,
-            time: format_time(SystemTime::now()),
+            time: format_time(time),
             prev: head.prev.take(),
             event: bounded(event),
         };
@@ -258,7 +269,7 @@ impl FileAuditSink {
 
 impl AuditSink for FileAuditSink {
     fn record(&self, event: AuditEvent) -> Result<(), AuditError> {
-        self.append(event)
+        self.append(event, SystemTime::now())
     }
 }
 

@@ -315,7 +315,10 @@ impl AgentArgs {
                     one_line(&path.display().to_string())
                 )?;
                 let path = path.clone();
-                tokio::task::spawn_blocking(move || SessionFile::open(path)).await??
+                skillful_state::blocking::run("waiting for the session", move || {
+                    SessionFile::open(path)
+                })
+                .await??
             }
             opened => opened?,
         };
@@ -521,10 +524,11 @@ fn ask_about(
 /// A tool result on one line, cut to [`SHOWN_RESULT_CHARS`].
 fn shorten(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(SHOWN_RESULT_CHARS) {
-        Some((cut, _)) => format!("{}… ({} characters)", &line[..cut], text.chars().count()),
-        None => line,
+    let kept = skillful_core::text::cut(&line, SHOWN_RESULT_CHARS);
+    if kept.len() == line.len() {
+        return line;
     }
+    format!("{kept}… ({} characters)", text.chars().count())
 }
 
 /// A conversation on the terminal: the agent, its session and the terminal, and the engine

@@ -197,7 +197,7 @@ impl McpSkillsSourceBuilder {
 /// The skills an MCP server offers.
 ///
 /// Every [`McpSkillsSource::load`] lists them afresh (put a cache in front of the source, e.g.
-/// `SkillsSourceBuilder::cache`, to list them once):
+/// `skillful_inline::SkillsSourceBuilder::cache`, to list them once):
 ///
 /// **A server that declares the Skills extension** (`io.modelcontextprotocol/skills`) is read
 /// in its final form: `skills/list`, followed page by page within [`ListingLimits`]. Listing

@@ -7,9 +7,10 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 use skillful_core::{OriginKind, ResourceContent, RiskTier, Skill, SkillError, SourceContext};
+use skillful_inline::SkillsSourceBuilder;
 use skillful_plugin_build::PluginBuild;
 use skillful_plugin_host::{PluginError, PluginSkill, PluginSkillsSource, plugin_files};
-use skillful_provider::{SkillsProvider, SkillsSourceBuilder, ToolErrorCode, ToolOutput};
+use skillful_provider::{SkillsProvider, ToolErrorCode, ToolOutput};
 
 /// The plugins this file loads, by library name, built once per test run.
 fn library(name: &str) -> &'static Path {

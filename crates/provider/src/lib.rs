@@ -5,8 +5,8 @@
 //! `search_skills`, finds the skills it shortened or left out (see [`SkillsProvider`]).
 //!
 //! It owns the prompt text, the tools (plain data with an async `invoke`, usable by any chat
-//! client), the errors they return to the model, skills built in code ([`InlineSkill`]) and the
-//! source pipeline ([`SkillsSourceBuilder`]: aggregate → cache → filter → dedupe).
+//! client) and the errors they return to the model. Skills built in code and the source pipeline
+//! (aggregate → cache → filter → dedupe) are `skillful-inline`'s.
 //!
 //! **It knows nothing of files, HTTP, MCP or plugins**: it works on `dyn Skill` and
 //! `dyn SkillsSource` from `skillful-core`, whoever implements them.
@@ -30,7 +30,8 @@
 //! ```
 //! use std::sync::Arc;
 //! use skillful_core::SourceContext;
-//! use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider, SkillsSourceBuilder};
+//! use skillful_inline::{InlineSkill, InlineSkillsSource, SkillsSourceBuilder};
+//! use skillful_provider::SkillsProvider;
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let skill = InlineSkill::builder("style-guide", "House style for reports.")
@@ -56,10 +57,8 @@
 
 mod calls;
 mod idempotency;
-mod inline;
 mod lookup;
 mod paging;
-mod pipeline;
 mod prompt;
 mod provider;
 mod render;
@@ -69,15 +68,7 @@ mod tool_error;
 mod tools;
 
 pub use idempotency::DEFAULT_IDEMPOTENCY_KEYS;
-pub use inline::{
-    InlineResource, InlineScript, InlineSkill, InlineSkillBuilder, InlineSkillError,
-    InlineSkillsSource,
-};
 pub use lookup::find_name;
-pub use pipeline::{
-    AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, FilteringSource,
-    SkillsSourceBuilder,
-};
 pub use prompt::{
     DEFAULT_LISTING_BUDGET, DEFAULT_PROMPT_TEMPLATE, Listing, MIN_DESCRIPTION_CHARS,
     SKILLS_PLACEHOLDER, listing_budget_for_context_window,

@@ -74,7 +74,8 @@ pub enum ProviderError {
 /// ```
 /// use std::sync::Arc;
 /// use skillful_core::SourceContext;
-/// use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
+/// use skillful_inline::{InlineSkill, InlineSkillsSource};
+/// use skillful_provider::SkillsProvider;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let skill = InlineSkill::builder("greeter", "Greets people.")

@@ -99,7 +99,8 @@ pub(crate) fn escaped_chars(character: char) -> usize {
 /// # Example
 /// ```
 /// use skillful_core::{SkillDocument, SkillFrontmatter};
-/// use skillful_provider::{InlineSkill, render_skill};
+/// use skillful_inline::InlineSkill;
+/// use skillful_provider::render_skill;
 ///
 /// let skill = InlineSkill::builder("greeter", "Greets people.")
 ///     .instructions("Say hello.")

@@ -161,7 +161,7 @@ pub(crate) fn answer_request(
                 && !result.is_error
                 && let Some(call) = calls.get(result.call_id.as_str())
             {
-                let text: String = result.result.chars().take(MAX_RESULT_CHARS).collect();
+                let text = skillful_core::text::cut(&result.result, MAX_RESULT_CHARS);
                 results.push(format!(
                     "Result of {}({}):\n{}",
                     call.name,

@@ -8,9 +8,8 @@ use skillful_core::{
     OriginKind, ResourceContent, RiskTier, Skill, SkillDocument, SkillError, SkillFrontmatter,
     SkillOrigin, SkillResource, SkillScript, SourceContext,
 };
-use skillful_provider::{
-    InlineSkill, InlineSkillsSource, RunContext, SkillsProvider, ToolError, ToolOutput,
-};
+use skillful_inline::{InlineSkill, InlineSkillsSource};
+use skillful_provider::{RunContext, SkillsProvider, ToolError, ToolOutput};
 
 /// An inline skill with only the required parts.
 pub(crate) fn inline(name: &str, description: &str) -> InlineSkill {

@@ -7,9 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skillful_core::{Skill, SourceContext};
-use skillful_provider::{
-    InlineSkill, InlineSkillsSource, ProviderError, RunContext, SkillsProvider, ToolErrorCode,
-};
+use skillful_inline::{InlineSkill, InlineSkillsSource};
+use skillful_provider::{ProviderError, RunContext, SkillsProvider, ToolErrorCode};
 
 use crate::common::{call, expect_error, expect_text};
 

@@ -7,10 +7,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skillful_core::{ResourceContent, RiskTier, Skill, SkillError, SkillsSource, SourceContext};
-use skillful_provider::{
-    InlineResource, InlineScript, InlineSkill, InlineSkillError, InlineSkillsSource, ToolErrorCode,
-    render_skill,
+use skillful_inline::{
+    InlineResource, InlineScript, InlineSkill, InlineSkillError, InlineSkillsSource,
 };
+use skillful_provider::{ToolErrorCode, render_skill};
 
 use crate::common::{call, expect_error, expect_text, run};
 

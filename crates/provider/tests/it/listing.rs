@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use skillful_core::{Scope, Skill, SkillError, SkillsSource, SourceContext};
+use skillful_inline::InlineSkillsSource;
 use skillful_provider::{
-    InlineSkillsSource, Listing, MIN_DESCRIPTION_CHARS, SkillsProvider, ToolErrorCode, ToolKind,
+    Listing, MIN_DESCRIPTION_CHARS, SkillsProvider, ToolErrorCode, ToolKind,
     listing_budget_for_context_window,
 };
 

@@ -1,4 +1,4 @@
-//! Behaviour of the provider, its tools, inline skills and the source pipeline, through the public
+//! Behaviour of the provider and its tools (over inline skills among others), through the public
 //! API only. One test binary, one module per area.
 
 mod common;
@@ -7,7 +7,6 @@ mod inline;
 mod listing;
 mod lookup;
 mod paging;
-mod pipeline;
 mod prompt;
 mod search;
 mod tools;

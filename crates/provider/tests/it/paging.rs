@@ -3,9 +3,8 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use skillful_provider::{
-    InlineSkill, InlineSkillsSource, SkillsProvider, ToolErrorCode, ToolOutput,
-};
+use skillful_inline::{InlineSkill, InlineSkillsSource};
+use skillful_provider::{SkillsProvider, ToolErrorCode, ToolOutput};
 
 use crate::common::{TestContent, TestSkill, call, expect_error, expect_text, run, run_of};
 

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use skillful_core::{Skill, SkillsSource};
-use skillful_provider::{InlineSkillsSource, ProviderError, SkillsProvider, SkillsSourceBuilder};
+use skillful_inline::{InlineSkillsSource, SkillsSourceBuilder};
+use skillful_provider::{ProviderError, SkillsProvider};
 
 use crate::common::{TestSkill, inline, provider, run, run_of};
 
@@ -208,7 +209,7 @@ async fn invisible_characters_in_an_inline_skill_are_escaped_in_the_catalog() {
     );
     assert!(!instructions.contains('\u{e0049}'));
     // Strictly validated, the same skill is refused.
-    let error = skillful_provider::InlineSkill::builder("pdf", hidden)
+    let error = skillful_inline::InlineSkill::builder("pdf", hidden)
         .instructions("Fill.")
         .validation(skillful_core::validate::ValidationMode::Strict)
         .build()

@@ -64,7 +64,7 @@ async fn with_enum_names_the_schemas_list_the_valid_names_and_without_they_do_no
             .script("scripts/lint.sh", None),
     ) as Arc<dyn Skill>;
     let skills = vec![converter(), other];
-    let source = Arc::new(skillful_provider::InlineSkillsSource::from_skills(
+    let source = Arc::new(skillful_inline::InlineSkillsSource::from_skills(
         skills.clone(),
     ));
     let constrained = skillful_provider::SkillsProvider::builder(source)
@@ -111,7 +111,7 @@ async fn past_the_limit_a_name_stays_a_free_string() {
     let many: Vec<Arc<dyn Skill>> = (0..=skillful_provider::MAX_ENUM_NAMES)
         .map(|n| Arc::new(TestSkill::new(&format!("skill-{n:02}"))) as Arc<dyn Skill>)
         .collect();
-    let source = Arc::new(skillful_provider::InlineSkillsSource::from_skills(many));
+    let source = Arc::new(skillful_inline::InlineSkillsSource::from_skills(many));
     let provider = skillful_provider::SkillsProvider::builder(source)
         .enum_names(true)
         .build()

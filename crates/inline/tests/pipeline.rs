@@ -6,13 +6,19 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use skillful_core::{Skill, SkillError, SkillsSource, SourceContext};
-use skillful_provider::{
+use skillful_inline::{
     AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, FilteringSource,
-    InlineSkillsSource, SkillsSourceBuilder,
+    InlineSkill, InlineSkillsSource, SkillsSourceBuilder,
 };
 use tokio::task::JoinSet;
 
-use crate::common::inline;
+/// An inline skill with only the required parts.
+fn inline(name: &str, description: &str) -> InlineSkill {
+    InlineSkill::builder(name, description)
+        .instructions(format!("Instructions of {name}."))
+        .build()
+        .unwrap()
+}
 
 type Answer =
     dyn Fn(&SourceContext, usize) -> Result<Vec<Arc<dyn Skill>>, SkillError> + Send + Sync;

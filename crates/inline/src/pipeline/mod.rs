@@ -17,7 +17,7 @@ pub use filter::FilteringSource;
 
 type BoxedPredicate = Box<dyn Fn(&dyn Skill) -> bool + Send + Sync>;
 
-/// Composes sources into the pipeline a [`SkillsProvider`](crate::SkillsProvider) reads:
+/// Composes sources into the pipeline a `skillful_provider::SkillsProvider` reads:
 /// aggregate (registration order) → cache (when asked for) → filter → dedupe.
 ///
 /// Caching comes before filtering so that a filter change needs no refetch, and deduplication
@@ -28,7 +28,7 @@ type BoxedPredicate = Box<dyn Fn(&dyn Skill) -> bool + Send + Sync>;
 /// use std::sync::Arc;
 /// use std::time::Duration;
 /// use skillful_core::{SkillsSource, SourceContext};
-/// use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsSourceBuilder};
+/// use skillful_inline::{InlineSkill, InlineSkillsSource, SkillsSourceBuilder};
 ///
 /// let skill = |name: &str| InlineSkill::builder(name, "Does things.").instructions("Do.").build().unwrap();
 /// let source = SkillsSourceBuilder::new()
