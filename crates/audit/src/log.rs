@@ -113,10 +113,12 @@ impl FileAuditSink {
     /// # Errors
     /// As [`AuditSink::record`].
     pub fn record_at(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
-        self.append(event, time)
+        self.append(event, Some(time))
     }
 
-    fn append(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
+    /// Appends `event` stamped `time`, or the time it is written (read under the lock, so that
+    /// writers in several processes never write times out of order).
+    fn append(&self, event: AuditEvent, time: Option<SystemTime>) -> Result<(), AuditError> {
         let _lock = FileLock::acquire(&self.dir.join(LOCK))?;
         let mut cached = self.head.lock().unwrap_or_else(PoisonError::into_inner);
         let path = self.dir.join(CURRENT);
@@ -124,11 +126,11 @@ impl FileAuditSink {
         let identity = identity_of(&file, &path)?;
         let mut head = match cached.take() {
             Some(head) if head.file == identity => head,
-            _ => self.read_head(&mut file, &path, identity)?,
+            _ => self.read_head(&mut file, &path, identity, time)?,
         };
         let record = AuditRecord {
             seq: head.next_seq,
-            time: format_time(time),
+            time: format_time(time.unwrap_or_else(SystemTime::now)),
             prev: head.prev.take(),
             event: bounded(event),
         };
@@ -161,6 +163,7 @@ impl FileAuditSink {
         file: &mut File,
         path: &Path,
         identity: (u64, u64, u64),
+        stamp: Option<SystemTime>,
     ) -> Result<Head, AuditError> {
         let (complete, torn) = tail(file, path, identity.2)?;
         if let Some(torn) = torn {
@@ -183,7 +186,8 @@ impl FileAuditSink {
             ));
             let record = AuditRecord {
                 seq: head.next_seq,
-                time: format_time(SystemTime::now()),
+                // Not after the record that follows it.
+                time: format_time(stamp.unwrap_or_else(SystemTime::now)),
                 prev: head.prev,
                 event,
             };
@@ -269,7 +273,7 @@ impl FileAuditSink {
 
 impl AuditSink for FileAuditSink {
     fn record(&self, event: AuditEvent) -> Result<(), AuditError> {
-        self.append(event, SystemTime::now())
+        self.append(event, None)
     }
 }
 

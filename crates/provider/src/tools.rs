@@ -354,7 +354,8 @@ impl SkillTool {
     /// ```
     /// use std::sync::Arc;
     /// use skillful_core::SourceContext;
-    /// use skillful_provider::{InlineSkill, InlineSkillsSource, SkillsProvider};
+    /// use skillful_inline::{InlineSkill, InlineSkillsSource};
+    /// use skillful_provider::SkillsProvider;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
