@@ -193,9 +193,8 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_enum, value_name = "WHEN")]
     activate: Option<When>,
     /// While a skill is active, declare the resource and script tools with that skill's names
-    /// as the only values (`auto`), or keep them open (`off`). It changes the tool list mid-run.
-    /// Default: `auto` for the embedded engine and other servers on this machine, `off` for
-    /// remote ones.
+    /// as the only values (`auto`), or keep them open (`off`, the default: measured, it did not
+    /// help the default model). It changes the tool list mid-run.
     #[arg(long, value_enum, value_name = "WHEN")]
     focus: Option<When>,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn
@@ -298,7 +297,7 @@ impl AgentArgs {
             .aids(
                 Aids::new()
                     .activation(on(self.activate))
-                    .focused_tools(on(self.focus))
+                    .focused_tools(self.focus == Some(When::Auto))
                     .text_tool_calls(!self.no_text_tool_calls),
             )
             .audit(self.audit.settings(host)?)
