@@ -17,7 +17,7 @@ use skillful_decorators::{
 };
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
 
-use crate::aids::{Aids, RunOptions, answer_request, skills_to_load};
+use crate::aids::{AidedModel, Aids, RunOptions, answer_request, skills_to_load};
 use crate::approvals::ApprovalsStore;
 use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillFunction};
@@ -126,7 +126,6 @@ impl Agent {
             rules: ApprovalRules::default(),
             limits: Limits::default(),
             options: ChatOptions::default(),
-            text_tool_calls: true,
             audit: None,
             aids: Aids::default(),
         }
@@ -506,7 +505,6 @@ pub struct AgentBuilder {
     rules: ApprovalRules,
     limits: Limits,
     options: ChatOptions,
-    text_tool_calls: bool,
     audit: Option<AuditSettings>,
     aids: Aids,
 }
@@ -551,15 +549,7 @@ impl AgentBuilder {
         self
     }
 
-    /// Whether tool calls the model writes as text (JSON, `<tool_call>` tags) are recovered and
-    /// run like structured ones (default `true`; see
-    /// [`FunctionInvocationLayer::text_tool_calls`]).
-    pub fn text_tool_calls(mut self, recover: bool) -> Self {
-        self.text_tool_calls = recover;
-        self
-    }
-
-    /// The small-model aids to apply (default: all; see [`Aids`]).
+    /// The small-model aids to apply (default: [`Aids::default`]).
     pub fn aids(mut self, aids: Aids) -> Self {
         self.aids = aids;
         self
@@ -581,7 +571,8 @@ impl AgentBuilder {
         self
     }
 
-    /// Builds the agent: `FunctionInvocation → EnsureUserMessage → Tracing → client`.
+    /// Builds the agent: `FunctionInvocation → the per-call aids → EnsureUserMessage → Tracing →
+    /// client`.
     pub fn build(self) -> Agent {
         let policy = Arc::new(SkillsApprovalPolicy {
             providers: self.skills.iter().map(|provider| provider.id()).collect(),
@@ -591,13 +582,14 @@ impl AgentBuilder {
         let auditor = self.audit.map(|settings| Arc::new(Auditor { settings }));
         let mut invocation = FunctionInvocationLayer::new()
             .limits(self.limits)
-            .approval(Arc::clone(&policy) as Arc<dyn ApprovalPolicy>)
-            .text_tool_calls(self.text_tool_calls);
+            .approval(Arc::clone(&policy) as Arc<dyn ApprovalPolicy>);
         if let Some(auditor) = &auditor {
             invocation = invocation.observer(Arc::clone(auditor) as Arc<dyn CallObserver>);
         }
-        let client =
-            invocation.layer(EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)));
+        let client = invocation.layer(AidedModel {
+            inner: EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)),
+            aids: self.aids,
+        });
         Agent {
             client: Box::new(client),
             instructions: self.instructions,

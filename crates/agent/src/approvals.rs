@@ -21,10 +21,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use skillful_chat::Remember;
 use skillful_core::names::check_relative_name;
-use skillful_core::{OriginKind, SkillError, SkillOrigin, blocking};
+use skillful_core::{OriginKind, SkillError, SkillOrigin};
 use skillful_manifest::{DigestCache, Limits, Manifest, ManifestError};
 use skillful_provider::CallSubject;
-use skillful_state::{FileLock, FileStamp, StateError};
+use skillful_state::{FileLock, FileStamp, StateError, blocking};
 
 /// The store's file format version.
 const STORE_VERSION: u32 = 2;
@@ -361,7 +361,9 @@ impl ApprovalsStore {
         };
         if let Some(path) = self.file.clone() {
             let saved = entry.clone();
-            blocking::run("saving an approval", move || Ok(save_entry(&path, saved))).await??;
+            blocking::run("saving an approval", move || save_entry(&path, saved))
+                .await
+                .map_err(SkillError::other)??;
         }
         upsert(&mut self.lock(), entry);
         Ok(())
@@ -467,9 +469,10 @@ impl ApprovalsStore {
     ) -> Result<(Manifest, DigestCache), ApprovalsError> {
         let before = cache.hashed();
         let (manifest, cache) = blocking::run("hashing a skill's files", move || {
-            Ok(Manifest::of_dir_cached(&dir, &Limits::default(), &mut cache).map(|m| (m, cache)))
+            Manifest::of_dir_cached(&dir, &Limits::default(), &mut cache).map(|m| (m, cache))
         })
-        .await??;
+        .await
+        .map_err(SkillError::other)??;
         self.count_hashed(cache.hashed().saturating_sub(before));
         Ok((manifest, cache))
     }
@@ -506,7 +509,8 @@ impl ApprovalsStore {
                 })
                 .collect::<Result<Vec<_>, SkillError>>()
         })
-        .await?;
+        .await
+        .map_err(SkillError::other)??;
         Ok(bound)
     }
 
@@ -551,8 +555,9 @@ impl ApprovalsStore {
             {
                 let files = bound.to_vec();
                 let (checked, hashed) =
-                    blocking::run("checking a skill's files", move || Ok(check_files(files)))
-                        .await?;
+                    blocking::run("checking a skill's files", move || check_files(files))
+                        .await
+                        .map_err(SkillError::other)?;
                 self.count_hashed(hashed);
                 Ok(checked)
             }

@@ -9,9 +9,9 @@ use skillful_audit::{
     sha256_hex,
 };
 use skillful_chat::{FunctionCall, Remember, Usage};
-use skillful_core::blocking;
 use skillful_decorators::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
 use skillful_provider::{CallSubject, ToolKind};
+use skillful_state::blocking;
 
 use crate::approvals::{document_digest, files_of, hash_file};
 use crate::context::SkillFunction;
@@ -121,7 +121,7 @@ impl Auditor {
             if event.script.is_some() {
                 event.script_digest = digests.next().flatten();
             }
-            Ok(sink.record(event))
+            sink.record(event)
         })
         .await;
         match written {

@@ -58,8 +58,4 @@ impl Tool for SkillFunction {
     fn as_any(&self) -> &dyn Any {
         self
     }
-
-    fn arguments_for_misnamed_call(&self, name: &str) -> Option<serde_json::Value> {
-        self.0.arguments_for_misnamed_call(name)
-    }
 }

@@ -28,17 +28,6 @@ pub trait Tool: Send + Sync + fmt::Debug {
 
     /// The tool as [`Any`], so that code which made it can recognise it.
     fn as_any(&self) -> &dyn Any;
-
-    /// The arguments this tool takes for a call the model made to `name`, a tool that does not
-    /// exist, when `name` is what this tool acts on; `None` (the default) otherwise.
-    ///
-    /// Small models often call the thing instead of the tool: a skill's name where they mean
-    /// `load_skill` with that name. The tool loop turns such a call into a call of this tool
-    /// with these arguments, which is then approved and run like any other.
-    fn arguments_for_misnamed_call(&self, name: &str) -> Option<serde_json::Value> {
-        let _ = name;
-        None
-    }
 }
 
 /// A shared tool.

@@ -288,8 +288,11 @@ impl AgentArgs {
             .approval(rules)
             .approvals(Arc::new(store))
             .options(options)
-            .text_tool_calls(!self.no_text_tool_calls)
-            .aids(Aids::new().activation(activation))
+            .aids(
+                Aids::new()
+                    .activation(activation)
+                    .text_tool_calls(!self.no_text_tool_calls),
+            )
             .audit(self.audit.settings(host)?)
             .build())
     }
@@ -308,7 +311,10 @@ impl AgentArgs {
                     one_line(&path.display().to_string())
                 )?;
                 let path = path.clone();
-                tokio::task::spawn_blocking(move || SessionFile::open(path)).await??
+                skillful_state::blocking::run("waiting for the session", move || {
+                    SessionFile::open(path)
+                })
+                .await??
             }
             opened => opened?,
         };

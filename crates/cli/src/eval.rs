@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use skillful_agent::ApprovalRules;
+use skillful_agent::{Aids, ApprovalRules};
 use skillful_core::RiskTier;
 use skillful_core::text::one_line;
 use skillful_eval::{
@@ -105,7 +105,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     settings.seed = model.seed;
     settings.runs = args.runs;
     settings.call_timeout = Duration::from_secs(model.call_timeout);
-    settings.text_tool_calls = !args.no_text_tool_calls;
+    settings.aids = Aids::new().text_tool_calls(!args.no_text_tool_calls);
     settings.enum_names = args.enum_names;
     settings.judge = match (&args.judge_endpoint, args.no_judge) {
         (_, true) => JudgeSettings::None,

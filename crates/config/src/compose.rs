@@ -13,7 +13,9 @@ use skillful_core::{
 };
 use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
 use skillful_frontmatter::FrontmatterLoader;
+#[cfg(feature = "mcp")]
 use skillful_mcp::{McpEndpoint, McpSkillsSource};
+#[cfg(feature = "plugins")]
 use skillful_plugin_host::{PluginError, PluginSkillsSource};
 use skillful_watch::{WatchedSource, WatchedSourceBuilder};
 use tokio::sync::OnceCell;
@@ -25,7 +27,8 @@ use crate::safety::Risk;
 use crate::settings::{Enablement, Settings, SettingsLevel};
 use crate::trust::{TrustStore, Verdict, shown_path};
 
-/// An MCP server to read skills from, under a label the host chose.
+/// An MCP server to read skills from, under a label the host chose (feature `mcp`).
+#[cfg(feature = "mcp")]
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct McpServer {
@@ -38,6 +41,7 @@ pub struct McpServer {
     pub env: Vec<String>,
 }
 
+#[cfg(feature = "mcp")]
 impl McpServer {
     /// The server at `endpoint`, called `label`.
     pub fn new(label: impl Into<String>, endpoint: McpEndpoint) -> Self {
@@ -84,7 +88,9 @@ pub struct SkillsConfig {
     roots: Vec<PathBuf>,
     default_scopes: Option<bool>,
     trust_project: bool,
+    #[cfg(feature = "plugins")]
     plugins: Vec<PathBuf>,
+    #[cfg(feature = "mcp")]
     mcp: Vec<McpServer>,
     inline: Vec<Arc<dyn Skill>>,
     disabled: Vec<String>,
@@ -104,14 +110,16 @@ type FilesHook = Arc<
 
 impl std::fmt::Debug for SkillsConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SkillsConfig")
-            .field("environment", &self.environment)
+        let mut f = f.debug_struct("SkillsConfig");
+        f.field("environment", &self.environment)
             .field("roots", &self.roots)
             .field("default_scopes", &self.default_scopes)
-            .field("trust_project", &self.trust_project)
-            .field("plugins", &self.plugins)
-            .field("mcp", &self.mcp)
-            .field("inline", &self.inline.len())
+            .field("trust_project", &self.trust_project);
+        #[cfg(feature = "plugins")]
+        f.field("plugins", &self.plugins);
+        #[cfg(feature = "mcp")]
+        f.field("mcp", &self.mcp);
+        f.field("inline", &self.inline.len())
             .field("disabled", &self.disabled)
             .field("locked", &self.locked)
             .field("validation", &self.validation)
@@ -127,7 +135,9 @@ impl SkillsConfig {
             roots: Vec::new(),
             default_scopes: None,
             trust_project: false,
+            #[cfg(feature = "plugins")]
             plugins: Vec::new(),
+            #[cfg(feature = "mcp")]
             mcp: Vec::new(),
             inline: Vec::new(),
             disabled: Vec::new(),
@@ -169,13 +179,15 @@ impl SkillsConfig {
     }
 
     /// Adds a directory of plugin libraries, or one library (it must exist); checked before
-    /// anything is opened (see `skillful_plugin_host::check_loadable`).
+    /// anything is opened (see `skillful_plugin_host::check_loadable`). Feature `plugins`.
+    #[cfg(feature = "plugins")]
     pub fn plugins(mut self, path: impl Into<PathBuf>) -> Self {
         self.plugins.push(path.into());
         self
     }
 
-    /// Adds an MCP server.
+    /// Adds an MCP server. Feature `mcp`.
+    #[cfg(feature = "mcp")]
     pub fn mcp_server(mut self, server: McpServer) -> Self {
         self.mcp.push(server);
         self
@@ -241,6 +253,7 @@ impl SkillsConfig {
                 return Err(ConfigError::MissingRoot { path: root.clone() });
             }
         }
+        #[cfg(feature = "plugins")]
         for path in &self.plugins {
             if !path.exists() {
                 return Err(ConfigError::MissingPlugins { path: path.clone() });
@@ -301,14 +314,29 @@ impl SkillsConfig {
         if let Some(configure) = &self.files {
             files = configure(files);
         }
-        let mut plugins = PluginSkillsSource::new();
-        for path in self.plugins.iter().chain(&plugin_dirs) {
-            plugins = if path.is_file() {
-                plugins.file(path)
-            } else {
-                plugins.dir(path)
-            };
-        }
+        #[cfg(feature = "plugins")]
+        let (plugins, has_plugins) = {
+            let mut plugins = PluginSkillsSource::new();
+            for path in self.plugins.iter().chain(&plugin_dirs) {
+                plugins = if path.is_file() {
+                    plugins.file(path)
+                } else {
+                    plugins.dir(path)
+                };
+            }
+            (plugins, !self.plugins.is_empty() || !plugin_dirs.is_empty())
+        };
+        // Plugin directories named in settings are not silently ignored by a host built without
+        // plugins: each is a note.
+        #[cfg(not(feature = "plugins"))]
+        notes.extend(plugin_dirs.iter().map(|dir| Note {
+            path: dir.clone(),
+            message: format!(
+                "{}: plugins not loaded: this host was built without skillful-config's `plugins` feature",
+                shown_path(dir)
+            ),
+        }));
+        #[cfg(feature = "mcp")]
         let mcp = self
             .mcp
             .into_iter()
@@ -330,8 +358,11 @@ impl SkillsConfig {
         Ok(Composition {
             inner: Arc::new(Inner {
                 files: files.build()?,
+                #[cfg(feature = "plugins")]
                 plugins,
-                has_plugins: !self.plugins.is_empty() || !plugin_dirs.is_empty(),
+                #[cfg(feature = "plugins")]
+                has_plugins,
+                #[cfg(feature = "mcp")]
                 mcp,
                 inline: self.inline,
                 enablement,
@@ -441,6 +472,7 @@ pub struct Composition {
     notes: Vec<Note>,
 }
 
+#[cfg(feature = "mcp")]
 struct McpPart {
     label: String,
     source: McpSkillsSource,
@@ -450,8 +482,11 @@ struct McpPart {
 
 struct Inner {
     files: FileSkillsSource,
+    #[cfg(feature = "plugins")]
     plugins: PluginSkillsSource,
+    #[cfg(feature = "plugins")]
     has_plugins: bool,
+    #[cfg(feature = "mcp")]
     mcp: Vec<McpPart>,
     inline: Vec<Arc<dyn Skill>>,
     enablement: Enablement,
@@ -468,14 +503,16 @@ struct Inner {
 
 impl std::fmt::Debug for Inner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Composition")
-            .field("files", &self.files)
-            .field("plugins", &self.plugins)
-            .field(
-                "mcp",
-                &self.mcp.iter().map(|part| &part.label).collect::<Vec<_>>(),
-            )
-            .field("inline", &self.inline.len())
+        let mut f = f.debug_struct("Composition");
+        f.field("files", &self.files);
+        #[cfg(feature = "plugins")]
+        f.field("plugins", &self.plugins);
+        #[cfg(feature = "mcp")]
+        f.field(
+            "mcp",
+            &self.mcp.iter().map(|part| &part.label).collect::<Vec<_>>(),
+        );
+        f.field("inline", &self.inline.len())
             .field("roots", &self.roots)
             .field("watched", &self.watched.initialized())
             .finish_non_exhaustive()
@@ -543,7 +580,8 @@ pub struct Loaded {
     pub entries: Vec<Entry>,
     /// What discovery reported (invalid skills, skipped files).
     pub diagnostics: Vec<Diagnostic>,
-    /// Plugin files or directories that were refused or failed.
+    /// Plugin files or directories that were refused or failed (feature `plugins`).
+    #[cfg(feature = "plugins")]
     pub plugin_errors: Vec<Arc<PluginError>>,
     /// Files read and hashed to check locked skills against their lock: 0 when no file changed
     /// since the last check (their stamps are compared first).
@@ -562,7 +600,11 @@ impl Loaded {
 
     /// Whether anything invalid was found (a rejected skill, a plugin that did not load).
     pub fn has_errors(&self) -> bool {
-        !self.plugin_errors.is_empty() || self.diagnostics.iter().any(Diagnostic::is_error)
+        #[cfg(feature = "plugins")]
+        if !self.plugin_errors.is_empty() {
+            return true;
+        }
+        self.diagnostics.iter().any(Diagnostic::is_error)
     }
 }
 
@@ -670,6 +712,7 @@ impl Composition {
         for skill in &discovery.skills {
             found.push((Arc::clone(skill) as Arc<dyn Skill>, None));
         }
+        #[cfg(feature = "plugins")]
         if inner.has_plugins {
             let plugins = inner.plugins.load().await?;
             loaded.plugin_errors.extend(plugins.errors.iter().cloned());
@@ -681,6 +724,7 @@ impl Composition {
             );
         }
         found.extend(inner.inline.iter().map(|skill| (Arc::clone(skill), None)));
+        #[cfg(feature = "mcp")]
         for part in &inner.mcp {
             let skills = part
                 .listed
@@ -705,10 +749,11 @@ impl Composition {
             .collect();
         let cache = inner.digest_cache.clone();
         let checked =
-            skillful_core::blocking::run("checking skills against their lock", move || {
-                Ok(crate::locked::check(&roots, &dirs, &cache))
+            skillful_state::blocking::run("checking skills against their lock", move || {
+                crate::locked::check(&roots, &dirs, &cache)
             })
-            .await?;
+            .await
+            .map_err(SkillError::other)?;
         loaded.files_hashed = checked.hashed;
         loaded.entries = self.compose(found, &checked.drifted, context);
         Ok(loaded)

@@ -18,6 +18,11 @@
 //! It knows how the pieces fit; it does not parse `SKILL.md`, walk directories, speak MCP or load
 //! libraries (the crates it composes do), and it knows nothing of prompts, tools or models.
 //!
+//! Two features, both default, add the sources that need heavy dependencies: `mcp` (MCP servers,
+//! [`SkillsConfig::mcp_server`]: rmcp, reqwest, zip) and `plugins` (class-skill plugins,
+//! [`SkillsConfig::plugins`]: abi_stable). Without `plugins`, plugin directories named in the
+//! settings are not opened and each is a [`Note`].
+//!
 //! [`SkillsSource`]: skillful_core::SkillsSource
 
 mod compose;
@@ -29,9 +34,9 @@ mod safety;
 mod settings;
 mod trust;
 
-pub use compose::{
-    Composition, Entry, Loaded, McpServer, Note, SkillsConfig, Status, require_trusted,
-};
+#[cfg(feature = "mcp")]
+pub use compose::McpServer;
+pub use compose::{Composition, Entry, Loaded, Note, SkillsConfig, Status, require_trusted};
 pub use environment::{
     ADMIN_SKILLS_VARIABLE, AGENTS_DIR, DEFAULT_ADMIN_SKILLS, Environment, PROJECT_CONFIG_FILE,
     Project, USER_CONFIG_FILE,

@@ -81,3 +81,11 @@ pub enum SkillError {
     #[error("{0}")]
     Other(String),
 }
+
+impl SkillError {
+    /// [`SkillError::Other`] with the text of `cause` (blocking work that was interrupted, a
+    /// failure of a skill's own code).
+    pub fn other(cause: impl std::fmt::Display) -> Self {
+        Self::Other(cause.to_string())
+    }
+}

@@ -5,7 +5,7 @@
 //! Every other crate of the workspace speaks these types. This crate owns no I/O: **it knows
 //! nothing of files, processes, HTTP, MCP or plugins**, and it never parses text. It also holds
 //! the workspace's pure rules that every source shares: which relative names are safe
-//! ([`names`]), how untrusted text is shown ([`text`]), and how blocking work runs ([`blocking`]).
+//! ([`names`]), and how untrusted text is shown ([`text`]).
 //!
 //! # Example
 //! ```
@@ -19,7 +19,6 @@
 //! assert_eq!(validated.diagnostics[0].field, "version");
 //! ```
 
-pub mod blocking;
 mod capability;
 mod diagnostic;
 mod error;
@@ -27,6 +26,7 @@ mod frontmatter;
 pub mod names;
 mod origin;
 mod risk;
+#[cfg(feature = "schema")]
 mod schema;
 mod skill;
 mod source;
@@ -42,6 +42,7 @@ pub use error::SkillError;
 pub use frontmatter::{SPEC_FIELDS, SkillFrontmatter};
 pub use origin::{OriginKind, Scope, SkillOrigin};
 pub use risk::{DeclaredRisk, RISK_KEY, RiskTier, SCRIPT_RISK_PREFIX, UnknownRiskTier};
+#[cfg(feature = "schema")]
 pub use schema::arguments_schema;
 pub use skill::{
     DEFAULT_SCRIPT_TIMEOUT, ResourceContent, ResourceRange, Skill, SkillDocument, SkillResource,

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use futures_util::future::join_all;
 use skillful_chat::{
     ApprovalRequest, ChatClient, ChatError, ChatRequest, ChatResponse, Content, FunctionCall,
-    FunctionResult, Message, Remember, Role, SharedTool, ToolChoice, Usage,
+    FunctionResult, Message, Remember, Role, SharedTool, Usage,
 };
 use tracing::Instrument;
 use tracing::field::Empty;
@@ -19,7 +19,6 @@ use crate::approval::{ApprovalPolicy, Decision, new_answers, pending_approvals};
 use crate::identity::CallIds;
 use crate::layer::Layer;
 use crate::observe::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
-use crate::text_calls;
 
 /// The loop's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,12 +73,6 @@ impl Default for Limits {
 ///   else in the history count for nothing: a history can be edited. A refused call is never
 ///   run.
 ///
-/// - Tool calls the model wrote as text (a ```` ```json ```` block or bare JSON
-///   `{"name": TOOL, "arguments": {...}}`, a list of them, or `<tool_call>` tags) when its answer
-///   holds no structured call: those naming an offered tool, with arguments that fit its schema,
-///   become ordinary calls (with ids) and run as above; the text around them stays the
-///   assistant's text. On by default; [`FunctionInvocationLayer::text_tool_calls`] turns it off.
-///
 /// The response holds every message the loop produced: the model's, the tool results, and the
 /// final answer (or the approval requests). When a guard ended the run (a repeated call, a
 /// repeated failure, the round limit), [`ChatResponse::stopped`] says why.
@@ -88,19 +81,16 @@ pub struct FunctionInvocation<C> {
     limits: Limits,
     approval: Option<Arc<dyn ApprovalPolicy>>,
     observer: Option<Arc<dyn CallObserver>>,
-    text_tool_calls: bool,
 }
 
 impl<C> FunctionInvocation<C> {
-    /// Wraps `inner` with the default limits, no approval (every call runs) and tool calls
-    /// written as text recovered.
+    /// Wraps `inner` with the default limits and no approval (every call runs).
     pub fn new(inner: C) -> Self {
         Self {
             inner,
             limits: Limits::default(),
             approval: None,
             observer: None,
-            text_tool_calls: true,
         }
     }
 }
@@ -112,7 +102,6 @@ impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
             .field("limits", &self.limits)
             .field("approval", &self.approval)
             .field("observer", &self.observer)
-            .field("text_tool_calls", &self.text_tool_calls)
             .finish()
     }
 }
@@ -442,10 +431,6 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 output.usage.get_or_insert_with(Usage::default).add(usage);
             }
             let mut replies = response.messages;
-            if self.text_tool_calls && options.tool_choice != Some(ToolChoice::None) {
-                recover_text_calls(&mut replies, &tools);
-            }
-            correct_misnamed_calls(&mut replies, &tools);
             ids.assign(&mut replies);
             let calls: Vec<FunctionCall> = replies
                 .iter()
@@ -545,52 +530,6 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             self.limits.max_iterations
         );
         Ok(output.stop(&mut messages, stop))
-    }
-}
-
-/// Recovers the tool calls written as text in `replies`, when they hold no structured call.
-fn recover_text_calls(replies: &mut [Message], tools: &[SharedTool]) {
-    if replies
-        .iter()
-        .any(|reply| reply.function_calls().next().is_some())
-    {
-        return;
-    }
-    let recovered: usize = replies
-        .iter_mut()
-        .map(|reply| text_calls::recover(reply, tools))
-        .sum();
-    if recovered > 0 {
-        tracing::debug!(calls = recovered, "recovered tool calls written as text");
-    }
-}
-
-/// Turns each call of a tool that does not exist into a call of the tool that claims its name
-/// ([`Tool::arguments_for_misnamed_call`]), with the arguments that tool gives: a model that
-/// called a skill by its name calls `load_skill` with it. The history then holds the call that
-/// ran, so the model sees how to call it.
-fn correct_misnamed_calls(replies: &mut [Message], tools: &[SharedTool]) {
-    for content in replies.iter_mut().flat_map(|reply| &mut reply.contents) {
-        let Content::FunctionCall(call) = content else {
-            continue;
-        };
-        if tools.iter().any(|tool| tool.name() == call.name) {
-            continue;
-        }
-        let Some((tool, arguments)) = tools.iter().find_map(|tool| {
-            tool.arguments_for_misnamed_call(&call.name)
-                .map(|arguments| (tool, arguments))
-        }) else {
-            continue;
-        };
-        tracing::info!(
-            called = %call.name,
-            tool = %tool.name(),
-            %arguments,
-            "the model called a tool that does not exist by what a tool acts on; running that tool"
-        );
-        call.name = tool.name().to_owned();
-        call.arguments = arguments;
     }
 }
 
@@ -720,20 +659,12 @@ pub struct FunctionInvocationLayer {
     limits: Limits,
     approval: Option<Arc<dyn ApprovalPolicy>>,
     observer: Option<Arc<dyn CallObserver>>,
-    ignore_text_tool_calls: bool,
 }
 
 impl FunctionInvocationLayer {
-    /// Default limits, no approval, tool calls written as text recovered.
+    /// Default limits, no approval.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// Whether tool calls the model writes as text (JSON or `<tool_call>` tags) are recovered and
-    /// run (default `true`); with `false`, such text is the model's answer like any other.
-    pub fn text_tool_calls(mut self, recover: bool) -> Self {
-        self.ignore_text_tool_calls = !recover;
-        self
     }
 
     /// These limits.
@@ -764,7 +695,6 @@ impl<C> Layer<C> for FunctionInvocationLayer {
             limits: self.limits,
             approval: self.approval.clone(),
             observer: self.observer.clone(),
-            text_tool_calls: !self.ignore_text_tool_calls,
         }
     }
 }

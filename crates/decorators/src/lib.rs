@@ -34,8 +34,6 @@ mod identity;
 mod invocation;
 mod layer;
 mod observe;
-mod schema;
-mod text_calls;
 mod trace;
 
 pub use approval::{ApprovalPolicy, Decision, RememberError, pending_approvals};

@@ -6,10 +6,10 @@ use async_trait::async_trait;
 use skillful_core::{
     Capabilities, DeclaredRisk, Diagnostic, Mapping, OriginKind, ResourceContent, ResourceRange,
     RiskTier, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
-    SkillResource, SkillScript, blocking,
+    SkillResource, SkillScript,
 };
 use skillful_frontmatter::{ParseOptions, parse};
-use skillful_state::FileStamp;
+use skillful_state::{FileStamp, blocking};
 
 use crate::guard::{ReadLimits, check_inside, read_inside, read_inside_stamped, read_window};
 use crate::packed::{Group, PackedText};
@@ -261,6 +261,7 @@ impl FileSkill {
             read_inside_stamped(&dir, &name, limit, &reads)
         })
         .await
+        .map_err(SkillError::other)?
         .map(|(bytes, stamp)| (bytes, FileVersion(stamp)))
     }
 
@@ -276,7 +277,9 @@ impl FileSkill {
         let dir = self.shared_dir();
         let name = name.to_owned();
         let (_, metadata) =
-            blocking::run("checking a skill file", move || check_inside(&dir, &name)).await?;
+            blocking::run("checking a skill file", move || check_inside(&dir, &name))
+                .await
+                .map_err(SkillError::other)??;
         Ok(FileVersion(FileStamp::of(&metadata)))
     }
 
@@ -302,6 +305,7 @@ impl FileSkill {
             read_window(&dir, &name, offset, max_len, &reads)
         })
         .await
+        .map_err(SkillError::other)?
     }
 
     /// Refuses a name that is not one of [`FileSkill::file_names`].
@@ -385,7 +389,8 @@ async fn checked_script_path(dir: Arc<Path>, name: &str) -> Result<PathBuf, Skil
     let (path, _) = blocking::run("checking a script's path", move || {
         check_inside(&dir, &name)
     })
-    .await?;
+    .await
+    .map_err(SkillError::other)??;
     Ok(path)
 }
 
@@ -454,7 +459,9 @@ impl Skill for FileSkill {
         }
         let dir = self.shared_dir();
         let (_, metadata) =
-            blocking::run("checking SKILL.md", move || check_inside(&dir, SKILL_FILE)).await?;
+            blocking::run("checking SKILL.md", move || check_inside(&dir, SKILL_FILE))
+                .await
+                .map_err(SkillError::other)??;
         let bytes = self.read_file(SKILL_FILE).await?;
         let document = split_skill_md(&self.skill_md_path(), &bytes, &self.root.parse_options)?;
         *self.cached_document() = Some((FileStamp::of(&metadata), document.clone()));
@@ -524,7 +531,8 @@ impl SkillResource for FileResource {
         let bytes = blocking::run("reading a resource", move || {
             read_inside(&dir, &name, None, &reads)
         })
-        .await?;
+        .await
+        .map_err(SkillError::other)??;
         Ok(match String::from_utf8(bytes) {
             Ok(text) => ResourceContent::Text(match text.strip_prefix('\u{feff}') {
                 Some(rest) => rest.to_owned(),
@@ -546,7 +554,8 @@ impl SkillResource for FileResource {
         let (bytes, total) = blocking::run("reading a window of a resource", move || {
             read_window(&dir, &name, offset, max_len, &reads)
         })
-        .await?;
+        .await
+        .map_err(SkillError::other)??;
         Ok(ResourceRange::new(bytes, offset.min(total), total, None))
     }
 }

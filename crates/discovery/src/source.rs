@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures_util::future::try_join_all;
-use skillful_core::{Diagnostic, Skill, SkillError, SkillsSource, SourceContext, blocking};
+use skillful_core::{Diagnostic, Skill, SkillError, SkillsSource, SourceContext};
+use skillful_state::blocking;
 
 use crate::builder::{Config, FileSkillsSourceBuilder};
 use crate::skill::{FileSkill, SKILL_FILE, SkillRoot};
@@ -217,12 +218,13 @@ impl FileSkillsSource {
             .filter(|&root| changes[root] != Change::Nothing || previous.get(root).is_none())
             .collect();
         let plans: Vec<RootPlan> = blocking::run("planning discovery", move || {
-            Ok(listed
+            listed
                 .into_iter()
                 .map(|root| walk::plan_root(&config, root))
-                .collect())
+                .collect()
         })
-        .await?;
+        .await
+        .map_err(SkillError::other)?;
         let mut plans = plans.into_iter();
         let mut roots = Vec::with_capacity(changes.len());
         // What to search again: (root, its slot in `below`, the directory).
@@ -310,13 +312,14 @@ impl FileSkillsSource {
             // Each batch starts on the blocking pool when first polled; `try_join_all` polls them
             // all at once, so they run in parallel.
             batches.push(blocking::run("discovering skills", move || {
-                Ok(batch
+                batch
                     .into_iter()
                     .map(|(root, dir)| walk::search(&config, &root, dir))
-                    .collect::<Vec<_>>())
+                    .collect::<Vec<_>>()
             }));
         }
-        Ok(try_join_all(batches).await?.into_iter().flatten().collect())
+        let found = try_join_all(batches).await.map_err(SkillError::other)?;
+        Ok(found.into_iter().flatten().collect())
     }
 }
 

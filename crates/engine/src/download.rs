@@ -320,7 +320,7 @@ pub(crate) fn remove(path: &Path) -> Result<(), EngineError> {
 
 /// The sha256 of a file (lower-case hex), read off the async runtime.
 pub(crate) async fn sha256_file(path: PathBuf) -> Result<String, EngineError> {
-    tokio::task::spawn_blocking(move || {
+    skillful_state::blocking::run("hashing a download", move || {
         let mut file = std::fs::File::open(&path).map_err(|error| EngineError::io(&path, error))?;
         let mut digest = Sha256::new();
         let mut buffer = vec![0u8; 1 << 20];
@@ -336,7 +336,7 @@ pub(crate) async fn sha256_file(path: PathBuf) -> Result<String, EngineError> {
         Ok(hex(&digest.finalize()))
     })
     .await
-    .map_err(|error| EngineError::io(PathBuf::new(), std::io::Error::other(error)))?
+    .map_err(|error| EngineError::io(PathBuf::new(), error.into()))?
 }
 
 /// Bytes as lower-case hex.

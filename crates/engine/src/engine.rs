@@ -276,13 +276,15 @@ impl Engine {
                 continue;
             }
             let (pid, port) = (record.pid, record.port);
-            tokio::task::spawn_blocking(move || terminate(pid, port, STOP_GRACE))
-                .await
-                .map_err(|error| EngineError::Stop {
-                    pid,
-                    port,
-                    reason: error.to_string(),
-                })??;
+            skillful_state::blocking::run("stopping an engine", move || {
+                terminate(pid, port, STOP_GRACE)
+            })
+            .await
+            .map_err(|error| EngineError::Stop {
+                pid,
+                port,
+                reason: error.to_string(),
+            })??;
             records.remove(&record);
             stopped.push(record);
         }

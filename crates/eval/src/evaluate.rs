@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use skillful_agent::{
-    Agent, AgentError, ApprovalRules, AuditSettings, AutoApprove, Input, Session,
+    Agent, AgentError, Aids, ApprovalRules, AuditSettings, AutoApprove, Input, Session,
 };
 use skillful_chat::{
     ApprovalResponse, ChatError, ChatOptions, Content, FunctionCall, Message, OpenAiClient,
@@ -162,8 +162,8 @@ pub struct EvalSettings {
     pub sandbox: SandboxMode,
     /// The directories `write-high` skill scripts may write under too.
     pub allow_write: Vec<PathBuf>,
-    /// Whether tool calls written as text are recovered and run.
-    pub text_tool_calls: bool,
+    /// The small-model aids the evaluated agents apply (default [`Aids::default`]).
+    pub aids: Aids,
     /// Whether the tools' schemas list the valid skill, resource and script names
     /// ([`SkillsProviderBuilder::enum_names`](skillful_provider::SkillsProviderBuilder::enum_names)).
     pub enum_names: bool,
@@ -191,7 +191,7 @@ impl EvalSettings {
                 .approve_up_to(skillful_core::RiskTier::Read),
             sandbox: SandboxMode::Enforce,
             allow_write: Vec::new(),
-            text_tool_calls: true,
+            aids: Aids::default(),
             enum_names: false,
             judge: JudgeSettings::SameEndpoint,
             audit: None,
@@ -411,7 +411,7 @@ impl Evaluator {
         let mut builder = Agent::builder(Arc::clone(&self.client))
             .approval(self.settings.approval.scripts_isolated(runner.isolates()))
             .options(self.settings.options(seed))
-            .text_tool_calls(self.settings.text_tool_calls);
+            .aids(self.settings.aids);
         if let Some(audit) = &self.settings.audit {
             builder = builder.audit(audit.clone());
         }
@@ -510,7 +510,7 @@ impl Evaluator {
             .skills(Arc::new(self.settings.provider(source)?))
             .approval(ApprovalRules::new(AutoApprove::None))
             .options(self.settings.options(self.settings.seed_of(run_number)))
-            .text_tool_calls(self.settings.text_tool_calls);
+            .aids(self.settings.aids);
         if let Some(audit) = &self.settings.audit {
             builder = builder.audit(audit.clone());
         }

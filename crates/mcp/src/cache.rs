@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{SkillResource, sha256_digest};
-use skillful_core::{SkillError, blocking, text::one_line};
-use skillful_state::{StateError, open_regular_file, private_dir};
+use skillful_core::{SkillError, text::one_line};
+use skillful_state::{StateError, blocking, open_regular_file, private_dir};
 
 /// How large the cache of verified files (of all servers together) may grow by default.
 pub const DEFAULT_CACHE_MAX_BYTES: u64 = 256 * 1024 * 1024;
@@ -55,7 +55,7 @@ impl FileCache {
         let dir = base.join(hashed(server, 32));
         let name = one_line(server).into_owned();
         let (opened, checked_base) = (dir.clone(), base.clone());
-        let checked = tokio::task::spawn_blocking(move || {
+        blocking::run("opening the MCP cache", move || {
             private_dir(&checked_base)?;
             private_dir(&opened)?;
             let label = opened.join("server");
@@ -63,20 +63,14 @@ impl FileCache {
                 // Only a help for people looking at the cache: its absence changes nothing.
                 let _ = write_atomically(&opened, &label, format!("{name}\n").as_bytes());
             }
-            Ok(())
+            Ok::<(), StateError>(())
         })
-        .await;
-        match checked {
-            Ok(result) => result.map(|()| Self {
-                base,
-                dir,
-                max_bytes,
-            }),
-            Err(error) => Err(StateError::Io {
-                path: dir,
-                source: io::Error::other(error),
-            }),
-        }
+        .await??;
+        Ok(Self {
+            base,
+            dir,
+            max_bytes,
+        })
     }
 
     fn path(&self, uri: &str) -> PathBuf {
@@ -89,7 +83,7 @@ impl FileCache {
         let path = self.path(uri);
         let file = file.clone();
         let found = blocking::run("reading a cached MCP file", move || {
-            Ok(read_verified(&path, &file))
+            read_verified(&path, &file)
         })
         .await;
         found.ok().flatten()
@@ -106,7 +100,9 @@ impl FileCache {
                 .and_then(|()| evict(&base, max_bytes))
                 .map_err(|error| SkillError::Other(format!("{}: {error}", path.display())))
         })
-        .await;
+        .await
+        .map_err(SkillError::other)
+        .and_then(std::convert::identity);
         if let Err(error) = written {
             tracing::debug!("an MCP file was not cached: {error}");
         }

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use skillful_core::{ResourceContent, Skill};
+use skillful_state::blocking;
 
 use crate::archive::{self, ArchiveFormat, ArchiveLimits};
 use crate::connection::Connection;
@@ -83,12 +84,16 @@ impl ArchiveStore {
         let _guard = self.lock.lock().await;
         let dir = self.dir.clone();
         let listed: HashSet<String> = entries.iter().map(|e| e.name.clone()).collect();
-        let dir = blocking(move || prune(&dir, &listed))
-            .await
-            .map_err(|source| McpSkillsError::ExtractionDir {
-                path: self.dir.clone(),
-                source,
-            })?;
+        let dir = blocking::run("preparing the archive directory", move || {
+            prune(&dir, &listed)
+        })
+        .await
+        .map_err(io::Error::from)
+        .and_then(std::convert::identity)
+        .map_err(|source| McpSkillsError::ExtractionDir {
+            path: self.dir.clone(),
+            source,
+        })?;
         let mut roots = Vec::new();
         let mut budget = self.limits.max_total_bytes;
         for (position, entry) in entries.iter().enumerate() {
@@ -105,8 +110,8 @@ impl ArchiveStore {
                 Some((bytes, format)) => {
                     let temp = self.temporary("tmp");
                     let (limits, install_at) = (self.limits, target.clone());
-                    let result = blocking(move || {
-                        Ok(unpack(&bytes, format, &temp, &install_at, &limits, budget))
+                    let result = blocking::run("unpacking an MCP archive", move || {
+                        unpack(&bytes, format, &temp, &install_at, &limits, budget)
                     })
                     .await;
                     match result {
@@ -216,11 +221,7 @@ impl ArchiveStore {
 
     /// Removes what an earlier refresh unpacked for a skill that is skipped now.
     async fn forget(&self, target: PathBuf) {
-        let _ = blocking(move || {
-            remove(&target);
-            Ok(())
-        })
-        .await;
+        let _ = blocking::run("removing an unpacked archive", move || remove(&target)).await;
     }
 
     /// A fresh hidden path in the store (hidden: discovery never looks at it).
@@ -228,14 +229,6 @@ impl ArchiveStore {
         let n = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
         self.dir.join(format!(".{kind}-{}-{n}", std::process::id()))
     }
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> io::Result<T> + Send + 'static,
-) -> io::Result<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(io::Error::other)?
 }
 
 /// Creates `dir` (unless there is nothing to put in it) and removes every skill directory in it

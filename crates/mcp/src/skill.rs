@@ -12,10 +12,11 @@ use percent_encoding::percent_decode_str;
 use skillful_core::names::check_relative_name;
 use skillful_core::{
     Diagnostic, OriginKind, ResourceContent, Skill, SkillDocument, SkillError, SkillFrontmatter,
-    SkillOrigin, SkillResource, SkillScript, blocking,
+    SkillOrigin, SkillResource, SkillScript,
 };
 use skillful_discovery::{FileScriptRequest, SharedScriptRunner};
 use skillful_frontmatter::{ParseOptions, parse};
+use skillful_state::blocking;
 use tokio::sync::OnceCell;
 
 use crate::cache::{FileCache, hashed};
@@ -679,6 +680,7 @@ impl McpScript {
             })
         })
         .await
+        .map_err(SkillError::other)?
     }
 }
 
@@ -751,6 +753,8 @@ impl SkillScript for McpScript {
             })
         })
         .await
+        .map_err(SkillError::other)
+        .and_then(std::convert::identity)
         .inspect_err(|error| tracing::warn!("{error}"));
         result
     }

@@ -10,10 +10,11 @@ use abi_stable::std_types::{RResult, RStr, RString};
 use async_trait::async_trait;
 use skillful_core::{
     DEFAULT_SCRIPT_TIMEOUT, Diagnostic, Mapping, OriginKind, RiskTier, Skill, SkillDocument,
-    SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript, blocking,
+    SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
 };
 use skillful_inline::{InlineResource, InlineScript, InlineSkill};
 use skillful_plugin_abi::ffi::{FrontmatterInfo, ResourceInfo, ScriptInfo, SkillPluginRef};
+use skillful_state::blocking;
 
 use crate::error::PluginError;
 
@@ -212,14 +213,15 @@ async fn read_resource(
     let read = module.read_resource();
     let resource = name.clone();
     let call = blocking::run("a plugin call", move || {
-        Ok(read(RStr::from_str(&resource)).into_result())
+        read(RStr::from_str(&resource)).into_result()
     });
     let result = tokio::time::timeout(DEFAULT_SCRIPT_TIMEOUT, call)
         .await
         .map_err(|_| SkillError::TimedOut {
             what,
             after: DEFAULT_SCRIPT_TIMEOUT,
-        })??;
+        })?
+        .map_err(SkillError::other)?;
     result.map(RString::into_string).map_err(|message| {
         SkillError::Other(format!(
             "resource '{name}' of skill '{skill}' failed: {message}"
@@ -237,13 +239,14 @@ async fn run_script(
     let run = module.run_script();
     let name = script.clone();
     let result = blocking::run("a plugin call", move || {
-        Ok(run(
+        run(
             RStr::from_str(&name),
             RStr::from_str(&arguments.to_string()),
         )
-        .into_result())
+        .into_result()
     })
-    .await?;
+    .await
+    .map_err(SkillError::other)?;
     result
         .map(RString::into_string)
         .map_err(|message| SkillError::Script {

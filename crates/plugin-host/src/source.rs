@@ -135,8 +135,9 @@ impl PluginSkillsSource {
         self.loaded
             .get_or_try_init(|| async {
                 let locations = self.locations.clone();
-                skillful_core::blocking::run("loading plugins", move || Ok(load_all(&locations)))
+                skillful_state::blocking::run("loading plugins", move || load_all(&locations))
                     .await
+                    .map_err(SkillError::other)
             })
             .await
     }

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use skillful_core::{Skill, SkillError, blocking};
+use skillful_core::{Skill, SkillError};
+use skillful_state::blocking;
 
 use crate::search::{SearchDocument, SearchIndex};
 
@@ -44,9 +45,10 @@ impl SearchCache {
             .map(|skill| SearchDocument::new(skill.name(), skill.description()))
             .collect();
         let index = blocking::run("building the skill search index", move || {
-            Ok(SearchIndex::new(documents))
+            SearchIndex::new(documents)
         })
-        .await?;
+        .await
+        .map_err(SkillError::other)?;
         let index = Arc::new(index);
         *last = Some(Indexed {
             skills: skills.to_vec(),

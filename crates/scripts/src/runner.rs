@@ -252,9 +252,8 @@ impl ProcessRunner {
         let confined = confinement.as_ref().is_some_and(Confinement::confined);
         if let Some(confinement) = confinement {
             let _ =
-                skillful_core::blocking::run("removing a script's scratch directory", move || {
+                skillful_state::blocking::run("removing a script's scratch directory", move || {
                     confinement.finish();
-                    Ok::<(), skillful_core::SkillError>(())
                 })
                 .await;
         }
@@ -291,13 +290,8 @@ impl ProcessRunner {
             let config = Arc::clone(&self.config);
             let skill_dir = skill_dir.to_path_buf();
             let prepared =
-                skillful_core::blocking::run("preparing a script's sandbox", move || {
-                    Ok::<_, skillful_core::SkillError>(Confinement::prepare(
-                        &config.sandbox,
-                        profile,
-                        &skill_dir,
-                        network,
-                    ))
+                skillful_state::blocking::run("preparing a script's sandbox", move || {
+                    Confinement::prepare(&config.sandbox, profile, &skill_dir, network)
                 })
                 .await
                 .map_err(|error| RunFailure::Sandbox {

@@ -20,6 +20,7 @@
 //! );
 //! ```
 
+pub mod blocking;
 mod inspect;
 mod stamp;
 #[cfg(unix)]
@@ -67,6 +68,9 @@ pub enum StateError {
         /// The limit.
         limit: u64,
     },
+    /// Blocking work on private state panicked or was cancelled.
+    #[error(transparent)]
+    Interrupted(#[from] blocking::Interrupted),
     /// The operating system refused.
     #[error("{}: {source}", path.display())]
     Io {

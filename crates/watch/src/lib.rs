@@ -457,9 +457,9 @@ async fn follow(
     let (shared, roots, discovery) = (Arc::clone(shared), roots.to_vec(), Arc::clone(discovery));
     let reporter = watchers.reporter.clone();
     let poll_interval = watchers.poll_interval;
-    let followed = skillful_core::blocking::run("watching the skill roots", move || {
+    let followed = skillful_state::blocking::run("watching the skill roots", move || {
         watchers.follow(&shared, &roots, &discovery);
-        Ok(watchers)
+        watchers
     })
     .await;
     followed.unwrap_or_else(|error| {

@@ -10,3 +10,4 @@ mod forged;
 mod marathon;
 mod real_engine;
 mod real_server;
+mod text_calls;

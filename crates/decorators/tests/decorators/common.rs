@@ -30,37 +30,15 @@ pub(crate) struct TestTool {
     schema: Value,
     behaviour: Behaviour,
     calls: AtomicUsize,
-    /// Names the tool claims for calls of tools that do not exist, taking them as `skillName`.
-    claims: &'static [&'static str],
 }
 
 impl TestTool {
     pub(crate) fn new(name: &'static str, behaviour: Behaviour) -> Arc<Self> {
-        Self::with_schema(name, behaviour, json!({"type": "object"}))
-    }
-
-    pub(crate) fn with_schema(
-        name: &'static str,
-        behaviour: Behaviour,
-        schema: Value,
-    ) -> Arc<Self> {
-        Self::claiming(name, behaviour, schema, &[])
-    }
-
-    /// A tool that takes a call of a tool named one of `claims` (which does not exist) as a
-    /// call of itself with that name as `skillName`, as `load_skill` takes a skill's name.
-    pub(crate) fn claiming(
-        name: &'static str,
-        behaviour: Behaviour,
-        schema: Value,
-        claims: &'static [&'static str],
-    ) -> Arc<Self> {
         Arc::new(Self {
             name,
-            schema,
+            schema: json!({"type": "object"}),
             behaviour,
             calls: AtomicUsize::new(0),
-            claims,
         })
     }
 
@@ -93,11 +71,6 @@ impl Tool for TestTool {
     }
     fn as_any(&self) -> &dyn Any {
         self
-    }
-    fn arguments_for_misnamed_call(&self, name: &str) -> Option<Value> {
-        self.claims
-            .contains(&name)
-            .then(|| json!({"skillName": name}))
     }
 }
 

@@ -6,4 +6,3 @@ mod common;
 mod ensure_user;
 mod identity;
 mod invocation;
-mod text_calls;

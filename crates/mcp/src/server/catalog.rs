@@ -12,8 +12,9 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_perc
 use rmcp::model::{
     SKILL_MD, Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest,
 };
-use skillful_core::{Skill as _, SkillError, blocking};
+use skillful_core::{Skill as _, SkillError};
 use skillful_discovery::{Discovery, FileSkill, FileSkillsSource, FileVersion};
+use skillful_state::blocking;
 use skillful_watch::WatchedSource;
 
 use crate::final_form::{check_entry, fetched_frontmatter};
@@ -383,15 +384,14 @@ impl Catalog {
         }
         let (bytes, version) = skill.read_file_versioned(name).await?;
         let skill_md = name == SKILL_MD;
-        let digested = blocking::run("digesting a skill file", move || {
-            Ok(Digested {
-                version,
-                digest: sha256_digest(&bytes),
-                size: bytes.len() as u64,
-                frontmatter: skill_md.then(|| entry_frontmatter(&bytes)),
-            })
+        let digested = blocking::run("digesting a skill file", move || Digested {
+            version,
+            digest: sha256_digest(&bytes),
+            size: bytes.len() as u64,
+            frontmatter: skill_md.then(|| entry_frontmatter(&bytes)),
         })
-        .await?;
+        .await
+        .map_err(SkillError::other)?;
         self.digests
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

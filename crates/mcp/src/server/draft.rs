@@ -19,11 +19,12 @@ pub(super) async fn archive(skill: &FileSkill) -> Result<Vec<u8>, SkillError> {
         }
         files.push((name.to_owned(), skill.read_file(name).await?));
     }
-    skillful_core::blocking::run("packing a skill archive", move || {
+    skillful_state::blocking::run("packing a skill archive", move || {
         tar_gz(&files)
             .map_err(|error| SkillError::Other(format!("cannot build the archive: {error}")))
     })
     .await
+    .map_err(SkillError::other)?
 }
 
 /// A gzip-compressed tar of `files` (`/`-separated relative names and their bytes), the same

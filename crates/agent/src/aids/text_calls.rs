@@ -11,9 +11,9 @@
 //!
 //! A call object has only the keys `name`, `arguments` or `parameters`, `id` and `type`; its
 //! arguments are an object (or JSON text of one) that fits the tool's schema
-//! ([`schema::fits`](crate::schema)). A call may also name what a tool acts on instead of the
-//! tool ([`Tool::arguments_for_misnamed_call`](skillful_chat::Tool::arguments_for_misnamed_call)),
-//! whatever its arguments: the loop corrects it. A block or list is taken whole or not at all,
+//! ([`schema::fits`](super::schema)). A call may also name what a tool acts on instead of the
+//! tool (a name [`Offered::claimed`] says a tool claims), whatever its arguments: the
+//! misnamed-call correction turns it into a call of that tool. A block or list is taken whole or not at all,
 //! and JSON that names no offered tool (nor anything one claims), has no name, or whose arguments
 //! do not fit is left as text.
 
@@ -22,11 +22,20 @@ use std::ops::Range;
 use serde_json::{Map, Value};
 use skillful_chat::{Content, FunctionCall, Message, Role, SharedTool};
 
-use crate::schema;
+use super::schema;
 
 /// Longer texts are not searched for calls: the search is linear in the text, with a constant
 /// bounded by JSON's nesting limit, and a message of tool calls is a few hundred bytes.
 const MAX_SCANNED_BYTES: usize = 256 * 1024;
+
+/// The tools a reply may call: those offered, and the names a tool claims.
+pub(crate) struct Offered<'a> {
+    /// The tools of the request.
+    pub(crate) tools: &'a [SharedTool],
+    /// Whether an offered tool takes a call of `name`, a tool that does not exist (a skill's
+    /// name, which `load_skill` takes).
+    pub(crate) claimed: &'a dyn Fn(&str) -> bool,
+}
 
 const OPEN_TAG: &str = "<tool_call>";
 const CLOSE_TAG: &str = "</tool_call>";
@@ -34,9 +43,9 @@ const CLOSE_TAG: &str = "</tool_call>";
 /// Turns the calls `message` writes as text into function calls (with empty ids, for the loop to
 /// assign), keeping the text around them as the message's text. Returns how many were found; a
 /// message that already holds calls, or holds anything but text, is left alone.
-pub(crate) fn recover(message: &mut Message, tools: &[SharedTool]) -> usize {
+pub(crate) fn recover(message: &mut Message, offered: &Offered<'_>) -> usize {
     if message.role != Role::Assistant
-        || tools.is_empty()
+        || offered.tools.is_empty()
         || !message
             .contents
             .iter()
@@ -48,7 +57,7 @@ pub(crate) fn recover(message: &mut Message, tools: &[SharedTool]) -> usize {
     if text.len() > MAX_SCANNED_BYTES {
         return 0;
     }
-    let found = find_calls(&text, tools);
+    let found = find_calls(&text, offered);
     if found.is_empty() {
         return 0;
     }
@@ -73,7 +82,7 @@ pub(crate) fn recover(message: &mut Message, tools: &[SharedTool]) -> usize {
 }
 
 /// The spans of `text` that are calls, in order, with their calls.
-fn find_calls(text: &str, tools: &[SharedTool]) -> Vec<(Range<usize>, Vec<FunctionCall>)> {
+fn find_calls(text: &str, offered: &Offered<'_>) -> Vec<(Range<usize>, Vec<FunctionCall>)> {
     let mut found = Vec::new();
     let mut at = 0;
     while at < text.len() {
@@ -83,14 +92,14 @@ fn find_calls(text: &str, tools: &[SharedTool]) -> Vec<(Range<usize>, Vec<Functi
         let rest = &text[start..line_end];
         if rest.starts_with("```") {
             let (content, block_end) = fenced_block(text, line_end);
-            if let Some(calls) = block_calls(&text[content], tools) {
+            if let Some(calls) = block_calls(&text[content], offered) {
                 found.push((at..block_end, calls));
             }
             at = block_end;
             continue;
         }
         if rest.starts_with(['{', '['])
-            && let Some((end, calls)) = bare_calls(text, start, tools)
+            && let Some((end, calls)) = bare_calls(text, start, offered)
         {
             found.push((start..end, calls));
             at = end;
@@ -100,7 +109,7 @@ fn find_calls(text: &str, tools: &[SharedTool]) -> Vec<(Range<usize>, Vec<Functi
             let tag_start = at + tag;
             match tagged_call(text, tag_start) {
                 Some((value, end)) => {
-                    if let Some(calls) = calls_in(&value, tools) {
+                    if let Some(calls) = calls_in(&value, offered) {
                         found.push((tag_start..end, calls));
                     }
                     at = end;
@@ -118,14 +127,14 @@ fn find_calls(text: &str, tools: &[SharedTool]) -> Vec<(Range<usize>, Vec<Functi
 fn bare_calls(
     text: &str,
     start: usize,
-    tools: &[SharedTool],
+    offered: &Offered<'_>,
 ) -> Option<(usize, Vec<FunctionCall>)> {
     let (value, end) = json_at(text, start)?;
     let line_end = text[end..].find('\n').map_or(text.len(), |n| end + n + 1);
     if !text[end..line_end].trim().is_empty() {
         return None;
     }
-    Some((line_end, calls_in(&value, tools)?))
+    Some((line_end, calls_in(&value, offered)?))
 }
 
 /// The content and the end of a fenced block whose opening line ends at `content_start`: up to
@@ -144,16 +153,16 @@ fn fenced_block(text: &str, content_start: usize) -> (Range<usize>, usize) {
 }
 
 /// The calls a fenced block's content holds: one JSON value, or only `<tool_call>` tags.
-fn block_calls(content: &str, tools: &[SharedTool]) -> Option<Vec<FunctionCall>> {
+fn block_calls(content: &str, offered: &Offered<'_>) -> Option<Vec<FunctionCall>> {
     let content = content.trim();
     if let Ok(value) = serde_json::from_str::<Value>(content) {
-        return calls_in(&value, tools);
+        return calls_in(&value, offered);
     }
     let mut calls = Vec::new();
     let mut at = 0;
     while at < content.len() {
         let (value, end) = tagged_call(content, at)?;
-        calls.extend(calls_in(&value, tools)?);
+        calls.extend(calls_in(&value, offered)?);
         at = end + (content[end..].len() - content[end..].trim_start().len());
     }
     (!calls.is_empty()).then_some(calls)
@@ -185,18 +194,18 @@ fn json_at(text: &str, start: usize) -> Option<(Value, usize)> {
 
 /// The calls `value` is: one call object, or a non-empty list of them; `None` if it is anything
 /// else or any element is not a call to an offered tool with fitting arguments.
-fn calls_in(value: &Value, tools: &[SharedTool]) -> Option<Vec<FunctionCall>> {
+fn calls_in(value: &Value, offered: &Offered<'_>) -> Option<Vec<FunctionCall>> {
     match value {
-        Value::Object(object) => Some(vec![call(object, tools)?]),
+        Value::Object(object) => Some(vec![call(object, offered)?]),
         Value::Array(items) if !items.is_empty() => items
             .iter()
-            .map(|item| call(item.as_object()?, tools))
+            .map(|item| call(item.as_object()?, offered))
             .collect(),
         _ => None,
     }
 }
 
-fn call(object: &Map<String, Value>, tools: &[SharedTool]) -> Option<FunctionCall> {
+fn call(object: &Map<String, Value>, offered: &Offered<'_>) -> Option<FunctionCall> {
     if object.keys().any(|key| {
         !matches!(
             key.as_str(),
@@ -206,7 +215,7 @@ fn call(object: &Map<String, Value>, tools: &[SharedTool]) -> Option<FunctionCal
         return None;
     }
     let name = object.get("name")?.as_str()?;
-    let tool = tools.iter().find(|tool| tool.name() == name);
+    let tool = offered.tools.iter().find(|tool| tool.name() == name);
     let arguments = match (object.get("arguments"), object.get("parameters")) {
         (Some(_), Some(_)) => return None,
         (Some(arguments), None) | (None, Some(arguments)) => arguments.clone(),
@@ -219,10 +228,8 @@ fn call(object: &Map<String, Value>, tools: &[SharedTool]) -> Option<FunctionCal
     };
     let fits = match tool {
         Some(tool) => schema::fits(tool.parameters(), &arguments),
-        // A name a tool claims: the loop gives the call that tool's arguments for it.
-        None => tools
-            .iter()
-            .any(|tool| tool.arguments_for_misnamed_call(name).is_some()),
+        // A name a tool claims: the correction gives the call that tool's arguments for it.
+        None => (offered.claimed)(name),
     };
     (arguments.is_object() && fits).then(|| FunctionCall {
         call_id: String::new(),
@@ -295,10 +302,18 @@ mod tests {
         ]
     }
 
+    /// `tools` offered, claiming no other name.
+    fn offered(tools: &[SharedTool]) -> Offered<'_> {
+        Offered {
+            tools,
+            claimed: &|_| false,
+        }
+    }
+
     /// The text kept and the calls found, as `name arguments`.
     fn recovered(text: &str) -> (String, Vec<String>) {
         let mut message = Message::assistant(text);
-        recover(&mut message, &tools());
+        recover(&mut message, &offered(&tools()));
         let calls = message
             .function_calls()
             .map(|call| format!("{} {}", call.name, call.arguments))
@@ -374,16 +389,16 @@ mod tests {
     fn messages_with_calls_or_without_tools_are_left_alone() {
         let text = "{\"name\": \"now\"}";
         let mut message = Message::assistant(text);
-        assert_eq!(recover(&mut message, &[]), 0);
+        assert_eq!(recover(&mut message, &offered(&[])), 0);
         message.contents.push(Content::FunctionCall(FunctionCall {
             call_id: "c1".into(),
             name: "now".into(),
             arguments: json!({}),
         }));
-        assert_eq!(recover(&mut message, &tools()), 0);
+        assert_eq!(recover(&mut message, &offered(&tools())), 0);
         let mut from_user = Message::user(text);
-        assert_eq!(recover(&mut from_user, &tools()), 0);
+        assert_eq!(recover(&mut from_user, &offered(&tools())), 0);
         let mut huge = Message::assistant(format!("{text}\n{}", " ".repeat(MAX_SCANNED_BYTES)));
-        assert_eq!(recover(&mut huge, &tools()), 0);
+        assert_eq!(recover(&mut huge, &offered(&tools())), 0);
     }
 }

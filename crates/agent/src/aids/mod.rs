@@ -10,12 +10,21 @@
 //!   the library's size); a confident match is loaded by a `load_skill` call the runtime makes,
 //!   decided by the approval policy like the model's own calls, and marked
 //!   [`Author::Activation`].
+//! - **Text tool calls**: a call the model wrote as text (JSON, `<tool_call>` tags) when its
+//!   reply holds no structured call becomes an ordinary call, if it names an offered tool with
+//!   arguments that fit its schema ([`text_calls`]).
+//! - **Misnamed calls**: a call of a tool that does not exist named like a skill becomes the
+//!   `load_skill` call of that skill.
 //! - **Invocation** (not an aid one switches: the user asks for it, [`RunOptions::skill`]): the
 //!   named skills are loaded the same way, marked [`Author::Invocation`].
 //!
 //! [`Author::AnswerStep`]: crate::Author::AnswerStep
 //! [`Author::Activation`]: crate::Author::Activation
 //! [`Author::Invocation`]: crate::Author::Invocation
+
+mod model_call;
+mod schema;
+mod text_calls;
 
 use std::collections::HashMap;
 
@@ -25,8 +34,10 @@ use skillful_provider::search::activation_match;
 use crate::error::AgentError;
 use crate::session::Author;
 
-/// Which aids an [`Agent`](crate::Agent) applies. The default: the answer step only;
-/// [`Aids::all`] (for small local models) adds activation.
+pub(crate) use model_call::AidedModel;
+
+/// Which aids an [`Agent`](crate::Agent) applies. The default: the answer step, text tool calls
+/// and misnamed calls; [`Aids::all`] (for small local models) adds activation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Aids {
@@ -34,6 +45,12 @@ pub struct Aids {
     pub answer_step: bool,
     /// Load the skill a new request matches confidently before the model's first call.
     pub activation: bool,
+    /// Run the tool calls a model writes as text (JSON, `<tool_call>` tags) like structured ones;
+    /// off, such text is the model's answer like any other.
+    pub text_tool_calls: bool,
+    /// Turn a call of a tool that does not exist, named like a skill, into the `load_skill` call
+    /// of that skill.
+    pub misnamed_calls: bool,
 }
 
 impl Default for Aids {
@@ -41,6 +58,8 @@ impl Default for Aids {
         Self {
             answer_step: true,
             activation: false,
+            text_tool_calls: true,
+            misnamed_calls: true,
         }
     }
 }
@@ -56,6 +75,8 @@ impl Aids {
         Self {
             answer_step: true,
             activation: true,
+            text_tool_calls: true,
+            misnamed_calls: true,
         }
     }
 
@@ -64,6 +85,8 @@ impl Aids {
         Self {
             answer_step: false,
             activation: false,
+            text_tool_calls: false,
+            misnamed_calls: false,
         }
     }
 
@@ -76,6 +99,18 @@ impl Aids {
     /// The same aids, with the answer step on or off.
     pub fn answer_step(mut self, on: bool) -> Self {
         self.answer_step = on;
+        self
+    }
+
+    /// The same aids, with tool calls written as text recovered or not.
+    pub fn text_tool_calls(mut self, on: bool) -> Self {
+        self.text_tool_calls = on;
+        self
+    }
+
+    /// The same aids, with misnamed calls corrected or not.
+    pub fn misnamed_calls(mut self, on: bool) -> Self {
+        self.misnamed_calls = on;
         self
     }
 }

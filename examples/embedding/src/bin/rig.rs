@@ -15,11 +15,11 @@
 //! `http://127.0.0.1:1234/v1`; `SKILLS_MODEL`; `SKILLS_API_KEY`):
 //!
 //! ```sh
-//! cargo run --example rig -- "A marathon is 26.2 miles. How many km?"
+//! cargo run -p skillful-embedding-examples --bin rig -- "A marathon is 26.2 miles. How many km?"
 //! ```
 //!
 //! The skills come from `examples/skills`, read-only (no script runner: `run_skill_script` tells
-//! the model scripts cannot run here; see `examples/async_openai.rs` on running them).
+//! the model scripts cannot run here; see `async_openai.rs` beside it on running them).
 //!
 //! Dependencies: `rig-core` and `rig-agent` 0.42 with `default-features = false`; the OpenAI
 //! client is handed skillful's HTTP client (rustls on `ring`, see `skillful_http`) so that one
@@ -45,7 +45,7 @@ const MAX_MODEL_CALLS: usize = 8;
 
 const PREAMBLE: &str = "You are a helpful assistant.";
 
-const SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
+const SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../skills");
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {

@@ -8,7 +8,7 @@
 //! `SKILLS_API_KEY`):
 //!
 //! ```sh
-//! cargo run --example async_openai -- "A marathon is 26.2 miles. How many km?"
+//! cargo run -p skillful-embedding-examples --bin async_openai -- "A marathon is 26.2 miles. How many km?"
 //! ```
 //!
 //! The skills come from `examples/skills`, read-only: no script runner is configured, so
@@ -42,7 +42,7 @@ type Error = Box<dyn std::error::Error + Send + Sync>;
 /// At most this many model calls per question: a model may keep calling tools.
 const MAX_MODEL_CALLS: usize = 8;
 
-const SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
+const SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../skills");
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {

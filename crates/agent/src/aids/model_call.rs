@@ -1,0 +1,111 @@
+//! The aids applied to every model call inside the tool loop: a client between the generic loop
+//! (`skillful_decorators::FunctionInvocation`) and the model, so the loop itself stays generic.
+//! On each reply, tool calls written as text are recovered ([`text_calls`](super::text_calls))
+//! and a call of a skill by its name becomes the `load_skill` call it meant, before the loop
+//! sees the reply (and so before the approval policy decides on its calls).
+
+use std::fmt;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use skillful_chat::{
+    ChatClient, ChatError, ChatRequest, ChatResponse, Content, Message, SharedTool, ToolChoice,
+};
+
+use super::Aids;
+use super::text_calls::{self, Offered};
+use crate::context::SkillFunction;
+
+/// `inner` with the per-call [`Aids`] (text tool calls, misnamed calls) applied to its replies.
+pub(crate) struct AidedModel<C> {
+    pub(crate) inner: C,
+    pub(crate) aids: Aids,
+}
+
+impl<C: fmt::Debug> fmt::Debug for AidedModel<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AidedModel")
+            .field("inner", &self.inner)
+            .field("aids", &self.aids)
+            .finish()
+    }
+}
+
+#[async_trait]
+impl<C: ChatClient> ChatClient for AidedModel<C> {
+    async fn get_response(&self, request: ChatRequest) -> Result<ChatResponse, ChatError> {
+        let tools = request.tools.clone();
+        let recover =
+            self.aids.text_tool_calls && request.options.tool_choice != Some(ToolChoice::None);
+        let mut response = self.inner.get_response(request).await?;
+        let misnamed = self.aids.misnamed_calls;
+        if recover {
+            let claimed = |name: &str| misnamed && claimed(&tools, name).is_some();
+            recover_text_calls(
+                &mut response.messages,
+                &Offered {
+                    tools: &tools,
+                    claimed: &claimed,
+                },
+            );
+        }
+        if misnamed {
+            correct_misnamed_calls(&mut response.messages, &tools);
+        }
+        Ok(response)
+    }
+}
+
+/// Recovers the tool calls written as text in `replies`, when they hold no structured call.
+fn recover_text_calls(replies: &mut [Message], offered: &Offered<'_>) {
+    if replies
+        .iter()
+        .any(|reply| reply.function_calls().next().is_some())
+    {
+        return;
+    }
+    let recovered: usize = replies
+        .iter_mut()
+        .map(|reply| text_calls::recover(reply, offered))
+        .sum();
+    if recovered > 0 {
+        tracing::debug!(calls = recovered, "recovered tool calls written as text");
+    }
+}
+
+/// The offered skills tool that takes a call of `name`, a tool that does not exist, and the
+/// arguments it takes for it: `load_skill` with the skill `name` finds
+/// ([`SkillTool::arguments_for_misnamed_call`](skillful_provider::SkillTool::arguments_for_misnamed_call)).
+fn claimed<'a>(tools: &'a [SharedTool], name: &str) -> Option<(&'a SharedTool, Value)> {
+    if tools.iter().any(|tool| tool.name() == name) {
+        return None;
+    }
+    tools.iter().find_map(|tool| {
+        let skill_tool = tool.as_any().downcast_ref::<SkillFunction>()?;
+        let arguments = skill_tool.0.arguments_for_misnamed_call(name)?;
+        Some((tool, arguments))
+    })
+}
+
+/// Turns each call of a tool that does not exist into a call of the tool that claims its name,
+/// with the arguments that tool gives: a model that called a skill by its name calls
+/// `load_skill` with it. The history then holds the call that ran, so the model sees how to call
+/// it; the loop decides on it as on any call.
+fn correct_misnamed_calls(replies: &mut [Message], tools: &[SharedTool]) {
+    for content in replies.iter_mut().flat_map(|reply| &mut reply.contents) {
+        let Content::FunctionCall(call) = content else {
+            continue;
+        };
+        let Some((tool, arguments)) = claimed(tools, &call.name) else {
+            continue;
+        };
+        tracing::info!(
+            called = %call.name,
+            tool = %tool.name(),
+            %arguments,
+            "the model called a tool that does not exist by what a tool acts on; running that tool"
+        );
+        call.name = tool.name().to_owned();
+        call.arguments = arguments;
+    }
+}
