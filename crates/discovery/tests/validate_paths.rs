@@ -29,7 +29,7 @@ async fn a_skill_md_its_directory_and_a_root_are_checked_other_files_and_empty_p
         strict
             .diagnostics
             .iter()
-            .all(|d| d.path.ends_with("bad/SKILL.md")),
+            .all(|d| d.path.as_ref().is_some_and(|p| p.ends_with("bad/SKILL.md"))),
         "{:?}",
         strict.diagnostics
     );
