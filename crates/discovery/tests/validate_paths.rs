@@ -69,7 +69,7 @@ async fn a_skill_md_its_directory_and_a_root_are_checked_other_files_and_empty_p
 async fn a_missing_path_checks_nothing_and_says_to_give_an_existing_one() {
     let tree = Tree::new();
     let missing = tree.root.join("missing");
-    let error = validate_paths(&[missing.clone()], ValidationMode::Lenient)
+    let error = validate_paths(std::slice::from_ref(&missing), ValidationMode::Lenient)
         .await
         .unwrap_err();
     assert!(matches!(&error, ValidateError::Missing { path, .. } if *path == missing));
