@@ -38,12 +38,13 @@ mod record;
 mod stats;
 mod time;
 
-pub use canonical::{canonical_json, json_digest, sha256_hex};
+pub use canonical::{canonical_json, json_digest};
 pub use error::AuditError;
 pub use log::{
     AuditLog, AuditSink, Broken, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, FileAuditSink, Line,
     MAX_ARGS_BYTES, Verification,
 };
 pub use record::{Actor, AuditEvent, AuditRecord, EventKind, SkillRef, Tokens, current_user};
+pub use skillful_state::sha256_hex;
 pub use stats::{SkillStats, Stats};
 pub use time::{format_time, parse_since};

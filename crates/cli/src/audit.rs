@@ -1,6 +1,8 @@
-//! `skills audit` and `skills stats`: the audit log of skill tool calls, read back and checked,
-//! and usage per skill from it; the `--audit-redact` flag of the commands that write it.
+//! `skills audit`, `skills stats` and `skills report`: the audit log of skill tool calls, read
+//! back and checked, usage per skill from it, and the HTML report of usage and evaluations
+//! (`skillful-report`); the `--audit-redact` flag of the commands that write it.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -9,6 +11,8 @@ use skillful_agent::AuditSettings;
 use skillful_audit::{AuditLog, AuditRecord, FileAuditSink, Stats, parse_since};
 use skillful_core::SourceContext;
 use skillful_core::text::one_line;
+use skillful_eval::History;
+use skillful_report::Report;
 
 use crate::inspect::Roots;
 use crate::output;
@@ -61,6 +65,26 @@ pub(crate) struct StatsArgs {
     /// Print the statistics as JSON.
     #[arg(long)]
     json: bool,
+    /// The skills that could have been used are those under these roots (as `skills list`).
+    #[command(flatten)]
+    roots: Roots,
+}
+
+/// What `skills report` shows and where it goes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReportArgs {
+    /// Where the page is written (mode 0600), `-` for stdout. Default: `report.html` in your
+    /// state directory (`~/.local/state/skillful/report.html`).
+    #[arg(long, value_name = "FILE.html")]
+    out: Option<PathBuf>,
+    /// Usage only from this time on (as for `skills audit --since`); evaluations are all shown.
+    #[arg(long, value_name = "T")]
+    since: Option<String>,
+    /// Eval workspaces to show: a workspace (`skills eval --workspace DIR`) or a directory of
+    /// them. Default: those `skills eval` keeps in your state directory
+    /// (`~/.local/state/skillful/eval`).
+    #[arg(long = "evals", value_name = "DIR")]
+    evals: Vec<PathBuf>,
     /// The skills that could have been used are those under these roots (as `skills list`).
     #[command(flatten)]
     roots: Roots,
@@ -176,10 +200,9 @@ fn verify(log: &AuditLog) -> anyhow::Result<Outcome> {
     }
 }
 
-pub(crate) async fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
-    let since = since(args.since.as_deref())?;
-    let records = AuditLog::per_user()?.records()?;
-    let composition = args.roots.compose()?;
+/// The names of the skills under `roots`, sorted.
+async fn known_skills(roots: &Roots) -> anyhow::Result<Vec<String>> {
+    let composition = roots.compose()?;
     let mut known: Vec<String> = composition
         .source()
         .skills(&SourceContext::default())
@@ -188,6 +211,13 @@ pub(crate) async fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
         .map(|skill| skill.name().to_owned())
         .collect();
     known.sort();
+    Ok(known)
+}
+
+pub(crate) async fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
+    let since = since(args.since.as_deref())?;
+    let records = AuditLog::per_user()?.records()?;
+    let known = known_skills(&args.roots).await?;
     let stats = Stats::from_records(&records, since.as_deref(), &known);
     let mut out = output::stdout();
     if args.json {
@@ -225,5 +255,55 @@ pub(crate) async fn stats(args: StatsArgs) -> anyhow::Result<Outcome> {
             one_line(&stats.unused.join(", "))
         )?;
     }
+    Ok(Outcome::Ok)
+}
+
+pub(crate) async fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
+    let since = since(args.since.as_deref())?;
+    let records = AuditLog::per_user()?.records()?;
+    let known = known_skills(&args.roots).await?;
+    let dirs = if args.evals.is_empty() {
+        vec![History::default_dir()?]
+    } else {
+        args.evals
+    };
+    let mut evals = Vec::new();
+    for dir in &dirs {
+        evals.extend(History::all_in(dir)?);
+    }
+    let html = Report::new(
+        &records,
+        since.as_deref(),
+        &known,
+        &evals,
+        SystemTime::now(),
+    )
+    .html();
+    let path = match args.out {
+        Some(path) if path.as_os_str() == "-" => {
+            // Through the terminal writer, as everything on stdout: the page's text is escaped
+            // HTML already, so only a control character a name carried changes.
+            let mut out = output::stdout();
+            write!(out, "{html}")?;
+            out.flush()?;
+            return Ok(Outcome::Ok);
+        }
+        Some(path) => {
+            skillful_state::write_atomic(&path, html.as_bytes(), 0o600)?;
+            path
+        }
+        None => {
+            let path = skillful_state::Dirs::per_user()?
+                .state()
+                .join("report.html");
+            skillful_state::write_private(&path, html.as_bytes())?;
+            path
+        }
+    };
+    writeln!(
+        output::stdout(),
+        "{}",
+        one_line(&path.display().to_string())
+    )?;
     Ok(Outcome::Ok)
 }

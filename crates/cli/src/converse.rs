@@ -62,10 +62,10 @@ impl From<Approve> for AutoApprove {
     }
 }
 
-/// Whether the runtime loads the skill a request matches before the model's first call.
+/// Whether a small-model aid is applied: `auto` (its condition decides), or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Activate {
-    /// Load the skill a request matches confidently.
+pub(crate) enum When {
+    /// Apply the aid where its condition holds.
     Auto,
     /// Leave it to the model.
     Off,
@@ -190,7 +190,13 @@ pub(crate) struct AgentArgs {
     /// not (`off`). Default: `auto` for the embedded engine and other servers on this machine
     /// (small models), `off` for remote ones.
     #[arg(long, value_enum, value_name = "WHEN")]
-    activate: Option<Activate>,
+    activate: Option<When>,
+    /// While a skill is active, declare the resource and script tools with that skill's names
+    /// as the only values (`auto`), or keep them open (`off`). It changes the tool list mid-run.
+    /// Default: `auto` for the embedded engine and other servers on this machine, `off` for
+    /// remote ones.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    focus: Option<When>,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn
     /// (atomically, mode 0600). A run stopped with an approval pending resumes from it. Another
     /// process on the same FILE waits for this one to finish.
@@ -279,10 +285,8 @@ impl AgentArgs {
             writeln!(err, "skills: {note}")?;
         }
         let client = client.build()?;
-        let activation = match self.activate {
-            Some(activate) => activate == Activate::Auto,
-            None => client.is_loopback(),
-        };
+        let local = client.is_loopback();
+        let on = |when: Option<When>| when.map_or(local, |when| when == When::Auto);
         Ok(Agent::builder(client)
             .skills(provider)
             .approval(rules)
@@ -290,7 +294,8 @@ impl AgentArgs {
             .options(options)
             .aids(
                 Aids::new()
-                    .activation(activation)
+                    .activation(on(self.activate))
+                    .focused_tools(on(self.focus))
                     .text_tool_calls(!self.no_text_tool_calls),
             )
             .audit(self.audit.settings(host)?)
@@ -520,10 +525,11 @@ fn ask_about(
 /// A tool result on one line, cut to [`SHOWN_RESULT_CHARS`].
 fn shorten(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(SHOWN_RESULT_CHARS) {
-        Some((cut, _)) => format!("{}… ({} characters)", &line[..cut], text.chars().count()),
-        None => line,
+    let kept = skillful_core::text::cut(&line, SHOWN_RESULT_CHARS);
+    if kept.len() == line.len() {
+        return line;
     }
+    format!("{kept}… ({} characters)", text.chars().count())
 }
 
 /// A conversation on the terminal: the agent, its session and the terminal, and the engine

@@ -112,6 +112,11 @@ enum Command {
     /// Usage per skill from the audit log: activations, calls, failures, latency, tokens.
     #[command(after_help = "Example:\n  skills stats --since 7d")]
     Stats(audit::StatsArgs),
+    /// One HTML page of usage per skill over time and the latest evaluations, with charts.
+    #[command(
+        after_help = "Example:\n  skills report --since 30d --out report.html && xdg-open report.html"
+    )]
+    Report(audit::ReportArgs),
     /// Scan skills for hidden text, prompt injection, exfiltration and risky scripts.
     #[command(after_help = "Example:\n  skills scan examples/skills --sarif > scan.sarif")]
     Scan(scan::ScanArgs),
@@ -235,6 +240,7 @@ fn run(command: Command) -> anyhow::Result<Outcome> {
             Command::Doctor(args) => doctor::doctor(args),
             Command::Audit(args) => audit::audit(args),
             Command::Stats(args) => audit::stats(args).await,
+            Command::Report(args) => audit::report(args).await,
             Command::Scan(args) => scan::scan(args),
             Command::Add(args) => supply::add(args),
             Command::Install(args) => supply::install_locked(args),

@@ -1,14 +1,14 @@
-//! What an evaluation writes and reports: `timing.json`, `grading.json` and `benchmark.json`
+//! What an evaluation writes, reports and reads back: `timing.json`, `grading.json` and `benchmark.json`
 //! as the agentskills.io guide lays them out (with a few more fields), and the statistics
 //! behind them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::grade::Graded;
 use crate::spec::{EvalId, TriggerQuery};
 
 /// `timing.json` of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Timing {
     /// Prompt and completion tokens over the run's model calls, as the server reported them.
@@ -18,7 +18,7 @@ pub struct Timing {
 }
 
 /// The `summary` of `grading.json`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct GradingSummary {
     /// Expectations that passed.
@@ -56,7 +56,7 @@ impl GradingSummary {
 }
 
 /// `grading.json` of one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Grading {
     /// Each expectation with its verdict and evidence.
@@ -66,7 +66,7 @@ pub struct Grading {
 }
 
 /// With or without the skill.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Configuration {
     /// The skill offered through the provider.
@@ -89,7 +89,7 @@ impl Configuration {
 }
 
 /// The numbers of one run, as `benchmark.json`'s `runs[].result`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RunResult {
     /// As in `grading.json`.
@@ -118,7 +118,7 @@ pub struct RunResult {
 }
 
 /// One run in `benchmark.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RunRecord {
     /// The eval's id.
@@ -141,7 +141,7 @@ pub struct RunRecord {
 }
 
 /// A mean and a sample standard deviation (0 for fewer than two values).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Stat {
     /// The mean.
@@ -168,7 +168,7 @@ impl Stat {
 }
 
 /// The summary of one configuration over its runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ConfigurationSummary {
     /// Over the runs that graded anything.
@@ -209,7 +209,7 @@ impl ConfigurationSummary {
 }
 
 /// With-skill means minus without-skill means: what the skill buys and what it costs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Delta {
     /// Pass rate.
@@ -233,7 +233,7 @@ impl Delta {
 }
 
 /// `benchmark.json`'s `run_summary`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RunSummary {
     /// The runs with the skill.
@@ -266,7 +266,7 @@ impl RunSummary {
 }
 
 /// Whether one trigger query made the model load the skill.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TriggerResult {
     /// The query and whether it should trigger.
@@ -282,7 +282,7 @@ pub struct TriggerResult {
 }
 
 /// `benchmark.json`'s `triggers`: how well the skill's description makes a model load it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TriggerSummary {
     /// Queries asked (over all runs).
@@ -328,7 +328,7 @@ impl TriggerSummary {
 }
 
 /// What the benchmark was run with.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Metadata {
     /// The skill's name.
@@ -350,7 +350,7 @@ pub struct Metadata {
 }
 
 /// `benchmark.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Benchmark {
     /// What it was run with.

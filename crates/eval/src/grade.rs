@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use regex::{Regex, RegexBuilder};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use skillful_chat::{ChatClient, ChatOptions, ChatRequest, Message, OpenAiClient};
 use skillful_core::RiskTier;
@@ -25,7 +25,7 @@ const MAX_REGEX_BYTES: usize = 1024 * 1024;
 const JUDGE_MAX_TOKENS: u32 = 400;
 
 /// One graded expectation, as `grading.json` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Graded {
     /// The expectation, in words.
@@ -329,10 +329,7 @@ fn quote(text: &str) -> String {
 /// `text` cut to [`MAX_EVIDENCE_CHARS`], whitespace runs joined.
 fn bounded(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(MAX_EVIDENCE_CHARS) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line,
-    }
+    skillful_core::text::shorten(&line, MAX_EVIDENCE_CHARS).into_owned()
 }
 
 /// The match at `start..start + len` of `text` with a little context on each side.

@@ -28,6 +28,8 @@
 //!   names of letters, digits and `-` only; the workspace may not lie inside the skill; what is
 //!   read is bounded; evidence is quoted in bounded, one-line excerpts. The skill's own `evals/`
 //!   directory is never offered to the model (discovery skips it).
+//! - **Read back**: [`History`] reads a workspace's iterations (their `benchmark.json`) for
+//!   reports.
 //!
 //! It owns the evaluation: the file formats, running, grading, statistics. It knows nothing of
 //! terminals or command lines, and does not find or start a model server: it is given one.
@@ -56,6 +58,7 @@ mod error;
 mod evaluate;
 mod files;
 mod grade;
+mod history;
 mod spec;
 mod workspace;
 
@@ -67,4 +70,5 @@ pub use error::EvalError;
 pub use evaluate::{EvalSettings, Evaluator, JudgeSettings, Progress, Report, SkillUnderTest};
 pub use files::MAX_INPUT_FILE_BYTES;
 pub use grade::Graded;
+pub use history::{History, Iteration};
 pub use spec::{EvalCase, EvalId, EvalSet, Expectation, MAX_SPEC_BYTES, TriggerQuery};
