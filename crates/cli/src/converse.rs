@@ -22,7 +22,7 @@ use skillful_chat::{
 };
 use skillful_core::RiskTier;
 use skillful_core::text::{for_terminal, one_line};
-use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
+use skillful_engine::{Engine, EngineGuard};
 use skillful_scripts::ProcessRunner;
 
 use crate::audit::AuditFlags;
@@ -83,10 +83,7 @@ pub(crate) async fn model_server(
         return Ok((endpoint.to_owned(), None));
     }
     let engine = Engine::from_env()?;
-    let model = match model.and_then(|name| skillful_engine::model(name).ok()) {
-        Some(model) => model,
-        None => skillful_engine::model(DEFAULT_MODEL)?,
-    };
+    let model = skillful_engine::model_or_default(model);
     let guard = EngineGuard::ensure(&engine, DEFAULT_BASE_URL, model)
         .await
         .with_context(|| {
