@@ -19,7 +19,7 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use skillful_chat::Remember;
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_core::{OriginKind, SkillError, SkillOrigin};
 use skillful_manifest::{DigestCache, Limits, Manifest, ManifestError};
 use skillful_provider::CallSubject;
@@ -442,7 +442,7 @@ fn binding(subject: &CallSubject) -> Binding {
 /// The file of `script` below the skill directory `dir`. A name that could leave the directory
 /// names nothing there: a path that cannot exist.
 fn script_file(dir: &Path, script: &str) -> PathBuf {
-    if check_relative_name(script).is_ok() {
+    if RelativeName::new(script).is_ok() {
         dir.join(script)
     } else {
         dir.join("\u{0}unsafe script name")

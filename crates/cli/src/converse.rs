@@ -22,12 +22,13 @@ use skillful_chat::{
 };
 use skillful_core::RiskTier;
 use skillful_core::text::{for_terminal, one_line};
-use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
+use skillful_engine::{Engine, EngineGuard};
 use skillful_scripts::ProcessRunner;
 
 use crate::audit::AuditFlags;
 use crate::compose::{ListingFlags, SkillsFlags};
 use crate::sandbox::{ScriptFlags, not_isolated_line};
+use crate::telemetry::TelemetryFlags;
 use crate::{Outcome, UsageError, output};
 
 /// The most characters of a tool result the transcript shows.
@@ -82,10 +83,7 @@ pub(crate) async fn model_server(
         return Ok((endpoint.to_owned(), None));
     }
     let engine = Engine::from_env()?;
-    let model = match model.and_then(|name| skillful_engine::model(name).ok()) {
-        Some(model) => model,
-        None => skillful_engine::model(DEFAULT_MODEL)?,
-    };
+    let model = skillful_engine::model_or_default(model);
     let guard = EngineGuard::ensure(&engine, DEFAULT_BASE_URL, model)
         .await
         .with_context(|| {
@@ -192,9 +190,8 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_enum, value_name = "WHEN")]
     activate: Option<When>,
     /// While a skill is active, declare the resource and script tools with that skill's names
-    /// as the only values (`auto`), or keep them open (`off`). It changes the tool list mid-run.
-    /// Default: `auto` for the embedded engine and other servers on this machine, `off` for
-    /// remote ones.
+    /// as the only values (`auto`), or keep them open (`off`, the default: measured, it did not
+    /// help the default model). It changes the tool list mid-run.
     #[arg(long, value_enum, value_name = "WHEN")]
     focus: Option<When>,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn
@@ -204,6 +201,8 @@ pub(crate) struct AgentArgs {
     session: Option<PathBuf>,
     #[command(flatten)]
     audit: AuditFlags,
+    #[command(flatten)]
+    telemetry: TelemetryFlags,
     #[command(flatten)]
     sandbox: ScriptFlags,
     #[command(flatten)]
@@ -295,10 +294,12 @@ impl AgentArgs {
             .aids(
                 Aids::new()
                     .activation(on(self.activate))
-                    .focused_tools(on(self.focus))
+                    .focused_tools(self.focus == Some(When::Auto))
                     .text_tool_calls(!self.no_text_tool_calls),
             )
             .audit(self.audit.settings(host)?)
+            .name("skills")
+            .capture_content(self.telemetry.capture())
             .build())
     }
 

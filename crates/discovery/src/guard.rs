@@ -8,7 +8,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use skillful_core::SkillError;
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_state::{FileStamp, is_link_refusal, open_nofollow};
 
 /// Whether two metadata describe the same file on disk.
@@ -33,7 +33,7 @@ pub(crate) fn same_file(_a: &Metadata, _b: &Metadata) -> bool {
 /// [`SkillError::Refused`] when a segment is a symbolic link, the file is not a regular file
 /// or it resolves outside `dir`; [`SkillError::Unreadable`] when a segment cannot be inspected.
 pub(crate) fn check_inside(dir: &Path, relative: &str) -> Result<(PathBuf, Metadata), SkillError> {
-    if let Err(unsafe_name) = check_relative_name(relative) {
+    if let Err(unsafe_name) = RelativeName::new(relative) {
         return Err(SkillError::Refused {
             what: dir.join(relative).display().to_string(),
             reason: unsafe_name.reason.to_owned(),

@@ -400,9 +400,9 @@ fn relative_name(path: &Path, relative: &Path) -> Result<String, ManifestError> 
         }
         name.push_str(segment);
     }
-    skillful_core::names::check_relative_name(&name)
+    let name = skillful_core::names::RelativeName::new(name)
         .map_err(|refused| unsafe_name(refused.reason.to_owned()))?;
-    Ok(name)
+    Ok(name.into_string())
 }
 
 /// The bytes of the regular file at `path`, opened without following a symbolic link and

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_core::{ResourceRange, RiskTier, Skill, SkillScript};
 
 use crate::idempotency::{Call, Replays};
@@ -510,7 +510,7 @@ fn find_member<T: ?Sized>(
 ) -> Result<Found<Arc<T>>, ToolError> {
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let unlisted =
-        if name_refs.contains(&requested.as_str()) || check_relative_name(&requested).is_err() {
+        if name_refs.contains(&requested.as_str()) || RelativeName::new(&requested).is_err() {
             None
         } else {
             exact(&requested)
