@@ -112,10 +112,12 @@ impl FileAuditSink {
     /// # Errors
     /// As [`AuditSink::record`].
     pub fn record_at(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
-        self.append(event, time)
+        self.append(event, Some(time))
     }
 
-    fn append(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
+    /// Appends `event` stamped `time`, or (`None`) the time it is written, once the chain's end
+    /// is known (after a torn tail's record).
+    fn append(&self, event: AuditEvent, time: Option<SystemTime>) -> Result<(), AuditError> {
         let _lock = FileLock::acquire(&self.dir.join(LOCK))?;
         let mut cached = self.head.lock().unwrap_or_else(PoisonError::into_inner);
         let path = self.dir.join(CURRENT);
@@ -127,7 +129,7 @@ impl FileAuditSink {
         };
         let record = AuditRecord {
             seq: head.next_seq,
-            time: format_time(time),
+            time: format_time(time.unwrap_or_else(SystemTime::now)),
             prev: head.prev.take(),
             event: bounded(event),
         };
@@ -268,7 +270,7 @@ impl FileAuditSink {
 
 impl AuditSink for FileAuditSink {
     fn record(&self, event: AuditEvent) -> Result<(), AuditError> {
-        self.append(event, SystemTime::now())
+        self.append(event, None)
     }
 }
 
