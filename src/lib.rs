@@ -15,6 +15,7 @@
 //! | `config` | no | [`config`]: the composition every host needs — roots by scope (explicit, project, user, admin) with precedence, trust of project folders, enable/disable settings, files + MCP + plugins + inline in one source (links the `mcp` client and `plugins`) |
 //! | `watch` | no | [`watch`]: live reload of file skills (a debounced file watcher on the roots) |
 //! | `agent` | no | [`chat`]: the chat client for OpenAI-compatible servers; [`decorators`]: ensure-user-message, the tool loop with approval, tracing; [`agent`]: the agent and its session |
+//! | `otel` | no | [`telemetry`]: OTLP export of the spans (the standard `OTEL_*` variables), as a `tracing` layer |
 //!
 //! # Example
 //! ```
@@ -80,6 +81,9 @@ pub use skillful_plugin_host as plugins;
 pub use skillful_provider as provider;
 #[cfg(feature = "scripts")]
 pub use skillful_scripts as scripts;
+/// OTLP export of the spans (`Telemetry::from_env`, its `tracing` layer): the `otel` feature.
+#[cfg(feature = "otel")]
+pub use skillful_telemetry as telemetry;
 #[cfg(feature = "watch")]
 pub use skillful_watch as watch;
 

@@ -5,7 +5,7 @@
 //! engine started for the run and stopped after it.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use anyhow::{Context, bail};
 
@@ -37,11 +37,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         "demo: skills {} (answering y to each approval)\n",
         quoted(&skills_args)
     );
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut skills = Command::new(cargo)
-        .args(["run", "--quiet", "--package", "skillful-cli", "--"])
+    let mut skills = crate::skills_command()?
         .args(skills_args)
-        .current_dir(&root)
         .stdin(Stdio::piped())
         .spawn()
         .context("cannot run `cargo run --package skillful-cli`")?;

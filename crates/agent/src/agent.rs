@@ -11,11 +11,12 @@ use skillful_chat::{
 };
 use skillful_core::SourceContext;
 use skillful_decorators::{
-    ApprovalPolicy, Approver, CallEvent, CallObserver, CallOutcome, Decision,
+    ApprovalPolicy, Approver, CallActor, CallEvent, CallObserver, CallOutcome, Decision,
     EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, Refuser, TracingLayer,
-    not_approved, refused,
+    execute_tool_span, not_approved, record_tool_result, refused,
 };
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
+use tracing::{Instrument, Span};
 
 use crate::aids::{AidedModel, Aids, RunOptions, answer_request, skills_to_load};
 use crate::approvals::ApprovalsStore;
@@ -24,6 +25,7 @@ use crate::context::{ContextProvider, SkillFunction};
 use crate::error::AgentError;
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
 use crate::session::{Author, Session};
+use crate::spans;
 
 /// What a run is given: a prompt, or the answers to pending approvals.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,6 +113,8 @@ pub struct Agent {
     options: ChatOptions,
     auditor: Option<Arc<Auditor>>,
     aids: Aids,
+    name: String,
+    capture: bool,
 }
 
 impl Agent {
@@ -128,6 +132,8 @@ impl Agent {
             options: ChatOptions::default(),
             audit: None,
             aids: Aids::default(),
+            name: DEFAULT_NAME.to_owned(),
+            capture: false,
         }
     }
 
@@ -157,10 +163,25 @@ impl Agent {
         session: &mut Session,
         run: &RunOptions,
     ) -> Result<AgentResponse, AgentError> {
+        let span = spans::invoke_agent(&self.name, session.id(), self.options.model.as_deref());
+        let response = self
+            .run_turn(input.into(), session, run)
+            .instrument(span.clone())
+            .await;
+        spans::record_run(&span, response.as_ref().map(|response| response.usage));
+        response
+    }
+
+    /// One turn of [`Agent::run_with`], inside its `invoke_agent` span.
+    async fn run_turn(
+        &self,
+        input: Input,
+        session: &mut Session,
+        run: &RunOptions,
+    ) -> Result<AgentResponse, AgentError> {
         let pending = session.pending_approvals();
         let mut new = Vec::new();
         let mut unanswered = Vec::new();
-        let input = input.into();
         let query = match &input {
             Input::Text(text) => Some(text.clone()),
             Input::Approvals(_) => None,
@@ -376,25 +397,32 @@ impl Agent {
                 refused(&call, &reason)
             }
             Decision::Approve(grounds) => {
-                let started = Instant::now();
-                let output = load.invoke(call.arguments.clone()).await;
-                let result = FunctionResult {
-                    call_id: call.call_id.clone(),
-                    is_error: output.is_err(),
-                    result: output.unwrap_or_else(|error| error),
-                };
-                self.audit_runtime_call(
-                    &call,
-                    load,
-                    session_id,
-                    CallOutcome::Ran {
-                        approver: &Approver::Policy(grounds),
-                        result: &result,
-                        duration: started.elapsed(),
-                    },
-                )
-                .await;
-                result
+                let approver = Approver::Policy(grounds);
+                let span = execute_tool_span(&call, CallActor::Runtime, &approver, self.capture);
+                async {
+                    let started = Instant::now();
+                    let output = load.invoke(call.arguments.clone()).await;
+                    let result = FunctionResult {
+                        call_id: call.call_id.clone(),
+                        is_error: output.is_err(),
+                        result: output.unwrap_or_else(|error| error),
+                    };
+                    record_tool_result(&Span::current(), &result, started, self.capture);
+                    self.audit_runtime_call(
+                        &call,
+                        load,
+                        session_id,
+                        CallOutcome::Ran {
+                            approver: &approver,
+                            result: &result,
+                            duration: started.elapsed(),
+                        },
+                    )
+                    .await;
+                    result
+                }
+                .instrument(span)
+                .await
             }
         };
         vec![
@@ -507,9 +535,31 @@ pub struct AgentBuilder {
     options: ChatOptions,
     audit: Option<AuditSettings>,
     aids: Aids,
+    name: String,
+    capture: bool,
 }
 
+/// The agent's name when the builder is given none (`gen_ai.agent.name`).
+pub const DEFAULT_NAME: &str = "skillful";
+
 impl AgentBuilder {
+    /// The agent's name on its `invoke_agent {name}` spans (`gen_ai.agent.name`; default
+    /// [`DEFAULT_NAME`]).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Whether contents are recorded on the spans: the messages of each model call
+    /// (`gen_ai.input.messages`, `gen_ai.output.messages`) and each tool call's arguments and
+    /// result (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`). Off by default; turn it
+    /// on only when the user opted in
+    /// (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, or a flag of the host's).
+    pub fn capture_content(mut self, capture: bool) -> Self {
+        self.capture = capture;
+        self
+    }
+
     /// The agent's own instructions, first in the system prompt.
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
@@ -582,12 +632,14 @@ impl AgentBuilder {
         let auditor = self.audit.map(|settings| Arc::new(Auditor { settings }));
         let mut invocation = FunctionInvocationLayer::new()
             .limits(self.limits)
-            .approval(Arc::clone(&policy) as Arc<dyn ApprovalPolicy>);
+            .approval(Arc::clone(&policy) as Arc<dyn ApprovalPolicy>)
+            .capture_content(self.capture);
         if let Some(auditor) = &auditor {
             invocation = invocation.observer(Arc::clone(auditor) as Arc<dyn CallObserver>);
         }
+        let tracing = TracingLayer::new().capture_content(self.capture);
         let client = invocation.layer(AidedModel {
-            inner: EnsureUserMessageLayer.layer(TracingLayer.layer(self.client)),
+            inner: EnsureUserMessageLayer.layer(tracing.layer(self.client)),
             aids: self.aids,
         });
         Agent {
@@ -599,6 +651,8 @@ impl AgentBuilder {
             options: self.options,
             auditor,
             aids: self.aids,
+            name: self.name,
+            capture: self.capture,
         }
     }
 }

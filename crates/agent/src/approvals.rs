@@ -12,7 +12,6 @@
 //! version 2 when the next approval is given. Its plugin, inline and MCP approvals are kept.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -20,11 +19,11 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use skillful_chat::Remember;
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_core::{OriginKind, SkillError, SkillOrigin};
 use skillful_manifest::{DigestCache, Limits, Manifest, ManifestError};
 use skillful_provider::CallSubject;
-use skillful_state::{FileLock, FileStamp, StateError, blocking};
+use skillful_state::{FileLock, FileStamp, StateError, blocking, hex};
 
 /// The store's file format version.
 const STORE_VERSION: u32 = 2;
@@ -443,7 +442,7 @@ fn binding(subject: &CallSubject) -> Binding {
 /// The file of `script` below the skill directory `dir`. A name that could leave the directory
 /// names nothing there: a path that cannot exist.
 fn script_file(dir: &Path, script: &str) -> PathBuf {
-    if check_relative_name(script).is_ok() {
+    if RelativeName::new(script).is_ok() {
         dir.join(script)
     } else {
         dir.join("\u{0}unsafe script name")
@@ -609,26 +608,21 @@ fn check_files(files: Vec<Bound>) -> (Option<Vec<Bound>>, usize) {
 /// following a final link and without blocking on a FIFO, a regular file only.
 pub(crate) fn hash_file(path: &Path) -> Result<(String, FileStamp), SkillError> {
     let what = || path.display().to_string();
-    let unreadable = |source: std::io::Error| SkillError::Unreadable {
-        what: what(),
-        source,
-    };
-    let (mut file, metadata) = skillful_state::open_regular_file(path)
-        .map_err(|error| SkillError::Refused {
+    match skillful_state::sha256_file(path, u64::MAX) {
+        Ok(Some(digest)) => Ok((digest.sha256, digest.stamp)),
+        Ok(None) => Err(SkillError::Unreadable {
+            what: what(),
+            source: std::io::ErrorKind::NotFound.into(),
+        }),
+        Err(StateError::Io { source, .. }) => Err(SkillError::Unreadable {
+            what: what(),
+            source,
+        }),
+        Err(error) => Err(SkillError::Refused {
             what: what(),
             reason: error.to_string(),
-        })?
-        .ok_or_else(|| unreadable(std::io::ErrorKind::NotFound.into()))?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0; 64 * 1024];
-    loop {
-        let read = file.read(&mut buffer).map_err(unreadable)?;
-        if read == 0 {
-            break;
-        }
-        hasher.update(&buffer[..read]);
+        }),
     }
-    Ok((hex(&hasher.finalize()), FileStamp::of(&metadata)))
 }
 
 /// The sha256 of the skill's document: its frontmatter as written (or none), a NUL, its body.
@@ -639,10 +633,6 @@ pub(crate) async fn document_digest(subject: &CallSubject) -> Result<String, Ski
     hasher.update([0]);
     hasher.update(&document.body);
     Ok(hex(&hasher.finalize()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The approvals in `path` (none when it does not exist), and how many approvals of format 1

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use skillful_audit::{Actor, AuditEvent, EventKind, SkillRef, Tokens, json_digest, sha256_hex};
-use skillful_chat::{FunctionCall, Remember, Usage};
-use skillful_decorators::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
+use skillful_chat::{FunctionCall, Usage};
+use skillful_decorators::{CallEvent, CallObserver, CallOutcome, Refuser};
 use skillful_provider::{CallSubject, ToolKind};
 use skillful_state::blocking;
 
@@ -77,6 +77,8 @@ impl Auditor {
     /// record, on the blocking pool; a failure is a warning.
     async fn write(&self, mut event: AuditEvent, files: Vec<std::path::PathBuf>) {
         let sink = Arc::clone(&self.settings.sink);
+        // The call's `execute_tool` span, when it ran: it gets the skill's digest too.
+        let span = tracing::Span::current();
         let written = blocking::run("writing an audit record", move || {
             let mut digests = files
                 .iter()
@@ -88,6 +90,9 @@ impl Auditor {
             }
             if event.script.is_some() {
                 event.script_digest = digests.next().flatten();
+            }
+            if let Some(digest) = event.skill.as_ref().and_then(|skill| skill.digest.as_ref()) {
+                crate::spans::record_digest(&span, digest);
             }
             sink.record(event)
         })
@@ -178,16 +183,7 @@ impl Auditor {
                 if kind_of_tool == Some(ToolKind::RunSkillScript) {
                     event.exit_code = exit_code(&result.result, result.is_error);
                 }
-                let by = match approver {
-                    Approver::NoPolicy => "no policy".to_owned(),
-                    Approver::Policy(grounds) => grounds.clone(),
-                    Approver::Person(Remember::Once) => "user (once)".to_owned(),
-                    Approver::Person(Remember::Tool) => "user (always: tool)".to_owned(),
-                    Approver::Person(Remember::ToolWithArguments) => {
-                        "user (always: tool with these arguments)".to_owned()
-                    }
-                };
-                ("approved", by)
+                ("approved", approver.grounds())
             }
             CallOutcome::Held => ("asked", "policy".to_owned()),
             CallOutcome::Refused { by, reason } => {

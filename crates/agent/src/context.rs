@@ -49,6 +49,7 @@ impl Tool for SkillFunction {
     }
 
     async fn invoke(&self, arguments: serde_json::Value) -> Result<String, String> {
+        crate::spans::record_skill(&self.0, &arguments);
         match self.0.invoke(arguments).await {
             ToolOutput::Text(text) => Ok(text),
             error @ ToolOutput::Error(_) => Err(error.into_model_text()),

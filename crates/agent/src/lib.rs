@@ -53,8 +53,9 @@ mod question;
 mod report;
 mod session;
 mod session_file;
+mod spans;
 
-pub use agent::{Agent, AgentBuilder, AgentResponse, Input};
+pub use agent::{Agent, AgentBuilder, AgentResponse, DEFAULT_NAME, Input};
 pub use aids::{Aids, RunOptions};
 pub use approvals::{ApprovalsError, ApprovalsStore, Coverage};
 pub use audit::AuditSettings;

@@ -99,8 +99,10 @@ impl RunReport {
                         Content::FunctionResult(result) => {
                             if let Some(&index) = at.get(&result.call_id) {
                                 let step = &mut steps[index];
-                                step.result =
-                                    Some(result.result.chars().take(REPORT_RESULT_CHARS).collect());
+                                step.result = Some(
+                                    skillful_core::text::cut(&result.result, REPORT_RESULT_CHARS)
+                                        .to_owned(),
+                                );
                                 step.is_error = result.is_error;
                                 if step.approval == "pending" {
                                     step.approval = "auto";

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+use skillful_state::sha256_hex;
 
 /// `value` in canonical form: no whitespace, object members sorted by the UTF-16 code units of
 /// their names, strings with JSON's short escapes and `\u00xx` (lower case) for other control
@@ -68,16 +68,6 @@ fn write_string(text: &str, out: &mut String) {
         }
     }
     out.push('"');
-}
-
-/// The sha256 of `bytes`, in lower-case hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
 }
 
 /// The sha256 of `value`'s canonical JSON: the digest of a call's arguments, and of a record in

@@ -39,7 +39,7 @@ mod settings;
 mod stats;
 mod time;
 
-pub use canonical::{canonical_json, json_digest, sha256_hex};
+pub use canonical::{canonical_json, json_digest};
 pub use error::AuditError;
 pub use log::{
     AuditLog, AuditSink, Broken, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, FileAuditSink, Line,
@@ -47,5 +47,6 @@ pub use log::{
 };
 pub use record::{Actor, AuditEvent, AuditRecord, EventKind, SkillRef, Tokens, current_user};
 pub use settings::AuditSettings;
+pub use skillful_state::sha256_hex;
 pub use stats::{SkillStats, Stats};
 pub use time::{format_time, parse_since};

@@ -10,10 +10,11 @@ use std::time::SystemTime;
 use serde_json::Value;
 use skillful_state::{FileLock, private_dir};
 
-use crate::canonical::{json_digest, sha256_hex};
+use crate::canonical::json_digest;
 use crate::error::AuditError;
 use crate::record::{Actor, AuditEvent, AuditRecord, EventKind, current_user};
 use crate::time::format_time;
+use skillful_state::sha256_hex;
 
 /// The file records are appended to.
 const CURRENT: &str = "audit.jsonl";
@@ -115,8 +116,8 @@ impl FileAuditSink {
         self.append(event, Some(time))
     }
 
-    /// Appends `event` stamped `time`, or (`None`) the time it is written, once the chain's end
-    /// is known (after a torn tail's record).
+    /// Appends `event` stamped `time`, or the time it is written (read under the lock, so that
+    /// writers in several processes never write times out of order).
     fn append(&self, event: AuditEvent, time: Option<SystemTime>) -> Result<(), AuditError> {
         let _lock = FileLock::acquire(&self.dir.join(LOCK))?;
         let mut cached = self.head.lock().unwrap_or_else(PoisonError::into_inner);
@@ -125,7 +126,7 @@ impl FileAuditSink {
         let identity = identity_of(&file, &path)?;
         let mut head = match cached.take() {
             Some(head) if head.file == identity => head,
-            _ => self.read_head(&mut file, &path, identity)?,
+            _ => self.read_head(&mut file, &path, identity, time)?,
         };
         let record = AuditRecord {
             seq: head.next_seq,
@@ -162,6 +163,7 @@ impl FileAuditSink {
         file: &mut File,
         path: &Path,
         identity: (u64, u64, u64),
+        stamp: Option<SystemTime>,
     ) -> Result<Head, AuditError> {
         let (complete, torn) = tail(file, path, identity.2)?;
         if let Some(torn) = torn {
@@ -184,7 +186,8 @@ impl FileAuditSink {
             ));
             let record = AuditRecord {
                 seq: head.next_seq,
-                time: format_time(SystemTime::now()),
+                // Not after the record that follows it.
+                time: format_time(stamp.unwrap_or_else(SystemTime::now)),
                 prev: head.prev,
                 event,
             };

@@ -178,8 +178,7 @@ pub fn current_user() -> String {
     }
     #[cfg(unix)]
     {
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        format!("uid {}", unsafe { libc::geteuid() })
+        format!("uid {}", skillful_state::current_uid())
     }
     #[cfg(not(unix))]
     {

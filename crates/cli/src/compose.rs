@@ -4,10 +4,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use skillful_config::{Composition, Environment, McpServer, SkillsConfig};
+use skillful_config::{Composition, Environment, McpError, McpServer, McpServers, SkillsConfig};
 use skillful_core::validate::ValidationMode;
 use skillful_discovery::SharedScriptRunner;
-use skillful_mcp::{BearerToken, McpEndpoint};
 use skillful_provider::SkillsProvider;
 
 use crate::{UsageError, output};
@@ -65,9 +64,36 @@ pub(crate) struct SkillsFlags {
 }
 
 impl SkillsFlags {
-    /// The bearer tokens of `--mcp-auth-token-env`, each with the `--mcp-http` URL it is for.
-    fn tokens(&self) -> anyhow::Result<Vec<(String, BearerToken)>> {
-        let mut tokens = Vec::new();
+    /// The MCP servers named, with their labels and tokens (`skillful_config::McpServers`:
+    /// default labels `mcp1`, `mcp2`, ... and the pairing are the library's).
+    fn servers(&self) -> anyhow::Result<Vec<McpServer>> {
+        let mut servers = McpServers::new();
+        for line in &self.mcp_stdio {
+            servers = servers
+                .stdio(line)
+                .map_err(|error| UsageError(error.to_string()))?;
+        }
+        for url in &self.mcp_http {
+            servers = servers.http(url);
+        }
+        for given in &self.mcp_label {
+            let Some((name, server)) = given.split_once('=') else {
+                return Err(UsageError(format!(
+                    "--mcp-label {given}: give NAME=SERVER, SERVER exactly as given to --mcp-stdio or --mcp-http"
+                ))
+                .into());
+            };
+            servers = servers.label(name, server).map_err(|error| {
+                UsageError(match error {
+                    McpError::InvalidLabel { .. } => {
+                        format!("--mcp-label {given}: the name must be a word without ':' or '/'")
+                    }
+                    _ => format!(
+                        "--mcp-label {given}: no --mcp-stdio or --mcp-http was given as `{server}`"
+                    ),
+                })
+            })?;
+        }
         for given in &self.mcp_auth_token_env {
             // A variable's name has no `=`; a URL may.
             let Some((server, var)) = given.rsplit_once('=') else {
@@ -76,78 +102,20 @@ impl SkillsFlags {
                 ))
                 .into());
             };
-            if !self.mcp_http.iter().any(|url| url == server) {
-                return Err(UsageError(format!(
-                    "--mcp-auth-token-env {given}: no --mcp-http was given as `{server}`"
-                ))
-                .into());
-            }
-            let token = BearerToken::from_env(var)
-                .map_err(|error| UsageError(format!("--mcp-auth-token-env {given}: {error}")))?;
-            tokens.push((server.to_owned(), token));
+            servers = servers.bearer_token_env(server, var).map_err(|error| {
+                UsageError(match error {
+                    McpError::Token(error) => format!("--mcp-auth-token-env {given}: {error}"),
+                    _ => format!(
+                        "--mcp-auth-token-env {given}: no --mcp-http was given as `{server}`"
+                    ),
+                })
+            })?;
         }
-        Ok(tokens)
-    }
-
-    /// The MCP servers named, with their labels.
-    fn servers(&self) -> anyhow::Result<Vec<McpServer>> {
-        let mut labels = Vec::new();
-        for label in &self.mcp_label {
-            let Some((name, server)) = label.split_once('=') else {
-                return Err(UsageError(format!(
-                    "--mcp-label {label}: give NAME=SERVER, SERVER exactly as given to --mcp-stdio or --mcp-http"
-                ))
-                .into());
-            };
-            if name.is_empty() || name.contains([':', '/']) || name.chars().any(char::is_whitespace)
-            {
-                return Err(UsageError(format!(
-                    "--mcp-label {label}: the name must be a word without ':' or '/'"
-                ))
-                .into());
-            }
-            if !self
-                .mcp_stdio
-                .iter()
-                .chain(&self.mcp_http)
-                .any(|given| given == server)
-            {
-                return Err(UsageError(format!(
-                    "--mcp-label {label}: no --mcp-stdio or --mcp-http was given as `{server}`"
-                ))
-                .into());
-            }
-            labels.push((name.to_owned(), server.to_owned()));
-        }
-        let stdio = self.mcp_stdio.iter().map(|line| {
-            McpEndpoint::command_line(line)
-                .map(|endpoint| (line, endpoint))
-                .map_err(|error| UsageError(error.to_string()))
-        });
-        let tokens = self.tokens()?;
-        let http = self.mcp_http.iter().map(|url| {
-            let endpoint = match tokens.iter().find(|(server, _)| server == url) {
-                Some((_, token)) => McpEndpoint::http_with_bearer_token(url, token.clone()),
-                None => McpEndpoint::http(url),
-            };
-            Ok((url, endpoint))
-        });
-        let mut servers = Vec::new();
-        for (index, given) in stdio.chain(http).enumerate() {
-            let (given, endpoint) = given?;
-            let label = labels
-                .iter()
-                .find(|(_, server)| server == given)
-                .map_or_else(|| format!("mcp{}", index + 1), |(name, _)| name.clone());
-            let server = self
-                .mcp_env
-                .iter()
-                .fold(McpServer::new(label, endpoint), |server, name| {
-                    server.allow_env(name.clone())
-                });
-            servers.push(server);
-        }
-        Ok(servers)
+        Ok(self
+            .mcp_env
+            .iter()
+            .fold(servers, |servers, name| servers.allow_env(name.clone()))
+            .build())
     }
 
     /// The composition of `roots` (the default scopes when there are none) and these flags;

@@ -22,12 +22,13 @@ use skillful_chat::{
 };
 use skillful_core::RiskTier;
 use skillful_core::text::{for_terminal, one_line};
-use skillful_engine::{DEFAULT_MODEL, Engine, EngineGuard};
+use skillful_engine::{Engine, EngineGuard};
 use skillful_scripts::ProcessRunner;
 
 use crate::audit::AuditFlags;
 use crate::compose::{ListingFlags, SkillsFlags};
 use crate::sandbox::{ScriptFlags, not_isolated_line};
+use crate::telemetry::TelemetryFlags;
 use crate::{Outcome, UsageError, output};
 
 /// The most characters of a tool result the transcript shows.
@@ -62,10 +63,10 @@ impl From<Approve> for AutoApprove {
     }
 }
 
-/// Whether the runtime loads the skill a request matches before the model's first call.
+/// Whether a small-model aid is applied: `auto` (its condition decides), or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Activate {
-    /// Load the skill a request matches confidently.
+pub(crate) enum When {
+    /// Apply the aid where its condition holds.
     Auto,
     /// Leave it to the model.
     Off,
@@ -82,10 +83,7 @@ pub(crate) async fn model_server(
         return Ok((endpoint.to_owned(), None));
     }
     let engine = Engine::from_env()?;
-    let model = match model.and_then(|name| skillful_engine::model(name).ok()) {
-        Some(model) => model,
-        None => skillful_engine::model(DEFAULT_MODEL)?,
-    };
+    let model = skillful_engine::model_or_default(model);
     let guard = EngineGuard::ensure(&engine, DEFAULT_BASE_URL, model)
         .await
         .with_context(|| {
@@ -190,7 +188,12 @@ pub(crate) struct AgentArgs {
     /// not (`off`). Default: `auto` for the embedded engine and other servers on this machine
     /// (small models), `off` for remote ones.
     #[arg(long, value_enum, value_name = "WHEN")]
-    activate: Option<Activate>,
+    activate: Option<When>,
+    /// While a skill is active, declare the resource and script tools with that skill's names
+    /// as the only values (`auto`), or keep them open (`off`, the default: measured, it did not
+    /// help the default model). It changes the tool list mid-run.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    focus: Option<When>,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn
     /// (atomically, mode 0600). A run stopped with an approval pending resumes from it. Another
     /// process on the same FILE waits for this one to finish.
@@ -198,6 +201,8 @@ pub(crate) struct AgentArgs {
     session: Option<PathBuf>,
     #[command(flatten)]
     audit: AuditFlags,
+    #[command(flatten)]
+    telemetry: TelemetryFlags,
     #[command(flatten)]
     sandbox: ScriptFlags,
     #[command(flatten)]
@@ -279,10 +284,8 @@ impl AgentArgs {
             writeln!(err, "skills: {note}")?;
         }
         let client = client.build()?;
-        let activation = match self.activate {
-            Some(activate) => activate == Activate::Auto,
-            None => client.is_loopback(),
-        };
+        let local = client.is_loopback();
+        let on = |when: Option<When>| when.map_or(local, |when| when == When::Auto);
         Ok(Agent::builder(client)
             .skills(provider)
             .approval(rules)
@@ -290,10 +293,13 @@ impl AgentArgs {
             .options(options)
             .aids(
                 Aids::new()
-                    .activation(activation)
+                    .activation(on(self.activate))
+                    .focused_tools(self.focus == Some(When::Auto))
                     .text_tool_calls(!self.no_text_tool_calls),
             )
             .audit(self.audit.settings(host)?)
+            .name("skills")
+            .capture_content(self.telemetry.capture())
             .build())
     }
 
@@ -520,10 +526,11 @@ fn ask_about(
 /// A tool result on one line, cut to [`SHOWN_RESULT_CHARS`].
 fn shorten(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(SHOWN_RESULT_CHARS) {
-        Some((cut, _)) => format!("{}… ({} characters)", &line[..cut], text.chars().count()),
-        None => line,
+    let kept = skillful_core::text::cut(&line, SHOWN_RESULT_CHARS);
+    if kept.len() == line.len() {
+        return line;
     }
+    format!("{kept}… ({} characters)", text.chars().count())
 }
 
 /// A conversation on the terminal: the agent, its session and the terminal, and the engine

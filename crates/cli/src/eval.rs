@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use skillful_agent::{Aids, ApprovalRules};
 use skillful_core::RiskTier;
-use skillful_core::text::one_line;
+use skillful_core::text::{one_line, shorten};
 use skillful_eval::{
     Benchmark, Configuration, EvalError, EvalSettings, Evaluator, JudgeSettings, Progress,
     SkillUnderTest, Stat,
@@ -345,11 +345,4 @@ fn stat(stat: Option<Stat>, digits: usize) -> String {
 
 fn share(value: Option<f64>) -> String {
     value.map_or("n/a".to_owned(), |v| format!("{v:.2}"))
-}
-
-fn shorten(text: &str, chars: usize) -> String {
-    match text.char_indices().nth(chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
 }

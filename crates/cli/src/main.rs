@@ -30,6 +30,7 @@ mod scan;
 mod search;
 mod settings;
 mod supply;
+mod telemetry;
 mod validate;
 
 #[derive(Debug, Parser)]
@@ -185,7 +186,24 @@ fn main() -> ExitCode {
             };
         }
     };
-    output::init_tracing();
+    // Commands run on a single-threaded tokio runtime; file work goes to its blocking pool.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = writeln!(output::stderr(), "skills: {}", one_line(&error.to_string()));
+            return ExitCode::from(1);
+        }
+    };
+    let telemetry = exports_traces(&cli.command)
+        .then(|| {
+            let _entered = runtime.enter();
+            telemetry::start()
+        })
+        .flatten();
+    output::init_tracing(telemetry.as_ref().map(|telemetry| telemetry.layer()));
     if let Err(error) = hardened {
         let _ = writeln!(
             output::stderr(),
@@ -193,7 +211,13 @@ fn main() -> ExitCode {
             one_line(&error.to_string())
         );
     }
-    let result = run(cli.command);
+    let result = run(&runtime, cli.command);
+    if let Some(telemetry) = telemetry {
+        // The last spans are flushed while the runtime runs (gRPC's connection task is on it),
+        // within the exporter's bound.
+        let _ = runtime
+            .block_on(async { tokio::task::spawn_blocking(move || telemetry.shutdown()).await });
+    }
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Invalid | Outcome::Failed) => ExitCode::from(1),
@@ -214,11 +238,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// Commands run on a single-threaded tokio runtime; file work goes to its blocking pool.
-fn run(command: Command) -> anyhow::Result<Outcome> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+/// Whether `command` exports traces when the `OTEL_*` variables ask for it: the commands that
+/// run agents or serve skills.
+fn exports_traces(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Run(_) | Command::Chat(_) | Command::Eval(_) | Command::Serve(_)
+    )
+}
+
+/// Runs `command` on `runtime`.
+fn run(runtime: &tokio::runtime::Runtime, command: Command) -> anyhow::Result<Outcome> {
     runtime.block_on(async {
         match command {
             Command::List(args) => inspect::list(args).await,

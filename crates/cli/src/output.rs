@@ -19,7 +19,11 @@ use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
 use skillful_core::text::{for_terminal, is_hazard, one_line};
+use tracing_subscriber::Layer as _;
+use tracing_subscriber::Registry;
 use tracing_subscriber::field::MakeExt;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// Text written to a stream, escaped on the way. `write!`/`writeln!` work on it as on an
 /// [`io::Write`], through [`Writer::write_fmt`].
@@ -109,20 +113,24 @@ impl<W> fmt::Debug for Writer<W> {
 /// The libraries' warnings (a skipped skill, a symbolic link refused) go to stderr; `RUST_LOG`
 /// overrides the level. Every field value and the message are written through
 /// [`one_line`] (a path named with `ESC[2J` is shown as `\u{1b}[2J`). Colour only on a
-/// terminal, and never with `NO_COLOR` set.
-pub(crate) fn init_tracing() {
+/// terminal, and never with `NO_COLOR` set. `otel`, when given, exports spans (its own filter:
+/// `RUST_LOG` only governs the terminal).
+pub(crate) fn init_tracing(otel: Option<skillful_telemetry::TelemetryLayer<Registry>>) {
     let colour =
         io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         // rmcp logs a failed connection itself; the one line the command prints says it all.
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let terminal = tracing_subscriber::fmt::layer()
         .with_writer(io::stderr)
         .fmt_fields(escaped_fields())
         .with_target(false)
         .without_time()
         .with_ansi(colour)
+        .with_filter(filter);
+    tracing_subscriber::registry()
+        .with(otel)
+        .with(terminal)
         .init();
 }
 

@@ -4,8 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use skillful_core::{RiskTier, Skill};
-use skillful_discovery::FileScriptRequest;
+use skillful_core::Skill;
 use skillful_scripts::ProcessRunner;
 
 use crate::inspect::Roots;
@@ -68,19 +67,9 @@ pub(crate) async fn run_script(args: RunScriptArgs) -> anyhow::Result<Outcome> {
             args.name
         );
     };
-    let script_path = skill.script_path(&args.script).await?;
-    let risk = skill
-        .script(&args.script)
-        .map_or(RiskTier::SCRIPT_DEFAULT, |script| script.risk_tier());
-    let request = FileScriptRequest::new(
-        args.name.as_str(),
-        skill.dir(),
-        args.script.as_str(),
-        script_path,
-        serde_json::json!(args.args),
-    )
-    .with_risk(risk)
-    .with_network(skill.capabilities().network.is_some());
+    let request = skill
+        .script_request(&args.script, serde_json::json!(args.args))
+        .await?;
     let output = runner.execute(&request).await?;
     let mut out = output::stdout();
     writeln!(out, "{}", output.render())?;

@@ -1,13 +1,10 @@
 //! `skills validate`: checks SKILL.md files with the same discovery and validation that loading
-//! uses, and prints one line per diagnostic.
+//! uses (`skillful_discovery::validate_paths`), and prints one line per diagnostic.
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use skillful_core::validate::body_warning;
-use skillful_core::{Diagnostic, Skill};
-use skillful_discovery::FileSkillsSource;
-use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
+use skillful_discovery::{ValidateError, validate_paths};
+use skillful_frontmatter::ValidationMode;
 
 use crate::{Outcome, UsageError, output};
 
@@ -30,76 +27,28 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
     } else {
         ValidationMode::Lenient
     };
-    let mut diagnostics = Vec::new();
-    let mut loaded = 0;
-    for path in &args.paths {
-        let metadata = std::fs::metadata(path)
-            .map_err(|e| UsageError(format!("{}: {e}; give an existing path", path.display())))?;
-        // A SKILL.md stands for its directory, which discovery then treats as one skill.
-        let root = if metadata.is_file() {
-            if path.file_name().is_none_or(|name| name != "SKILL.md") {
-                diagnostics.push(
-                    Diagnostic::error(
-                        "SKILL.md",
-                        "not a SKILL.md; point at a skill directory or its SKILL.md",
-                    )
-                    .with_path(path),
-                );
-                continue;
-            }
-            path.parent()
-                .map_or_else(|| PathBuf::from("."), PathBuf::from)
-        } else {
-            path.clone()
-        };
-        let discovery = FileSkillsSource::builder()
-            .root(root)
-            .loader(FrontmatterLoader::new(mode))
-            .build()?
-            .discover()
-            .await;
-        if discovery.skills.is_empty() && discovery.diagnostics.is_empty() {
-            diagnostics.push(
-                Diagnostic::error(
-                    "SKILL.md",
-                    "no SKILL.md found here or in the two levels below; point at a skill directory",
-                )
-                .with_path(path),
-            );
+    let validation = match validate_paths(&args.paths, mode).await {
+        Err(error @ ValidateError::Missing { .. }) => {
+            return Err(UsageError(error.to_string()).into());
         }
-        for skill in &discovery.skills {
-            // Bodies are not the specification's business, but what hides in one is worth a
-            // warning.
-            let diagnostic = match skill.document().await {
-                Ok(document) => body_warning(&document.body),
-                Err(error) => Some(Diagnostic::error("body", error.to_string())),
-            };
-            diagnostics.extend(diagnostic.map(|d| d.with_path(skill.skill_md_path())));
-        }
-        loaded += discovery.skills.len();
-        diagnostics.extend(discovery.diagnostics);
-    }
-    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-    let rejected: BTreeSet<_> = diagnostics
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| d.path.clone())
-        .collect();
+        other => other?,
+    };
     let mut out = output::stdout();
     if args.json {
-        out.json(&diagnostics)?;
+        out.json(&validation.diagnostics)?;
     } else {
-        for diagnostic in &diagnostics {
+        for diagnostic in &validation.diagnostics {
             writeln!(out, "{diagnostic}")?;
         }
         writeln!(
             out,
-            "{} skill(s) checked: {errors} error(s), {} warning(s)",
-            loaded + rejected.len(),
-            diagnostics.len() - errors
+            "{} skill(s) checked: {} error(s), {} warning(s)",
+            validation.checked,
+            validation.errors(),
+            validation.warnings()
         )?;
     }
-    Ok(if errors > 0 {
+    Ok(if validation.errors() > 0 {
         Outcome::Invalid
     } else {
         Outcome::Ok

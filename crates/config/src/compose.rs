@@ -14,7 +14,10 @@ use skillful_core::{
 use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
 use skillful_frontmatter::FrontmatterLoader;
 #[cfg(feature = "mcp")]
-use skillful_mcp::{McpEndpoint, McpSkillsSource};
+use skillful_mcp::McpSkillsSource;
+
+#[cfg(feature = "mcp")]
+use crate::mcp::McpServer;
 #[cfg(feature = "plugins")]
 use skillful_plugin_host::{PluginError, PluginSkillsSource};
 use skillful_watch::{WatchedSource, WatchedSourceBuilder};
@@ -26,38 +29,6 @@ use crate::locked::Drift;
 use crate::safety::Risk;
 use crate::settings::{Enablement, Settings, SettingsLevel};
 use crate::trust::{TrustStore, Verdict, shown_path};
-
-/// An MCP server to read skills from, under a label the host chose (feature `mcp`).
-#[cfg(feature = "mcp")]
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct McpServer {
-    /// The label: how messages, listings and disambiguated names (`label:name`) call it.
-    pub label: String,
-    /// How to reach it.
-    pub endpoint: McpEndpoint,
-    /// Variables of the host's environment a stdio server may also see (beyond the scripts'
-    /// allow-list).
-    pub env: Vec<String>,
-}
-
-#[cfg(feature = "mcp")]
-impl McpServer {
-    /// The server at `endpoint`, called `label`.
-    pub fn new(label: impl Into<String>, endpoint: McpEndpoint) -> Self {
-        Self {
-            label: label.into(),
-            endpoint,
-            env: Vec::new(),
-        }
-    }
-
-    /// The same server, its child process also seeing the host's variable `name`.
-    pub fn allow_env(mut self, name: impl Into<String>) -> Self {
-        self.env.push(name.into());
-        self
-    }
-}
 
 /// What a host composes its skills from, built up with its methods and turned into a
 /// [`Composition`] by [`SkillsConfig::build`].
@@ -342,14 +313,14 @@ impl SkillsConfig {
             .into_iter()
             .map(|server| {
                 let builder = McpSkillsSource::builder(server.endpoint)
-                    .label(server.label.clone())
+                    .label(server.label.as_str())
                     .cache_dir(environment.dirs.cache().join("mcp"));
                 let builder = server
                     .env
                     .iter()
                     .fold(builder, |builder, name| builder.allow_env(name.clone()));
                 McpPart {
-                    label: server.label,
+                    label: server.label.into(),
                     source: builder.build(),
                     listed: OnceCell::new(),
                 }

@@ -19,7 +19,9 @@
 //! libraries (the crates it composes do), and it knows nothing of prompts, tools or models.
 //!
 //! Two features, both default, add the sources that need heavy dependencies: `mcp` (MCP servers,
-//! [`SkillsConfig::mcp_server`]: rmcp, reqwest, zip) and `plugins` (class-skill plugins,
+//! [`SkillsConfig::mcp_server`], [`McpServer`] with its checked [`McpLabel`], and
+//! [`McpServers`], the servers a command line names with their default labels and tokens:
+//! rmcp, reqwest, zip) and `plugins` (class-skill plugins,
 //! [`SkillsConfig::plugins`]: abi_stable). Without `plugins`, plugin directories named in the
 //! settings are not opened and each is a [`Note`].
 //!
@@ -30,12 +32,12 @@ mod environment;
 mod error;
 mod listing;
 mod locked;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod safety;
 mod settings;
 mod trust;
 
-#[cfg(feature = "mcp")]
-pub use compose::McpServer;
 pub use compose::{Composition, Entry, Loaded, Note, SkillsConfig, Status, require_trusted};
 pub use environment::{
     ADMIN_SKILLS_VARIABLE, AGENTS_DIR, DEFAULT_ADMIN_SKILLS, Environment, PROJECT_CONFIG_FILE,
@@ -43,6 +45,8 @@ pub use environment::{
 };
 pub use error::ConfigError;
 pub use listing::ListedSkill;
+#[cfg(feature = "mcp")]
+pub use mcp::{McpError, McpLabel, McpServer, McpServers};
 pub use safety::Risk;
 pub use settings::{Enablement, Settings, SettingsLevel};
 pub use trust::{

@@ -113,11 +113,7 @@ pub(crate) fn ownership_risks(dir: &Path) -> Vec<Risk> {
 /// The owner of what `metadata` describes when it is neither this user nor root.
 #[cfg(unix)]
 fn foreign_owner(metadata: &Metadata) -> Option<u32> {
-    use std::os::unix::fs::MetadataExt;
-    let uid = metadata.uid();
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
-    (uid != me && uid != 0).then_some(uid)
+    skillful_state::Ownership::of(metadata).foreign_owner()
 }
 
 #[cfg(not(unix))]
@@ -128,9 +124,8 @@ fn foreign_owner(_metadata: &Metadata) -> Option<u32> {
 /// The mode of what `metadata` describes when every user may write in it or it is sticky.
 #[cfg(unix)]
 fn shared_mode(metadata: &Metadata) -> Option<u32> {
-    use std::os::unix::fs::MetadataExt;
-    let mode = metadata.mode() & 0o7777;
-    (mode & 0o1002 != 0).then_some(mode)
+    let ownership = skillful_state::Ownership::of(metadata);
+    (ownership.writable_by_everyone() || ownership.sticky()).then_some(ownership.mode)
 }
 
 #[cfg(not(unix))]

@@ -489,10 +489,7 @@ async fn an_mcp_skill_never_shadows_a_local_one_and_is_offered_under_its_label()
         world
             .config()
             .root(world.path("local"))
-            .mcp_server(McpServer::new(
-                "docs",
-                skillful_mcp::McpEndpoint::http(&url),
-            )),
+            .mcp_server(McpServer::new("docs", skillful_mcp::McpEndpoint::http(&url)).unwrap()),
     )
     .await;
     let offered: Vec<(String, String, OriginKind)> = loaded
@@ -540,8 +537,8 @@ async fn an_mcp_skill_never_shadows_a_local_one_and_is_offered_under_its_label()
     let loaded = load(
         world
             .config()
-            .mcp_server(McpServer::new("a", skillful_mcp::McpEndpoint::http(&url)))
-            .mcp_server(McpServer::new("b", skillful_mcp::McpEndpoint::http(&url))),
+            .mcp_server(McpServer::new("a", skillful_mcp::McpEndpoint::http(&url)).unwrap())
+            .mcp_server(McpServer::new("b", skillful_mcp::McpEndpoint::http(&url)).unwrap()),
     )
     .await;
     let names: Vec<String> = loaded
@@ -566,10 +563,7 @@ async fn a_local_skill_named_like_a_renamed_mcp_skill_is_refused_even_when_lenie
             .config()
             .validation(skillful_core::validate::ValidationMode::Lenient)
             .root(world.path("local"))
-            .mcp_server(McpServer::new(
-                "docs",
-                skillful_mcp::McpEndpoint::http(&url),
-            )),
+            .mcp_server(McpServer::new("docs", skillful_mcp::McpEndpoint::http(&url)).unwrap()),
     )
     .await;
     let offered: Vec<(String, String)> = loaded
@@ -638,10 +632,7 @@ async fn a_renamed_mcp_skill_never_takes_a_name_another_skill_claims() {
             .config()
             .root(world.path("local"))
             .inline(std::sync::Arc::new(coded))
-            .mcp_server(McpServer::new(
-                "docs",
-                skillful_mcp::McpEndpoint::http(&url),
-            )),
+            .mcp_server(McpServer::new("docs", skillful_mcp::McpEndpoint::http(&url)).unwrap()),
     )
     .await;
     let offered: Vec<(String, String)> = loaded

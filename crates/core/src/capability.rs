@@ -12,7 +12,7 @@ use std::fmt;
 use indexmap::IndexMap;
 use serde::{Serialize, Serializer};
 
-use crate::names::check_relative_name;
+use crate::names::RelativeName;
 
 /// The prefix of every capability key in `metadata`.
 pub const CAPABILITY_PREFIX: &str = "capabilities.";
@@ -271,8 +271,8 @@ fn write_path(skill: &str, path: &str) -> Result<String, CapabilityError> {
     if path.starts_with('~') {
         return Err(refused("is in the home directory"));
     }
-    check_relative_name(trimmed).map_err(|unsafe_name| refused(unsafe_name.reason))?;
-    Ok(trimmed.to_owned())
+    let name = RelativeName::new(trimmed).map_err(|unsafe_name| refused(unsafe_name.reason))?;
+    Ok(name.into_string())
 }
 
 #[cfg(test)]

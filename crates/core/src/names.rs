@@ -14,7 +14,7 @@ const MAX_DECODING_DEPTH: usize = 8;
 /// The longest name accepted, in bytes.
 pub const MAX_NAME_BYTES: usize = 4096;
 
-/// A name refused by [`check_relative_name`]: the name and why.
+/// A name refused by [`RelativeName::new`]: the name and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unsafe name {name:?}: {reason}")]
 pub struct UnsafeName {
@@ -24,23 +24,86 @@ pub struct UnsafeName {
     pub reason: &'static str,
 }
 
-/// Checks that `name` is a plain relative path inside a skill: not empty, not absolute (no
-/// leading `/`, no drive or scheme: no `:` at all), no backslash, no control character, no empty,
-/// `.` or `..` segment (also before a `?` or `#`, and with trailing spaces), at most
+/// A plain relative path inside a skill, checked once, when it is made: not empty, not absolute
+/// (no leading `/`, no drive or scheme: no `:` at all), no backslash, no control character, no
+/// empty, `.` or `..` segment (also before a `?` or `#`, and with trailing spaces), at most
 /// [`MAX_NAME_BYTES`] bytes, and the same after percent-decoding it as many times as it decodes.
 ///
-/// # Errors
-/// [`UnsafeName`] saying which rule the name breaks.
+/// It is text as given (segments joined by `/`); serde reads it through the same check, so a
+/// file or message that carries one cannot carry an unsafe name.
 ///
 /// # Example
 /// ```
-/// use skillful_core::names::check_relative_name;
+/// use skillful_core::names::RelativeName;
 ///
-/// assert!(check_relative_name("references/FAQ.md").is_ok());
-/// assert!(check_relative_name("../secrets").is_err());
-/// assert!(check_relative_name("%252e%252e/secrets").is_err());
+/// let name = RelativeName::new("references/FAQ.md").unwrap();
+/// assert_eq!(name.segments().collect::<Vec<_>>(), ["references", "FAQ.md"]);
+/// assert!(RelativeName::new("../secrets").is_err());
+/// assert!(RelativeName::new("%252e%252e/secrets").is_err());
+/// let read: Result<RelativeName, _> = serde_json::from_str(r#""/etc/passwd""#);
+/// assert!(read.unwrap_err().to_string().contains("absolute path"));
 /// ```
-pub fn check_relative_name(name: &str) -> Result<(), UnsafeName> {
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "String", into = "String")]
+pub struct RelativeName(String);
+
+impl RelativeName {
+    /// `name` when it is a safe relative name.
+    ///
+    /// # Errors
+    /// [`UnsafeName`] saying which rule the name breaks and how to write it instead.
+    pub fn new(name: impl Into<String>) -> Result<Self, UnsafeName> {
+        let name = name.into();
+        check(&name)?;
+        Ok(Self(name))
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Its `/`-separated segments, in order.
+    pub fn segments(&self) -> std::str::Split<'_, char> {
+        self.0.split('/')
+    }
+
+    /// The name as owned text.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl TryFrom<String> for RelativeName {
+    type Error = UnsafeName;
+
+    fn try_from(name: String) -> Result<Self, UnsafeName> {
+        Self::new(name)
+    }
+}
+
+impl From<RelativeName> for String {
+    fn from(name: RelativeName) -> Self {
+        name.0
+    }
+}
+
+impl AsRef<str> for RelativeName {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for RelativeName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The rules of [`RelativeName`].
+fn check(name: &str) -> Result<(), UnsafeName> {
     let refuse = |reason| {
         Err(UnsafeName {
             name: name.to_owned(),
@@ -145,17 +208,17 @@ mod tests {
         ];
         for (name, safe) in cases {
             assert_eq!(
-                check_relative_name(name).is_ok(),
+                RelativeName::new(*name).is_ok(),
                 *safe,
                 "{name:?}: {:?}",
-                check_relative_name(name)
+                RelativeName::new(*name)
             );
         }
     }
 
     #[test]
     fn refusals_say_why() {
-        let error = check_relative_name("../x").unwrap_err();
+        let error = RelativeName::new("../x").unwrap_err();
         assert_eq!(error.name, "../x");
         assert!(error.to_string().contains("'..' segment"), "{error}");
     }

@@ -93,7 +93,7 @@ pub trait Skill: Send + Sync + fmt::Debug {
     ///
     /// The default looks among [`Skill::resources`]; sources whose resources are not all known in
     /// advance resolve other names here (callers check names with
-    /// [`check_relative_name`](crate::names::check_relative_name) first).
+    /// [`RelativeName`](crate::names::RelativeName) first).
     fn resource(&self, name: &str) -> Option<Arc<dyn SkillResource>> {
         self.resources().into_iter().find(|r| r.name() == name)
     }

@@ -103,6 +103,36 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     escape(text, is_hazard)
 }
 
+/// The first `max` characters of `text` (all of it when it is shorter): cut at a character,
+/// never inside one.
+///
+/// # Example
+/// ```
+/// assert_eq!(skillful_core::text::cut("héllo", 2), "hé");
+/// assert_eq!(skillful_core::text::cut("hi", 5), "hi");
+/// ```
+pub fn cut(text: &str, max: usize) -> &str {
+    text.char_indices()
+        .nth(max)
+        .map_or(text, |(end, _)| &text[..end])
+}
+
+/// `text` [`cut`] to `max` characters, with `…` after it when something was cut.
+///
+/// # Example
+/// ```
+/// assert_eq!(skillful_core::text::shorten("abcdef", 3), "abc…");
+/// assert_eq!(skillful_core::text::shorten("abc", 3), "abc");
+/// ```
+pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
+    let kept = cut(text, max);
+    if kept.len() == text.len() {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(format!("{kept}…"))
+    }
+}
+
 fn escape(text: &str, hazard: impl Fn(char) -> bool) -> Cow<'_, str> {
     if !text.chars().any(&hazard) {
         return Cow::Borrowed(text);

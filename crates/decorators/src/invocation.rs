@@ -13,12 +13,12 @@ use skillful_chat::{
     FunctionResult, Message, Remember, Role, SharedTool, Usage,
 };
 use tracing::Instrument;
-use tracing::field::Empty;
 
 use crate::approval::{ApprovalPolicy, Decision, new_answers, pending_approvals};
 use crate::identity::CallIds;
 use crate::layer::Layer;
 use crate::observe::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
+use crate::trace::{CallActor, execute_tool_span, record_tool_result};
 
 /// The loop's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +81,7 @@ pub struct FunctionInvocation<C> {
     limits: Limits,
     approval: Option<Arc<dyn ApprovalPolicy>>,
     observer: Option<Arc<dyn CallObserver>>,
+    capture: bool,
 }
 
 impl<C> FunctionInvocation<C> {
@@ -91,6 +92,7 @@ impl<C> FunctionInvocation<C> {
             limits: Limits::default(),
             approval: None,
             observer: None,
+            capture: false,
         }
     }
 }
@@ -102,6 +104,7 @@ impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
             .field("limits", &self.limits)
             .field("approval", &self.approval)
             .field("observer", &self.observer)
+            .field("capture", &self.capture)
             .finish()
     }
 }
@@ -155,6 +158,7 @@ struct Run<'a> {
     approval: Option<&'a dyn ApprovalPolicy>,
     observer: Option<&'a dyn CallObserver>,
     conversation_id: Option<&'a str>,
+    capture: bool,
     auto_approved: usize,
     streaks: Streaks,
     failures: HashMap<String, (String, usize)>,
@@ -259,26 +263,19 @@ impl Run<'_> {
         calls: Vec<(FunctionCall, SharedTool, Approver)>,
     ) -> Vec<FunctionResult> {
         join_all(calls.into_iter().map(|(call, tool, approver)| {
-            let span = tracing::info_span!(
-                "tool_call",
-                tool = %call.name,
-                call_id = %call.call_id,
-                duration_ms = Empty,
-                outcome = Empty,
-            );
+            let span = execute_tool_span(&call, CallActor::Model, &approver, self.capture);
             let inner = span.clone();
             async move {
                 let started = Instant::now();
                 let output = tool.invoke(call.arguments.clone()).await;
                 let duration = started.elapsed();
-                span.record("duration_ms", duration.as_millis() as u64);
-                span.record("outcome", if output.is_ok() { "ok" } else { "error" });
                 let is_error = output.is_err();
                 let result = FunctionResult {
                     call_id: call.call_id.clone(),
                     result: output.unwrap_or_else(|error| error),
                     is_error,
                 };
+                record_tool_result(&span, &result, started, self.capture);
                 self.note(
                     &call,
                     CallOutcome::Ran {
@@ -403,6 +400,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             approval: self.approval.as_deref(),
             observer: self.observer.as_deref(),
             conversation_id: options.conversation_id.as_deref(),
+            capture: self.capture,
             auto_approved: 0,
             streaks: Streaks::default(),
             failures: HashMap::new(),
@@ -659,6 +657,7 @@ pub struct FunctionInvocationLayer {
     limits: Limits,
     approval: Option<Arc<dyn ApprovalPolicy>>,
     observer: Option<Arc<dyn CallObserver>>,
+    capture: bool,
 }
 
 impl FunctionInvocationLayer {
@@ -684,6 +683,13 @@ impl FunctionInvocationLayer {
         self.observer = Some(observer);
         self
     }
+
+    /// Whether each call's arguments and result are recorded on its `execute_tool` span
+    /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`): only when the user opted in.
+    pub fn capture_content(mut self, capture: bool) -> Self {
+        self.capture = capture;
+        self
+    }
 }
 
 impl<C> Layer<C> for FunctionInvocationLayer {
@@ -695,6 +701,7 @@ impl<C> Layer<C> for FunctionInvocationLayer {
             limits: self.limits,
             approval: self.approval.clone(),
             observer: self.observer.clone(),
+            capture: self.capture,
         }
     }
 }

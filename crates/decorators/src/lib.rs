@@ -8,7 +8,8 @@
 //!   with the answers and decided again, approvals given for good kept by the policy, never
 //!   read from the history), and a [`CallObserver`] told what became of every call (the
 //!   decision, who made it, the result), for an audit log;
-//! - [`Tracing`]: a `tracing` span per model call (tool calls get theirs from the loop).
+//! - [`Tracing`]: a `tracing` span per model call (tool calls get theirs from the loop), in the
+//!   OpenTelemetry GenAI conventions ([`execute_tool_span`] names the attributes).
 //!
 //! Each has a [`Layer`] that builds it. A typical stack, outermost first:
 //! `FunctionInvocation → EnsureUserMessage → Tracing → OpenAiClient`, so every model call of the
@@ -24,7 +25,7 @@
 //!
 //! let base = OpenAiClient::builder("http://127.0.0.1:1234/v1").build().unwrap();
 //! let client = FunctionInvocationLayer::new()
-//!     .layer(EnsureUserMessageLayer.layer(TracingLayer.layer(base)));
+//!     .layer(EnsureUserMessageLayer.layer(TracingLayer::new().layer(base)));
 //! # let _ = client;
 //! ```
 
@@ -43,4 +44,6 @@ pub use ensure_user::{
 pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved, refused};
 pub use layer::Layer;
 pub use observe::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
-pub use trace::{Tracing, TracingLayer};
+pub use trace::{
+    CallActor, PROVIDER_NAME, Tracing, TracingLayer, execute_tool_span, record_tool_result,
+};

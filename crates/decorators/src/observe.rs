@@ -19,6 +19,24 @@ pub enum Approver {
     Person(Remember),
 }
 
+impl Approver {
+    /// Who let the call run, in words: `no policy`, the policy's grounds (a rule's name,
+    /// `remembered approval`), `user (once)`, `user (always: tool)`,
+    /// `user (always: tool with these arguments)`. The audit record's `decided_by` and the
+    /// `skillful.approval.by` span attribute.
+    pub fn grounds(&self) -> String {
+        match self {
+            Approver::NoPolicy => "no policy".to_owned(),
+            Approver::Policy(grounds) => grounds.clone(),
+            Approver::Person(Remember::Once) => "user (once)".to_owned(),
+            Approver::Person(Remember::Tool) => "user (always: tool)".to_owned(),
+            Approver::Person(Remember::ToolWithArguments) => {
+                "user (always: tool with these arguments)".to_owned()
+            }
+        }
+    }
+}
+
 /// Why a call was not run before anyone was asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refuser {

@@ -3,13 +3,13 @@
 //! allowed). Opening never blocks (a FIFO swapped in is opened at once and refused), and reads
 //! are bounded: a whole file up to a cap, or a window of it, never more.
 
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use skillful_core::SkillError;
-use skillful_core::names::check_relative_name;
-use skillful_state::FileStamp;
+use skillful_core::names::RelativeName;
+use skillful_state::{FileStamp, is_link_refusal, open_nofollow};
 
 /// Whether two metadata describe the same file on disk.
 #[cfg(unix)]
@@ -33,7 +33,7 @@ pub(crate) fn same_file(_a: &Metadata, _b: &Metadata) -> bool {
 /// [`SkillError::Refused`] when a segment is a symbolic link, the file is not a regular file
 /// or it resolves outside `dir`; [`SkillError::Unreadable`] when a segment cannot be inspected.
 pub(crate) fn check_inside(dir: &Path, relative: &str) -> Result<(PathBuf, Metadata), SkillError> {
-    if let Err(unsafe_name) = check_relative_name(relative) {
+    if let Err(unsafe_name) = RelativeName::new(relative) {
         return Err(SkillError::Refused {
             what: dir.join(relative).display().to_string(),
             reason: unsafe_name.reason.to_owned(),
@@ -93,36 +93,6 @@ pub(crate) struct ReadLimits {
     pub(crate) allow_hard_links: bool,
 }
 
-/// Opens `path` for reading without ever blocking or following a final symbolic link: on Unix
-/// with `O_NOFOLLOW | O_NONBLOCK`, so that a FIFO (or device) put in place of a file is opened
-/// at once, to be refused by its type, instead of waiting forever for a writer.
-///
-/// # Errors
-/// The operating system's; on Unix a final symbolic link is `ELOOP` (see [`is_link_refusal`]).
-pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    options.open(path)
-}
-
-/// Whether `error` is [`open_nonblocking`] refusing a symbolic link.
-pub(crate) fn is_link_refusal(error: &io::Error) -> bool {
-    #[cfg(unix)]
-    {
-        error.raw_os_error() == Some(libc::ELOOP)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = error;
-        false
-    }
-}
-
 /// How many names the file has (hard links); 1 where that cannot be known.
 #[cfg(unix)]
 fn link_count(metadata: &Metadata) -> u64 {
@@ -156,7 +126,7 @@ fn open_inside(
         what: path.display().to_string(),
         reason: reason.to_owned(),
     };
-    let file = match open_nonblocking(&path) {
+    let file = match open_nofollow(&path) {
         Ok(file) => file,
         Err(error) if is_link_refusal(&error) => {
             return Err(unsafe_path(

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use skillful_frontmatter::{ParseError, ParseOptions};
 
-use crate::guard::{is_link_refusal, open_nonblocking, same_file};
+use crate::guard::same_file;
+use skillful_state::{is_link_refusal, open_nofollow};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -33,7 +34,7 @@ pub(crate) fn read_head(path: &Path, options: &ParseOptions) -> Result<String, H
         )
     };
     // Never blocks: a FIFO put in its place is opened at once and refused below.
-    let file = open_nonblocking(path).map_err(|error| {
+    let file = open_nofollow(path).map_err(|error| {
         if is_link_refusal(&error) {
             replaced_by_link()
         } else {

@@ -43,6 +43,7 @@ mod packed;
 mod runner;
 mod skill;
 mod source;
+mod validate;
 mod walk;
 
 pub use builder::{
@@ -52,3 +53,4 @@ pub use builder::{
 pub use runner::{FileScriptRequest, FileScriptRunner, SharedScriptRunner};
 pub use skill::{FileSkill, FileVersion};
 pub use source::{Discovery, FileSkillsSource};
+pub use validate::{ValidateError, Validation, validate_paths};

@@ -330,14 +330,7 @@ impl FileSkill {
     /// [`SkillError::Refused`] or [`SkillError::Unreadable`] when the file fails the check now.
     pub async fn script_path(&self, name: &str) -> Result<PathBuf, SkillError> {
         if !self.text.all(Group::Scripts).any(|script| script == name) {
-            return Err(SkillError::Script {
-                script: name.to_owned(),
-                message: format!(
-                    "skill '{}' has no such script; its scripts are: {}",
-                    self.name(),
-                    listed_names(self.text.all(Group::Scripts))
-                ),
-            });
+            return Err(self.no_such_script(name));
         }
         checked_script_path(self.shared_dir(), name).await
     }
@@ -358,19 +351,59 @@ impl FileSkill {
 
     /// The script object of the script at index `index`, called `name`.
     fn file_script(&self, dir: Arc<Path>, index: usize, name: &str) -> Arc<dyn SkillScript> {
+        Arc::new(self.script_at(dir, index, name))
+    }
+
+    fn script_at(&self, dir: Arc<Path>, index: usize, name: &str) -> FileScript {
         let risk = self
             .rare()
             .and_then(|rare| rare.script_risks.get(index).copied())
             .or(self.risk)
             .unwrap_or(RiskTier::SCRIPT_DEFAULT);
-        Arc::new(FileScript {
+        FileScript {
             risk,
             network: Skill::capabilities(self).network.is_some(),
             name: name.to_owned(),
             dir,
             skill_name: Arc::from(self.name()),
             policy: self.root.policy.clone(),
-        })
+        }
+    }
+
+    /// The request that running the script called `name` with `arguments` hands the runner,
+    /// exactly as the model's call makes it (the path checked to lie inside the skill, the
+    /// script's risk tier, the skill's network declaration): for a host that runs a script
+    /// itself and wants the runner's whole output, such as `skills run-script`.
+    ///
+    /// # Errors
+    /// [`SkillError::Script`] when the skill has no such script; as [`FileSkill::script_path`].
+    pub async fn script_request(
+        &self,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> Result<FileScriptRequest, SkillError> {
+        let Some((index, listed)) = self
+            .text
+            .all(Group::Scripts)
+            .enumerate()
+            .find(|(_, listed)| *listed == name)
+        else {
+            return Err(self.no_such_script(name));
+        };
+        self.script_at(self.shared_dir(), index, listed)
+            .request(arguments)
+            .await
+    }
+
+    fn no_such_script(&self, name: &str) -> SkillError {
+        SkillError::Script {
+            script: name.to_owned(),
+            message: format!(
+                "skill '{}' has no such script; its scripts are: {}",
+                self.name(),
+                listed_names(self.text.all(Group::Scripts))
+            ),
+        }
     }
 }
 
@@ -615,20 +648,23 @@ impl SkillScript for FileScript {
                 reason: "no script runner is configured; give the file source a runner".into(),
             });
         };
+        runner.run(self.request(arguments).await?).await
+    }
+}
+
+impl FileScript {
+    /// What the runner is handed to run this script with `arguments`.
+    async fn request(&self, arguments: serde_json::Value) -> Result<FileScriptRequest, SkillError> {
         let script_path = checked_script_path(Arc::clone(&self.dir), &self.name).await?;
-        runner
-            .run(
-                FileScriptRequest::new(
-                    self.skill_name.as_ref(),
-                    self.dir.as_ref(),
-                    self.name.as_str(),
-                    script_path,
-                    arguments,
-                )
-                .with_risk(self.risk)
-                .with_network(self.network),
-            )
-            .await
+        Ok(FileScriptRequest::new(
+            self.skill_name.as_ref(),
+            self.dir.as_ref(),
+            self.name.as_str(),
+            script_path,
+            arguments,
+        )
+        .with_risk(self.risk)
+        .with_network(self.network))
     }
 }
 

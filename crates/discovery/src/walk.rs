@@ -11,7 +11,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_core::{Diagnostic, Skill};
 
 use crate::builder::{Config, FileFilter};
@@ -558,7 +558,7 @@ impl Files<'_> {
             return;
         }
         let relative = relative();
-        if let Err(unsafe_name) = check_relative_name(&relative) {
+        if let Err(unsafe_name) = RelativeName::new(&relative) {
             let message = format!("skipped: {}; rename the file", unsafe_name.reason);
             let path = self.dir.join(&relative);
             self.diagnostics.push(warning(&path, "path", message));

@@ -147,6 +147,14 @@ pub const MODELS: &[Model] = &[
 /// licence (no `License` field, no licence file), nor does the GGUF's metadata.
 const LICENCE: &str = "Apache-2.0";
 
+/// The model the embedded engine starts with when a command asks for `name`: that model when
+/// the catalogue has it, else [`DEFAULT_MODEL`] (a name the catalogue does not know is one for
+/// another server, which a local engine cannot serve).
+pub fn model_or_default(name: Option<&str>) -> &'static Model {
+    // The catalogue starts with the default model (a test says so).
+    name.and_then(|name| model(name).ok()).unwrap_or(&MODELS[0])
+}
+
 /// The model called `name`.
 ///
 /// # Errors
@@ -245,6 +253,16 @@ pub const ENGINE: EnginePackage = EnginePackage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_the_catalogue_knows_is_started_and_any_other_falls_back_to_the_default() {
+        assert_eq!(MODELS[0].name, DEFAULT_MODEL);
+        assert_eq!(model_or_default(None).name, DEFAULT_MODEL);
+        assert_eq!(model_or_default(Some("gpt-4o")).name, DEFAULT_MODEL);
+        for known in MODELS {
+            assert_eq!(model_or_default(Some(known.name)).name, known.name);
+        }
+    }
 
     #[test]
     fn model_wheels_are_named_as_on_pypi() {

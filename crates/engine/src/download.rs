@@ -1,14 +1,13 @@
 //! Files from the package index: found through its JSON simple API (PEP 691), downloaded with a
 //! progress bar, continued where an earlier download stopped, and checked against a sha256.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_RANGE, RANGE};
-use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
 use skillful_http::redact_url;
@@ -320,28 +319,16 @@ pub(crate) fn remove(path: &Path) -> Result<(), EngineError> {
 
 /// The sha256 of a file (lower-case hex), read off the async runtime.
 pub(crate) async fn sha256_file(path: PathBuf) -> Result<String, EngineError> {
-    skillful_state::blocking::run("hashing a download", move || {
-        let mut file = std::fs::File::open(&path).map_err(|error| EngineError::io(&path, error))?;
-        let mut digest = Sha256::new();
-        let mut buffer = vec![0u8; 1 << 20];
-        loop {
-            let read = file
-                .read(&mut buffer)
-                .map_err(|error| EngineError::io(&path, error))?;
-            if read == 0 {
-                break;
-            }
-            digest.update(&buffer[..read]);
-        }
-        Ok(hex(&digest.finalize()))
-    })
+    skillful_state::blocking::run(
+        "hashing a download",
+        move || match skillful_state::sha256_file(&path, u64::MAX) {
+            Ok(Some(digest)) => Ok(digest.sha256),
+            Ok(None) => Err(EngineError::io(&path, std::io::ErrorKind::NotFound.into())),
+            Err(error) => Err(EngineError::State(error)),
+        },
+    )
     .await
     .map_err(|error| EngineError::io(PathBuf::new(), error.into()))?
-}
-
-/// Bytes as lower-case hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The innermost cause, which says what happened ("Connection refused (os error 111)"), never
@@ -556,6 +543,6 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn sha256_bytes(bytes: &[u8]) -> String {
-        hex(&Sha256::digest(bytes))
+        skillful_state::sha256_hex(bytes)
     }
 }

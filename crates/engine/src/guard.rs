@@ -171,8 +171,7 @@ fn refuse_foreign_listener(endpoint: &str) -> Result<(), EngineError> {
         return Ok(());
     };
     #[cfg(unix)]
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = skillful_state::current_uid();
     #[cfg(not(unix))]
     let me = 0;
     match listener_owners(port).into_iter().find(|uid| *uid != me) {

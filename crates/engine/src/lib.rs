@@ -35,7 +35,7 @@ mod test_index;
 
 pub use catalogue::{
     DEFAULT_MODEL, ENGINE, EnginePackage, EngineWheel, MODEL_TEMPLATE, MODELS, Model, ModelWheels,
-    TEMPLATES, Template, model, template,
+    TEMPLATES, Template, model, model_or_default, template,
 };
 pub use dirs::EngineDirs;
 pub use download::{DEFAULT_INDEX_URL, Progress};

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_state::VerifiedDir;
 
 use crate::error::EvalError;
@@ -46,7 +46,7 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, EvalError
 /// # Errors
 /// Why not, in words.
 pub(crate) fn resolve_inside(dir: &Path, name: &str) -> Result<PathBuf, String> {
-    check_relative_name(name).map_err(|unsafe_name| unsafe_name.reason.to_string())?;
+    RelativeName::new(name).map_err(|unsafe_name| unsafe_name.reason.to_string())?;
     let dir = dir
         .canonicalize()
         .map_err(|error| format!("the skill's directory cannot be resolved ({error})"))?;

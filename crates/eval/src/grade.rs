@@ -329,10 +329,7 @@ fn quote(text: &str) -> String {
 /// `text` cut to [`MAX_EVIDENCE_CHARS`], whitespace runs joined.
 fn bounded(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(MAX_EVIDENCE_CHARS) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line,
-    }
+    skillful_core::text::shorten(&line, MAX_EVIDENCE_CHARS).into_owned()
 }
 
 /// The match at `start..start + len` of `text` with a little context on each side.

@@ -132,6 +132,13 @@ impl InlineSkill {
     pub fn instructions(&self) -> &str {
         &self.instructions
     }
+
+    /// The same skill with another origin (a host that builds skills of its own kind on inline
+    /// skills, such as plugins, says where they came from; default [`SkillOrigin::inline`]).
+    pub fn with_origin(mut self, origin: SkillOrigin) -> Self {
+        self.origin = origin;
+        self
+    }
 }
 
 impl fmt::Debug for InlineSkill {
@@ -445,13 +452,41 @@ impl InlineScript {
                 }
             }
         };
+        let schema = skillful_core::arguments_schema::<Args>();
+        Self::boxed(name, description.into(), schema, Box::new(run))
+    }
+
+    /// A script named `name` whose parameters `schema` (a JSON schema) is given as is, and that
+    /// runs `run` on the model's JSON object of arguments (null read as `{}`), for scripts whose
+    /// arguments have no Rust type (a plugin's, described across a library boundary).
+    pub fn from_json<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: serde_json::Value,
+        run: F,
+    ) -> Self
+    where
+        F: Fn(serde_json::Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, SkillError>> + Send + 'static,
+    {
+        let run =
+            move |arguments| -> BoxFuture<Result<String, SkillError>> { Box::pin(run(arguments)) };
+        Self::boxed(name.into(), description.into(), schema, Box::new(run))
+    }
+
+    fn boxed(
+        name: String,
+        description: String,
+        schema: serde_json::Value,
+        run: Box<RunFn>,
+    ) -> Self {
         Self {
             name,
-            description: Some(description.into()).filter(|text| !text.trim().is_empty()),
-            schema: skillful_core::arguments_schema::<Args>(),
+            description: Some(description).filter(|text| !text.trim().is_empty()),
+            schema,
             risk: None,
             timeout: None,
-            run: Box::new(run),
+            run,
         }
     }
 

@@ -323,7 +323,7 @@ impl Installer {
         };
         let base = match &selection.path {
             Some(path) => {
-                skillful_core::names::check_relative_name(path).map_err(|refused| {
+                skillful_core::names::RelativeName::new(path).map_err(|refused| {
                     InstallError::NoSkills {
                         source_text: source.location(),
                         reason: format!("--path {path:?}: {}", refused.reason),
@@ -397,7 +397,7 @@ impl Installer {
                 reason: "its name cannot be a directory name".to_owned(),
             });
         }
-        skillful_core::names::check_relative_name(&name).map_err(|refused| {
+        skillful_core::names::RelativeName::new(&name).map_err(|refused| {
             InstallError::Refused {
                 skill: name.clone(),
                 reason: refused.reason.to_owned(),

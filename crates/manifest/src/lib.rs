@@ -49,9 +49,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+use skillful_state::hex;
 
 use cache::Cached;
-use walk::{Kind, hash_file, hex, link_stays_inside, walk};
+use walk::{Kind, hash_file, link_stays_inside, walk};
 
 /// Why a directory has no manifest.
 #[derive(Debug, thiserror::Error)]
@@ -287,7 +288,7 @@ impl Manifest {
                         path,
                         kind: EntryKind::Link,
                         size: text.len() as u64,
-                        sha256: hex(&Sha256::digest(text)),
+                        sha256: skillful_state::sha256_hex(text),
                     }
                 }
                 Kind::Special => {
@@ -399,9 +400,9 @@ fn relative_name(path: &Path, relative: &Path) -> Result<String, ManifestError> 
         }
         name.push_str(segment);
     }
-    skillful_core::names::check_relative_name(&name)
+    let name = skillful_core::names::RelativeName::new(name)
         .map_err(|refused| unsafe_name(refused.reason.to_owned()))?;
-    Ok(name)
+    Ok(name.into_string())
 }
 
 /// The bytes of the regular file at `path`, opened without following a symbolic link and

@@ -1,10 +1,10 @@
 //! The one walk of a skill directory: entries below it, never through a symbolic link, bounded.
 
-use std::fs::{self, File};
-use std::io::{self, Read};
+use std::fs;
+use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use sha2::{Digest, Sha256};
+use skillful_state::StateError;
 
 use crate::{Limits, ManifestError};
 
@@ -145,83 +145,50 @@ pub(crate) fn link_stays_inside(relative: &Path, target: &Path) -> bool {
     true
 }
 
-/// Opens `path` for reading without following a final symbolic link and without blocking on a
-/// FIFO, and checks that what was opened is a regular file.
-pub(crate) fn open_regular(path: &Path) -> Result<File, ManifestError> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+/// A failure of reading the file at `path` as the manifest says it.
+fn read_error(path: &Path, error: StateError) -> ManifestError {
+    let path = path.to_owned();
+    match error {
+        StateError::TooLarge { limit, .. } => ManifestError::FileTooLarge { path, limit },
+        StateError::Unsafe { .. } => ManifestError::NotARegularFile { path },
+        StateError::Io { source, .. } => ManifestError::Io { path, source },
+        other => ManifestError::Io {
+            path,
+            source: io::Error::other(other),
+        },
     }
-    let file = options.open(path).map_err(|source| ManifestError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let metadata = file.metadata().map_err(|source| ManifestError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    if !metadata.is_file() {
-        return Err(ManifestError::NotARegularFile {
-            path: path.to_owned(),
-        });
-    }
-    Ok(file)
 }
 
-/// Reads the regular file at `path` (see [`open_regular`]) through `sink`, refusing more than
-/// `limit` bytes; returns the number of bytes read.
+/// A file the walk found that is gone when it is read.
+fn vanished(path: &Path) -> ManifestError {
+    ManifestError::Io {
+        path: path.to_owned(),
+        source: io::ErrorKind::NotFound.into(),
+    }
+}
+
+/// Reads the regular file at `path` (never through a final link, never blocking on a FIFO)
+/// through `sink`, refusing more than `limit` bytes; returns the number of bytes read.
 pub(crate) fn read_file(
     path: &Path,
     limit: u64,
     sink: &mut dyn FnMut(&[u8]),
 ) -> Result<u64, ManifestError> {
-    let file = open_regular(path)?;
-    let mut reader = file.take(limit.saturating_add(1));
-    let mut buffer = vec![0u8; 64 * 1024];
-    let mut read: u64 = 0;
-    loop {
-        let n = match reader.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(source) => {
-                return Err(ManifestError::Io {
-                    path: path.to_owned(),
-                    source,
-                });
-            }
-        };
-        read += n as u64;
-        if read > limit {
-            return Err(ManifestError::FileTooLarge {
-                path: path.to_owned(),
-                limit,
-            });
-        }
-        sink(&buffer[..n]);
+    match skillful_state::read_regular_file(path, limit, sink) {
+        Ok(Some((size, _))) => Ok(size),
+        Ok(None) => Err(vanished(path)),
+        Err(error) => Err(read_error(path, error)),
     }
-    Ok(read)
 }
 
-/// The size and lowercase hexadecimal SHA-256 of the regular file at `path`.
+/// The size and lowercase hexadecimal SHA-256 of the regular file at `path`, read as
+/// [`read_file`] reads.
 pub(crate) fn hash_file(path: &Path, limit: u64) -> Result<(u64, String), ManifestError> {
-    let mut hasher = Sha256::new();
-    let size = read_file(path, limit, &mut |bytes| hasher.update(bytes))?;
-    Ok((size, hex(&hasher.finalize())))
-}
-
-/// Lowercase hexadecimal.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    match skillful_state::sha256_file(path, limit) {
+        Ok(Some(digest)) => Ok((digest.size, digest.sha256)),
+        Ok(None) => Err(vanished(path)),
+        Err(error) => Err(read_error(path, error)),
     }
-    text
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use flate2::read::GzDecoder;
 
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 
 /// The container formats a skill archive may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,7 +328,7 @@ impl<R: Read> Read for Capped<R> {
 
 /// The relative path of an entry, or why it is refused: archives write `./` prefixes, doubled
 /// and trailing slashes, which are dropped; what remains must pass the workspace's one set of
-/// name rules ([`check_relative_name`]).
+/// name rules ([`RelativeName`]).
 fn entry_path(name: &str) -> Result<PathBuf, ArchiveError> {
     let segments: Vec<&str> = name
         .split('/')
@@ -337,7 +337,7 @@ fn entry_path(name: &str) -> Result<PathBuf, ArchiveError> {
     // An absolute entry keeps its leading slash, so that the rules refuse it.
     let root = if name.starts_with('/') { "/" } else { "" };
     let normalized = format!("{root}{}", segments.join("/"));
-    check_relative_name(&normalized).map_err(|refused| ArchiveError::UnsafeEntry {
+    RelativeName::new(&normalized).map_err(|refused| ArchiveError::UnsafeEntry {
         entry: name.to_owned(),
         reason: refused.reason,
     })?;

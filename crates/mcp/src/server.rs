@@ -7,6 +7,7 @@ mod auth;
 mod catalog;
 mod draft;
 mod http;
+mod spans;
 
 pub use self::http::HttpLimits;
 
@@ -668,6 +669,14 @@ impl ServerHandler for SkillsMcpServer {
         }
     }
 
+    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
+        otel.name = "resources/list",
+        otel.kind = "server",
+        mcp.method.name = "resources/list",
+        mcp.session.id = spans::session(&context),
+        jsonrpc.request.id = %context.id,
+        network.transport = spans::transport(&context),
+    ))]
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -688,6 +697,15 @@ impl ServerHandler for SkillsMcpServer {
         })
     }
 
+    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
+        otel.name = %format_args!("resources/read {}", request.uri),
+        otel.kind = "server",
+        mcp.method.name = "resources/read",
+        mcp.resource.uri = %request.uri,
+        mcp.session.id = spans::session(&context),
+        jsonrpc.request.id = %context.id,
+        network.transport = spans::transport(&context),
+    ))]
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
@@ -712,6 +730,14 @@ impl ServerHandler for SkillsMcpServer {
         .into())
     }
 
+    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
+        otel.name = "skills/list",
+        otel.kind = "server",
+        mcp.method.name = "skills/list",
+        mcp.session.id = spans::session(&context),
+        jsonrpc.request.id = %context.id,
+        network.transport = spans::transport(&context),
+    ))]
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -737,6 +763,15 @@ impl ServerHandler for SkillsMcpServer {
         })
     }
 
+    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
+        otel.name = %format_args!("skills/get {}", request.uri),
+        otel.kind = "server",
+        mcp.method.name = "skills/get",
+        mcp.resource.uri = %request.uri,
+        mcp.session.id = spans::session(&context),
+        jsonrpc.request.id = %context.id,
+        network.transport = spans::transport(&context),
+    ))]
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
@@ -761,10 +796,19 @@ impl ServerHandler for SkillsMcpServer {
         })
     }
 
+    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
+        otel.name = %format_args!("resources/directory/read {}", request.uri),
+        otel.kind = "server",
+        mcp.method.name = "resources/directory/read",
+        mcp.resource.uri = %request.uri,
+        mcp.session.id = spans::session(&context),
+        jsonrpc.request.id = %context.id,
+        network.transport = spans::transport(&context),
+    ))]
     async fn read_resource_directory(
         &self,
         request: ReadResourceDirectoryRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
         let snapshot = self.snapshot().await;
         let children = Self::directory(&snapshot, &request.uri)?;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 use percent_encoding::percent_decode_str;
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_core::{
     Diagnostic, OriginKind, ResourceContent, Skill, SkillDocument, SkillError, SkillFrontmatter,
     SkillOrigin, SkillResource, SkillScript,
@@ -540,7 +540,7 @@ impl Skill for McpSkill {
     /// `None` (with a warning) for a name that could leave the skill. Nothing is sent until it
     /// is read.
     fn resource(&self, name: &str) -> Option<Arc<dyn SkillResource>> {
-        if let Err(refused) = check_relative_name(name) {
+        if let Err(refused) = RelativeName::new(name) {
             tracing::warn!(skill = %self.frontmatter.name, "resource name refused: {refused}");
             return None;
         }
@@ -659,7 +659,7 @@ impl McpScript {
         for file in files {
             let name = held
                 .relative_name(&file.uri)
-                .filter(|name| check_relative_name(name).is_ok())
+                .filter(|name| RelativeName::new(name).is_ok())
                 .ok_or_else(|| SkillError::Refused {
                     what: file.uri.clone(),
                     reason: "it is not a file inside the skill".into(),

@@ -31,18 +31,17 @@ pub fn check_loadable(path: &Path) -> Result<(), PluginError> {
     }
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        let mode = metadata.mode();
-        if mode & 0o022 != 0 {
+        let ownership = skillful_state::Ownership::of(&metadata);
+        if ownership.writable_by_others() {
             return Err(refuse(
                 format!(
                     "is writable by {} (mode {:o}), so another user could have put or changed code in it",
-                    if mode & 0o002 != 0 {
+                    if ownership.writable_by_everyone() {
                         "every user"
                     } else {
                         "its group"
                     },
-                    mode & 0o7777
+                    ownership.mode
                 ),
                 format!(
                     "run `chmod go-w {}` if you trust what is in it",
@@ -50,14 +49,9 @@ pub fn check_loadable(path: &Path) -> Result<(), PluginError> {
                 ),
             ));
         }
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let me = unsafe { libc::geteuid() };
-        if metadata.uid() != me && metadata.uid() != 0 {
+        if let Some(uid) = ownership.foreign_owner() {
             return Err(refuse(
-                format!(
-                    "is owned by another user (uid {}), so its code is theirs",
-                    metadata.uid()
-                ),
+                format!("is owned by another user (uid {uid}), so its code is theirs"),
                 "copy the plugins you trust into a directory of your own".to_owned(),
             ));
         }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_core::{ResourceRange, RiskTier, Skill, SkillScript};
 
 use crate::idempotency::{Call, Replays};
@@ -363,19 +363,15 @@ impl Snapshot {
     /// Every skill's name, and every resource's and script's name over all skills, each
     /// sorted and without repeats: what a schema may list as the valid values.
     pub(crate) fn names(&self) -> [Vec<String>; 3] {
-        let mut skills = Vec::new();
-        let mut resources = Vec::new();
-        let mut scripts = Vec::new();
-        for skill in &self.skills {
-            skills.push(skill.name().to_owned());
-            resources.extend(skill.resources().iter().map(|r| r.name().to_owned()));
-            scripts.extend(skill.scripts().iter().map(|s| s.name().to_owned()));
-        }
-        [skills, resources, scripts].map(|mut names| {
-            names.sort_unstable();
-            names.dedup();
-            names
-        })
+        names_of(&self.skills)
+    }
+
+    /// The same names for the one skill `requested` finds (as `load_skill` finds a name), or
+    /// `None` when it finds none.
+    pub(crate) fn names_of_skill(&self, requested: &str) -> Option<[Vec<String>; 3]> {
+        let name = self.skill_named(requested)?;
+        let skill = self.skills.iter().find(|skill| skill.name() == name)?;
+        Some(names_of(std::slice::from_ref(skill)))
     }
 
     /// The risk tier of the script a `run_skill_script` call names, found as the call would find
@@ -514,7 +510,7 @@ fn find_member<T: ?Sized>(
 ) -> Result<Found<Arc<T>>, ToolError> {
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let unlisted =
-        if name_refs.contains(&requested.as_str()) || check_relative_name(&requested).is_err() {
+        if name_refs.contains(&requested.as_str()) || RelativeName::new(&requested).is_err() {
             None
         } else {
             exact(&requested)
@@ -707,4 +703,19 @@ fn page_error(
             format!("Omit limit to read up to {max_resource_bytes} bytes."),
         ),
     }
+}
+
+/// The names of `skills`, their resources' and their scripts', each sorted and without repeats.
+fn names_of(skills: &[Arc<dyn Skill>]) -> [Vec<String>; 3] {
+    let mut names = [Vec::new(), Vec::new(), Vec::new()];
+    for skill in skills {
+        names[0].push(skill.name().to_owned());
+        names[1].extend(skill.resources().iter().map(|r| r.name().to_owned()));
+        names[2].extend(skill.scripts().iter().map(|s| s.name().to_owned()));
+    }
+    names.map(|mut names| {
+        names.sort_unstable();
+        names.dedup();
+        names
+    })
 }

@@ -247,19 +247,7 @@ impl SkillTool {
     ) -> Self {
         let mut parameters = kind.parameters(snapshot.max_resource_bytes());
         if enum_names {
-            let [skills, resources, scripts] = snapshot.names();
-            for (property, names) in [
-                ("skillName", skills),
-                ("resourceName", resources),
-                ("scriptName", scripts),
-            ] {
-                if let Some(schema) = parameters["properties"].get_mut(property)
-                    && !names.is_empty()
-                    && names.len() <= MAX_ENUM_NAMES
-                {
-                    schema["enum"] = json!(names);
-                }
-            }
+            list_names(&mut parameters, snapshot.names());
         }
         Self {
             id: ToolId { provider, kind },
@@ -355,6 +343,55 @@ impl SkillTool {
         Some(json!({"skillName": skill}))
     }
 
+    /// For `read_skill_resource` and `run_skill_script`, this tool focused on the skill `name`
+    /// finds (as `load_skill` finds a name): its schema lists that skill's name and its
+    /// resources' (or scripts') names as the only values (an `enum`, which servers that
+    /// constrain tool calls to the schema, such as llama.cpp, enforce). The tool is the same (its
+    /// [`id`](Self::id), its [`invoke`](Self::invoke)); only the declaration narrows. `None` for
+    /// the other tools, a name that finds no skill, and a skill without resources (or scripts).
+    ///
+    /// # Example
+    /// ```
+    /// use std::sync::Arc;
+    /// use skillful_core::SourceContext;
+    /// use skillful_inline::{InlineSkill, InlineSkillsSource};
+    /// use skillful_provider::SkillsProvider;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let skill = InlineSkill::builder("unit-converter", "Converts units.")
+    ///     .instructions("Use the table.")
+    ///     .resource("table", "1 mile = 1.609344 km")
+    ///     .build()
+    ///     .unwrap();
+    /// let provider = SkillsProvider::new(Arc::new(InlineSkillsSource::new([skill])));
+    /// let run = provider.context(&SourceContext::default()).await.unwrap();
+    /// let read = run.tool("read_skill_resource").unwrap().focused("unit-converter").unwrap();
+    /// let properties = &read.parameters()["properties"];
+    /// assert_eq!(properties["skillName"]["enum"], serde_json::json!(["unit-converter"]));
+    /// assert_eq!(properties["resourceName"]["enum"], serde_json::json!(["table"]));
+    /// assert!(run.tool("run_skill_script").unwrap().focused("unit-converter").is_none());
+    /// # }
+    /// ```
+    pub fn focused(&self, name: &str) -> Option<SkillTool> {
+        let property = match self.id.kind {
+            ToolKind::ReadSkillResource => 1,
+            ToolKind::RunSkillScript => 2,
+            ToolKind::LoadSkill | ToolKind::SearchSkills => return None,
+        };
+        let names = self.snapshot.names_of_skill(name)?;
+        if names[property].is_empty() {
+            return None;
+        }
+        let mut parameters = self.parameters.clone();
+        list_names(&mut parameters, names);
+        Some(Self {
+            id: self.id,
+            parameters,
+            snapshot: Arc::clone(&self.snapshot),
+        })
+    }
+
     /// Runs the tool on the model's arguments: a JSON object, or a string holding one (some
     /// clients pass arguments unparsed); null counts as `{}`.
     ///
@@ -369,6 +406,24 @@ impl SkillTool {
             ToolKind::SearchSkills => snapshot.search_skills(arguments).await,
         }
         .into()
+    }
+}
+
+/// Lists `names` (skills, resources, scripts) as the `enum` of the schema's `skillName`,
+/// `resourceName` and `scriptName`, where the schema has the property and there are at most
+/// [`MAX_ENUM_NAMES`].
+fn list_names(parameters: &mut serde_json::Value, [skills, resources, scripts]: [Vec<String>; 3]) {
+    for (property, names) in [
+        ("skillName", skills),
+        ("resourceName", resources),
+        ("scriptName", scripts),
+    ] {
+        if let Some(schema) = parameters["properties"].get_mut(property)
+            && !names.is_empty()
+            && names.len() <= MAX_ENUM_NAMES
+        {
+            schema["enum"] = json!(names);
+        }
     }
 }
 

@@ -544,7 +544,5 @@ fn column(line: &str, at: usize) -> usize {
 
 /// Untrusted text as a message shows it: one line, at most 80 characters.
 pub(crate) fn excerpt(text: &str) -> String {
-    let short: String = text.chars().take(80).collect();
-    let ellipsis = if short.len() < text.len() { "…" } else { "" };
-    format!("{}{ellipsis}", skillful_core::text::one_line(&short))
+    skillful_core::text::one_line(&skillful_core::text::shorten(text, 80)).into_owned()
 }

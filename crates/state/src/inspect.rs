@@ -62,17 +62,17 @@ pub fn inspect_private(path: &Path, dir: bool) -> io::Result<PathState> {
     }
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let me = unsafe { libc::geteuid() };
-        let mode = metadata.mode() & 0o7777;
-        if metadata.uid() != me {
+        use crate::{Ownership, current_uid};
+        let me = current_uid();
+        let ownership = Ownership::of(&metadata);
+        let mode = ownership.mode;
+        if !ownership.is_mine() {
             return Ok(unsafe_because(format!(
                 "is owned by another user (uid {}, not {me})",
-                metadata.uid()
+                ownership.uid
             )));
         }
-        if mode & 0o022 != 0 {
+        if ownership.writable_by_others() {
             return Ok(unsafe_because(format!(
                 "is writable by others (mode {mode:04o})"
             )));
@@ -82,19 +82,18 @@ pub fn inspect_private(path: &Path, dir: bool) -> io::Result<PathState> {
             .skip(1)
             .filter(|p| !p.as_os_str().is_empty())
         {
-            let above = fs::metadata(parent)?;
-            let parent_mode = above.mode() & 0o7777;
-            if above.uid() != me && above.uid() != 0 {
+            let above = Ownership::of(&fs::metadata(parent)?);
+            let parent_mode = above.mode;
+            if let Some(uid) = above.foreign_owner() {
                 return Ok(PathState::Unsafe {
                     path: parent.to_path_buf(),
                     reason: format!(
-                        "(a directory above {}) is owned by another user (uid {})",
+                        "(a directory above {}) is owned by another user (uid {uid})",
                         path.display(),
-                        above.uid()
                     ),
                 });
             }
-            if parent_mode & 0o002 != 0 && parent_mode & 0o1000 == 0 {
+            if above.writable_by_everyone() && !above.sticky() {
                 return Ok(PathState::Unsafe {
                     path: parent.to_path_buf(),
                     reason: format!(
@@ -105,7 +104,7 @@ pub fn inspect_private(path: &Path, dir: bool) -> io::Result<PathState> {
                 });
             }
         }
-        if mode & 0o077 != 0 {
+        if ownership.open_to_others() {
             return Ok(PathState::Readable { mode });
         }
     }

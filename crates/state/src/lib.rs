@@ -21,7 +21,10 @@
 //! ```
 
 pub mod blocking;
+mod digest;
 mod inspect;
+#[cfg(unix)]
+mod owner;
 mod stamp;
 #[cfg(unix)]
 mod verified;
@@ -29,7 +32,10 @@ mod verified;
 #[path = "verified_portable.rs"]
 mod verified;
 
+pub use digest::{FileDigest, hex, sha256_file, sha256_hex};
 pub use inspect::{PathState, inspect_private};
+#[cfg(unix)]
+pub use owner::{Ownership, current_uid};
 pub use stamp::FileStamp;
 pub use verified::VerifiedDir;
 
@@ -227,9 +233,10 @@ pub fn private_dir(path: &Path) -> Result<(), StateError> {
     }
     #[cfg(unix)]
     {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        check_owner(path, metadata.uid())?;
-        if metadata.mode() & 0o077 != 0 {
+        use std::os::unix::fs::PermissionsExt;
+        let ownership = Ownership::of(&metadata);
+        check_owner(path, ownership.uid)?;
+        if ownership.open_to_others() {
             fs::set_permissions(path, fs::Permissions::from_mode(0o700))
                 .map_err(|error| StateError::io(path, error))?;
         }
@@ -239,8 +246,7 @@ pub fn private_dir(path: &Path) -> Result<(), StateError> {
 
 #[cfg(unix)]
 fn check_owner(path: &Path, owner: u32) -> Result<(), StateError> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = current_uid();
     if owner != me {
         return Err(StateError::unsafe_path(
             path,
@@ -338,18 +344,10 @@ pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, Stat
 /// # Errors
 /// [`StateError::Unsafe`] for a symbolic link or a file that is not regular; [`StateError::Io`].
 pub fn open_regular_file(path: &Path) -> Result<Option<(File, fs::Metadata)>, StateError> {
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(
-        &mut options,
-        libc::O_NOFOLLOW | libc::O_NONBLOCK,
-    );
-    let file = match options.open(path) {
+    let file = match open_nofollow(path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        #[cfg(unix)]
-        Err(error) if error.raw_os_error() == Some(libc::ELOOP) => {
+        Err(error) if is_link_refusal(&error) => {
             return Err(StateError::unsafe_path(path, "is a symbolic link"));
         }
         Err(error) => return Err(StateError::io(path, error)),
@@ -361,6 +359,78 @@ pub fn open_regular_file(path: &Path) -> Result<Option<(File, fs::Metadata)>, St
         return Err(StateError::unsafe_path(path, "is not a regular file"));
     }
     Ok(Some((file, metadata)))
+}
+
+/// Opens `path` for reading without ever blocking or following a final symbolic link: on Unix
+/// with `O_NOFOLLOW | O_NONBLOCK`, so that a FIFO (or device) put in place of a file is opened at
+/// once, to be refused by its type, instead of waiting forever for a writer. The one safe open
+/// of the workspace; [`open_regular_file`] adds the type check.
+///
+/// # Errors
+/// The operating system's; on Unix a final symbolic link is `ELOOP` (see [`is_link_refusal`]).
+pub fn open_nofollow(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    options.open(path)
+}
+
+/// Whether `error` is [`open_nofollow`] refusing a symbolic link.
+pub fn is_link_refusal(error: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        error.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = error;
+        false
+    }
+}
+
+/// Reads the regular file `path` (opened as [`open_regular_file`] opens it) through `sink` in
+/// chunks, refusing more than `max_bytes`; the number of bytes read and the opened file's
+/// metadata, or `None` when there is no such file.
+///
+/// # Errors
+/// [`StateError::Unsafe`] for a link or a file that is not regular, [`StateError::TooLarge`]
+/// (what was read so far has gone to `sink`), [`StateError::Io`].
+pub fn read_regular_file(
+    path: &Path,
+    max_bytes: u64,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<Option<(u64, fs::Metadata)>, StateError> {
+    let Some((file, metadata)) = open_regular_file(path)? else {
+        return Ok(None);
+    };
+    let too_large = || StateError::TooLarge {
+        path: path.to_path_buf(),
+        limit: max_bytes,
+    };
+    if metadata.len() > max_bytes {
+        return Err(too_large());
+    }
+    let mut reader = file.take(max_bytes.saturating_add(1));
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut read: u64 = 0;
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(StateError::io(path, error)),
+        };
+        read += n as u64;
+        if read > max_bytes {
+            return Err(too_large());
+        }
+        sink(&buffer[..n]);
+    }
+    Ok(Some((read, metadata)))
 }
 
 fn read(path: &Path, max_bytes: u64, own: bool) -> Result<Option<Vec<u8>>, StateError> {

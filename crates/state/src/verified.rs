@@ -15,10 +15,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use crate::StateError;
+use crate::{Ownership, StateError, current_uid};
 
 /// How many symbolic links a walk follows (as Linux's `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
@@ -74,7 +74,11 @@ impl VerifiedDir {
                             "is a symbolic link; give the directory it leads to, if it is yours",
                         ));
                     }
-                    check_owner(&here, &stat, Role::Ancestor)?;
+                    check_owner(
+                        &here,
+                        Ownership::from_raw(stat.st_uid, stat.st_mode),
+                        Role::Ancestor,
+                    )?;
                     links += 1;
                     if links > MAX_LINKS {
                         return Err(refused(&here, "leads through too many symbolic links"));
@@ -196,10 +200,10 @@ impl VerifiedDir {
     fn check(&self, role: Role) -> Result<(), StateError> {
         let stat = rustix::fs::fstat(&self.fd)
             .map_err(|error| StateError::io(&self.path, error.into()))?;
-        check_owner(&self.path, &stat, role)?;
-        let mode = stat.st_mode & 0o7777;
-        let sticky = mode & 0o1000 != 0;
-        if mode & 0o022 != 0 && (role == Role::Own || !sticky) {
+        let ownership = Ownership::from_raw(stat.st_uid, stat.st_mode);
+        check_owner(&self.path, ownership, role)?;
+        let mode = ownership.mode;
+        if ownership.writable_by_others() && (role == Role::Own || !ownership.sticky()) {
             return Err(refused(
                 &self.path,
                 format!(
@@ -236,9 +240,9 @@ fn make_dir(parent: &rustix::fd::OwnedFd, name: &OsStr, here: &Path) -> Result<(
         .map_err(|error| StateError::io(here, error.into()))
 }
 
-fn check_owner(path: &Path, stat: &Stat, role: Role) -> Result<(), StateError> {
-    let me = rustix::process::geteuid().as_raw();
-    let owner = stat.st_uid;
+fn check_owner(path: &Path, ownership: Ownership, role: Role) -> Result<(), StateError> {
+    let me = current_uid();
+    let owner = ownership.uid;
     if owner == me || (owner == 0 && role == Role::Ancestor) {
         return Ok(());
     }

@@ -9,6 +9,9 @@
 //! HTTP 500 when the arguments of a past tool call are not JSON text (as llama.cpp). It records
 //! every request it receives, rejected ones included.
 //!
+//! With the `otlp` feature, [`otlp::OtlpReceiver`] receives OpenTelemetry traces (OTLP over
+//! HTTP or gRPC) and decodes them.
+//!
 //! # Example
 //! ```
 //! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
@@ -31,6 +34,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
+
+#[cfg(feature = "otlp")]
+pub mod otlp;
 
 /// What strict chat templates say to a request with no user query.
 pub const NO_USER_QUERY: &str = "No user query found in messages.";

@@ -6,6 +6,7 @@ mod approvals;
 mod audit;
 mod bound;
 mod common;
+mod focused;
 mod forged;
 mod marathon;
 mod real_engine;

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use skillful_agent::{Agent, ApprovalRules, Author, AutoApprove, Session};
+use skillful_agent::{Agent, Aids, ApprovalRules, Author, AutoApprove, Session};
 use skillful_chat::{
     ChatClient, ChatError, ChatOptions, ChatRequest, ChatResponse, Content, FunctionCall,
     FunctionResult, Message, OpenAiClient, Role,
@@ -24,7 +24,7 @@ use skillful_chat::{
 use skillful_decorators::{EnsureUserMessageLayer, Layer};
 use skillful_test_server::NO_USER_QUERY;
 
-use crate::common::{CountingRunner, example_provider, load_skill};
+use crate::common::{CountingRunner, MARATHON, example_provider, load_skill};
 
 const PROMPT: &str = "Use the unit-converter skill: a marathon is 26.2 miles, how many km?";
 const TOOLS: [&str; 3] = ["load_skill", "read_skill_resource", "run_skill_script"];
@@ -241,6 +241,63 @@ async fn real_engine_gets_the_catalog_and_tools_its_calls_run_and_the_run_ends()
             "{story}"
         );
     }
+}
+
+/// The README's question with the aids `skills run` applies on a loopback server (activation,
+/// answer step, text and misnamed calls): the runtime loads the skill before the first model call,
+/// every model call is accepted, and the run ends with an answer (the model's, or the answer
+/// step's), never a guard's stop or a wait. Whether the model then ran the script is printed, not
+/// asserted: the default model does in some seeds only (see the book's measurements).
+#[tokio::test]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE (see the module's documentation)"]
+async fn real_engine_activates_the_skill_for_the_marathon_question_and_answers() {
+    let recording = Recording::new();
+    let runner = Arc::new(CountingRunner::default());
+    let agent = Agent::builder(recording.clone())
+        .skills(example_provider(Arc::clone(&runner)))
+        .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
+        .options(options(256))
+        .aids(Aids::new().activation(true))
+        .build();
+    let mut session = Session::new();
+
+    let response = agent
+        .run(MARATHON, &mut session)
+        .await
+        .unwrap_or_else(|error| panic!("the engine failed: {error}"));
+    let story = transcript(&session);
+    eprintln!("{story}\nscripts run: {}", runner.runs());
+    assert!(response.pending.is_empty(), "{story}");
+
+    // The runtime's call came first, loaded the skill, and the model was asked after it.
+    assert_eq!(session.author(1), Author::Activation, "{story}");
+    let activation = session.messages()[1].function_calls().next().unwrap();
+    assert_eq!(activation.name, "load_skill");
+    assert_eq!(activation.arguments, load_skill());
+    let loaded = result_of(&session, activation);
+    assert!(
+        !loaded.is_error && loaded.result.starts_with("---\nname: unit-converter"),
+        "{story}"
+    );
+    let exchanges = recording.exchanges();
+    assert!(!exchanges.is_empty(), "{story}");
+    for (n, exchange) in exchanges.iter().enumerate() {
+        if let Err(error) = &exchange.response {
+            panic!("model call {n} failed: {error}\n{story}");
+        }
+    }
+    let first = &exchanges[0].request.messages;
+    assert!(
+        first.iter().any(|message| message
+            .function_calls()
+            .any(|call| call.call_id == activation.call_id)),
+        "the first model call carries the activation: {story}"
+    );
+
+    // An answer: text, not a guard's stop.
+    let answer = response.text();
+    assert!(!answer.trim().is_empty(), "{story}");
+    assert!(!answer.starts_with("Stopped: "), "{story}");
 }
 
 #[tokio::test]

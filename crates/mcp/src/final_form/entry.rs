@@ -8,7 +8,7 @@ use rmcp::model::{SKILL_MD, Skill, SkillResource, SkillResources};
 use serde_json::Value;
 
 use super::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL};
-use skillful_core::names::check_relative_name;
+use skillful_core::names::RelativeName;
 use skillful_core::text::{is_hazard, one_line};
 
 /// Why a skill entry cannot be loaded. The spec forbids loading an invalid entry; the other
@@ -274,7 +274,7 @@ pub fn manifest_file<'a>(skill: &'a Skill, uri: &str) -> Option<&'a SkillResourc
 /// assert!(resolve_relative(&skill, "missing.md").is_err());
 /// ```
 pub fn resolve_relative(skill: &Skill, relative: &str) -> Result<String, String> {
-    if let Err(refused) = check_relative_name(relative) {
+    if let Err(refused) = RelativeName::new(relative) {
         return Err(refused.reason.to_owned());
     }
     let root = skill.uri.strip_suffix(SKILL_MD).unwrap_or(&skill.uri);

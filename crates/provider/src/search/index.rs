@@ -191,7 +191,10 @@ impl SearchIndex {
         if limit == 0 || self.docs.is_empty() {
             return Vec::new();
         }
-        let query = Query::parse(&self.analyzer, truncate_chars(query, MAX_QUERY_CHARS));
+        let query = Query::parse(
+            &self.analyzer,
+            skillful_core::text::cut(query, MAX_QUERY_CHARS),
+        );
         let mut scores = Scores::new(self.docs.len());
         let mut scratch = Vec::new();
         for (bit, word) in query.words.iter().enumerate() {
@@ -335,12 +338,6 @@ fn idf(documents: usize, containing: usize) -> f64 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
-fn truncate_chars(text: &str, max: usize) -> &str {
-    text.char_indices()
-        .nth(max)
-        .map_or(text, |(end, _)| &text[..end])
-}
-
 /// A query as terms to look up.
 #[derive(Debug, Default)]
 struct Query {
@@ -442,14 +439,17 @@ impl Builder {
             return;
         };
         let mut lengths = [0; 3];
-        lengths[Field::Name as usize] = self.add_name(truncate_chars(&doc.name, MAX_FIELD_CHARS));
+        lengths[Field::Name as usize] =
+            self.add_name(skillful_core::text::cut(&doc.name, MAX_FIELD_CHARS));
         lengths[Field::Description as usize] = self.add_text(
-            truncate_chars(&doc.description, MAX_FIELD_CHARS),
+            skillful_core::text::cut(&doc.description, MAX_FIELD_CHARS),
             Field::Description,
         );
         for heading in doc.headings.iter().take(MAX_HEADINGS) {
-            lengths[Field::Headings as usize] +=
-                self.add_text(truncate_chars(heading, MAX_FIELD_CHARS), Field::Headings);
+            lengths[Field::Headings as usize] += self.add_text(
+                skillful_core::text::cut(heading, MAX_FIELD_CHARS),
+                Field::Headings,
+            );
         }
         self.lengths.push(lengths);
         self.occurrences
