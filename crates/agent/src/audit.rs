@@ -4,10 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use skillful_audit::{
-    Actor, AuditEvent, AuditSink, EventKind, SkillRef, Tokens, current_user, json_digest,
-    sha256_hex,
-};
+use skillful_audit::{Actor, AuditEvent, EventKind, SkillRef, Tokens, json_digest, sha256_hex};
 use skillful_chat::{FunctionCall, Usage};
 use skillful_decorators::{CallEvent, CallObserver, CallOutcome, Refuser};
 use skillful_provider::{CallSubject, ToolKind};
@@ -17,38 +14,9 @@ use crate::approvals::{document_digest, files_of, hash_file};
 use crate::context::SkillFunction;
 
 /// Where and how an agent audits its calls (see
-/// [`AgentBuilder::audit`](crate::AgentBuilder::audit)).
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct AuditSettings {
-    /// Where the records go (the user's log: [`FileAuditSink`](skillful_audit::FileAuditSink)).
-    pub sink: Arc<dyn AuditSink>,
-    /// The host command the records name (`skills run`, or the embedding program's name).
-    pub host: String,
-    /// The user the records name (default: [`current_user`]).
-    pub user: String,
-    /// Keep only the arguments' digest, not the arguments (`--audit-redact`).
-    pub redact: bool,
-}
-
-impl AuditSettings {
-    /// Records to `sink` naming `host` and the current user, with the arguments.
-    pub fn new(sink: Arc<dyn AuditSink>, host: impl Into<String>) -> Self {
-        Self {
-            sink,
-            host: host.into(),
-            user: current_user(),
-            redact: false,
-        }
-    }
-
-    /// Whether the arguments are left out (their digest stays).
-    #[must_use]
-    pub fn redact(mut self, redact: bool) -> Self {
-        self.redact = redact;
-        self
-    }
-}
+/// [`AgentBuilder::audit`](crate::AgentBuilder::audit)); it lives in `skillful-audit`, which the
+/// MCP server shares.
+pub use skillful_audit::AuditSettings;
 
 /// Turns the loop's call events into audit records.
 #[derive(Debug)]

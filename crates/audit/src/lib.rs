@@ -35,6 +35,7 @@ mod canonical;
 mod error;
 mod log;
 mod record;
+mod settings;
 mod stats;
 mod time;
 
@@ -45,6 +46,7 @@ pub use log::{
     MAX_ARGS_BYTES, Verification,
 };
 pub use record::{Actor, AuditEvent, AuditRecord, EventKind, SkillRef, Tokens, current_user};
+pub use settings::AuditSettings;
 pub use skillful_state::sha256_hex;
 pub use stats::{SkillStats, Stats};
 pub use time::{format_time, parse_since};

@@ -34,6 +34,9 @@ pub enum Actor {
     User,
     /// The host itself.
     Runtime,
+    /// A client of a server of skills (`skills serve`): an agent host whose model, user or
+    /// runtime the server cannot tell apart.
+    Client,
 }
 
 /// The skill a call named.
@@ -84,6 +87,11 @@ pub struct AuditEvent {
     pub script: Option<String>,
     /// The sha256 of the script's file.
     pub script_digest: Option<String>,
+    /// The file of the skill an MCP client of `skills serve` read (`SKILL.md`,
+    /// `references/faq.md`; `null` for an archive or `skills/get`). Records written before it
+    /// existed have none.
+    #[serde(default)]
+    pub resource: Option<String>,
     /// The call's risk tier.
     pub risk: Option<String>,
     /// The sha256 of the arguments' canonical JSON.
@@ -130,6 +138,7 @@ impl AuditEvent {
             skill: None,
             script: None,
             script_digest: None,
+            resource: None,
             risk: None,
             args_digest: None,
             args: None,

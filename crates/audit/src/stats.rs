@@ -9,7 +9,8 @@ use crate::record::{Actor, AuditRecord, EventKind};
 /// Usage of one skill over a period.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SkillStats {
-    /// `load_skill` calls that ran, by who made them (`model`, `user`, `runtime`).
+    /// `load_skill` calls that ran, and `SKILL.md` reads an MCP client of `skills serve` made, by
+    /// who made them (`model`, `user`, `runtime`, `client`).
     pub activations: BTreeMap<String, u64>,
     /// Calls that ran, per tool.
     pub calls: BTreeMap<String, u64>,
@@ -77,11 +78,12 @@ impl Stats {
             let tool = event.tool.clone().unwrap_or_default();
             match event.event {
                 EventKind::ToolCall => {
-                    if tool == "load_skill" {
+                    if tool == "load_skill" || event.resource.as_deref() == Some("SKILL.md") {
                         let actor = match event.actor {
                             Actor::Model => "model",
                             Actor::User => "user",
                             Actor::Runtime => "runtime",
+                            Actor::Client => "client",
                         };
                         *entry.activations.entry(actor.to_owned()).or_default() += 1;
                     }

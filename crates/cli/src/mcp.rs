@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use skillful_mcp::{BearerToken, HTTP_PATH, HttpLimits, ServeError, SkillsMcpServer};
 
+use crate::audit::AuditFlags;
 use crate::compose::{SkillsFlags, process_runner};
 use crate::{Outcome, UsageError, output};
 
@@ -49,6 +50,10 @@ pub(crate) struct ServeArgs {
     /// whose names break the naming rules are left out of `skills/list` only).
     #[arg(long)]
     strict: bool,
+    /// Every request that names a skill (a file read, an archive, `skills/get`) is a record of
+    /// the user's audit log (`skills audit`).
+    #[command(flatten)]
+    audit: AuditFlags,
 }
 
 /// The address `--http` names: a port alone binds to 127.0.0.1.
@@ -68,8 +73,9 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
     let composition =
         SkillsFlags::default().compose(&args.roots, args.strict, Some(process_runner()))?;
     // Live reload: the roots are watched; clients are told when the skills change.
-    let mut server =
-        SkillsMcpServer::watched(composition.watch().await).with_archives(args.archives);
+    let mut server = SkillsMcpServer::watched(composition.watch().await)
+        .with_archives(args.archives)
+        .with_audit(args.audit.settings("skills serve")?);
     if let Some(var) = &args.auth_token_env {
         let token = BearerToken::from_env(var)
             .map_err(|error| UsageError(format!("--auth-token-env {var}: {error}")))?;

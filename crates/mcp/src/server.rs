@@ -2,6 +2,7 @@
 //! (`skills/list`, `skills/get`, `resources/directory/read`) and in the draft form
 //! (`skill://index.json`, archives) side by side.
 
+mod audit;
 mod auth;
 mod catalog;
 mod draft;
@@ -29,11 +30,13 @@ use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
 };
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use skillful_audit::AuditSettings;
 use skillful_core::Skill as _;
 use skillful_discovery::FileSkillsSource;
 use skillful_watch::{Reload, WatchedSource};
 use tokio::sync::watch;
 
+use self::audit::{Answer, Call};
 use self::catalog::{Catalog, SCHEME, Served, Skills, Snapshot, file_uri};
 use self::draft::{archive, archive_uri};
 use crate::BearerToken;
@@ -163,6 +166,8 @@ struct Settings {
     http: HttpLimits,
     /// What its listing cursors are signed with.
     cursors: CursorKey,
+    /// Where its skill calls are recorded, if anywhere.
+    audit: Option<AuditSettings>,
 }
 
 /// What a `skill://` URI asks for.
@@ -231,6 +236,7 @@ impl SkillsMcpServer {
                     token: None,
                     http: HttpLimits::default(),
                     cursors: CursorKey::random(),
+                    audit: None,
                 },
             }),
         }
@@ -252,6 +258,17 @@ impl SkillsMcpServer {
     /// `skill-md` entry; its files stay readable one by one, and the final form is unchanged.
     pub fn with_archives(self, archives: bool) -> Self {
         self.configured(|settings| settings.archives = archives)
+    }
+
+    /// Records every request that names a skill (`resources/read` of one of its files or its
+    /// archive, `skills/get`, answered or failed) as one `tool_call` record of `settings`' sink,
+    /// written before the answer goes back: the method as `tool`, the request's id as
+    /// `call_id`, the HTTP session (`Mcp-Session-Id`) as `session`, the actor `client`, the
+    /// skill with its `SKILL.md` digest, the file read as `resource`, the URI as the arguments
+    /// (left out when `settings` redact), the duration and the digest of what was sent. A
+    /// record that cannot be written is a warning; the request is answered regardless.
+    pub fn with_audit(self, settings: AuditSettings) -> Self {
+        self.configured(|server| server.audit = Some(settings))
     }
 
     /// How many entries a page of `skills/list` and `resources/directory/read` holds (default
@@ -468,6 +485,22 @@ impl SkillsMcpServer {
         }
     }
 
+    /// The final-form entry of the listed skill whose `SKILL.md` is at `uri`, its files checked
+    /// again now: `skills/get` is how a client refreshes one skill's digests.
+    async fn skill_entry(&self, uri: &str) -> Result<rmcp::model::Skill, ErrorData> {
+        let snapshot = self.snapshot().await;
+        let served = snapshot.listed_skill(uri).ok_or_else(|| {
+            ErrorData::invalid_params(format!("No skill is served at {uri}"), None)
+        })?;
+        let listed = self
+            .inner
+            .catalog
+            .listed(&served.skill, &served.uri, &served.names)
+            .await
+            .map_err(|reason| internal(uri, reason))?;
+        Ok(listed.entry)
+    }
+
     /// The direct children of the directory at `uri` of a listed skill (its root
     /// `skill://NAME`, or a directory below it), sorted by URI.
     fn directory(snapshot: &Snapshot, uri: &str) -> Result<Vec<Resource>, ErrorData> {
@@ -678,8 +711,16 @@ impl ServerHandler for SkillsMcpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let contents = self.read(&request.uri).await?;
-        let result = ReadResourceResult::new(vec![contents]);
+        let started = std::time::Instant::now();
+        let contents = self.read(&request.uri).await;
+        let call = Call {
+            method: "resources/read",
+            uri: &request.uri,
+            outcome: contents.as_ref().map(Answer::Contents),
+            duration: started.elapsed(),
+        };
+        self.audit(call, &context).await;
+        let result = ReadResourceResult::new(vec![contents?]);
         Ok(if is_modern(&context) {
             let (ttl, scope) = self.cache_hint();
             result.with_ttl_ms(ttl).with_cache_scope(scope)
@@ -737,18 +778,16 @@ impl ServerHandler for SkillsMcpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
         let uri = request.uri;
-        let snapshot = self.snapshot().await;
-        let served = snapshot.listed_skill(&uri).ok_or_else(|| {
-            ErrorData::invalid_params(format!("No skill is served at {uri}"), None)
-        })?;
-        // Checked again now: skills/get is how a client refreshes one skill's digests.
-        let listed = self
-            .inner
-            .catalog
-            .listed(&served.skill, &served.uri, &served.names)
-            .await
-            .map_err(|reason| internal(&uri, reason))?;
-        let result = GetSkillResult::new(listed.entry);
+        let started = std::time::Instant::now();
+        let entry = self.skill_entry(&uri).await;
+        let call = Call {
+            method: "skills/get",
+            uri: &uri,
+            outcome: entry.as_ref().map(Answer::Entry),
+            duration: started.elapsed(),
+        };
+        self.audit(call, &context).await;
+        let result = GetSkillResult::new(entry?);
         Ok(if is_modern(&context) {
             let (ttl, scope) = self.cache_hint();
             result.with_ttl_ms(ttl).with_cache_scope(scope)

@@ -1,0 +1,147 @@
+//! The audit of the server's skill calls: every request that names a skill (`resources/read` of
+//! one of its files or its archive, `skills/get`) is one record, written before the answer goes
+//! back. Listings (`skills/list`, `resources/list`, the index) name no skill and are not
+//! recorded.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use rmcp::model::{ErrorData, ResourceContents, Skill};
+use rmcp::service::{RequestContext, RoleServer};
+use skillful_audit::{Actor, AuditEvent, AuditSettings, EventKind, SkillRef, sha256_hex};
+use skillful_core::Skill as _;
+use skillful_state::blocking;
+
+use super::{SkillsMcpServer, Target};
+
+/// The header a streamable HTTP client's `initialize` session is named by.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// One answered request that named a skill.
+pub(super) struct Call<'a> {
+    /// The MCP method (`resources/read`, `skills/get`).
+    pub(super) method: &'static str,
+    /// The URI it asked for.
+    pub(super) uri: &'a str,
+    /// What it got, or the error it got.
+    pub(super) outcome: Result<Answer<'a>, &'a ErrorData>,
+    /// How long it took to answer.
+    pub(super) duration: Duration,
+}
+
+/// What a request got.
+pub(super) enum Answer<'a> {
+    /// A file or an archive.
+    Contents(&'a ResourceContents),
+    /// A skill's final-form entry.
+    Entry(&'a Skill),
+}
+
+impl Answer<'_> {
+    /// The sha256 of the bytes sent: a file's or archive's (a blob's decoded bytes), or the
+    /// entry's JSON as sent.
+    fn digest(&self) -> String {
+        match self {
+            Answer::Contents(ResourceContents::TextResourceContents { text, .. }) => {
+                sha256_hex(text.as_bytes())
+            }
+            Answer::Contents(ResourceContents::BlobResourceContents { blob, .. }) => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(blob)
+                    .unwrap_or_default();
+                sha256_hex(&bytes)
+            }
+            Answer::Entry(entry) => json_sha256(entry),
+            // Contents of a kind this server does not send.
+            Answer::Contents(other) => json_sha256(other),
+        }
+    }
+}
+
+impl SkillsMcpServer {
+    /// Records `call`, when the server audits (a failure to write is a warning).
+    pub(super) async fn audit(&self, call: Call<'_>, context: &RequestContext<RoleServer>) {
+        let Some(settings) = &self.inner.settings.audit else {
+            return;
+        };
+        let (name, file) = match Target::parse(call.uri) {
+            Some(Target::File { skill, file }) => (skill, Some(file)),
+            Some(Target::Archive(name)) => (name, None),
+            Some(Target::Index) | None => return,
+        };
+        let mut event = event(settings, &call, context);
+        let snapshot = self.snapshot().await;
+        if let Some(served) = snapshot.skill(name) {
+            let origin = served.skill.origin();
+            let digest = self
+                .inner
+                .catalog
+                .skill_md_digest(&served.skill)
+                .await
+                .ok()
+                .map(|digest| digest.trim_start_matches("sha256:").to_owned());
+            event.skill = Some(SkillRef {
+                name: served.name().to_owned(),
+                origin: origin.kind.to_string(),
+                scope: origin.scope.to_string(),
+                location: origin.location.clone(),
+                digest,
+            });
+            if call.method == "resources/read" {
+                event.resource = file.and_then(|file| served.file(file)).map(str::to_owned);
+            }
+        }
+        let sink = std::sync::Arc::clone(&settings.sink);
+        match blocking::run("writing an audit record", move || sink.record(event)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::warn!("the audit record was not written: {error}"),
+            Err(error) => tracing::warn!("the audit record was not written: {error}"),
+        }
+    }
+}
+
+/// The sha256 of `value`'s JSON.
+fn json_sha256(value: &impl serde::Serialize) -> String {
+    sha256_hex(serde_json::to_string(value).unwrap_or_default().as_bytes())
+}
+
+/// The record of `call` before the skill is filled in.
+fn event(
+    settings: &AuditSettings,
+    call: &Call<'_>,
+    context: &RequestContext<RoleServer>,
+) -> AuditEvent {
+    let mut event = AuditEvent::new(
+        EventKind::ToolCall,
+        settings.user.clone(),
+        settings.host.clone(),
+        Actor::Client,
+    );
+    event.tool = Some(call.method.to_owned());
+    event.call_id = Some(context.id.to_string());
+    event.session = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get(SESSION_HEADER))
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    let arguments = serde_json::json!({ "uri": call.uri });
+    event.args_digest = Some(skillful_audit::json_digest(&arguments));
+    if !settings.redact {
+        event.args = Some(arguments);
+    }
+    event.decision = Some("approved".to_owned());
+    event.decided_by = Some("no policy".to_owned());
+    event.duration_us = Some(u64::try_from(call.duration.as_micros()).unwrap_or(u64::MAX));
+    match &call.outcome {
+        Ok(answer) => {
+            event.is_error = Some(false);
+            event.result_digest = Some(answer.digest());
+        }
+        Err(error) => {
+            event.is_error = Some(true);
+            event.reason = Some(error.message.to_string());
+        }
+    }
+    event
+}
