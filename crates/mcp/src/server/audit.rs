@@ -70,7 +70,12 @@ impl SkillsMcpServer {
             Some(Target::Index) | None => return,
         };
         let mut event = event(settings, &call, context);
-        let snapshot = self.snapshot().await;
+        // The snapshot the request was just answered from (or a newer one): waiting for another
+        // reload would double the request's time under churn.
+        let snapshot = match self.inner.catalog.current() {
+            Some(current) => current,
+            None => self.snapshot().await,
+        };
         if let Some(served) = snapshot.skill(name) {
             let origin = served.skill.origin();
             let digest = self

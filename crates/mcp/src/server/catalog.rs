@@ -244,7 +244,8 @@ impl Catalog {
         self.rebuild(discovery).await
     }
 
-    fn current(&self) -> Option<Arc<Snapshot>> {
+    /// The snapshot built last, without waiting for a reload (none before the first).
+    pub(super) fn current(&self) -> Option<Arc<Snapshot>> {
         self.current
             .read()
             .unwrap_or_else(PoisonError::into_inner)
