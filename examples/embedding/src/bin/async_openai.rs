@@ -1,7 +1,7 @@
 //! Skills in an agent you already have: the skills provider wired into `async-openai`'s chat
 //! completions loop. The catalog goes into the system prompt, the three tools (`load_skill`,
 //! `read_skill_resource`, `run_skill_script`) into every request, and each tool call the model
-//! makes is run with [`SkillTool::invoke`] and answered with a `tool` message.
+//! makes is run with [`SkillTool::invoke`](skillful::provider::SkillTool::invoke) and answered with a `tool` message.
 //!
 //! Against any OpenAI-compatible server (`SKILLS_ENDPOINT`, default LM Studio's
 //! `http://127.0.0.1:1234/v1`; `SKILLS_MODEL`, default: the server's loaded model;
@@ -14,7 +14,7 @@
 //! The skills come from `examples/skills`, read-only: no script runner is configured, so
 //! `run_skill_script` tells the model that scripts cannot run here. To run scripts, give the file
 //! source a runner (`skillful::scripts::ProcessRunner`, feature `scripts`) and ask before each
-//! `run_skill_script` call, by the call's [`SkillTool::risk_tier`], as the `agent` feature's tool
+//! `run_skill_script` call, by the call's [`SkillTool::risk_tier`](skillful::provider::SkillTool::risk_tier), as the `agent` feature's tool
 //! loop does.
 //!
 //! Dependencies: `async-openai` with `default-features = false, features = ["chat-completion",
