@@ -11,8 +11,8 @@ use skillful_chat::{
 };
 use skillful_core::SourceContext;
 use skillful_decorators::{
-    ApprovalPolicy, Approver, CallActor, CallEvent, CallObserver, CallOutcome, Decision,
-    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, Refuser, TracingLayer,
+    ApprovalPolicy, ApprovedBy, CallActor, CallEvent, CallObserver, CallOutcome, Decision,
+    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, RefusedBy, TracingLayer,
     execute_tool_span, not_approved, record_tool_result, refused,
 };
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
@@ -389,7 +389,7 @@ impl Agent {
                     load,
                     session_id,
                     CallOutcome::Refused {
-                        by: Refuser::Policy,
+                        by: RefusedBy::Policy,
                         reason: &reason,
                     },
                 )
@@ -397,7 +397,7 @@ impl Agent {
                 refused(&call, &reason)
             }
             Decision::Approve(grounds) => {
-                let approver = Approver::Policy(grounds);
+                let approver = ApprovedBy::Policy(grounds);
                 let span = execute_tool_span(&call, CallActor::Runtime, &approver, self.capture);
                 async {
                     let started = Instant::now();
