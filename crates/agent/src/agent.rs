@@ -20,6 +20,7 @@ use tracing::{Instrument, Span};
 
 use crate::aids::{AidedModel, Aids, RunOptions, answer_request, skills_to_load};
 use crate::approvals::ApprovalsStore;
+use crate::approver::SessionApprovals;
 use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillFunction};
 use crate::error::AgentError;
@@ -115,6 +116,8 @@ pub struct Agent {
     aids: Aids,
     name: String,
     capture: bool,
+    /// The approvals given for a session ([`ApprovalDecision::ForSession`](crate::ApprovalDecision::ForSession)).
+    pub(crate) for_session: SessionApprovals,
 }
 
 impl Agent {
@@ -653,6 +656,7 @@ impl AgentBuilder {
             aids: self.aids,
             name: self.name,
             capture: self.capture,
+            for_session: SessionApprovals::default(),
         }
     }
 }
