@@ -30,49 +30,14 @@ impl Parser<'_> {
                 i += 1;
                 break;
             }
-            let (first, after) = self.parse_flow_node(i, offset)?;
-            let mut j = self.skip_flow_blank(after, offset)?;
-            let entry = if self.src.as_bytes()[j] == b':' {
-                let Node::Scalar { text: key, .. } = first else {
-                    return Err(self.error_at_offset(
-                        i,
-                        "a key must be a single value, not a list or mapping",
-                    ));
-                };
-                j = self.skip_flow_blank(j + 1, offset)?;
-                let value = if matches!(self.src.as_bytes()[j], b',' | b']' | b'}') {
-                    Node::null()
-                } else {
-                    let (value, after) = self.parse_flow_node(j, offset)?;
-                    j = self.skip_flow_blank(after, offset)?;
-                    value
-                };
-                FlowEntry::Pair(key, value)
-            } else {
-                FlowEntry::Single(first)
-            };
+            let (entry, j) = self.parse_flow_entry(i, offset)?;
             match (closing, entry) {
                 (b']', FlowEntry::Pair(key, value)) => {
                     items.push(Node::Mapping(vec![(key, value)]))
                 }
                 (b']', FlowEntry::Single(node)) => items.push(node),
                 (_, entry) => {
-                    let (key, value) = match entry {
-                        FlowEntry::Pair(key, value) => (key, value),
-                        FlowEntry::Single(Node::Scalar { text, .. }) => (text, Node::null()),
-                        FlowEntry::Single(_) => {
-                            return Err(self.error_at_offset(
-                                i,
-                                "a key must be a single value, not a list or mapping",
-                            ));
-                        }
-                    };
-                    if !keys.insert(key.clone()) {
-                        return Err(self.error_at_offset(
-                            i,
-                            format!("duplicate key `{key}`; keep one of them"),
-                        ));
-                    }
+                    let (key, value) = self.flow_mapping_entry(entry, i, &mut keys)?;
                     entries.push((key, value));
                 }
             }
@@ -97,6 +62,57 @@ impl Parser<'_> {
             Node::Mapping(entries)
         };
         Ok((node, i))
+    }
+
+    /// Reads one entry (`value` or `key: value`) starting at `i` in the collection opened at
+    /// `open`; returns it and the offset of what follows it (`,` or the closing bracket).
+    fn parse_flow_entry(
+        &mut self,
+        i: usize,
+        open: usize,
+    ) -> Result<(FlowEntry, usize), ParseError> {
+        let (first, after) = self.parse_flow_node(i, open)?;
+        let mut j = self.skip_flow_blank(after, open)?;
+        if self.src.as_bytes()[j] != b':' {
+            return Ok((FlowEntry::Single(first), j));
+        }
+        let Node::Scalar { text: key, .. } = first else {
+            return Err(
+                self.error_at_offset(i, "a key must be a single value, not a list or mapping")
+            );
+        };
+        j = self.skip_flow_blank(j + 1, open)?;
+        let value = if matches!(self.src.as_bytes()[j], b',' | b']' | b'}') {
+            Node::null()
+        } else {
+            let (value, after) = self.parse_flow_node(j, open)?;
+            j = self.skip_flow_blank(after, open)?;
+            value
+        };
+        Ok((FlowEntry::Pair(key, value), j))
+    }
+
+    /// The key and value of an entry of a flow mapping (a lone `key` has a null value), checked
+    /// against the `keys` already seen; `i` is where the entry starts.
+    fn flow_mapping_entry(
+        &self,
+        entry: FlowEntry,
+        i: usize,
+        keys: &mut HashSet<String>,
+    ) -> Result<(String, Node), ParseError> {
+        let (key, value) = match entry {
+            FlowEntry::Pair(key, value) => (key, value),
+            FlowEntry::Single(Node::Scalar { text, .. }) => (text, Node::null()),
+            FlowEntry::Single(_) => {
+                return Err(
+                    self.error_at_offset(i, "a key must be a single value, not a list or mapping")
+                );
+            }
+        };
+        if !keys.insert(key.clone()) {
+            return Err(self.error_at_offset(i, format!("duplicate key `{key}`; keep one of them")));
+        }
+        Ok((key, value))
     }
 
     /// Skips spaces, line breaks and comments inside a flow collection opened at `open`.
