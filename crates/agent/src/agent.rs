@@ -327,6 +327,17 @@ impl Agent {
         let aided: Vec<(Message, Author)> = new.split_off(input_messages);
         let (mut made, mut authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
         authors.extend(response.messages.iter().map(|_| Author::Conversation));
+        if let Some(reason) = response
+            .finish_reason
+            .as_deref()
+            .and_then(|reason| reason.strip_prefix(crate::aids::ANSWER_STEP))
+        {
+            // The aids answered a repeated call by the answer step: its reply is the last one.
+            response.finish_reason = (!reason.is_empty()).then(|| reason.to_owned());
+            if let Some(last) = authors.last_mut() {
+                *last = Author::AnswerStep;
+            }
+        }
         if response.stopped.is_some() && self.aids.answer_step {
             messages.extend(response.messages.iter().cloned());
             if let Some(request) = answer_request(&messages, &self.options) {
@@ -340,6 +351,10 @@ impl Agent {
             }
         }
         made.extend(response.messages);
+        if self.aids.repeated_loads {
+            // The session holds what the model was shown.
+            crate::aids::repeated_loads(&mut made);
+        }
         session.extend(new);
         session.extend(made.iter().cloned().zip(authors.iter().copied()));
         if let Some(auditor) = &self.auditor {
