@@ -5,6 +5,7 @@ mod aids;
 mod approvals;
 mod audit;
 mod bound;
+mod collector;
 mod common;
 mod focused;
 mod forged;
