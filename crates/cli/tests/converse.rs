@@ -34,22 +34,43 @@ async fn run_asks_on_the_terminal_and_shows_the_transcript() {
         "read_skill_resource",
         json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"}),
     ));
+    // Another resource: a repeat of the same call would be answered by the answer step.
     server.push(Reply::tool_call(
         "c3",
         "read_skill_resource",
-        json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"}),
+        json!({"skillName": "unit-converter", "resourceName": "references/units.md"}),
     ));
     server.push(Reply::text("A marathon is about 42.16 km."));
 
+    // The example skill with a second resource.
+    let root = tempfile::tempdir().unwrap();
+    let copied = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(std::path::Path::new(EXAMPLES).join("unit-converter"))
+        .arg(root.path())
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    std::fs::write(
+        root.path().join("unit-converter/references/units.md"),
+        "# Units\n\nkm: kilometre; mi: mile.\n",
+    )
+    .unwrap();
+    let examples = root.path().canonicalize().unwrap();
+
     // "maybe" is not an answer: asked again. Then yes, always (for read_skill_resource).
-    let args = run_args(&server, &[MARATHON, "--approve", "ask"]);
+    let mut args = common::run_args(
+        examples.to_str().unwrap(),
+        server.url(),
+        &[MARATHON, "--approve", "ask"],
+    );
+    args.extend(["--activate".to_owned(), "off".to_owned()]);
     let output = skills(args, "maybe\ny\na\n").await;
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
 
     let lines: Vec<&str> = stdout.lines().collect();
-    let examples = std::path::Path::new(EXAMPLES);
-    let skill_dir = examples.join("unit-converter").canonicalize().unwrap();
+    let skill_dir = examples.join("unit-converter");
     let about = format!(
         "?? skill unit-converter · risk read · from files {}: {} (explicit scope)",
         examples.display(),
@@ -90,7 +111,7 @@ async fn run_asks_on_the_terminal_and_shows_the_transcript() {
     );
     assert!(lines[13].starts_with(">> calling tool read_skill_resource("));
     assert!(
-        lines[14].starts_with("<< tool result: "),
+        lines[14].starts_with("<< tool result: # Units"),
         "always: not asked again: {stdout}"
     );
     assert_eq!(lines[15], "  A marathon is about 42.16 km.");
