@@ -230,7 +230,7 @@ fn tool_loop(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("tool_loop ({CALLS} calls per run)"));
     group.sample_size(20);
     group.warm_up_time(Duration::from_secs(2));
-    group.measurement_time(Duration::from_secs(2));
+    group.measurement_time(Duration::from_secs(10));
     for (name, agent, dispatch) in [
         ("off", &plain, None),
         ("tracing", &plain, Some(&traced)),

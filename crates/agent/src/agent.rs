@@ -218,11 +218,16 @@ impl Agent {
         self.audit_unanswered(&input.unanswered, session.id()).await;
         let (mut made, mut authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
         authors.extend(response.messages.iter().map(|_| Author::Conversation));
+        mark_answer_step(&mut response, &mut authors);
         if response.stopped.is_some() && self.aids.answer_step {
             self.answer_step(messages, &mut response, &mut authors)
                 .await?;
         }
         made.extend(response.messages);
+        if self.aids.repeated_loads {
+            // The session holds what the model was shown.
+            crate::aids::repeated_loads(&mut made);
+        }
         let (usage, reason) = (response.usage, response.finish_reason);
         let reply = finish(session, input.messages, made, authors, usage, reason);
         if let Some(auditor) = &self.auditor {
@@ -516,6 +521,21 @@ struct Gathered {
     /// that loads it.
     offered: Vec<(String, String)>,
     loaders: Vec<SharedTool>,
+}
+
+/// When the aids answered a repeated call by the answer step (its finish reason carries the
+/// aids' mark), the reply is the last message: it is marked as the answer step's.
+fn mark_answer_step(response: &mut ChatResponse, authors: &mut [Author]) {
+    if let Some(reason) = response
+        .finish_reason
+        .as_deref()
+        .and_then(|reason| reason.strip_prefix(crate::aids::ANSWER_STEP))
+    {
+        response.finish_reason = (!reason.is_empty()).then(|| reason.to_owned());
+        if let Some(last) = authors.last_mut() {
+            *last = Author::AnswerStep;
+        }
+    }
 }
 
 /// Ends a turn: the input's messages (the conversation's), then `made` with its `authors`, join

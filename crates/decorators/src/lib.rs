@@ -45,5 +45,6 @@ pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_ap
 pub use layer::Layer;
 pub use observe::{ApprovedBy, CallEvent, CallObserver, CallOutcome, RefusedBy};
 pub use trace::{
-    CallActor, PROVIDER_NAME, Tracing, TracingLayer, execute_tool_span, record_tool_result,
+    CallActor, PROVIDER_NAME, Tracing, TracingLayer, execute_tool_span, record_error,
+    record_tool_result, record_usage,
 };

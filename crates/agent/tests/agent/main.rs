@@ -6,6 +6,7 @@ mod approvals;
 mod approver;
 mod audit;
 mod bound;
+mod collector;
 mod common;
 mod focused;
 mod forged;
