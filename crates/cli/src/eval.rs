@@ -156,7 +156,7 @@ fn configure(settings: &mut EvalSettings, args: &EvalArgs, endpoint: &str) -> an
     settings.runs = args.runs;
     settings.call_timeout = Duration::from_secs(model.call_timeout);
     // The aids `skills run` applies: activation by the runtime for loopback servers.
-    let local = skillful_chat::OpenAiClient::builder(endpoint.as_str())
+    let local = skillful_chat::OpenAiClient::builder(endpoint)
         .build()
         .is_ok_and(|client| client.is_loopback());
     settings.aids = Aids::new()
