@@ -66,6 +66,34 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
     let dirs = environment.dirs();
     let mut report = Report::default();
 
+    sandbox_lines(&mut report);
+    let config = report.place("config directory", dirs.config(), true);
+    let state = report.place("state directory", dirs.state(), true);
+    report.place("cache directory", dirs.cache(), true);
+    trust_lines(&mut report, &environment, config);
+    approvals_lines(&mut report, state)?;
+    settings_lines(&mut report, &environment);
+    engine_line(&mut report, state);
+
+    let mut out = output::stdout();
+    for line in &report.lines {
+        writeln!(out, "{line}")?;
+    }
+    if report.unsafe_count > 0 {
+        writeln!(
+            output::stderr(),
+            "skills: {} unsafe finding{}: fix the lines marked UNSAFE",
+            report.unsafe_count,
+            if report.unsafe_count == 1 { "" } else { "s" }
+        )?;
+        return Ok(Outcome::Failed);
+    }
+    Ok(Outcome::Ok)
+}
+
+/// What the sandbox can enforce here: Landlock, seccomp, user namespaces, and so whether scripts
+/// are isolated.
+fn sandbox_lines(report: &mut Report) {
     let support = SandboxSupport::detect();
     report.line(format!(
         "landlock: {}",
@@ -95,14 +123,14 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
              eval` runs none"
         ),
     });
+}
 
-    let config = report.place("config directory", dirs.config(), true);
-    let state = report.place("state directory", dirs.state(), true);
-    report.place("cache directory", dirs.cache(), true);
-
+/// The trust store: how many projects are trusted, and which entries trust too much (unsafe).
+fn trust_lines(report: &mut Report, environment: &Environment, config: bool) {
+    let dirs = environment.dirs();
     let trust_file = dirs.config().join(TRUST_FILE);
     if report.place("trust store", &trust_file, false) && config {
-        match TrustStore::load(&environment) {
+        match TrustStore::load(environment) {
             Ok(store) => {
                 let count = store.entries().len();
                 report.line(format!(
@@ -124,7 +152,10 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
             )),
         }
     }
+}
 
+/// The approvals store, read when the state directory is private.
+fn approvals_lines(report: &mut Report, state: bool) -> anyhow::Result<()> {
     let approvals = ApprovalsStore::per_user_path()?;
     if report.place("approvals store", &approvals, false) && state {
         match ApprovalsStore::at(&approvals) {
@@ -135,7 +166,11 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
             )),
         }
     }
+    Ok(())
+}
 
+/// The user's settings: what they disable and allow.
+fn settings_lines(report: &mut Report, environment: &Environment) {
     let settings_file = environment.user_config_file();
     if report.place("settings", &settings_file, false) {
         match Settings::load(&settings_file, SettingsLevel::User) {
@@ -148,7 +183,10 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
             Err(error) => report.line(format!("  cannot be read: {}", one_line(&error.to_string()))),
         }
     }
+}
 
+/// The engines running, when the state directory is private.
+fn engine_line(report: &mut Report, state: bool) {
     report.line(if state {
         match Engine::from_env().and_then(|engine| engine.running()) {
             Ok(running) if running.is_empty() => "engine: none running".to_owned(),
@@ -170,19 +208,4 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
     } else {
         "engine: none has run (or its state directory is not private)".to_owned()
     });
-
-    let mut out = output::stdout();
-    for line in &report.lines {
-        writeln!(out, "{line}")?;
-    }
-    if report.unsafe_count > 0 {
-        writeln!(
-            output::stderr(),
-            "skills: {} unsafe finding{}: fix the lines marked UNSAFE",
-            report.unsafe_count,
-            if report.unsafe_count == 1 { "" } else { "s" }
-        )?;
-        return Ok(Outcome::Failed);
-    }
-    Ok(Outcome::Ok)
 }

@@ -45,6 +45,7 @@ enum EngineCommand {
     Models,
 }
 
+/// Runs `skills engine`.
 pub(crate) async fn run(args: EngineArgs) -> anyhow::Result<Outcome> {
     let engine = Engine::from_env()?;
     let mut out = output::stdout();
@@ -53,109 +54,141 @@ pub(crate) async fn run(args: EngineArgs) -> anyhow::Result<Outcome> {
             model: name,
             port,
             template: template_name,
-        } => {
-            let mut options = StartOptions::new(model(&name)?).port(port);
-            if let Some(name) = template_name {
-                options = options.template(template(&name)?);
-            }
-            let running = engine.start(&options).await?;
-            let how = if running.reused() {
-                "already running"
-            } else {
-                "started"
-            };
-            let record = running.detach();
-            writeln!(
-                out,
-                "engine {how}: {} (pid {}, model {}, template {})",
-                record.endpoint(),
-                record.pid,
-                record.model,
-                record.template
-            )?;
-            writeln!(out, "  log:  {}", record.log.display())?;
-            writeln!(
-                out,
-                "  use:  `skills run`/`skills chat` find it when nothing answers at the default \
-                 endpoint; or pass --endpoint {}",
-                record.endpoint()
-            )?;
-            writeln!(out, "  stop: skills engine stop")?;
-        }
-        EngineCommand::Stop { port } => {
-            let stopped = engine.stop(port).await?;
-            if stopped.is_empty() {
-                writeln!(out, "no engine is running")?;
-            }
-            for record in stopped {
-                writeln!(
-                    out,
-                    "stopped the engine at {} (pid {})",
-                    record.endpoint(),
-                    record.pid
-                )?;
-            }
-        }
-        EngineCommand::Status => {
-            let running = engine.running()?;
-            if running.is_empty() {
-                writeln!(out, "no engine is running")?;
-            }
-            for record in running {
-                let answering = if record.is_answering().await {
-                    "answering"
-                } else {
-                    "not answering"
-                };
-                let owner = match record.owner.filter(|_| record.is_temporary()) {
-                    Some(owner) => format!(", for the command of pid {owner}"),
-                    None => String::new(),
-                };
-                writeln!(
-                    out,
-                    "{} {answering} (pid {}, model {}, template {}{owner})",
-                    record.endpoint(),
-                    record.pid,
-                    record.model,
-                    record.template
-                )?;
-                writeln!(out, "  log: {}", record.log.display())?;
-            }
-        }
-        EngineCommand::Models => {
-            let width = MODELS.iter().map(|m| m.name.len()).max().unwrap_or(0);
-            writeln!(
-                out,
-                "{:width$}  {:>7}  {:10}  {:13}  DESCRIPTION",
-                "NAME", "SIZE", "LICENCE", "INSTALLED"
-            )?;
-            for model in MODELS {
-                let installed = if engine.is_installed(model) {
-                    "yes"
-                } else {
-                    "no"
-                };
-                let default = if model.name == DEFAULT_MODEL {
-                    " (the default)"
-                } else {
-                    ""
-                };
-                writeln!(
-                    out,
-                    "{:width$}  {:>4} MB  {:10}  {installed:13}  {}{default}",
-                    model.name,
-                    model.size.div_ceil(1_000_000),
-                    model.licence,
-                    model.description,
-                )?;
-            }
-            writeln!(
-                out,
-                "installed into {}",
-                engine.dirs().cache().join("engine").display()
-            )?;
-        }
+        } => start(&engine, &mut out, &name, port, template_name).await?,
+        EngineCommand::Stop { port } => stop(&engine, &mut out, port).await?,
+        EngineCommand::Status => status(&engine, &mut out).await?,
+        EngineCommand::Models => models(&engine, &mut out)?,
     }
     out.flush()?;
     Ok(Outcome::Ok)
+}
+
+/// `skills engine start`: starts (or finds) the engine and says how to use it.
+async fn start(
+    engine: &Engine,
+    out: &mut output::Writer<std::io::StdoutLock<'static>>,
+    name: &str,
+    port: u16,
+    template_name: Option<String>,
+) -> anyhow::Result<()> {
+    let mut options = StartOptions::new(model(name)?).port(port);
+    if let Some(name) = template_name {
+        options = options.template(template(&name)?);
+    }
+    let running = engine.start(&options).await?;
+    let how = if running.reused() {
+        "already running"
+    } else {
+        "started"
+    };
+    let record = running.detach();
+    writeln!(
+        out,
+        "engine {how}: {} (pid {}, model {}, template {})",
+        record.endpoint(),
+        record.pid,
+        record.model,
+        record.template
+    )?;
+    writeln!(out, "  log:  {}", record.log.display())?;
+    writeln!(
+        out,
+        "  use:  `skills run`/`skills chat` find it when nothing answers at the default \
+         endpoint; or pass --endpoint {}",
+        record.endpoint()
+    )?;
+    writeln!(out, "  stop: skills engine stop")?;
+    Ok(())
+}
+
+/// `skills engine stop`.
+async fn stop(
+    engine: &Engine,
+    out: &mut output::Writer<std::io::StdoutLock<'static>>,
+    port: Option<u16>,
+) -> anyhow::Result<()> {
+    let stopped = engine.stop(port).await?;
+    if stopped.is_empty() {
+        writeln!(out, "no engine is running")?;
+    }
+    for record in stopped {
+        writeln!(
+            out,
+            "stopped the engine at {} (pid {})",
+            record.endpoint(),
+            record.pid
+        )?;
+    }
+    Ok(())
+}
+
+/// `skills engine status`: each running engine, whether it answers, its log.
+async fn status(
+    engine: &Engine,
+    out: &mut output::Writer<std::io::StdoutLock<'static>>,
+) -> anyhow::Result<()> {
+    let running = engine.running()?;
+    if running.is_empty() {
+        writeln!(out, "no engine is running")?;
+    }
+    for record in running {
+        let answering = if record.is_answering().await {
+            "answering"
+        } else {
+            "not answering"
+        };
+        let owner = match record.owner.filter(|_| record.is_temporary()) {
+            Some(owner) => format!(", for the command of pid {owner}"),
+            None => String::new(),
+        };
+        writeln!(
+            out,
+            "{} {answering} (pid {}, model {}, template {}{owner})",
+            record.endpoint(),
+            record.pid,
+            record.model,
+            record.template
+        )?;
+        writeln!(out, "  log: {}", record.log.display())?;
+    }
+    Ok(())
+}
+
+/// `skills engine models`: the catalogue, what is installed.
+fn models(
+    engine: &Engine,
+    out: &mut output::Writer<std::io::StdoutLock<'static>>,
+) -> anyhow::Result<()> {
+    let width = MODELS.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    writeln!(
+        out,
+        "{:width$}  {:>7}  {:10}  {:13}  DESCRIPTION",
+        "NAME", "SIZE", "LICENCE", "INSTALLED"
+    )?;
+    for model in MODELS {
+        let installed = if engine.is_installed(model) {
+            "yes"
+        } else {
+            "no"
+        };
+        let default = if model.name == DEFAULT_MODEL {
+            " (the default)"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "{:width$}  {:>4} MB  {:10}  {installed:13}  {}{default}",
+            model.name,
+            model.size.div_ceil(1_000_000),
+            model.licence,
+            model.description,
+        )?;
+    }
+    writeln!(
+        out,
+        "installed into {}",
+        engine.dirs().cache().join("engine").display()
+    )?;
+    Ok(())
 }

@@ -10,7 +10,7 @@ use skillful_agent::{Aids, ApprovalRules};
 use skillful_core::RiskTier;
 use skillful_core::text::{one_line, shorten};
 use skillful_eval::{
-    Benchmark, Configuration, EvalError, EvalSettings, Evaluator, JudgeSettings, Progress,
+    Benchmark, EvalError, EvalSettings, Evaluator, JudgeSettings, Progress, RunSummary,
     SkillUnderTest, Stat,
 };
 
@@ -68,6 +68,7 @@ pub(crate) struct EvalArgs {
     sandbox: SandboxFlags,
 }
 
+/// Runs `skills eval`: each skill's evals, a table (or JSON) of their benchmarks.
 pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     // The endpoint is set once the server is found.
     let mut settings = EvalSettings::new("");
@@ -75,60 +76,19 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     settings.allow_write = args.sandbox.allowed_writes()?;
     settings.approval = ApprovalRules::new(args.approve.into()).approve_up_to(args.approve_up_to);
     // First: that evaluating runs the skill's code, and how.
-    let runner = settings
-        .script_runner()
-        .build()
-        .map_err(|error| UsageError(error.to_string()))?;
-    let then = "evaluating a skill runs its code, so none of its scripts runs: skill scripts are \
-                refused and script checks left ungraded";
-    let line = not_isolated_line(&runner, then).unwrap_or_else(|| {
-        format!(
-            "skills: evaluating a skill runs its code: its scripts run in the sandbox of their \
-             risk tier (up to `{}` without asking: {}), its check scripts as `read`",
-            args.approve_up_to,
-            runner.profile_summary(args.approve_up_to, false)
-        )
-    });
-    writeln!(output::stderr(), "{line}")?;
+    say_sandbox(&settings, args.approve_up_to)?;
     // Checked before a model server is looked for (or an engine installed and started).
     let mut skills = Vec::new();
     for dir in &args.skill_dirs {
         skills.push(SkillUnderTest::load(dir).await.map_err(usage)?);
     }
-    let model = &args.model;
-    let (endpoint, _engine) = model.server().await?;
-    settings.endpoint.clone_from(&endpoint);
-    settings.api_key = model.api_key();
-    settings.model = model.model.clone();
-    settings.temperature = model.temperature;
-    settings.max_tokens = Some(model.max_tokens);
-    settings.seed = model.seed;
-    settings.runs = args.runs;
-    settings.call_timeout = Duration::from_secs(model.call_timeout);
-    // The aids `skills run` applies: activation by the runtime for loopback servers.
-    let local = skillful_chat::OpenAiClient::builder(endpoint.as_str())
-        .build()
-        .is_ok_and(|client| client.is_loopback());
-    settings.aids = Aids::new()
-        .activation(local)
-        .text_tool_calls(!args.no_text_tool_calls);
-    settings.enum_names = args.enum_names;
-    settings.judge = match (&args.judge_endpoint, args.no_judge) {
-        (_, true) => JudgeSettings::None,
-        (Some(url), false) => JudgeSettings::Endpoint(url.clone()),
-        (None, false) => JudgeSettings::SameEndpoint,
-    };
-    settings.audit = Some(args.audit.settings("skills eval")?);
+    let (endpoint, _engine) = args.model.server().await?;
+    configure(&mut settings, &args, &endpoint)?;
     let evaluator = Evaluator::new(settings)?;
-
     let mut benchmarks = Vec::new();
     let mut out = output::stdout();
     for skill in &skills {
-        let workspace = match (&args.workspace, skills.len()) {
-            (Some(dir), 1) => dir.clone(),
-            (Some(dir), _) => dir.join(skill.name()),
-            (None, _) => skill.default_workspace()?,
-        };
+        let workspace = skill.workspace(args.workspace.as_deref(), skills.len())?;
         writeln!(
             output::stderr(),
             "skills: evaluating {} ({} evals × {} run{}) against {}",
@@ -141,25 +101,15 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         let report = evaluator
             .evaluate(skill, &skills, &workspace, &show_progress)
             .await
-            .map_err(|error| match error {
-                EvalError::Unreachable(error) => anyhow::anyhow!(
-                    "{error}; start an OpenAI-compatible server there or pass --endpoint URL"
-                ),
-                other => other.into(),
-            })
+            .map_err(unreachable)
             .with_context(|| format!("evaluating {}", skill.name()))?;
         if !args.json {
             table(&mut out, &report.benchmark)?;
+            let written = report.iteration_dir.join("benchmark.json");
             writeln!(
                 out,
                 "  written: {}",
-                one_line(
-                    &report
-                        .iteration_dir
-                        .join("benchmark.json")
-                        .display()
-                        .to_string()
-                )
+                one_line(&written.display().to_string())
             )?;
         }
         benchmarks.push(report.benchmark);
@@ -171,6 +121,65 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(Outcome::Ok)
+}
+
+/// Says on stderr that evaluating runs the skill's code, and in which sandbox; a runner that
+/// cannot be built is a usage error.
+fn say_sandbox(settings: &EvalSettings, up_to: RiskTier) -> anyhow::Result<()> {
+    let runner = settings
+        .script_runner()
+        .build()
+        .map_err(|error| UsageError(error.to_string()))?;
+    let then = "evaluating a skill runs its code, so none of its scripts runs: skill scripts are \
+                refused and script checks left ungraded";
+    let line = not_isolated_line(&runner, then).unwrap_or_else(|| {
+        format!(
+            "skills: evaluating a skill runs its code: its scripts run in the sandbox of their \
+             risk tier (up to `{}` without asking: {}), its check scripts as `read`",
+            up_to,
+            runner.profile_summary(up_to, false)
+        )
+    });
+    writeln!(output::stderr(), "{line}")?;
+    Ok(())
+}
+
+/// The settings `args` give, against the server at `endpoint`.
+fn configure(settings: &mut EvalSettings, args: &EvalArgs, endpoint: &str) -> anyhow::Result<()> {
+    let model = &args.model;
+    settings.endpoint = endpoint.to_owned();
+    settings.api_key = model.api_key();
+    settings.model = model.model.clone();
+    settings.temperature = model.temperature;
+    settings.max_tokens = Some(model.max_tokens);
+    settings.seed = model.seed;
+    settings.runs = args.runs;
+    settings.call_timeout = Duration::from_secs(model.call_timeout);
+    // The aids `skills run` applies: activation by the runtime for loopback servers.
+    let local = skillful_chat::OpenAiClient::builder(endpoint)
+        .build()
+        .is_ok_and(|client| client.is_loopback());
+    settings.aids = Aids::new()
+        .activation(local)
+        .text_tool_calls(!args.no_text_tool_calls);
+    settings.enum_names = args.enum_names;
+    settings.judge = match (&args.judge_endpoint, args.no_judge) {
+        (_, true) => JudgeSettings::None,
+        (Some(url), false) => JudgeSettings::Endpoint(url.clone()),
+        (None, false) => JudgeSettings::SameEndpoint,
+    };
+    settings.audit = Some(args.audit.settings("skills eval")?);
+    Ok(())
+}
+
+/// A server that is not there gets a line saying what to do.
+fn unreachable(error: EvalError) -> anyhow::Error {
+    match error {
+        EvalError::Unreachable(error) => anyhow::anyhow!(
+            "{error}; start an OpenAI-compatible server there or pass --endpoint URL"
+        ),
+        other => other.into(),
+    }
 }
 
 /// A skill or an evals file that cannot be read is the caller's to fix.
@@ -239,74 +248,82 @@ fn show_progress(progress: Progress<'_>) {
 
 /// The short table: pass counts per eval, then the means, deltas and triggers.
 fn table(out: &mut output::Writer<impl Write>, benchmark: &Benchmark) -> io::Result<()> {
-    let summary = &benchmark.run_summary;
+    let runs = benchmark.metadata.runs_per_configuration;
     writeln!(
         out,
         "{}: {} evals, {} run{} each",
         one_line(&benchmark.metadata.skill_name),
         benchmark.metadata.evals_run.len(),
-        benchmark.metadata.runs_per_configuration,
-        if benchmark.metadata.runs_per_configuration == 1 {
-            ""
-        } else {
-            "s"
-        }
+        runs,
+        if runs == 1 { "" } else { "s" }
     )?;
     writeln!(out, "  {:<28} {:>14} {:>14}", "", "WITH SKILL", "WITHOUT")?;
-    let mut names: Vec<&str> = Vec::new();
-    for run in &benchmark.runs {
-        if !names.contains(&run.eval_name.as_str()) {
-            names.push(&run.eval_name);
-        }
-    }
-    for name in names {
-        let passed = |configuration| {
-            let (passed, total) = benchmark
-                .runs
-                .iter()
-                .filter(|run| run.eval_name == name && run.configuration == configuration)
-                .fold((0, 0), |(p, t), run| {
-                    (p + run.result.passed, t + run.result.total)
-                });
-            format!("{passed}/{total}")
-        };
+    for totals in benchmark.eval_totals() {
         writeln!(
             out,
             "  {:<28} {:>14} {:>14}",
-            one_line(&shorten(name, 28)),
-            passed(Configuration::WithSkill),
-            passed(Configuration::WithoutSkill)
+            one_line(&shorten(&totals.eval_name, 28)),
+            totals.with_skill.to_string(),
+            totals.without_skill.to_string()
         )?;
     }
+    summary(out, &benchmark.run_summary)?;
+    if let Some(triggers) = &benchmark.triggers {
+        writeln!(
+            out,
+            "  triggers: precision {}, recall {} ({} queries: {} loaded as they should, {} \
+             loaded wrongly, {} missed)",
+            share(triggers.precision),
+            share(triggers.recall),
+            triggers.queries,
+            triggers.true_positives,
+            triggers.false_positives,
+            triggers.false_negatives
+        )?;
+    }
+    Ok(())
+}
+
+/// The table's rows of means (± standard deviation) with and without the skill, and deltas.
+fn summary(out: &mut output::Writer<impl Write>, summary: &RunSummary) -> io::Result<()> {
     let with = &summary.with_skill;
     let without = &summary.without_skill;
     let delta = |value: Option<f64>, digits: usize| {
         value.map_or("n/a".to_owned(), |v| format!("{v:+.digits$}"))
     };
-    writeln!(
-        out,
-        "  {:<28} {:>14} {:>14}   delta {}",
-        "pass rate",
-        stat(with.pass_rate, 2),
-        stat(without.pass_rate, 2),
-        delta(summary.delta.pass_rate, 2)
-    )?;
-    writeln!(
-        out,
-        "  {:<28} {:>14} {:>14}   delta {}",
-        "seconds per run",
-        stat(with.time_seconds, 1),
-        stat(without.time_seconds, 1),
-        delta(summary.delta.time_seconds, 1)
-    )?;
-    writeln!(
-        out,
-        "  {:<28} {:>14} {:>14}   delta {}",
-        "tokens per run",
-        stat(with.tokens, 0),
-        stat(without.tokens, 0),
-        delta(summary.delta.tokens, 0)
-    )?;
+    let rows = [
+        (
+            "pass rate",
+            with.pass_rate,
+            without.pass_rate,
+            summary.delta.pass_rate,
+            2,
+        ),
+        (
+            "seconds per run",
+            with.time_seconds,
+            without.time_seconds,
+            summary.delta.time_seconds,
+            1,
+        ),
+        (
+            "tokens per run",
+            with.tokens,
+            without.tokens,
+            summary.delta.tokens,
+            0,
+        ),
+    ];
+    for (name, with, without, change, digits) in rows {
+        writeln!(
+            out,
+            "  {:<28} {:>14} {:>14}   delta {}",
+            name,
+            stat(with, digits),
+            stat(without, digits),
+            delta(change, digits)
+        )?;
+    }
     writeln!(
         out,
         "  {:<28} {:>14} {:>14}",
@@ -325,19 +342,6 @@ fn table(out: &mut output::Writer<impl Write>, benchmark: &Benchmark) -> io::Res
             out,
             "  {:<28} {:>14} {:>14}",
             "runs ended by an error", with.errors, without.errors
-        )?;
-    }
-    if let Some(triggers) = &benchmark.triggers {
-        writeln!(
-            out,
-            "  triggers: precision {}, recall {} ({} queries: {} loaded as they should, {} \
-             loaded wrongly, {} missed)",
-            share(triggers.precision),
-            share(triggers.recall),
-            triggers.queries,
-            triggers.true_positives,
-            triggers.false_positives,
-            triggers.false_negatives
         )?;
     }
     Ok(())

@@ -22,6 +22,7 @@ mod engine;
 mod eval;
 mod inspect;
 mod mcp;
+mod outcome;
 mod output;
 mod reference;
 mod run_script;
@@ -32,6 +33,8 @@ mod settings;
 mod supply;
 mod telemetry;
 mod validate;
+
+use outcome::{Outcome, UsageError};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -148,28 +151,6 @@ enum Command {
     #[command(after_help = "Example:\n  skills man --out ~/.local/share/man/man1")]
     Man(reference::ManArgs),
 }
-
-/// What a command reports back to `main`.
-enum Outcome {
-    /// Done, nothing wrong.
-    Ok,
-    /// Done, and the input has errors.
-    Invalid,
-    /// Done, and what was run failed (a script's non-zero exit or timeout).
-    Failed,
-}
-
-/// A mistake in how the command was called, as opposed to a problem in the skills.
-#[derive(Debug)]
-struct UsageError(String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
 
 fn main() -> ExitCode {
     // First, before anything starts a script or an MCP server: they must not read this

@@ -60,6 +60,7 @@ mod files;
 mod grade;
 mod history;
 mod spec;
+mod totals;
 mod workspace;
 
 pub use benchmark::{
@@ -72,3 +73,4 @@ pub use files::MAX_INPUT_FILE_BYTES;
 pub use grade::Graded;
 pub use history::{History, Iteration};
 pub use spec::{EvalCase, EvalId, EvalSet, Expectation, MAX_SPEC_BYTES, TriggerQuery};
+pub use totals::{EvalTotals, Tally};

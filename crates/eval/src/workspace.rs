@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 use skillful_state::{Dirs, StateError, VerifiedDir};
 
 use crate::error::EvalError;
+use crate::evaluate::SkillUnderTest;
 
 /// How many iteration numbers are tried when others take them at the same time.
 const MAX_ITERATION_TRIES: u32 = 100;
@@ -17,6 +18,31 @@ pub(crate) fn default_workspace(dirs: &Dirs, name: &str, skill_dir: &Path) -> Pa
     let digest = Sha256::digest(skill_dir.as_os_str().as_encoded_bytes());
     let key = u64::from_be_bytes(digest[..8].try_into().expect("a SHA-256 has 32 bytes"));
     dirs.state().join("eval").join(format!("{name}-{key:016x}"))
+}
+
+impl SkillUnderTest {
+    /// Where this skill's iterations go when `skills` skills are evaluated together: `chosen`
+    /// itself for one skill, `chosen/<skill name>` for several; without `chosen`, the
+    /// [default workspace](SkillUnderTest::default_workspace).
+    ///
+    /// # Errors
+    /// As [`SkillUnderTest::default_workspace`].
+    pub fn workspace(&self, chosen: Option<&Path>, skills: usize) -> Result<PathBuf, EvalError> {
+        match placed(chosen, skills, self.name()) {
+            Some(dir) => Ok(dir),
+            None => self.default_workspace(),
+        }
+    }
+}
+
+/// The workspace `chosen` gives the skill `name` among `skills` skills; `None` for the default.
+fn placed(chosen: Option<&Path>, skills: usize, name: &str) -> Option<PathBuf> {
+    let chosen = chosen?;
+    Some(if skills == 1 {
+        chosen.to_path_buf()
+    } else {
+        chosen.join(name)
+    })
 }
 
 /// Creates the next free `iteration-N` of `workspace` (made private if missing, refused when
@@ -63,4 +89,36 @@ pub(crate) fn new_iteration(workspace: &Path, skill_dir: &Path) -> Result<Verifi
     Err(refuse(
         "no free iteration number; remove old iterations".to_owned(),
     ))
+}
+
+#[cfg(test)]
+mod placement_tests {
+    use super::*;
+
+    #[test]
+    fn a_chosen_workspace_is_the_skills_own_alone_and_holds_one_per_skill_among_several() {
+        let chosen = Path::new("/work/evals");
+        assert_eq!(placed(Some(chosen), 1, "pdf"), Some(chosen.to_path_buf()));
+        assert_eq!(placed(Some(chosen), 2, "pdf"), Some(chosen.join("pdf")));
+        assert_eq!(placed(None, 1, "pdf"), None);
+    }
+
+    #[tokio::test]
+    async fn without_one_the_skill_gets_its_default_workspace() {
+        let skill = SkillUnderTest::load(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/skills/unit-converter"
+        ))
+        .await
+        .unwrap();
+        let chosen = Path::new("/work/evals");
+        assert_eq!(
+            skill.workspace(Some(chosen), 3).unwrap(),
+            chosen.join("unit-converter")
+        );
+        assert_eq!(
+            skill.workspace(None, 3).unwrap(),
+            skill.default_workspace().unwrap()
+        );
+    }
 }
