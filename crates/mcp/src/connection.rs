@@ -12,10 +12,10 @@ use rmcp::service::{
     ClientCacheConfig, ClientInitializeError, Peer, RoleClient, RunningService, ServiceError,
     ServiceExt,
 };
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::{
     AuthRequiredError, StreamableHttpClientTransportConfig,
 };
-use rmcp::transport::StreamableHttpClientTransport;
 use skillful_core::ResourceContent;
 
 use crate::BearerToken;
