@@ -45,6 +45,7 @@
 mod agent;
 mod aids;
 mod approvals;
+mod approver;
 mod audit;
 mod context;
 mod error;
@@ -58,6 +59,7 @@ mod spans;
 pub use agent::{Agent, AgentBuilder, AgentResponse, DEFAULT_NAME, Input};
 pub use aids::{Aids, RunOptions};
 pub use approvals::{ApprovalsError, ApprovalsStore, Coverage};
+pub use approver::{ApprovalDecision, Approver, ApproverError, HeldCall, Turn};
 pub use audit::AuditSettings;
 pub use context::{Context, ContextProvider};
 pub use error::AgentError;

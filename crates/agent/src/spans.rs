@@ -85,5 +85,6 @@ fn error_type(error: &AgentError) -> &'static str {
         AgentError::Context(_) => "context",
         AgentError::UnknownApproval { .. } => "unknown_approval",
         AgentError::UnknownSkill { .. } => "unknown_skill",
+        AgentError::Approver(_) => "approver",
     }
 }

@@ -12,7 +12,7 @@ use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
 use crate::layer::Layer;
-use crate::observe::Approver;
+use crate::observe::ApprovedBy;
 
 /// The `gen_ai.provider.name` of every model call: the wire protocol spoken
 /// (`/v1/chat/completions`), whichever server answers it.
@@ -47,7 +47,7 @@ impl CallActor {
 pub fn execute_tool_span(
     call: &FunctionCall,
     actor: CallActor,
-    approver: &Approver,
+    approver: &ApprovedBy,
     capture: bool,
 ) -> Span {
     let span = tracing::info_span!(

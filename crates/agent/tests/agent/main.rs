@@ -3,6 +3,7 @@
 
 mod aids;
 mod approvals;
+mod approver;
 mod audit;
 mod bound;
 mod common;
