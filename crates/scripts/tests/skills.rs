@@ -220,12 +220,14 @@ async fn a_file_script_past_its_limit_is_the_one_timeout_error_naming_skill_scri
         .timeout(std::time::Duration::from_millis(300))
         .build()
         .unwrap();
-    let source = FileSkillsSource::builder()
-        .root(root.path())
-        .script_runner(Arc::new(runner))
-        .build()
-        .unwrap();
-    let run = SkillsProvider::new(Arc::new(source))
+    let source = Arc::new(
+        FileSkillsSource::builder()
+            .root(root.path())
+            .script_runner(Arc::new(runner))
+            .build()
+            .unwrap(),
+    );
+    let run = SkillsProvider::new(Arc::clone(&source) as _)
         .context(&SourceContext::default())
         .await
         .unwrap();
@@ -244,19 +246,7 @@ async fn a_file_script_past_its_limit_is_the_one_timeout_error_naming_skill_scri
         }
         ToolOutput::Text(text) => panic!("expected a timeout, got {text}"),
     }
-    let skills = FileSkillsSource::builder()
-        .root(root.path())
-        .script_runner(Arc::new(
-            ProcessRunner::builder()
-                .timeout(std::time::Duration::from_millis(300))
-                .build()
-                .unwrap(),
-        ))
-        .build()
-        .unwrap()
-        .skills(&SourceContext::default())
-        .await
-        .unwrap();
+    let skills = source.skills(&SourceContext::default()).await.unwrap();
     let script = skills[0].script("scripts/wait.sh").unwrap();
     match skillful_provider::run_script("slow", &*script, Value::Null).await {
         Err(SkillError::ScriptTimedOut {
