@@ -65,6 +65,10 @@ impl Home {
             .env("XDG_STATE_HOME", self.dir.path().join("state"))
             .env("SKILLS_ENGINE_COMMAND", FAKE_ENGINE)
             .env("FAKE_ENGINE_EVENTS", self.events_file())
+            .env(
+                "SKILLS_ENGINE_ALLOW_ENV",
+                "FAKE_ENGINE_EVENTS,FAKE_ENGINE_DELAY,FAKE_ENGINE_FINISH,FAKE_ENGINE_EXIT",
+            )
             .env_remove("RUST_LOG")
             .env_remove("SKILLS_ENDPOINT")
             .env_remove("SKILLS_MODEL")

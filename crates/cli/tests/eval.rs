@@ -623,6 +623,10 @@ fn with_nothing_configured_the_engine_is_started_for_the_evaluation_and_stopped(
         .env("XDG_STATE_HOME", home.join("state"))
         .env("SKILLS_ENGINE_COMMAND", FAKE_ENGINE)
         .env("FAKE_ENGINE_EVENTS", &events)
+        .env(
+            "SKILLS_ENGINE_ALLOW_ENV",
+            "FAKE_ENGINE_EVENTS,FAKE_ENGINE_DELAY,FAKE_ENGINE_FINISH,FAKE_ENGINE_EXIT",
+        )
         .env_remove("RUST_LOG")
         .env_remove("SKILLS_ENDPOINT")
         .env_remove("SKILLS_MODEL")

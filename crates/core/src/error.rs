@@ -77,6 +77,22 @@ pub enum SkillError {
         /// The limit it was given.
         after: Duration,
     },
+    /// A script did not finish within its limit ([`SkillScript::timeout`](crate::SkillScript::timeout),
+    /// else [`DEFAULT_SCRIPT_TIMEOUT`](crate::DEFAULT_SCRIPT_TIMEOUT)) and was stopped: a file
+    /// script killed with every process it started, an in-process script abandoned. The one
+    /// timeout error of every kind of script (file, inline, plugin).
+    #[error(
+        "script '{script}' of skill '{skill}' did not finish within {}s and was stopped; ask it for less work at a time, or give it a longer limit (the script runner's timeout, or the inline script's)",
+        after.as_secs_f64()
+    )]
+    ScriptTimedOut {
+        /// The skill's name.
+        skill: String,
+        /// The script's name.
+        script: String,
+        /// The limit it was given.
+        after: Duration,
+    },
     /// Any other failure of a skill's own code (a callback, a plugin, a server).
     #[error("{0}")]
     Other(String),

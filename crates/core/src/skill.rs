@@ -268,7 +268,16 @@ pub trait SkillScript: Send + Sync + fmt::Debug {
         None
     }
 
-    /// Runs the script with the model's arguments and returns what the model is shown.
+    /// How long a call of the script may take before it is stopped: its runner's or author's
+    /// limit; `None` (the default) for [`DEFAULT_SCRIPT_TIMEOUT`]. The limit is enforced in one
+    /// place for every kind of script, where the provider runs `run_skill_script`
+    /// (`skillful_provider::run_script`), with one error, [`SkillError::ScriptTimedOut`].
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Runs the script with the model's arguments and returns what the model is shown. The
+    /// timeout is not this method's: callers go through `skillful_provider::run_script`.
     ///
     /// # Errors
     /// The arguments do not fit, the script may not run here, it failed or timed out.

@@ -85,6 +85,13 @@ pub trait FileScriptRunner: Send + Sync + fmt::Debug {
         let _ = (tier, network);
         None
     }
+
+    /// How long a script this runner runs may take (its configured timeout), which every file
+    /// script reports as its [`SkillScript::timeout`](skillful_core::SkillScript::timeout);
+    /// `None` (the default) for the workspace's default.
+    fn timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// A shared runner.

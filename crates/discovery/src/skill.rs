@@ -631,6 +631,11 @@ impl SkillScript for FileScript {
         runner.sandbox_profile(self.risk, self.network)
     }
 
+    /// The runner's timeout.
+    fn timeout(&self) -> Option<std::time::Duration> {
+        self.policy.runner.as_ref()?.timeout()
+    }
+
     /// Re-checks the script's path, then hands it and the raw arguments to the runner.
     async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError> {
         if !self.policy.runnable {

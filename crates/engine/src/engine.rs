@@ -19,6 +19,21 @@ use crate::{EngineError, catalogue};
 /// on 127.0.0.1:PORT. Nothing is installed when it is set (tests use it).
 pub const STAND_IN_VARIABLE: &str = "SKILLS_ENGINE_COMMAND";
 
+/// The variable naming (comma-separated) the host variables the engine inherits besides
+/// [`ENGINE_ALLOWED_ENV`] (a stand-in's own settings, for tests).
+pub const ALLOW_ENV_VARIABLE: &str = "SKILLS_ENGINE_ALLOW_ENV";
+
+/// The host variables the engine inherits besides `skillful_process::DEFAULT_ALLOWED_ENV`: where
+/// its libraries are and which accelerators and threads it may use. Nothing else of the host's
+/// (API keys, tokens) reaches it.
+pub const ENGINE_ALLOWED_ENV: [&str; 5] = [
+    "LD_LIBRARY_PATH",
+    "CUDA_VISIBLE_DEVICES",
+    "HIP_VISIBLE_DEVICES",
+    "OMP_NUM_THREADS",
+    "XDG_CACHE_HOME",
+];
+
 /// The port `skills engine start` listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 8090;
 
@@ -49,6 +64,7 @@ pub struct Engine {
     stand_in: Option<PathBuf>,
     startup_timeout: Duration,
     package: EnginePackage,
+    allowed_env: Vec<String>,
 }
 
 impl Engine {
@@ -61,6 +77,10 @@ impl Engine {
             stand_in: None,
             startup_timeout: Duration::from_secs(180),
             package: ENGINE,
+            allowed_env: ENGINE_ALLOWED_ENV
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect(),
         }
     }
 
@@ -77,6 +97,15 @@ impl Engine {
         if let Some(program) = non_empty_var(STAND_IN_VARIABLE) {
             engine = engine.stand_in(program);
         }
+        if let Some(names) = non_empty_var(ALLOW_ENV_VARIABLE) {
+            for name in names
+                .split(',')
+                .map(str::trim)
+                .filter(|name| !name.is_empty())
+            {
+                engine = engine.allow_env(name);
+            }
+        }
         Ok(engine)
     }
 
@@ -91,6 +120,15 @@ impl Engine {
     #[must_use]
     pub fn progress(mut self, progress: Progress) -> Self {
         self.progress = progress;
+        self
+    }
+
+    /// Lets the engine inherit the host's variable `name` too. The engine starts as every child
+    /// of the host does (`skillful_process`): only `DEFAULT_ALLOWED_ENV`, [`ENGINE_ALLOWED_ENV`]
+    /// and the names given here reach it.
+    #[must_use]
+    pub fn allow_env(mut self, name: impl Into<String>) -> Self {
+        self.allowed_env.push(name.into());
         self
     }
 
@@ -241,7 +279,8 @@ impl Engine {
         let logs = cache.join("logs");
         create_dir(&logs)?;
         let log = logs.join(format!("engine-{port}.log"));
-        let child = spawn(&launch, port, template_path.as_deref(), &log)?;
+        let environment = skillful_process::allowed_environment(self.allowed_env.iter().cloned());
+        let child = spawn(&launch, port, template_path.as_deref(), &log, &environment)?;
         let record = EngineRecord {
             pid: child.id(),
             port,

@@ -39,7 +39,10 @@ pub use catalogue::{
 };
 pub use dirs::EngineDirs;
 pub use download::{DEFAULT_INDEX_URL, Progress};
-pub use engine::{DEFAULT_PORT, Engine, RunningEngine, STAND_IN_VARIABLE, StartOptions};
+pub use engine::{
+    ALLOW_ENV_VARIABLE, DEFAULT_PORT, ENGINE_ALLOWED_ENV, Engine, RunningEngine, STAND_IN_VARIABLE,
+    StartOptions,
+};
 pub use error::EngineError;
 pub use guard::{EngineGuard, Serving};
 pub use install::Installation;

@@ -4,7 +4,9 @@
 use std::fs;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
+#[cfg(not(unix))]
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -210,39 +212,34 @@ pub(crate) fn is_alive(pid: u32) -> bool {
     }
 }
 
-/// Asks process `pid` to end (SIGTERM), then forces it (SIGKILL) after `grace`; waits until it
-/// is gone.
+/// Asks engine `pid` and every process of its group to end (SIGTERM), then forces them
+/// (SIGKILL) after `grace`; waits until it is gone.
 pub(crate) fn terminate(pid: u32, port: u16, grace: Duration) -> Result<(), EngineError> {
     let stop_error = |reason: String| EngineError::Stop { pid, port, reason };
     #[cfg(unix)]
     {
-        let raw = libc::pid_t::try_from(pid).map_err(|_| stop_error("not a pid".to_owned()))?;
-        // SAFETY: kill has no memory preconditions.
-        if unsafe { libc::kill(raw, libc::SIGTERM) } != 0 {
-            let error = std::io::Error::last_os_error();
-            if error.raw_os_error() == Some(libc::ESRCH) {
-                return Ok(());
-            }
-            return Err(stop_error(error.to_string()));
+        use skillful_process::{Signal, signal_group};
+        match signal_group(pid, Signal::Terminate) {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(error) => return Err(stop_error(error.to_string())),
         }
         let deadline = Instant::now() + grace;
         while is_alive(pid) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(100));
         }
-        if is_alive(pid) {
-            // SAFETY: as above.
-            unsafe { libc::kill(raw, libc::SIGKILL) };
-            let deadline = Instant::now() + Duration::from_secs(5);
-            while is_alive(pid) && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(50));
-            }
+        // Whatever is left of the group: the engine if it ignored SIGTERM, and what it started.
+        let _ = signal_group(pid, Signal::Kill);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while is_alive(pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
     #[cfg(not(unix))]
     {
         let _ = grace;
         let status = Command::new("taskkill")
-            .args(["/F", "/PID", &pid.to_string()])
+            .args(["/F", "/T", "/PID", &pid.to_string()])
             .status()
             .map_err(|error| stop_error(error.to_string()))?;
         if !status.success() {
@@ -255,22 +252,25 @@ pub(crate) fn terminate(pid: u32, port: u16, grace: Duration) -> Result<(), Engi
     Ok(())
 }
 
-/// Stops a child of this process: SIGTERM, then SIGKILL after `grace`; reaps it.
+/// Stops a child of this process with its process group: SIGTERM, then SIGKILL after `grace`;
+/// reaps it.
 pub(crate) fn stop_child(child: &mut Child, grace: Duration) {
     #[cfg(unix)]
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+    {
+        use skillful_process::{Signal, signal_group};
         if matches!(child.try_wait(), Ok(None)) {
-            // SAFETY: kill has no memory preconditions; the child is not yet reaped, so the pid
-            // is still its own.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
+            // The child is not yet reaped, so its pid (its group's id) is still its own.
+            let _ = signal_group(child.id(), Signal::Terminate);
         }
         let deadline = Instant::now() + grace;
         while Instant::now() < deadline {
             if !matches!(child.try_wait(), Ok(None)) {
-                return;
+                break;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        // Whatever is left of the group: the child if it ignored SIGTERM, and what it started.
+        let _ = signal_group(child.id(), Signal::Kill);
     }
     #[cfg(not(unix))]
     let _ = grace;
@@ -405,19 +405,22 @@ pub(crate) enum Launch {
     StandIn { program: PathBuf, model: String },
 }
 
-/// Spawns the engine on `port`, its output going to `log`, in a process group of its own (a
-/// Ctrl-C at the terminal reaches the command, which stops the engine itself).
+/// Spawns the engine on `port` as a child that outlives its starter
+/// ([`skillful_process::detached_command`]: exactly `environment`, stdin closed, a process group
+/// of its own, so a Ctrl-C at the terminal reaches the command, which stops the engine itself,
+/// and none of this process's inherited descriptors), its output going to `log`.
 pub(crate) fn spawn(
     launch: &Launch,
     port: u16,
     template: Option<&Path>,
     log: &Path,
+    environment: &[(std::ffi::OsString, std::ffi::OsString)],
 ) -> Result<Child, EngineError> {
     let template = template.map(Path::as_os_str).unwrap_or_default();
     let (program, mut command) = match launch {
         Launch::Python { python, model } => {
             let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
-            let mut command = Command::new(python);
+            let mut command = skillful_process::detached_command(python, environment);
             command
                 .args(["-c", SERVE_PY])
                 .arg(model)
@@ -427,7 +430,7 @@ pub(crate) fn spawn(
             (python, command)
         }
         Launch::StandIn { program, model } => {
-            let mut command = Command::new(program);
+            let mut command = skillful_process::detached_command(program, environment);
             command.arg(port.to_string()).arg(model).arg(template);
             (program, command)
         }
@@ -436,55 +439,26 @@ pub(crate) fn spawn(
     let log_copy = log_file
         .try_clone()
         .map_err(|error| EngineError::io(log, error))?;
-    command
-        .stdin(Stdio::null())
-        .stdout(log_copy)
-        .stderr(log_file);
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
-        // The engine outlives this command: it must not keep what this process inherited open
-        // (a lock, the write end of a pipe someone reads to its end), which would block them for
-        // as long as the engine runs.
-        // SAFETY: the closure only calls close(2), which is async-signal-safe.
-        unsafe {
-            command.pre_exec(|| {
-                close_inherited_descriptors();
-                Ok(())
-            });
-        }
-    }
+    command.stdout(log_copy).stderr(log_file);
     command.spawn().map_err(|error| EngineError::Spawn {
         program: program.clone(),
         source: error,
     })
 }
 
-/// Closes every inherited descriptor above standard error in the child about to run the engine.
-/// Those marked close-on-exec (everything the standard library opened, its exec-error pipe
-/// included) are left to exec.
-#[cfg(unix)]
-fn close_inherited_descriptors() {
-    // SAFETY: sysconf, fcntl and close have no preconditions; an unused number fails harmlessly.
-    let limit = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) };
-    let limit = libc::c_int::try_from(limit)
-        .unwrap_or(1024)
-        .clamp(3, 65_536);
-    for fd in 3..limit {
-        // SAFETY: see above.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
-                libc::close(fd);
-            }
-        }
-    }
-}
+/// How much of the end of an engine's log is read for its last lines.
+const TAIL_BYTES: u64 = 64 * 1024;
 
-/// The last lines of a log.
+/// The last lines of a log, read from at most its last [`TAIL_BYTES`] (the engine's output is
+/// read with a byte bound, as every child's is).
 pub(crate) fn tail(log: &Path) -> String {
-    let text = fs::read(log).unwrap_or_default();
+    use std::io::{Read, Seek, SeekFrom};
+    let mut text = Vec::new();
+    if let Ok(mut file) = fs::File::open(log) {
+        let length = file.metadata().map(|metadata| metadata.len()).unwrap_or(0);
+        let _ = file.seek(SeekFrom::Start(length.saturating_sub(TAIL_BYTES)));
+        let _ = file.take(TAIL_BYTES).read_to_end(&mut text);
+    }
     let text = String::from_utf8_lossy(&text);
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(20)..]

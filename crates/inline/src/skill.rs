@@ -246,7 +246,8 @@ impl InlineSkillBuilder {
     }
 
     /// How long a script of this skill may run before its call is abandoned with
-    /// [`SkillError::TimedOut`] (default [`DEFAULT_SCRIPT_TIMEOUT`], as for file scripts); a
+    /// [`SkillError::ScriptTimedOut`] (default [`DEFAULT_SCRIPT_TIMEOUT`], as for file scripts;
+    /// enforced where the provider runs every script, `skillful_provider::run_script`); a
     /// script's own [`InlineScript::with_timeout`] wins.
     pub fn script_timeout(mut self, timeout: Duration) -> Self {
         self.script_timeout = timeout;
@@ -490,8 +491,9 @@ impl InlineScript {
         }
     }
 
-    /// The same script, abandoned with [`SkillError::TimedOut`] when a call takes longer than
-    /// `timeout` (default: its skill's [`InlineSkillBuilder::script_timeout`]).
+    /// The same script, abandoned with [`SkillError::ScriptTimedOut`] when a call takes longer
+    /// than `timeout` (default: its skill's [`InlineSkillBuilder::script_timeout`]; enforced
+    /// where the provider runs every script, `skillful_provider::run_script`).
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -561,15 +563,13 @@ impl SkillScript for InlineScript {
                 });
             }
         };
-        let timeout = self.timeout.unwrap_or(DEFAULT_SCRIPT_TIMEOUT);
-        tokio::time::timeout(timeout, (self.run)(arguments))
-            .await
-            .unwrap_or_else(|_| {
-                Err(SkillError::TimedOut {
-                    what: format!("script '{}'", self.name),
-                    after: timeout,
-                })
-            })
+        (self.run)(arguments).await
+    }
+
+    /// Its own limit ([`InlineScript::with_timeout`], else its skill's
+    /// [`InlineSkillBuilder::script_timeout`]), which the provider enforces.
+    fn timeout(&self) -> Option<Duration> {
+        Some(self.timeout.unwrap_or(DEFAULT_SCRIPT_TIMEOUT))
     }
 }
 

@@ -229,8 +229,9 @@ async fn read_resource(
     })
 }
 
-/// Runs a script in the plugin on tokio's blocking pool (its inline script abandons the call
-/// after [`DEFAULT_SCRIPT_TIMEOUT`]); no arguments (`null`) reach it as `{}`.
+/// Runs a script in the plugin on tokio's blocking pool (the provider abandons the call after its
+/// inline script's limit, [`DEFAULT_SCRIPT_TIMEOUT`] unless set, as for every script); no
+/// arguments (`null`) reach it as `{}`.
 async fn run_script(
     module: SkillPluginRef,
     script: String,

@@ -471,17 +471,19 @@ async fn run_script(
     script: &Found<Arc<dyn SkillScript>>,
     arguments: serde_json::Value,
 ) -> Result<String, ToolError> {
-    script.item.run(arguments).await.map_err(|error| {
-        tracing::warn!(skill = %skill.name, script = %script.name, %error, "script failed");
-        ToolError::from_skill_error(
-            ToolErrorCode::ScriptFailed,
-            format!(
-                "Error: Failed to execute script '{}' from skill '{}'.",
-                script.name, skill.name
-            ),
-            &error,
-        )
-    })
+    crate::timeout::run_script(&skill.name, &*script.item, arguments)
+        .await
+        .map_err(|error| {
+            tracing::warn!(skill = %skill.name, script = %script.name, %error, "script failed");
+            ToolError::from_skill_error(
+                ToolErrorCode::ScriptFailed,
+                format!(
+                    "Error: Failed to execute script '{}' from skill '{}'.",
+                    script.name, skill.name
+                ),
+                &error,
+            )
+        })
 }
 
 /// The error for an idempotency key repeated with a call other than the `first` one it was used

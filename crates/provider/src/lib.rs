@@ -65,6 +65,7 @@ mod provider;
 mod render;
 pub mod search;
 mod search_cache;
+mod timeout;
 mod tool_error;
 mod tools;
 
@@ -79,5 +80,6 @@ pub use provider::{
     DEFAULT_MAX_RESOURCE_BYTES, ProviderError, RunContext, SkillsProvider, SkillsProviderBuilder,
 };
 pub use render::{escape_xml, render_skill};
+pub use timeout::{run_script, script_limit};
 pub use tool_error::{ToolError, ToolErrorCode};
 pub use tools::{MAX_ENUM_NAMES, ProviderId, SkillTool, ToolId, ToolOutput};

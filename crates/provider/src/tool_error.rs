@@ -89,6 +89,13 @@ impl ToolError {
                 format!("{message} Pass the arguments the script's parameters_schema describes."),
                 false,
             ),
+            SkillError::ScriptTimedOut { after, .. } => (
+                format!(
+                    "The script ran out of time ({}s) and was stopped. Call it with less work at a time, or tell the user it needs a longer limit.",
+                    after.as_secs_f64()
+                ),
+                false,
+            ),
             other => (other.to_string(), false),
         };
         Self {

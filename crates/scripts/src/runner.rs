@@ -488,9 +488,23 @@ fn is_executable(_metadata: &std::fs::Metadata) -> bool {
 
 #[async_trait]
 impl FileScriptRunner for ProcessRunner {
-    /// Runs the script and renders its output for the model ([`ScriptOutput::render`]).
+    /// Runs the script and renders its output for the model ([`ScriptOutput::render`]); a run
+    /// that timed out is [`SkillError::ScriptTimedOut`], the one timeout error of every script.
     async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError> {
-        Ok(self.execute(&request).await?.render())
+        let output = self.execute(&request).await?;
+        if output.timed_out {
+            return Err(SkillError::ScriptTimedOut {
+                skill: request.skill_name.clone(),
+                script: request.script_name.clone(),
+                after: self.config.timeout,
+            });
+        }
+        Ok(output.render())
+    }
+
+    /// [`ProcessRunner::timeout`].
+    fn timeout(&self) -> Option<Duration> {
+        Some(self.config.timeout)
     }
 
     /// [`ProcessRunner::profile_summary`].

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use common::script;
 use serde_json::{Value, json};
-use skillful_core::{SkillError, SourceContext};
+use skillful_core::{SkillError, SkillsSource, SourceContext};
 use skillful_discovery::FileSkillsSource;
 use skillful_provider::{RunContext, SkillsProvider, ToolOutput};
 use skillful_scripts::ProcessRunner;
@@ -198,5 +198,68 @@ async fn a_missing_interpreter_reaches_the_model_as_a_script_error_naming_it() {
             );
         }
         other => panic!("unexpected error: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_file_script_past_its_limit_is_the_one_timeout_error_naming_skill_script_and_limit() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("slow/scripts")).unwrap();
+    std::fs::write(
+        root.path().join("slow/SKILL.md"),
+        "---\nname: slow\ndescription: Waits.\n---\nRun it.\n",
+    )
+    .unwrap();
+    script(
+        &root.path().join("slow/scripts"),
+        "wait.sh",
+        "sleep 1000\n",
+        false,
+    );
+    let runner = ProcessRunner::builder()
+        .timeout(std::time::Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let source = Arc::new(
+        FileSkillsSource::builder()
+            .root(root.path())
+            .script_runner(Arc::new(runner))
+            .build()
+            .unwrap(),
+    );
+    let run = SkillsProvider::new(Arc::clone(&source) as _)
+        .context(&SourceContext::default())
+        .await
+        .unwrap();
+    let call = json!({"skillName": "slow", "scriptName": "scripts/wait.sh"});
+    match run_script(&run, call).await {
+        ToolOutput::Error(error) => {
+            assert_eq!(error.code, skillful_provider::ToolErrorCode::ScriptFailed);
+            assert_eq!(
+                error.message,
+                "Error: Failed to execute script 'scripts/wait.sh' from skill 'slow'."
+            );
+            assert_eq!(
+                error.hint,
+                "The script ran out of time (0.3s) and was stopped. Call it with less work at a time, or tell the user it needs a longer limit."
+            );
+        }
+        ToolOutput::Text(text) => panic!("expected a timeout, got {text}"),
+    }
+    let skills = source.skills(&SourceContext::default()).await.unwrap();
+    let script = skills[0].script("scripts/wait.sh").unwrap();
+    match skillful_provider::run_script("slow", &*script, Value::Null).await {
+        Err(SkillError::ScriptTimedOut {
+            skill,
+            script,
+            after,
+        }) => {
+            assert_eq!(
+                (skill.as_str(), script.as_str()),
+                ("slow", "scripts/wait.sh")
+            );
+            assert_eq!(after, std::time::Duration::from_millis(300));
+        }
+        other => panic!("expected the timeout error, got {other:?}"),
     }
 }

@@ -483,11 +483,41 @@ async fn an_inline_script_that_runs_too_long_is_abandoned_with_a_timeout() {
         )
         .build()
         .unwrap();
-    match skill.scripts()[0].run(json!({})).await {
-        Err(SkillError::TimedOut { what, after }) => {
-            assert_eq!(what, "script 'sleep'");
+    match skillful_provider::run_script("slow", &*skill.scripts()[0], json!({})).await {
+        Err(SkillError::ScriptTimedOut {
+            skill,
+            script,
+            after,
+        }) => {
+            assert_eq!((skill.as_str(), script.as_str()), ("slow", "sleep"));
             assert_eq!(after, std::time::Duration::from_millis(50));
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn through_the_tool_an_inline_script_past_its_limit_is_the_one_timeout_error() {
+    let skill = InlineSkill::builder("slow", "Waits.")
+        .instructions("Call it.")
+        .script_timeout(std::time::Duration::from_millis(300))
+        .add_script(InlineScript::new("wait", "", |_: Options| async {
+            // A script that hangs, under test: the timeout must abandon it.
+            std::future::pending::<()>().await;
+            Ok(String::new())
+        }))
+        .build()
+        .unwrap();
+    let run = run(vec![Arc::new(skill)]).await;
+    let arguments = json!({"skillName": "slow", "scriptName": "wait", "arguments": {}});
+    let error = expect_error(call(&run, "run_skill_script", arguments).await);
+    assert_eq!(error.code, ToolErrorCode::ScriptFailed);
+    assert_eq!(
+        error.message,
+        "Error: Failed to execute script 'wait' from skill 'slow'."
+    );
+    assert_eq!(
+        error.hint,
+        "The script ran out of time (0.3s) and was stopped. Call it with less work at a time, or tell the user it needs a longer limit."
+    );
 }
