@@ -36,7 +36,7 @@ use skillful_discovery::FileSkillsSource;
 use skillful_watch::{Reload, WatchedSource};
 use tokio::sync::watch;
 
-use self::audit::{Answer, Call};
+use self::audit::Answer;
 use self::catalog::{Catalog, SCHEME, Served, Skills, Snapshot, file_uri};
 use self::draft::{archive, archive_uri};
 use crate::BearerToken;
@@ -711,16 +711,13 @@ impl ServerHandler for SkillsMcpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let started = std::time::Instant::now();
-        let contents = self.read(&request.uri).await;
-        let call = Call {
-            method: "resources/read",
-            uri: &request.uri,
-            outcome: contents.as_ref().map(Answer::Contents),
-            duration: started.elapsed(),
-        };
-        self.audit(call, &context).await;
-        let result = ReadResourceResult::new(vec![contents?]);
+        let read = self.read(&request.uri);
+        let contents = self
+            .audited("resources/read", &request.uri, &context, read, |contents| {
+                Answer::Contents(contents)
+            })
+            .await?;
+        let result = ReadResourceResult::new(vec![contents]);
         Ok(if is_modern(&context) {
             let (ttl, scope) = self.cache_hint();
             result.with_ttl_ms(ttl).with_cache_scope(scope)
@@ -778,16 +775,13 @@ impl ServerHandler for SkillsMcpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
         let uri = request.uri;
-        let started = std::time::Instant::now();
-        let entry = self.skill_entry(&uri).await;
-        let call = Call {
-            method: "skills/get",
-            uri: &uri,
-            outcome: entry.as_ref().map(Answer::Entry),
-            duration: started.elapsed(),
-        };
-        self.audit(call, &context).await;
-        let result = GetSkillResult::new(entry?);
+        let entry = self.skill_entry(&uri);
+        let entry = self
+            .audited("skills/get", &uri, &context, entry, |entry| {
+                Answer::Entry(entry)
+            })
+            .await?;
+        let result = GetSkillResult::new(entry);
         Ok(if is_modern(&context) {
             let (ttl, scope) = self.cache_hint();
             result.with_ttl_ms(ttl).with_cache_scope(scope)

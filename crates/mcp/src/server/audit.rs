@@ -59,8 +59,30 @@ impl Answer<'_> {
 }
 
 impl SkillsMcpServer {
+    /// Answers a request for `uri` by `method` with what `answer` gives, timing it and recording
+    /// the outcome (`sent` views a success as the [`Answer`] audited) before it goes back.
+    pub(super) async fn audited<T>(
+        &self,
+        method: &'static str,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+        answer: impl Future<Output = Result<T, ErrorData>>,
+        sent: impl for<'t> FnOnce(&'t T) -> Answer<'t>,
+    ) -> Result<T, ErrorData> {
+        let started = std::time::Instant::now();
+        let outcome = answer.await;
+        let call = Call {
+            method,
+            uri,
+            outcome: outcome.as_ref().map(sent),
+            duration: started.elapsed(),
+        };
+        self.audit(call, context).await;
+        outcome
+    }
+
     /// Records `call`, when the server audits (a failure to write is a warning).
-    pub(super) async fn audit(&self, call: Call<'_>, context: &RequestContext<RoleServer>) {
+    async fn audit(&self, call: Call<'_>, context: &RequestContext<RoleServer>) {
         let Some(settings) = &self.inner.settings.audit else {
             return;
         };
