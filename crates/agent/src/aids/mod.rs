@@ -4,7 +4,12 @@
 //! - **Answer step**: when the tool loop's guard stops a run (a repeated call, a repeated
 //!   failure, the round limit) after at least one call succeeded, the model is asked once more in
 //!   a clean request (the user's question and the successful calls' results, no tools, no
-//!   tool-call history); its reply is the run's answer, marked [`Author::AnswerStep`].
+//!   tool-call history; only the scripts' output when a script ran); its reply is the run's
+//!   answer, marked [`Author::AnswerStep`]. The model's first repeat of a script or resource call
+//!   that already succeeded is answered this way at once (in the model client, before the loop).
+//! - **Repeated loads**: a `load_skill` of a skill already loaded since the last user query is
+//!   shown a short note instead of the body again; with the answer step on, the later requests
+//!   withhold `load_skill` and require a call, so the model takes the skill's steps.
 //! - **Activation**: before a turn's first model call, the request is matched against the offered
 //!   skills ([`activation_match`]: a score that depends on the request and the skill alone, not on
 //!   the library's size); a confident match is loaded by a `load_skill` call the runtime makes,

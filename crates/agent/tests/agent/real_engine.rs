@@ -160,7 +160,17 @@ async fn real_engine_gets_the_catalog_and_tools_its_calls_run_and_the_run_ends()
     assert!(exchanges.len() >= 2, "a follow-up was sent: {story}");
     for (n, exchange) in exchanges.iter().enumerate() {
         let tools: Vec<&str> = exchange.request.tools.iter().map(|t| t.name()).collect();
-        assert_eq!(tools, TOOLS, "model call {n}");
+        if tools == TOOLS[1..] {
+            // After the model loaded the loaded skill again, the repeated-loads aid withholds
+            // `load_skill` and requires a call.
+            assert_eq!(
+                exchange.request.options.tool_choice,
+                Some(skillful_chat::ToolChoice::Required),
+                "model call {n}"
+            );
+        } else {
+            assert_eq!(tools, TOOLS, "model call {n}");
+        }
         let system = exchange.request.messages[0].joined_text();
         assert!(
             system.contains("<name>unit-converter</name>"),
@@ -211,11 +221,15 @@ async fn real_engine_gets_the_catalog_and_tools_its_calls_run_and_the_run_ends()
         );
         assert!(
             Message::last_assistant_text(&last_answer.messages).is_empty()
+                || last_answer
+                    .messages
+                    .iter()
+                    .any(|message| message.function_calls().next().is_some())
                 || session
                     .messages()
                     .iter()
                     .any(|message| message.joined_text().starts_with("Stopped: ")),
-            "the answer step follows a guard's stop: {story}"
+            "the answer step follows a guard's stop or a repeated call: {story}"
         );
     } else if response.text().starts_with("Stopped: ") {
         // The stop follows the model's calls or their results, never an answer.
