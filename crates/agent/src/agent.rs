@@ -6,13 +6,13 @@ use std::time::Instant;
 
 use skillful_audit::Actor;
 use skillful_chat::{
-    ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, Content, FunctionCall,
-    FunctionResult, Message, Role, SharedTool, Usage,
+    ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, ChatResponse, Content,
+    FunctionCall, FunctionResult, Message, Role, SharedTool, Usage,
 };
 use skillful_core::SourceContext;
 use skillful_decorators::{
-    ApprovalPolicy, Approver, CallActor, CallEvent, CallObserver, CallOutcome, Decision,
-    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, Refuser, TracingLayer,
+    ApprovalPolicy, ApprovedBy, CallActor, CallEvent, CallObserver, CallOutcome, Decision,
+    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, RefusedBy, TracingLayer,
     execute_tool_span, not_approved, record_tool_result, refused,
 };
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
@@ -20,6 +20,7 @@ use tracing::{Instrument, Span};
 
 use crate::aids::{AidedModel, Aids, RunOptions, answer_request, skills_to_load};
 use crate::approvals::ApprovalsStore;
+use crate::approver::SessionApprovals;
 use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillFunction};
 use crate::error::AgentError;
@@ -115,6 +116,8 @@ pub struct Agent {
     aids: Aids,
     name: String,
     capture: bool,
+    /// The approvals given for a session ([`ApprovalDecision::ForSession`](crate::ApprovalDecision::ForSession)).
+    pub(crate) for_session: SessionApprovals,
 }
 
 impl Agent {
@@ -172,36 +175,94 @@ impl Agent {
         response
     }
 
-    /// One turn of [`Agent::run_with`], inside its `invoke_agent` span.
+    /// One turn of [`Agent::run_with`], inside its `invoke_agent` span: the input's messages,
+    /// the context gathered, the runtime's activations, then the model (unless an activation
+    /// waits for approval).
     async fn run_turn(
         &self,
         input: Input,
         session: &mut Session,
         run: &RunOptions,
     ) -> Result<AgentResponse, AgentError> {
-        let pending = session.pending_approvals();
-        let mut new = Vec::new();
-        let mut unanswered = Vec::new();
-        let query = match &input {
-            Input::Text(text) => Some(text.clone()),
-            Input::Approvals(_) => None,
+        let input = self.input_messages(input, session).await?;
+        let gathered = self.gather(session).await?;
+        let mut messages = Vec::new();
+        if !gathered.instructions.is_empty() {
+            messages.push(Message::system(gathered.instructions.join("\n\n")));
+        }
+        messages.extend(session.messages().iter().cloned());
+        messages.extend(input.messages.iter().cloned());
+        let aided = match &input.query {
+            Some(query) => {
+                self.activate(run, query, &gathered, &mut messages, session.id())
+                    .await?
+            }
+            None => Vec::new(),
         };
+        let asking = aided
+            .iter()
+            .any(|(message, _)| message.approval_requests().next().is_some());
+        if asking {
+            // The runtime's call waits for the person; the model is called once it is answered
+            // (the approval answers resume the loop).
+            self.audit_unanswered(&input.unanswered, session.id()).await;
+            let (made, authors) = aided.into_iter().unzip();
+            return Ok(finish(session, input.messages, made, authors, None, None));
+        }
+        let mut options = self.options.clone();
+        options.conversation_id = Some(session.id().to_owned());
+        let request = ChatRequest::new(messages.clone())
+            .with_tools(gathered.tools)
+            .with_options(options);
+        let mut response = self.client.get_response(request).await?;
+        self.audit_unanswered(&input.unanswered, session.id()).await;
+        let (mut made, mut authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
+        authors.extend(response.messages.iter().map(|_| Author::Conversation));
+        mark_answer_step(&mut response, &mut authors);
+        if response.stopped.is_some() && self.aids.answer_step {
+            self.answer_step(messages, &mut response, &mut authors)
+                .await?;
+        }
+        made.extend(response.messages);
+        if self.aids.repeated_loads {
+            // The session holds what the model was shown.
+            crate::aids::repeated_loads(&mut made);
+        }
+        let (usage, reason) = (response.usage, response.finish_reason);
+        let reply = finish(session, input.messages, made, authors, usage, reason);
+        if let Some(auditor) = &self.auditor {
+            auditor.run_ended(session.id(), usage).await;
+        }
+        Ok(reply)
+    }
+
+    /// What `input` adds to `session`: a new prompt answers the calls still pending as not
+    /// approved (those calls, with what they name, are audited as unanswered), then the prompt;
+    /// approval answers must each name a pending call.
+    async fn input_messages(
+        &self,
+        input: Input,
+        session: &Session,
+    ) -> Result<TurnInput, AgentError> {
+        let pending = session.pending_approvals();
+        let mut turn = TurnInput::default();
         match input {
             Input::Text(text) => {
                 if !pending.is_empty() {
                     if self.auditor.is_some() {
                         for request in &pending {
                             let subject = self.describe(&request.call, session).await?;
-                            unanswered.push((request.call.clone(), subject));
+                            turn.unanswered.push((request.call.clone(), subject));
                         }
                     }
                     let results = pending
                         .iter()
                         .map(|request| Content::FunctionResult(not_approved(&request.call)))
                         .collect();
-                    new.push(Message::new(Role::Tool, results));
+                    turn.messages.push(Message::new(Role::Tool, results));
                 }
-                new.push(Message::user(text));
+                turn.messages.push(Message::user(text.clone()));
+                turn.query = Some(text);
             }
             Input::Approvals(responses) => {
                 if let Some(unknown) = responses.iter().find(|response| {
@@ -213,21 +274,21 @@ impl Agent {
                         call_id: unknown.call_id.clone(),
                     });
                 }
-                new.push(Message::new(
-                    Role::User,
-                    responses
-                        .into_iter()
-                        .map(Content::ApprovalResponse)
-                        .collect(),
-                ));
+                let answers = responses.into_iter().map(Content::ApprovalResponse);
+                turn.messages
+                    .push(Message::new(Role::User, answers.collect()));
             }
         }
+        Ok(turn)
+    }
 
-        let mut instructions: Vec<String> = self.instructions.iter().cloned().collect();
-        let mut tools = Vec::new();
-        // Each offered skill's name and description, and the `load_skill` that loads it.
-        let mut offered: Vec<(String, String)> = Vec::new();
-        let mut loaders: Vec<SharedTool> = Vec::new();
+    /// The instructions and tools of every context provider, and each offered skill with the
+    /// `load_skill` that loads it.
+    async fn gather(&self, session: &Session) -> Result<Gathered, AgentError> {
+        let mut gathered = Gathered {
+            instructions: self.instructions.iter().cloned().collect(),
+            ..Gathered::default()
+        };
         for provider in &self.providers {
             match provider {
                 Provided::Skills(skills) => {
@@ -236,7 +297,9 @@ impl Agent {
                     let context = skills
                         .context(&SourceContext::isolated(session.id()))
                         .await?;
-                    instructions.extend(context.instructions().map(str::to_owned));
+                    gathered
+                        .instructions
+                        .extend(context.instructions().map(str::to_owned));
                     let functions: Vec<SharedTool> = context
                         .tools()
                         .iter()
@@ -247,115 +310,78 @@ impl Agent {
                         .find(|tool| tool.name() == ToolKind::LoadSkill.name());
                     for skill in context.skills() {
                         if let Some(load) = load {
-                            offered.push((skill.name().to_owned(), skill.description().to_owned()));
-                            loaders.push(Arc::clone(load));
+                            let offered = (skill.name().to_owned(), skill.description().to_owned());
+                            gathered.offered.push(offered);
+                            gathered.loaders.push(Arc::clone(load));
                         }
                     }
-                    tools.extend(functions);
+                    gathered.tools.extend(functions);
                 }
                 Provided::Other(other) => {
                     let context = other.context(session).await?;
-                    instructions.extend(context.instructions);
-                    tools.extend(context.tools);
+                    gathered.instructions.extend(context.instructions);
+                    gathered.tools.extend(context.tools);
                 }
             }
         }
-        let mut messages = Vec::new();
-        if !instructions.is_empty() {
-            messages.push(Message::system(instructions.join("\n\n")));
-        }
-        messages.extend(session.messages().iter().cloned());
-        messages.extend(new.iter().cloned());
-        let mut new: Vec<(Message, Author)> = new
-            .into_iter()
-            .map(|message| (message, Author::Conversation))
-            .collect();
-        let input_messages = new.len();
+        Ok(gathered)
+    }
 
-        if let Some(query) = &query {
-            let mut asking = false;
-            for (skill, author) in skills_to_load(self.aids, run, query, &offered)? {
-                let Some(at) = offered.iter().position(|(name, _)| *name == skill) else {
-                    continue;
-                };
-                let made = self
-                    .load_for_the_model(&loaders[at], &skill, &messages, session.id())
-                    .await;
-                asking |= made
-                    .iter()
-                    .any(|message| message.approval_requests().next().is_some());
-                messages.extend(made.iter().cloned());
-                new.extend(made.into_iter().map(|message| (message, author)));
-            }
-            if asking {
-                // The runtime's call waits for the person; the model is called once it is
-                // answered (the approval answers resume the loop).
-                if let Some(auditor) = &self.auditor {
-                    auditor.unanswered(&unanswered, session.id()).await;
-                }
-                let aided: Vec<(Message, Author)> = new.split_off(input_messages);
-                session.extend(new);
-                session.extend(aided.iter().cloned());
-                let (messages, authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
-                return Ok(AgentResponse {
-                    pending: messages
-                        .iter()
-                        .flat_map(Message::approval_requests)
-                        .cloned()
-                        .collect(),
-                    messages,
-                    authors,
-                    usage: None,
-                    finish_reason: None,
-                });
-            }
+    /// Loads the skills `run` names and the activation aid picks for `query` before the model's
+    /// first call: their messages, each with its author, also added to `messages`.
+    async fn activate(
+        &self,
+        run: &RunOptions,
+        query: &str,
+        gathered: &Gathered,
+        messages: &mut Vec<Message>,
+        session_id: &str,
+    ) -> Result<Vec<(Message, Author)>, AgentError> {
+        let mut aided = Vec::new();
+        for (skill, author) in skills_to_load(self.aids, run, query, &gathered.offered)? {
+            let Some(at) = gathered.offered.iter().position(|(name, _)| *name == skill) else {
+                continue;
+            };
+            let load = &gathered.loaders[at];
+            let made = self
+                .load_for_the_model(load, &skill, messages, session_id)
+                .await;
+            messages.extend(made.iter().cloned());
+            aided.extend(made.into_iter().map(|message| (message, author)));
         }
-        let mut options = self.options.clone();
-        options.conversation_id = Some(session.id().to_owned());
+        Ok(aided)
+    }
 
-        let mut response = self
-            .client
-            .get_response(
-                ChatRequest::new(messages.clone())
-                    .with_tools(tools)
-                    .with_options(options),
-            )
-            .await?;
-        if let Some(auditor) = &self.auditor {
-            auditor.unanswered(&unanswered, session.id()).await;
-        }
-        let aided: Vec<(Message, Author)> = new.split_off(input_messages);
-        let (mut made, mut authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
-        authors.extend(response.messages.iter().map(|_| Author::Conversation));
-        if response.stopped.is_some() && self.aids.answer_step {
-            messages.extend(response.messages.iter().cloned());
-            if let Some(request) = answer_request(&messages, &self.options) {
-                let answer = self.client.get_response(request).await?;
-                if let Some(usage) = answer.usage {
-                    response.usage.get_or_insert_with(Usage::default).add(usage);
-                }
-                response.finish_reason = answer.finish_reason;
-                authors.extend(answer.messages.iter().map(|_| Author::AnswerStep));
-                response.messages.extend(answer.messages);
+    /// The answer step: the model, stopped by the loop's guard, is asked again for its answer
+    /// with the results and no tools; its answer joins `response`.
+    async fn answer_step(
+        &self,
+        mut messages: Vec<Message>,
+        response: &mut ChatResponse,
+        authors: &mut Vec<Author>,
+    ) -> Result<(), AgentError> {
+        messages.extend(response.messages.iter().cloned());
+        if let Some(request) = answer_request(&messages, &self.options) {
+            let answer = self.client.get_response(request).await?;
+            if let Some(usage) = answer.usage {
+                response.usage.get_or_insert_with(Usage::default).add(usage);
             }
+            response.finish_reason = answer.finish_reason;
+            authors.extend(answer.messages.iter().map(|_| Author::AnswerStep));
+            response.messages.extend(answer.messages);
         }
-        made.extend(response.messages);
-        session.extend(new);
-        session.extend(made.iter().cloned().zip(authors.iter().copied()));
+        Ok(())
+    }
+
+    /// Records the calls a new prompt left unanswered, when auditing.
+    async fn audit_unanswered(
+        &self,
+        unanswered: &[(FunctionCall, Option<CallSubject>)],
+        session_id: &str,
+    ) {
         if let Some(auditor) = &self.auditor {
-            auditor.run_ended(session.id(), response.usage).await;
+            auditor.unanswered(unanswered, session_id).await;
         }
-        Ok(AgentResponse {
-            pending: made
-                .iter()
-                .flat_map(Message::approval_requests)
-                .cloned()
-                .collect(),
-            messages: made,
-            authors,
-            usage: response.usage,
-            finish_reason: response.finish_reason,
-        })
     }
 
     /// The messages of a `load_skill` call of `skill` the runtime makes through `load`, decided
@@ -389,7 +415,7 @@ impl Agent {
                     load,
                     session_id,
                     CallOutcome::Refused {
-                        by: Refuser::Policy,
+                        by: RefusedBy::Policy,
                         reason: &reason,
                     },
                 )
@@ -397,7 +423,7 @@ impl Agent {
                 refused(&call, &reason)
             }
             Decision::Approve(grounds) => {
-                let approver = Approver::Policy(grounds);
+                let approver = ApprovedBy::Policy(grounds);
                 let span = execute_tool_span(&call, CallActor::Runtime, &approver, self.capture);
                 async {
                     let started = Instant::now();
@@ -471,6 +497,74 @@ fn runtime_call_id(conversation: &[Message]) -> String {
         .map(|n| format!("runtime-{n}"))
         .find(|id| !used(id))
         .unwrap_or_default()
+}
+
+/// What a turn's input adds to the conversation.
+#[derive(Default)]
+struct TurnInput {
+    /// The messages: the pending calls answered as not approved and the prompt, or the answers.
+    messages: Vec<Message>,
+    /// The calls a new prompt left unanswered, with what they name (when auditing).
+    unanswered: Vec<(FunctionCall, Option<CallSubject>)>,
+    /// The prompt's text, for a new prompt.
+    query: Option<String>,
+}
+
+/// What the context providers give a turn.
+#[derive(Default)]
+struct Gathered {
+    /// The agent's instructions, then each provider's.
+    instructions: Vec<String>,
+    /// Every provider's tools.
+    tools: Vec<SharedTool>,
+    /// Each offered skill's name and description, and (at the same index) the `load_skill`
+    /// that loads it.
+    offered: Vec<(String, String)>,
+    loaders: Vec<SharedTool>,
+}
+
+/// When the aids answered a repeated call by the answer step (its finish reason carries the
+/// aids' mark), the reply is the last message: it is marked as the answer step's.
+fn mark_answer_step(response: &mut ChatResponse, authors: &mut [Author]) {
+    if let Some(reason) = response
+        .finish_reason
+        .as_deref()
+        .and_then(|reason| reason.strip_prefix(crate::aids::ANSWER_STEP))
+    {
+        response.finish_reason = (!reason.is_empty()).then(|| reason.to_owned());
+        if let Some(last) = authors.last_mut() {
+            *last = Author::AnswerStep;
+        }
+    }
+}
+
+/// Ends a turn: the input's messages (the conversation's), then `made` with its `authors`, join
+/// `session`; what the run gives back.
+fn finish(
+    session: &mut Session,
+    input: Vec<Message>,
+    made: Vec<Message>,
+    authors: Vec<Author>,
+    usage: Option<Usage>,
+    finish_reason: Option<String>,
+) -> AgentResponse {
+    session.extend(
+        input
+            .into_iter()
+            .map(|message| (message, Author::Conversation)),
+    );
+    session.extend(made.iter().cloned().zip(authors.iter().copied()));
+    AgentResponse {
+        pending: made
+            .iter()
+            .flat_map(Message::approval_requests)
+            .cloned()
+            .collect(),
+        messages: made,
+        authors,
+        usage,
+        finish_reason,
+    }
 }
 
 impl Agent {
@@ -653,6 +747,7 @@ impl AgentBuilder {
             aids: self.aids,
             name: self.name,
             capture: self.capture,
+            for_session: SessionApprovals::default(),
         }
     }
 }

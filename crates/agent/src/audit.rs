@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use skillful_audit::{Actor, AuditEvent, EventKind, SkillRef, Tokens, json_digest, sha256_hex};
 use skillful_chat::{FunctionCall, Usage};
-use skillful_decorators::{CallEvent, CallObserver, CallOutcome, Refuser};
+use skillful_decorators::{CallEvent, CallObserver, CallOutcome, RefusedBy};
 use skillful_provider::{CallSubject, ToolKind};
 use skillful_state::blocking;
 
@@ -189,9 +189,9 @@ impl Auditor {
             CallOutcome::Refused { by, reason } => {
                 event.reason = Some(reason.to_owned());
                 let by = match by {
-                    Refuser::Policy => "policy",
-                    Refuser::Guard => "guard",
-                    Refuser::UnknownTool => "unknown tool",
+                    RefusedBy::Policy => "policy",
+                    RefusedBy::Guard => "guard",
+                    RefusedBy::UnknownTool => "unknown tool",
                 };
                 ("refused", by.to_owned())
             }

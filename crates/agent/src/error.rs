@@ -28,6 +28,10 @@ pub enum AgentError {
         /// The offered names closest to it, best first (possibly none).
         closest: Vec<String>,
     },
+    /// The [`Approver`](crate::Approver) of [`Agent::run_approving`](crate::Agent::run_approving)
+    /// failed (its terminal, its session file).
+    #[error(transparent)]
+    Approver(crate::ApproverError),
 }
 
 fn suggest(closest: &[String]) -> String {

@@ -15,7 +15,8 @@
 //! files, through `skillful-state`; nothing in a session approves anything. With
 //! [`AgentBuilder::audit`] every tool call the loop decides on becomes a record of an
 //! [`AuditSink`](skillful_audit::AuditSink) (`skillful-audit`), with the skill, its digest and
-//! the decision.
+//! the decision. The example `examples/local_collector.rs` runs a turn whose spans go to a local
+//! OpenTelemetry collector (`skillful-telemetry`) and whose records go to a sink of its own.
 //!
 //! # Example
 //! ```no_run
@@ -45,6 +46,7 @@
 mod agent;
 mod aids;
 mod approvals;
+mod approver;
 mod audit;
 mod context;
 mod error;
@@ -58,6 +60,7 @@ mod spans;
 pub use agent::{Agent, AgentBuilder, AgentResponse, DEFAULT_NAME, Input};
 pub use aids::{Aids, RunOptions};
 pub use approvals::{ApprovalsError, ApprovalsStore, Coverage};
+pub use approver::{ApprovalDecision, Approver, ApproverError, HeldCall, Turn};
 pub use audit::AuditSettings;
 pub use context::{Context, ContextProvider};
 pub use error::AgentError;

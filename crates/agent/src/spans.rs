@@ -2,7 +2,7 @@
 //! the skill attributes of an `execute_tool` span (see `skillful_decorators::execute_tool_span`).
 
 use skillful_chat::Usage;
-use skillful_decorators::PROVIDER_NAME;
+use skillful_decorators::{PROVIDER_NAME, record_error, record_usage};
 use skillful_provider::SkillTool;
 use tracing::Span;
 use tracing::field::Empty;
@@ -38,15 +38,9 @@ pub(crate) fn record_digest(span: &Span, digest: &str) {
 /// Records how a run ended on its [`invoke_agent`] span.
 pub(crate) fn record_run(span: &Span, usage: Result<Option<Usage>, &AgentError>) {
     match usage {
-        Ok(Some(usage)) => {
-            span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
-            span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
-        }
+        Ok(Some(usage)) => record_usage(span, usage),
         Ok(None) => {}
-        Err(error) => {
-            span.record("error.type", error_type(error));
-            span.record("otel.status_code", "error");
-        }
+        Err(error) => record_error(span, error_type(error)),
     }
 }
 
@@ -85,5 +79,6 @@ fn error_type(error: &AgentError) -> &'static str {
         AgentError::Context(_) => "context",
         AgentError::UnknownApproval { .. } => "unknown_approval",
         AgentError::UnknownSkill { .. } => "unknown_skill",
+        AgentError::Approver(_) => "approver",
     }
 }

@@ -105,7 +105,13 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     settings.seed = model.seed;
     settings.runs = args.runs;
     settings.call_timeout = Duration::from_secs(model.call_timeout);
-    settings.aids = Aids::new().text_tool_calls(!args.no_text_tool_calls);
+    // The aids `skills run` applies: activation by the runtime for loopback servers.
+    let local = skillful_chat::OpenAiClient::builder(endpoint.as_str())
+        .build()
+        .is_ok_and(|client| client.is_loopback());
+    settings.aids = Aids::new()
+        .activation(local)
+        .text_tool_calls(!args.no_text_tool_calls);
     settings.enum_names = args.enum_names;
     settings.judge = match (&args.judge_endpoint, args.no_judge) {
         (_, true) => JudgeSettings::None,

@@ -17,7 +17,7 @@ use tracing::Instrument;
 use crate::approval::{ApprovalPolicy, Decision, new_answers, pending_approvals};
 use crate::identity::CallIds;
 use crate::layer::Layer;
-use crate::observe::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
+use crate::observe::{ApprovedBy, CallEvent, CallObserver, CallOutcome, RefusedBy};
 use crate::trace::{CallActor, execute_tool_span, record_tool_result};
 
 /// The loop's limits.
@@ -111,8 +111,8 @@ impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
 
 /// What happens to one call of a turn.
 enum Step {
-    Run(SharedTool, Approver),
-    Answer(FunctionResult, Refuser),
+    Run(SharedTool, ApprovedBy),
+    Answer(FunctionResult, RefusedBy),
     Ask,
     Stop(String),
 }
@@ -204,7 +204,7 @@ impl Run<'_> {
                         call.name
                     ),
                 ),
-                Refuser::Guard,
+                RefusedBy::Guard,
             );
         }
         let Some(tool) = self.tools.iter().find(|tool| tool.name() == call.name) else {
@@ -218,15 +218,15 @@ impl Run<'_> {
                         names.join(", ")
                     ),
                 ),
-                Refuser::UnknownTool,
+                RefusedBy::UnknownTool,
             );
         };
         let Some(policy) = self.approval else {
-            return Step::Run(Arc::clone(tool), Approver::NoPolicy);
+            return Step::Run(Arc::clone(tool), ApprovedBy::NoPolicy);
         };
         let grounds = match policy.decide(tool.as_ref(), &call.arguments).await {
             Decision::Refuse(reason) => {
-                return Step::Answer(refused(call, &reason), Refuser::Policy);
+                return Step::Answer(refused(call, &reason), RefusedBy::Policy);
             }
             Decision::Approve(grounds) => Some(grounds),
             Decision::Ask => None,
@@ -234,7 +234,7 @@ impl Run<'_> {
         match grounds {
             Some(grounds) if self.auto_approved < self.limits.max_auto_approvals => {
                 self.auto_approved += 1;
-                Step::Run(Arc::clone(tool), Approver::Policy(grounds))
+                Step::Run(Arc::clone(tool), ApprovedBy::Policy(grounds))
             }
             _ => Step::Ask,
         }
@@ -260,7 +260,7 @@ impl Run<'_> {
     /// in the same order.
     async fn execute(
         &self,
-        calls: Vec<(FunctionCall, SharedTool, Approver)>,
+        calls: Vec<(FunctionCall, SharedTool, ApprovedBy)>,
     ) -> Vec<FunctionResult> {
         join_all(calls.into_iter().map(|(call, tool, approver)| {
             let span = execute_tool_span(&call, CallActor::Model, &approver, self.capture);
@@ -455,10 +455,10 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 for (call, step) in calls.iter().zip(steps) {
                     let (result, by) = match step {
                         Step::Answer(result, by) => (result, by),
-                        Step::Stop(_) => (error_result(call, stop.clone()), Refuser::Guard),
+                        Step::Stop(_) => (error_result(call, stop.clone()), RefusedBy::Guard),
                         Step::Run(..) | Step::Ask => (
                             error_result(call, "Not run: the run was stopped.".to_owned()),
-                            Refuser::Guard,
+                            RefusedBy::Guard,
                         ),
                     };
                     run.note(
@@ -544,7 +544,7 @@ fn hold_back(replies: &mut [Message], held: &[&str]) {
 
 /// Why a call waiting for approval does not run.
 enum NotRun<'a> {
-    Refused(Refuser),
+    Refused(RefusedBy),
     Rejected(Option<&'a str>),
     Unanswered,
 }
@@ -568,11 +568,11 @@ async fn resume(run: &Run<'_>, messages: &[Message]) -> Option<Vec<FunctionResul
             (Some(answer), Some(tool)) if answer.approved => {
                 match approved_again(run.approval, tool, &call, answer.remember).await {
                     Ok(()) => {
-                        to_run.push((call, Arc::clone(tool), Approver::Person(answer.remember)));
+                        to_run.push((call, Arc::clone(tool), ApprovedBy::Person(answer.remember)));
                         results.push(None);
                         continue;
                     }
-                    Err(refusal) => (refusal, NotRun::Refused(Refuser::Policy)),
+                    Err(refusal) => (refusal, NotRun::Refused(RefusedBy::Policy)),
                 }
             }
             (Some(answer), None) if answer.approved => (
@@ -580,7 +580,7 @@ async fn resume(run: &Run<'_>, messages: &[Message]) -> Option<Vec<FunctionResul
                     &call,
                     format!("Error: the tool '{}' is no longer available.", call.name),
                 ),
-                NotRun::Refused(Refuser::UnknownTool),
+                NotRun::Refused(RefusedBy::UnknownTool),
             ),
             (Some(answer), _) => {
                 let reason = answer

@@ -43,7 +43,8 @@ pub use ensure_user::{
 };
 pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved, refused};
 pub use layer::Layer;
-pub use observe::{Approver, CallEvent, CallObserver, CallOutcome, Refuser};
+pub use observe::{ApprovedBy, CallEvent, CallObserver, CallOutcome, RefusedBy};
 pub use trace::{
-    CallActor, PROVIDER_NAME, Tracing, TracingLayer, execute_tool_span, record_tool_result,
+    CallActor, PROVIDER_NAME, Tracing, TracingLayer, execute_tool_span, record_error,
+    record_tool_result, record_usage,
 };

@@ -9,7 +9,7 @@ use skillful_chat::{FunctionCall, FunctionResult, Remember, Tool};
 
 /// Who let a call run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Approver {
+pub enum ApprovedBy {
     /// The loop has no approval policy: every call runs.
     NoPolicy,
     /// The policy, on these grounds (a rule's name, or a remembered approval); see
@@ -19,18 +19,18 @@ pub enum Approver {
     Person(Remember),
 }
 
-impl Approver {
+impl ApprovedBy {
     /// Who let the call run, in words: `no policy`, the policy's grounds (a rule's name,
     /// `remembered approval`), `user (once)`, `user (always: tool)`,
     /// `user (always: tool with these arguments)`. The audit record's `decided_by` and the
     /// `skillful.approval.by` span attribute.
     pub fn grounds(&self) -> String {
         match self {
-            Approver::NoPolicy => "no policy".to_owned(),
-            Approver::Policy(grounds) => grounds.clone(),
-            Approver::Person(Remember::Once) => "user (once)".to_owned(),
-            Approver::Person(Remember::Tool) => "user (always: tool)".to_owned(),
-            Approver::Person(Remember::ToolWithArguments) => {
+            ApprovedBy::NoPolicy => "no policy".to_owned(),
+            ApprovedBy::Policy(grounds) => grounds.clone(),
+            ApprovedBy::Person(Remember::Once) => "user (once)".to_owned(),
+            ApprovedBy::Person(Remember::Tool) => "user (always: tool)".to_owned(),
+            ApprovedBy::Person(Remember::ToolWithArguments) => {
                 "user (always: tool with these arguments)".to_owned()
             }
         }
@@ -39,7 +39,7 @@ impl Approver {
 
 /// Why a call was not run before anyone was asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refuser {
+pub enum RefusedBy {
     /// The approval policy refused it.
     Policy,
     /// The loop's guard against identical calls.
@@ -54,7 +54,7 @@ pub enum CallOutcome<'a> {
     /// It ran: who approved it, its result and how long it took.
     Ran {
         /// Who let it run.
-        approver: &'a Approver,
+        approver: &'a ApprovedBy,
         /// The result, as the model gets it.
         result: &'a FunctionResult,
         /// How long the tool took.
@@ -65,7 +65,7 @@ pub enum CallOutcome<'a> {
     /// It was not run, and no one was asked.
     Refused {
         /// Who refused it.
-        by: Refuser,
+        by: RefusedBy,
         /// Why, as the model is told.
         reason: &'a str,
     },

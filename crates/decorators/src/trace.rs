@@ -6,13 +6,13 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 use skillful_chat::{
-    ChatClient, ChatError, ChatRequest, ChatResponse, FunctionCall, FunctionResult,
+    ChatClient, ChatError, ChatRequest, ChatResponse, FunctionCall, FunctionResult, Usage,
 };
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
 use crate::layer::Layer;
-use crate::observe::Approver;
+use crate::observe::ApprovedBy;
 
 /// The `gen_ai.provider.name` of every model call: the wire protocol spoken
 /// (`/v1/chat/completions`), whichever server answers it.
@@ -47,7 +47,7 @@ impl CallActor {
 pub fn execute_tool_span(
     call: &FunctionCall,
     actor: CallActor,
-    approver: &Approver,
+    approver: &ApprovedBy,
     capture: bool,
 ) -> Span {
     let span = tracing::info_span!(
@@ -84,6 +84,19 @@ pub fn execute_tool_span(
     span
 }
 
+/// Records a model's token usage on `span` (a `chat` or `invoke_agent` span):
+/// `gen_ai.usage.input_tokens` and `gen_ai.usage.output_tokens`.
+pub fn record_usage(span: &Span, usage: Usage) {
+    span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
+    span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+}
+
+/// Marks `span` failed: `error.type` (low-cardinality, e.g. `timeout`) and the status `error`.
+pub fn record_error(span: &Span, error_type: &str) {
+    span.record("error.type", error_type);
+    span.record("otel.status_code", "error");
+}
+
 /// Records what became of a call on its [`execute_tool_span`]: the outcome and duration, an
 /// error's `error.type` (`tool_error`) and status, and with `capture` the result's text
 /// (`gen_ai.tool.call.result`).
@@ -91,8 +104,7 @@ pub fn record_tool_result(span: &Span, result: &FunctionResult, started: Instant
     span.record("duration_ms", started.elapsed().as_millis() as u64);
     if result.is_error {
         span.record("outcome", "error");
-        span.record("error.type", "tool_error");
-        span.record("otel.status_code", "error");
+        record_error(span, "tool_error");
     } else {
         span.record("outcome", "ok");
     }
@@ -173,8 +185,7 @@ impl<C: ChatClient> ChatClient for Tracing<C> {
                     span.record("gen_ai.response.model", model.as_str());
                 }
                 if let Some(usage) = response.usage {
-                    span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
-                    span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+                    record_usage(&span, usage);
                 }
                 let calls: usize = response
                     .messages
@@ -192,8 +203,7 @@ impl<C: ChatClient> ChatClient for Tracing<C> {
                 span.record("outcome", "ok");
             }
             Err(error) => {
-                span.record("error.type", error_type(error));
-                span.record("otel.status_code", "error");
+                record_error(&span, error_type(error));
                 span.record("outcome", tracing::field::display(error));
             }
         }

@@ -12,10 +12,10 @@ use rmcp::service::{
     ClientCacheConfig, ClientInitializeError, Peer, RoleClient, RunningService, ServiceError,
     ServiceExt,
 };
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::{
     AuthRequiredError, StreamableHttpClientTransportConfig,
 };
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use skillful_core::ResourceContent;
 
 use crate::BearerToken;
@@ -144,7 +144,22 @@ impl fmt::Display for McpEndpoint {
     }
 }
 
-type Client = RunningService<RoleClient, ()>;
+type Service = RunningService<RoleClient, ()>;
+
+/// A live client, and the stdio server's process when it is one. Dropped, the service goes first
+/// (closing the server's standard input), then the process, which is stopped with everything it
+/// started ([`skillful_process::Running`]).
+struct Client {
+    service: Service,
+    /// Kept only to be dropped with the client.
+    _process: Option<skillful_process::Running>,
+}
+
+impl Client {
+    fn peer(&self) -> &Peer<RoleClient> {
+        self.service.peer()
+    }
+}
 
 /// One server, connected on first use; after a transport failure the connection is dropped
 /// and the next request connects afresh.
@@ -200,7 +215,7 @@ impl Connection {
     }
 
     /// A connection over a client the caller set up; it is not remade after a failure.
-    pub(crate) fn established(client: Client, server: String, timeout: Duration) -> Self {
+    pub(crate) fn established(client: Service, server: String, timeout: Duration) -> Self {
         Self {
             server,
             endpoint: None,
@@ -208,7 +223,10 @@ impl Connection {
             allowed_env: Vec::new(),
             slot: tokio::sync::Mutex::new(Slot {
                 generation: 0,
-                client: Some(Arc::new(client)),
+                client: Some(Arc::new(Client {
+                    service: client,
+                    _process: None,
+                })),
                 configured: false,
             }),
         }
@@ -392,21 +410,35 @@ impl Connection {
     }
 }
 
-/// Connects to `endpoint`; a stdio server is started with the environment scripts get
-/// ([`skillful_scripts::allowed_environment`]) plus the host's variables named in `allowed_env`.
+/// Connects to `endpoint`; a stdio server is started as every child of the host is
+/// ([`skillful_process::ChildCommand`]: the allow-listed environment,
+/// [`skillful_process::allowed_environment`], plus the host's variables named in `allowed_env`;
+/// a process group and, on Linux, a reaper of its own; stopped with its whole tree when the
+/// client is dropped), its standard error left to the host's.
 async fn connect(endpoint: &McpEndpoint, allowed_env: &[String]) -> Result<Client, String> {
     match endpoint {
         McpEndpoint::Stdio { program, args } => {
-            let mut command = tokio::process::Command::new(program);
+            let environment = skillful_process::allowed_environment(allowed_env.iter().cloned());
+            let mut command = skillful_process::ChildCommand::new(program, &environment);
             command
+                .command_mut()
                 .args(args)
-                .env_clear()
-                .envs(skillful_scripts::allowed_environment(
-                    allowed_env.iter().cloned(),
-                ));
-            let transport = TokioChildProcess::new(command)
+                .stdin(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::inherit());
+            let mut process = command
+                .spawn()
                 .map_err(|error| format!("cannot start `{program}`: {error}"))?;
-            ().serve(transport).await.map_err(handshake_error)
+            let (Some(stdout), Some(stdin)) = (
+                process.child_mut().stdout.take(),
+                process.child_mut().stdin.take(),
+            ) else {
+                return Err(format!("cannot start `{program}`: its pipes are missing"));
+            };
+            let service = ().serve((stdout, stdin)).await.map_err(handshake_error)?;
+            Ok(Client {
+                service,
+                _process: Some(process),
+            })
         }
         McpEndpoint::Http { url, bearer_token } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -420,7 +452,7 @@ async fn connect(endpoint: &McpEndpoint, allowed_env: &[String]) -> Result<Clien
                 config = config.auth_header(token.secret());
             }
             let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
-            ().serve(transport).await.map_err(|error| {
+            let service = ().serve(transport).await.map_err(|error| {
                 match (refused_authorization(&error), bearer_token) {
                     (true, Some(_)) => {
                         "the server refused the bearer token sent (HTTP 401); check that it is this server's token".to_owned()
@@ -430,6 +462,10 @@ async fn connect(endpoint: &McpEndpoint, allowed_env: &[String]) -> Result<Clien
                     }
                     (false, _) => handshake_error(error),
                 }
+            })?;
+            Ok(Client {
+                service,
+                _process: None,
             })
         }
     }

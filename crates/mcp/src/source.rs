@@ -103,7 +103,7 @@ impl McpSkillsSourceBuilder {
 
     /// Lets a server started as a command ([`McpEndpoint::Stdio`]) inherit the host's variable
     /// `name` too. Such a server is someone else's program: it gets only the environment scripts
-    /// get ([`skillful_scripts::DEFAULT_ALLOWED_ENV`]) and the variables named here, never the
+    /// get ([`skillful_process::DEFAULT_ALLOWED_ENV`]) and the variables named here, never the
     /// host's secrets. No effect on other servers.
     pub fn allow_env(mut self, name: impl Into<String>) -> Self {
         self.connection.allow_env(name.into());

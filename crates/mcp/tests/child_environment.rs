@@ -46,7 +46,7 @@ async fn a_stdio_server_sees_only_the_allowed_variables_and_those_named() {
     let unexpected: Vec<&&str> = names
         .iter()
         .filter(|name| {
-            !skillful_scripts::DEFAULT_ALLOWED_ENV.contains(name)
+            !skillful_process::DEFAULT_ALLOWED_ENV.contains(name)
                 && !["SKILLFUL_TEST_PASSED", "LC_CTYPE"].contains(name)
         })
         .collect();

@@ -17,7 +17,9 @@
 //! - kills the script and every process it started after a wall-clock timeout (30 s by
 //!   default), and whatever the script leaves running when it exits: on Linux its whole
 //!   descendant tree, through a reaper of its own (a child subreaper), so `setsid` and double
-//!   forks do not escape; on other Unix systems its process group; elsewhere its own process;
+//!   forks do not escape; on other Unix systems its process group; elsewhere its own process
+//!   (the environment, the process tree and the bounded output are `skillful-process`'s, which
+//!   every child of the host goes through);
 //! - stops reading its output once its processes are gone (what is left in the pipes is read),
 //!   so a process out of reach holding a pipe open cannot turn a finished run into a timeout;
 //! - keeps at most 64 KiB of stdout and of stderr (reading and discarding the rest, so memory
@@ -68,18 +70,13 @@
 mod arguments;
 #[cfg(target_os = "linux")]
 mod confine;
-mod environment;
 mod error;
-mod group;
 mod harden;
 mod interpreter;
 mod output;
-#[cfg(target_os = "linux")]
-mod reaper;
 mod runner;
 mod sandbox;
 
-pub use environment::{DEFAULT_ALLOWED_ENV, allowed_environment};
 pub use error::{BuildError, HardenError, RunError, RunFailure};
 pub use harden::harden_process;
 pub use interpreter::{Interpreter, default_interpreters};
@@ -88,3 +85,4 @@ pub use runner::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, ProcessRunner, Proce
 pub use sandbox::{
     DEFAULT_SECRET_PATHS, Limits, Profile, SandboxMode, SandboxSupport, user_namespaces,
 };
+pub use skillful_process::{DEFAULT_ALLOWED_ENV, allowed_environment};

@@ -3,8 +3,6 @@
 use std::fmt;
 
 use serde::Serialize;
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::sync::watch;
 
 /// The result of one script run.
 ///
@@ -122,136 +120,6 @@ impl fmt::Display for ScriptOutput {
     }
 }
 
-/// One output stream of a running script: its first `limit` bytes, and how many more were read
-/// and discarded so that the script never blocks on a full pipe.
-#[derive(Debug)]
-pub(crate) struct Capture {
-    kept: Vec<u8>,
-    limit: usize,
-    discarded: u64,
-}
-
-/// How much is read from a pipe at a time.
-const CHUNK: usize = 8 * 1024;
-
-impl Capture {
-    pub(crate) fn new(limit: usize) -> Self {
-        Self {
-            kept: Vec::new(),
-            limit,
-            discarded: 0,
-        }
-    }
-
-    /// Reads `pipe` to its end (or until this future is dropped), keeping at most the limit; once
-    /// `exited` turns true (the script's processes are gone), reads only what the pipe holds at
-    /// that moment, since whoever still holds it open is no process of the script's.
-    pub(crate) async fn read_from<P>(&mut self, pipe: Option<P>, mut exited: watch::Receiver<bool>)
-    where
-        P: AsyncRead + Buffered + Unpin,
-    {
-        let Some(mut pipe) = pipe else {
-            return;
-        };
-        let mut chunk = vec![0; CHUNK];
-        // After the exit: how many bytes are left to read.
-        let mut left: Option<usize> = None;
-        loop {
-            let read = match left {
-                Some(0) => return,
-                Some(left) => pipe.read(&mut chunk[..left.min(CHUNK)]).await,
-                None => tokio::select! {
-                    biased;
-                    read = pipe.read(&mut chunk) => read,
-                    _ = exited.wait_for(|exited| *exited) => {
-                        // Where the platform cannot tell, read on to the end.
-                        left = Some(pipe.buffered().unwrap_or(usize::MAX));
-                        continue;
-                    }
-                },
-            };
-            match read {
-                Ok(0) => return,
-                Ok(read) => {
-                    let room = self.limit.saturating_sub(self.kept.len());
-                    let kept = room.min(read);
-                    self.kept.extend_from_slice(&chunk[..kept]);
-                    self.discarded += (read - kept) as u64;
-                    if let Some(left) = &mut left {
-                        *left = left.saturating_sub(read);
-                    }
-                }
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => {
-                    tracing::warn!(%error, "stopped reading a script's output; the rest of it is lost");
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Whether anything was discarded.
-    pub(crate) fn truncated(&self) -> bool {
-        self.discarded > 0
-    }
-
-    /// The bytes kept as text: invalid UTF-8 replaced, and a character cut in two by the limit
-    /// left out.
-    pub(crate) fn into_text(mut self) -> String {
-        if self.truncated() {
-            let cut = self
-                .kept
-                .utf8_chunks()
-                .last()
-                .map_or(0, |chunk| chunk.invalid().len());
-            self.kept.truncate(self.kept.len() - cut);
-        }
-        String::from_utf8_lossy(&self.kept).into_owned()
-    }
-}
-
-/// A pipe that can tell how many bytes it holds, ready to be read.
-pub(crate) trait Buffered {
-    /// The bytes ready to be read now; `None` where the platform cannot tell.
-    fn buffered(&self) -> Option<usize>;
-}
-
-#[cfg(unix)]
-fn buffered_in(descriptor: std::os::fd::RawFd) -> Option<usize> {
-    let mut ready: libc::c_int = 0;
-    // SAFETY: `FIONREAD` writes one int to the address given, which is a live local.
-    let result = unsafe { libc::ioctl(descriptor, libc::FIONREAD, &mut ready) };
-    if result == 0 {
-        usize::try_from(ready).ok()
-    } else {
-        None
-    }
-}
-
-impl Buffered for tokio::process::ChildStdout {
-    #[cfg(unix)]
-    fn buffered(&self) -> Option<usize> {
-        buffered_in(std::os::fd::AsRawFd::as_raw_fd(self))
-    }
-
-    #[cfg(not(unix))]
-    fn buffered(&self) -> Option<usize> {
-        None
-    }
-}
-
-impl Buffered for tokio::process::ChildStderr {
-    #[cfg(unix)]
-    fn buffered(&self) -> Option<usize> {
-        buffered_in(std::os::fd::AsRawFd::as_raw_fd(self))
-    }
-
-    #[cfg(not(unix))]
-    fn buffered(&self) -> Option<usize> {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,25 +164,5 @@ mod tests {
         ));
         assert!(lines[2].starts_with("[output truncated:"));
         assert_eq!(lines.len(), 3);
-    }
-
-    impl Buffered for &[u8] {
-        fn buffered(&self) -> Option<usize> {
-            Some(self.len())
-        }
-    }
-
-    #[tokio::test]
-    async fn a_capture_keeps_the_limit_and_counts_the_rest_without_splitting_a_character() {
-        let text = "é".repeat(10);
-        let (_running, exit) = watch::channel(false);
-        let mut capture = Capture::new(5);
-        capture.read_from(Some(text.as_bytes()), exit.clone()).await;
-        assert!(capture.truncated());
-        assert_eq!(capture.into_text(), "éé");
-        let mut capture = Capture::new(100);
-        capture.read_from(Some(text.as_bytes()), exit).await;
-        assert!(!capture.truncated());
-        assert_eq!(capture.into_text(), text);
     }
 }

@@ -2,23 +2,21 @@
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use skillful_core::SkillError;
 use skillful_discovery::{FileScriptRequest, FileScriptRunner};
-use tokio::process::{Child, Command};
+use skillful_process::{ChildCommand, Running, filter_environment};
 
+use crate::DEFAULT_ALLOWED_ENV;
 use crate::arguments::command_line;
 #[cfg(target_os = "linux")]
 use crate::confine::Confinement;
-use crate::environment::{DEFAULT_ALLOWED_ENV, script_environment};
 use crate::error::{BuildError, RunError, RunFailure};
-use crate::group::RunningScript;
 use crate::interpreter::{Interpreter, default_interpreters, extension_of};
-use crate::output::{Capture, ScriptOutput};
+use crate::output::ScriptOutput;
 #[cfg(not(target_os = "linux"))]
 use crate::sandbox::Confinement;
 use crate::sandbox::{
@@ -325,20 +323,21 @@ impl ProcessRunner {
         dir: &Path,
         arguments: &[String],
         confinement: Option<&Confinement>,
-    ) -> Result<Child, RunFailure> {
+    ) -> Result<Running, RunFailure> {
         for program in interpreter.programs() {
             let Some(resolved) = self.resolve(program) else {
                 tracing::debug!(%program, "interpreter not found; trying the next one");
                 continue;
             };
-            let mut command = self.command(&resolved, dir, confinement);
-            command
+            let mut child = self.command(&resolved, dir, confinement);
+            child
+                .command_mut()
                 .args(interpreter.args())
                 .arg(script)
                 .args(interpreter.args_after_script())
                 .args(arguments);
-            match command.spawn() {
-                Ok(child) => return Ok(child),
+            match child.spawn() {
+                Ok(running) => return Ok(running),
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                     tracing::debug!(%program, "interpreter not found; trying the next one");
                 }
@@ -389,7 +388,7 @@ impl ProcessRunner {
         dir: &Path,
         arguments: &[String],
         confinement: Option<&Confinement>,
-    ) -> Result<Child, RunFailure> {
+    ) -> Result<Running, RunFailure> {
         let metadata = tokio::fs::metadata(script)
             .await
             .map_err(|error| RunFailure::Io {
@@ -401,90 +400,61 @@ impl ProcessRunner {
                 path: script.to_path_buf(),
             });
         }
-        let mut command = self.command(script.as_os_str(), dir, confinement);
-        command.args(arguments);
-        command.spawn().map_err(|error| RunFailure::Spawn {
+        let mut child = self.command(script.as_os_str(), dir, confinement);
+        child.command_mut().args(arguments);
+        child.spawn().map_err(|error| RunFailure::Spawn {
             program: script.display().to_string(),
             error,
         })
     }
 
-    /// `program` in `dir`, with the script environment, stdin closed, output piped, in a
-    /// process group of its own; on Linux under a reaper of its own (which a dropped run
-    /// stops), elsewhere killed if dropped.
-    fn command(&self, program: &OsStr, dir: &Path, confinement: Option<&Confinement>) -> Command {
-        let mut command = Command::new(program);
-        command
-            .current_dir(dir)
-            .env_clear()
-            .envs(self.config.environment.iter().map(|(k, v)| (k, v)))
-            .envs(
-                confinement
-                    .map(Confinement::environment)
-                    .unwrap_or_default(),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        #[cfg(unix)]
-        command.process_group(0);
-        // Killing the reaper outright would orphan the script's processes; `RunningScript`
-        // asks it to stop instead.
-        #[cfg(target_os = "linux")]
-        crate::reaper::install(&mut command);
+    /// `program` in `dir`, started as every child of the host is ([`ChildCommand`]: the script
+    /// environment, stdin closed, output piped, in a process group of its own, on Linux under a
+    /// reaper of its own, which a dropped run stops), with the confinement of its run.
+    fn command(
+        &self,
+        program: &OsStr,
+        dir: &Path,
+        confinement: Option<&Confinement>,
+    ) -> ChildCommand {
+        let mut child = ChildCommand::new(program, &self.config.environment);
+        let command = child.command_mut();
+        command.current_dir(dir).envs(
+            confinement
+                .map(Confinement::environment)
+                .unwrap_or_default(),
+        );
         // After the reaper's: it runs in the script's process only.
         #[cfg(target_os = "linux")]
         if let Some(confinement) = confinement {
-            confinement.install(&mut command);
+            confinement.install(command);
         }
         #[cfg(not(target_os = "linux"))]
-        {
-            let _ = confinement;
-            command.kill_on_drop(true);
-        }
-        command
+        let _ = confinement;
+        child
     }
 
     /// Reads the child's output while it runs, ends everything it started when it exits or when
-    /// the time is up, and reports what happened. Once the script's processes are gone, only what
-    /// is already in the pipes is read: a process outside the script's reach that holds a pipe
-    /// open cannot hold the result back.
-    async fn supervise(&self, child: Child, started: Instant) -> Result<ScriptOutput, RunFailure> {
-        let mut script = RunningScript::new(child);
-        let stdout_pipe = script.child_mut().stdout.take();
-        let stderr_pipe = script.child_mut().stderr.take();
-        let mut stdout = Capture::new(self.config.max_output_bytes);
-        let mut stderr = Capture::new(self.config.max_output_bytes);
-        let (exited, exit) = tokio::sync::watch::channel(false);
-        let mut status = None;
-        let finished = tokio::time::timeout(self.config.timeout, async {
-            let wait = async {
-                status = Some(script.wait().await);
-                exited.send_replace(true);
-            };
-            tokio::join!(
-                wait,
-                stdout.read_from(stdout_pipe, exit.clone()),
-                stderr.read_from(stderr_pipe, exit)
-            );
-        })
-        .await
-        .is_ok();
-        let status = match status {
-            Some(exited) => exited,
-            None => script.stop().await,
-        }
-        .map_err(|error| RunFailure::Io {
-            action: "waiting for the script".to_owned(),
-            error,
-        })?;
-        let truncated = stdout.truncated() || stderr.truncated();
+    /// the time is up, and reports what happened (`skillful_process`'s [`Running::collect`]).
+    async fn supervise(
+        &self,
+        mut script: Running,
+        started: Instant,
+    ) -> Result<ScriptOutput, RunFailure> {
+        let finished = script
+            .collect(Some(self.config.timeout), self.config.max_output_bytes)
+            .await
+            .map_err(|error| RunFailure::Io {
+                action: "waiting for the script".to_owned(),
+                error,
+            })?;
+        let truncated = finished.stdout.truncated() || finished.stderr.truncated();
         Ok(ScriptOutput {
-            stdout: stdout.into_text(),
-            stderr: stderr.into_text(),
-            exit_code: status.code(),
-            signal: exit_signal(&status),
-            timed_out: !finished,
+            stdout: finished.stdout.into_text(),
+            stderr: finished.stderr.into_text(),
+            exit_code: finished.status.code(),
+            signal: exit_signal(&finished.status),
+            timed_out: finished.timed_out,
             truncated,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             sandbox: None,
@@ -784,7 +754,7 @@ impl ProcessRunnerBuilder {
         ProcessRunner {
             config: Arc::new(Config {
                 sandbox,
-                environment: script_environment(&host, &self.allowed_env, &self.added_env),
+                environment: filter_environment(&host, &self.allowed_env, &self.added_env),
                 interpreters: self.interpreters,
                 timeout: self.timeout,
                 max_output_bytes: self.max_output_bytes,

@@ -58,6 +58,12 @@
 //! agents, models or MCP (their crates name their spans), and it never decides what a span holds.
 //!
 //! # Example
+//!
+//! The whole of it, runnable, with an agent turn and an audit sink of its own:
+//! `crates/agent/examples/local_collector.rs` (`cargo run -p skillful-agent --example
+//! local_collector`), which sends its spans to the collector `OTEL_EXPORTER_OTLP_ENDPOINT` names
+//! (default `http://127.0.0.1:4318`). In short:
+//!
 //! ```no_run
 //! use tracing_subscriber::layer::SubscriberExt;
 //! use tracing_subscriber::util::SubscriberInitExt;

@@ -33,13 +33,15 @@ mod text_calls;
 
 use std::collections::HashMap;
 
+use serde_json::Value;
 use skillful_chat::{ChatOptions, ChatRequest, Content, Message, Role};
+use skillful_provider::ToolKind;
 use skillful_provider::search::activation_match;
 
 use crate::error::AgentError;
 use crate::session::Author;
 
-pub(crate) use model_call::AidedModel;
+pub(crate) use model_call::{ANSWER_STEP, AidedModel};
 
 /// Which aids an [`Agent`](crate::Agent) applies. The default: the answer step, text tool calls
 /// and misnamed calls; [`Aids::all`] (for small local models) adds activation and focused tools.
@@ -60,6 +62,9 @@ pub struct Aids {
     /// as enums). It changes the tool list mid-run, which costs a local engine prompt
     /// re-processing and a remote one its prompt cache.
     pub focused_tools: bool,
+    /// Show the model a short note instead of the whole body again when it loads a skill that
+    /// is already loaded since the last user query.
+    pub repeated_loads: bool,
 }
 
 impl Default for Aids {
@@ -70,6 +75,7 @@ impl Default for Aids {
             text_tool_calls: true,
             misnamed_calls: true,
             focused_tools: false,
+            repeated_loads: true,
         }
     }
 }
@@ -88,6 +94,7 @@ impl Aids {
             text_tool_calls: true,
             misnamed_calls: true,
             focused_tools: true,
+            repeated_loads: true,
         }
     }
 
@@ -99,6 +106,7 @@ impl Aids {
             text_tool_calls: false,
             misnamed_calls: false,
             focused_tools: false,
+            repeated_loads: false,
         }
     }
 
@@ -131,6 +139,63 @@ impl Aids {
         self.focused_tools = on;
         self
     }
+
+    /// The same aids, with repeated loads of a loaded skill answered by a short note or not.
+    pub fn repeated_loads(mut self, on: bool) -> Self {
+        self.repeated_loads = on;
+        self
+    }
+}
+
+/// What the model is shown when it loads `skill` again while it is loaded.
+fn already_loaded(skill: &str) -> String {
+    format!(
+        "The skill `{skill}` is already loaded: its instructions are in the earlier \
+         `load_skill` result. Do not load it again. Follow its steps now: call \
+         `read_skill_resource` or `run_skill_script` as they say, or answer the question."
+    )
+}
+
+/// Replaces, in `messages`, the result of each `load_skill` call of a skill that a call since
+/// the last user query already loaded by a short note ([`already_loaded`]): a small model that
+/// loads the active skill again is told so instead of being shown the whole body once more.
+/// The same messages always give the same text, so a prompt prefix stays the same from call to
+/// call. Returns how many results it replaced.
+pub(crate) fn repeated_loads(messages: &mut [Message]) -> usize {
+    let from = messages
+        .iter()
+        .rposition(|message| message.user_query().is_some())
+        .map_or(0, |at| at + 1);
+    let since = &mut messages[from..];
+    let loads: HashMap<String, String> = since
+        .iter()
+        .flat_map(Message::function_calls)
+        .filter(|call| call.name == ToolKind::LoadSkill.name())
+        .filter_map(|call| {
+            let skill = call.arguments.get("skillName")?.as_str()?;
+            Some((call.call_id.clone(), skill.to_owned()))
+        })
+        .collect();
+    let mut loaded: Vec<String> = Vec::new();
+    let mut replaced = 0;
+    for content in since.iter_mut().flat_map(|message| &mut message.contents) {
+        let Content::FunctionResult(result) = content else {
+            continue;
+        };
+        if result.is_error {
+            continue;
+        }
+        let Some(skill) = loads.get(&result.call_id) else {
+            continue;
+        };
+        if loaded.contains(skill) {
+            result.result = already_loaded(skill);
+            replaced += 1;
+        } else {
+            loaded.push(skill.clone());
+        }
+    }
+    replaced
 }
 
 /// The most characters of one result the answer step's request carries.
@@ -154,7 +219,7 @@ pub(crate) fn answer_request(
         .flat_map(Message::function_calls)
         .map(|call| (call.call_id.as_str(), call))
         .collect();
-    let mut results = Vec::new();
+    let mut results: Vec<(bool, String)> = Vec::new();
     for message in since.iter().filter(|message| message.role == Role::Tool) {
         for content in &message.contents {
             if let Content::FunctionResult(result) = content
@@ -162,23 +227,46 @@ pub(crate) fn answer_request(
                 && let Some(call) = calls.get(result.call_id.as_str())
             {
                 let text = skillful_core::text::cut(&result.result, MAX_RESULT_CHARS);
-                results.push(format!(
-                    "Result of {}({}):\n{}",
-                    call.name,
-                    call.arguments,
-                    text.trim_end()
-                ));
+                let script = call.name == ToolKind::RunSkillScript.name();
+                let text = match call.arguments.get("scriptName").and_then(Value::as_str) {
+                    Some(name) if script => format!("`{name}` printed:\n{}", text.trim_end()),
+                    _ => format!(
+                        "Result of {}({}):\n{}",
+                        call.name,
+                        call.arguments,
+                        text.trim_end()
+                    ),
+                };
+                if !results.iter().any(|(_, known)| *known == text) {
+                    results.push((script, text));
+                }
             }
         }
     }
     if results.is_empty() {
         return None;
     }
-    let prompt = format!(
-        "{question}\n\nThe tools already gave these results for this question:\n\n{}\n\nAnswer \
-         the question from these results, in plain words. Do not call tools.",
-        results.join("\n\n")
-    );
+    // A script's result is what the question asked for: shown alone, a small model answers from
+    // it instead of from the numbers of the skill's own text.
+    let scripts = results.iter().any(|(script, _)| *script);
+    let results: Vec<String> = results
+        .into_iter()
+        .filter(|(script, _)| *script || !scripts)
+        .map(|(_, text)| text)
+        .collect();
+    let prompt = if scripts {
+        format!(
+            "{question}\n\nA skill's script computed this for the question:\n\n{}\n\nAnswer \
+             the question with this result, in one or two plain sentences. Do not call tools.",
+            results.join("\n\n")
+        )
+    } else {
+        format!(
+            "{question}\n\nThe tools already gave these results for this question:\n\n{}\n\n\
+             Answer the question from these results, in plain words. Do not call tools.",
+            results.join("\n\n")
+        )
+    };
     let mut options = options.clone();
     options.conversation_id = None;
     options.tool_choice = None;

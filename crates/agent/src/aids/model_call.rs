@@ -40,18 +40,41 @@ impl<C: fmt::Debug> fmt::Debug for AidedModel<C> {
     }
 }
 
+/// The finish reason an [`AidedModel`] gives a reply it obtained by the answer step (the
+/// agent marks that reply [`Author::AnswerStep`](crate::Author::AnswerStep) and gives the server's
+/// finish reason, which follows this prefix).
+pub(crate) const ANSWER_STEP: &str = "skillful-answer-step:";
+
 #[async_trait]
 impl<C: ChatClient> ChatClient for AidedModel<C> {
     async fn get_response(&self, mut request: ChatRequest) -> Result<ChatResponse, ChatError> {
         let tools = request.tools.clone();
+        if self.aids.repeated_loads && super::repeated_loads(&mut request.messages) > 0 {
+            tracing::debug!("the model loaded a loaded skill again: shown a note");
+            if self.aids.answer_step {
+                // It loops on `load_skill`: the next calls must be the skill's steps (the answer
+                // step answers when those repeat).
+                let steps: Vec<SharedTool> = tools
+                    .iter()
+                    .filter(|tool| tool.name() != ToolKind::LoadSkill.name())
+                    .cloned()
+                    .collect();
+                if !steps.is_empty() && request.options.tool_choice != Some(ToolChoice::None) {
+                    request.tools = steps;
+                    request.options.tool_choice = Some(ToolChoice::Required);
+                }
+            }
+        }
         if self.aids.focused_tools
             && let Some(skill) = active_skill(&request.messages)
         {
             tracing::debug!(skill = %skill, "skill tools focused on the active skill");
-            request.tools = focused(&tools, &skill);
+            request.tools = focused(&request.tools, &skill);
         }
         let recover =
             self.aids.text_tool_calls && request.options.tool_choice != Some(ToolChoice::None);
+        let conversation = self.aids.answer_step.then(|| request.messages.clone());
+        let options = request.options.clone();
         let mut response = self.inner.get_response(request).await?;
         let misnamed = self.aids.misnamed_calls;
         if recover {
@@ -67,8 +90,73 @@ impl<C: ChatClient> ChatClient for AidedModel<C> {
         if misnamed {
             correct_misnamed_calls(&mut response.messages, &tools);
         }
+        if let Some(conversation) = conversation
+            && repeats_a_result(&conversation, &response.messages)
+            && let Some(clean) = super::answer_request(&conversation, &options)
+        {
+            // The model asks again for a result it has: the answer step answers now, instead
+            // of the loop guard after more such calls.
+            tracing::debug!("the model repeated a call that succeeded: the answer step answers");
+            let answer = self.inner.get_response(clean).await?;
+            let mut usage = response.usage;
+            if let Some(more) = answer.usage {
+                usage.get_or_insert_with(Default::default).add(more);
+            }
+            return Ok(ChatResponse {
+                messages: answer.messages,
+                model: answer.model.or(response.model),
+                finish_reason: Some(format!(
+                    "{ANSWER_STEP}{}",
+                    answer.finish_reason.unwrap_or_default()
+                )),
+                usage,
+                stopped: None,
+            });
+        }
         Ok(response)
     }
+}
+
+/// Whether `replies` call tools, and every call is a script or resource call that already
+/// succeeded with the same arguments since the conversation's last user query (an
+/// `idempotencyKey` aside): the model asks for a result it has been given.
+fn repeats_a_result(conversation: &[Message], replies: &[Message]) -> bool {
+    let since = conversation
+        .iter()
+        .rposition(|message| message.user_query().is_some())
+        .map_or(conversation, |at| &conversation[at + 1..]);
+    let succeeded: HashSet<&str> = since
+        .iter()
+        .filter(|message| message.role == Role::Tool)
+        .flat_map(|message| &message.contents)
+        .filter_map(|content| match content {
+            Content::FunctionResult(result) if !result.is_error => Some(result.call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let done: Vec<(&str, Value)> = since
+        .iter()
+        .flat_map(Message::function_calls)
+        .filter(|call| succeeded.contains(call.call_id.as_str()))
+        .map(|call| (call.name.as_str(), without_key(&call.arguments)))
+        .collect();
+    let mut calls = replies.iter().flat_map(Message::function_calls).peekable();
+    calls.peek().is_some()
+        && calls.all(|call| {
+            call.name != ToolKind::LoadSkill.name()
+                && done.iter().any(|(name, arguments)| {
+                    *name == call.name && *arguments == without_key(&call.arguments)
+                })
+        })
+}
+
+/// `arguments` without an `idempotencyKey` (a model that repeats a call may give a new one).
+fn without_key(arguments: &Value) -> Value {
+    let mut arguments = arguments.clone();
+    if let Some(object) = arguments.as_object_mut() {
+        object.remove("idempotencyKey");
+    }
+    arguments
 }
 
 /// The skill loaded last since the conversation's last user query (by the model, an activation

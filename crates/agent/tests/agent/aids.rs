@@ -86,15 +86,20 @@ async fn a_loop_after_a_successful_call_ends_with_the_answer_asked_for_in_a_clea
         "exactly one request without tools"
     );
 
-    // The loop guard's message stays; the answer after it is marked as the answer step's, in
-    // the response and in the session (also once saved).
+    // The model's first repeat of the call that succeeded is answered by the answer step at
+    // once (not after the loop guard's further calls): two requests with tools, one without.
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert!(
+        response
+            .messages
+            .iter()
+            .all(|message| !message.joined_text().starts_with("Stopped:"))
+    );
+    // The answer is marked as the answer step's, in the response and in the session (also once
+    // saved).
     assert_eq!(response.authors.len(), response.messages.len());
     assert_eq!(response.authors.last(), Some(&Author::AnswerStep));
-    assert!(
-        response.messages[response.messages.len() - 2]
-            .joined_text()
-            .starts_with("Stopped:")
-    );
+    assert_eq!(response.finish_reason.as_deref(), Some("stop"));
     let last = session.messages().len() - 1;
     assert_eq!(session.author(last), Author::AnswerStep);
     assert_eq!(session.author(0), Author::Conversation);
@@ -408,4 +413,104 @@ async fn an_unknown_skill_name_is_an_error_naming_the_closest_before_any_model_c
     assert!(error.to_string().contains("did you mean unit-converter?"));
     assert!(server.requests().is_empty());
     assert!(session.messages().is_empty());
+}
+
+/// The names of the tools `request` offers.
+fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// A model that loads the skill it was given again as long as `load_skill` is offered, then
+/// runs the conversion; asked without tools, it answers from the script's result.
+fn reloading_model(request: &Value) -> Reply {
+    if !has_tools(request) {
+        return looping_model(request);
+    }
+    if tool_names(request).iter().any(|name| name == "load_skill") {
+        Reply::tool_call("call", "load_skill", json!({"skillName": "unit-converter"}))
+    } else {
+        Reply::tool_call("call", "run_skill_script", run_convert())
+    }
+}
+
+#[tokio::test]
+async fn loading_the_active_skill_again_shows_a_note_and_the_next_call_must_be_its_steps() {
+    let server = TestServer::start().await;
+    server.respond(reloading_model);
+    let agent = agent(&server, Aids::new().activation(true));
+    let mut session = Session::new();
+
+    let response = agent.run(MARATHON, &mut session).await.unwrap();
+
+    let requests = server.requests();
+    // The activation's result is the body; the model's load of the same skill gets a note.
+    let results = requests[1].contents("tool");
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].contains("# Unit converter"), "{}", results[0]);
+    assert!(results[1].contains("already loaded"), "{}", results[1]);
+    assert!(!results[1].contains("# Unit converter"));
+    // Loading again is a loop: the next request offers the skill's steps only, and a call.
+    assert!(tool_names(&requests[0].body).contains(&"load_skill".to_owned()));
+    let names = tool_names(&requests[1].body);
+    assert!(!names.contains(&"load_skill".to_owned()), "{names:?}");
+    assert!(names.contains(&"run_skill_script".to_owned()), "{names:?}");
+    assert_eq!(requests[1].body["tool_choice"], "required");
+    assert_eq!(response.text(), "A marathon is about 42.16 km.");
+    assert_eq!(response.authors.last(), Some(&Author::AnswerStep));
+    // The session holds what the model was shown.
+    let shown: Vec<String> = session
+        .messages()
+        .iter()
+        .flat_map(|message| &message.contents)
+        .filter_map(|content| match content {
+            skillful_chat::Content::FunctionResult(result) => Some(result.result.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(shown[1].contains("already loaded"), "{shown:?}");
+}
+
+#[tokio::test]
+async fn with_the_aid_off_a_repeated_load_gets_the_body_again() {
+    let server = TestServer::start().await;
+    server.respond(reloading_model);
+    let agent = agent(&server, Aids::new().activation(true).repeated_loads(false));
+    let mut session = Session::new();
+
+    agent.run(MARATHON, &mut session).await.unwrap();
+
+    let requests = server.requests();
+    let results = requests[1].contents("tool");
+    assert!(results[1].contains("# Unit converter"), "{}", results[1]);
+    assert!(
+        requests
+            .iter()
+            .filter(|request| has_tools(&request.body))
+            .all(|request| tool_names(&request.body).contains(&"load_skill".to_owned()))
+    );
+}
+
+#[tokio::test]
+async fn the_answer_step_shows_a_scripts_output_alone_when_a_script_ran() {
+    let server = TestServer::start().await;
+    server.respond(looping_model);
+    let agent = agent(&server, Aids::new().activation(true));
+    let mut session = Session::new();
+
+    agent.run(MARATHON, &mut session).await.unwrap();
+
+    let requests = server.requests();
+    let clean = requests.last().unwrap();
+    let prompt = clean.body["messages"][0]["content"].as_str().unwrap();
+    assert!(prompt.contains("`scripts/convert.py` printed:"), "{prompt}");
+    assert!(prompt.contains("\"result\": 42.1648"), "{prompt}");
+    assert!(
+        !prompt.contains("# Unit converter"),
+        "not the skill's body, which the activation loaded: {prompt}"
+    );
 }

@@ -3,8 +3,10 @@
 
 mod aids;
 mod approvals;
+mod approver;
 mod audit;
 mod bound;
+mod collector;
 mod common;
 mod focused;
 mod forged;

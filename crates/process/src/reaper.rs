@@ -1,25 +1,25 @@
-//! Linux: a reaper between the host and each script, so that nothing a script starts outlives
-//! it, not even what left its process group with `setsid` or was orphaned by a double fork.
+//! Linux: a reaper between the host and each supervised child (a script, an MCP server), so
+//! that nothing it starts outlives it, not even what left its process group with `setsid` or was orphaned by a double fork.
 //!
 //! The process the runner spawns forks once more before `exec`: the child goes on to become the
-//! script, and the parent stays behind as its *reaper*, a child subreaper
-//! (`PR_SET_CHILD_SUBREAPER`). Every process the script starts and then orphans is reparented to
-//! the reaper instead of to init, so the whole tree stays below it. When the script exits, the
+//! child, and the parent stays behind as its *reaper*, a child subreaper
+//! (`PR_SET_CHILD_SUBREAPER`). Every process the child starts and then orphans is reparented to
+//! the reaper instead of to init, so the whole tree stays below it. When the child exits, the
 //! reaper kills what is left of the tree (its children, read from
 //! `/proc/thread-self/children`, round after round as grandchildren are reparented to it), reaps
-//! them, and exits as the script did: the host sees the script's exit status, and by then nothing
+//! them, and exits as the child did: the host sees the child's exit status, and by then nothing
 //! of the tree is left. On `SIGTERM` (the host's timeout, or a cancelled run) the reaper kills
-//! the script first, then does the same.
+//! the child first, then does the same.
 //!
-//! What escapes it: a script that kills its own reaper (same user) orphans its processes to
-//! init; the host then kills only what is still in the script's process group. Without
+//! What escapes it: a child that kills its own reaper (same user) orphans its processes to
+//! init; the host then kills only what is still in the child's process group. Without
 //! `/proc/thread-self/children` (kernels without `CONFIG_PROC_CHILDREN`), the reaper cannot see
 //! its children and leaves them to the same process-group kill.
 //!
 //! The reaper is a copy of the host made by `fork` in a multi-threaded process, so it runs only
 //! async-signal-safe system calls: it never allocates, locks, unwinds or returns to Rust code
-//! that might. It closes every file descriptor it inherited first (so it holds none of the
-//! script's pipes, and none of the host's files), and marks itself non-dumpable, since its
+//! that might. It closes every file dechildor it inherited first (so it holds none of the
+//! child's pipes, and none of the host's files), and marks itself non-dumpable, since its
 //! memory is a copy of the host's.
 
 use std::io;
@@ -27,9 +27,9 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use libc::{c_int, pid_t};
 
-/// The script's pid, in the reaper's own copy of this static; 0 once the script is reaped, so
+/// The child's pid, in the reaper's own copy of this static; 0 once the child is reaped, so
 /// that the signal handler never signals a pid that may have been reused.
-static SCRIPT: AtomicI32 = AtomicI32::new(0);
+static CHILD: AtomicI32 = AtomicI32::new(0);
 
 /// Makes the process `command` spawns a reaper over the actual program (see the module
 /// documentation).
@@ -42,7 +42,7 @@ pub(crate) fn install(command: &mut tokio::process::Command) {
 }
 
 /// Runs in the spawned child before `exec`: returns in the grandchild (which then becomes the
-/// script) and never returns in the child (which becomes its reaper).
+/// child) and never returns in the child (which becomes its reaper).
 fn become_reaper() -> io::Result<()> {
     // SAFETY: plain system calls on values owned by this function.
     unsafe {
@@ -62,87 +62,87 @@ fn become_reaper() -> io::Result<()> {
                 libc::sigprocmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut());
                 Ok(())
             }
-            script => reap(script, &terminate),
+            child => reap(child, &terminate),
         }
     }
 }
 
-/// The reaper's life: wait for the script, kill and reap what it left, exit as it did.
+/// The reaper's life: wait for the child, kill and reap what it left, exit as it did.
 ///
 /// # Safety
 /// Only in the child of a `fork`, which it ends.
-unsafe fn reap(script: pid_t, terminate: &libc::sigset_t) -> ! {
+unsafe fn reap(child: pid_t, terminate: &libc::sigset_t) -> ! {
     // SAFETY: plain system calls; the handler only reads an atomic and sends a signal.
     unsafe {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-        close_every_descriptor();
+        close_every_dechildor();
         libc::signal(libc::SIGCHLD, libc::SIG_DFL);
-        SCRIPT.store(script, Ordering::SeqCst);
+        CHILD.store(child, Ordering::SeqCst);
         let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = kill_script as extern "C" fn(c_int) as libc::sighandler_t;
+        action.sa_sigaction = kill_child as extern "C" fn(c_int) as libc::sighandler_t;
         libc::sigemptyset(&mut action.sa_mask);
         libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
         libc::sigprocmask(libc::SIG_UNBLOCK, terminate, std::ptr::null_mut());
-        let status = wait_for_script(script);
+        let status = wait_for_child(child);
         kill_descendants();
         exit_as(status)
     }
 }
 
-/// The reaper's `SIGTERM` handler: kills the script, which makes the reaper's wait return.
-extern "C" fn kill_script(_signal: c_int) {
-    let script = SCRIPT.load(Ordering::SeqCst);
-    if script > 0 {
+/// The reaper's `SIGTERM` handler: kills the child, which makes the reaper's wait return.
+extern "C" fn kill_child(_signal: c_int) {
+    let child = CHILD.load(Ordering::SeqCst);
+    if child > 0 {
         // SAFETY: `kill` is async-signal-safe.
         unsafe {
-            libc::kill(script, libc::SIGKILL);
+            libc::kill(child, libc::SIGKILL);
         }
     }
 }
 
-/// Closes every inherited descriptor: the script's pipes, the error pipe `std` uses to report a
+/// Closes every inherited dechildor: the child's pipes, the error pipe `std` uses to report a
 /// failed `exec` (its parent reads it to its end), and the host's files.
-unsafe fn close_every_descriptor() {
-    // SAFETY: closing descriptors this process will never use again.
+unsafe fn close_every_dechildor() {
+    // SAFETY: closing dechildors this process will never use again.
     unsafe {
         if libc::syscall(libc::SYS_close_range, 0, libc::c_uint::MAX, 0) == 0 {
             return;
         }
-        // Kernels before 5.9: close one by one up to the descriptor limit.
+        // Kernels before 5.9: close one by one up to the dechildor limit.
         let mut limit: libc::rlimit = std::mem::zeroed();
         let last = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
             limit.rlim_cur.min(1 << 20)
         } else {
             1024
         };
-        for descriptor in 0..last {
-            libc::close(descriptor as c_int);
+        for dechildor in 0..last {
+            libc::close(dechildor as c_int);
         }
     }
 }
 
-/// Waits for the script to exit and reaps it, reaping whatever else dies meanwhile; its wait
+/// Waits for the child to exit and reaps it, reaping whatever else dies meanwhile; its wait
 /// status.
-unsafe fn wait_for_script(script: pid_t) -> c_int {
+unsafe fn wait_for_child(child: pid_t) -> c_int {
     // SAFETY: wait calls on this process's own children.
     unsafe {
         loop {
-            // Look before reaping, so that the handler forgets the script's pid first.
+            // Look before reaping, so that the handler forgets the child's pid first.
             let mut info: libc::siginfo_t = std::mem::zeroed();
             if libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOWAIT) != 0 {
                 if errno() == libc::EINTR {
                     continue;
                 }
-                // No child at all: the script is gone without a status.
+                // No child at all: the child is gone without a status.
                 return exit_status(127);
             }
             let pid = info.si_pid();
-            if pid == script {
-                SCRIPT.store(0, Ordering::SeqCst);
+            if pid == child {
+                CHILD.store(0, Ordering::SeqCst);
             }
             let mut status = 0;
             while libc::waitpid(pid, &mut status, 0) == -1 && errno() == libc::EINTR {}
-            if pid == script {
+            if pid == child {
                 return status;
             }
         }
@@ -227,7 +227,7 @@ unsafe fn kill_children() -> Option<usize> {
     }
 }
 
-/// Ends the reaper with the script's wait status: its exit code, or the signal that ended it.
+/// Ends the reaper with the child's wait status: its exit code, or the signal that ended it.
 unsafe fn exit_as(status: c_int) -> ! {
     // SAFETY: ends this process.
     unsafe {

@@ -1,9 +1,10 @@
-//! The environment a script runs in: a short allow-list of the host's variables, plus the host's
-//! own additions; never the host's whole environment.
+//! The environment a child runs in: a short allow-list of the host's variables, plus the
+//! caller's own additions; never the host's whole environment.
 
 use std::ffi::{OsStr, OsString};
 
-/// The host variables a script inherits when the runner is not told otherwise: what programs
+/// The host variables every child inherits (scripts, MCP stdio servers, the engine), to which
+/// each caller adds the names it needs: what programs
 /// need to find each other, their home and temporary directories, and the locale and time zone.
 /// The Windows names (`SYSTEMROOT` onwards) are only ever set on Windows.
 pub const DEFAULT_ALLOWED_ENV: [&str; 15] = [
@@ -26,11 +27,12 @@ pub const DEFAULT_ALLOWED_ENV: [&str; 15] = [
 
 /// The variables of this process's environment that a child process of the host may inherit:
 /// those named in [`DEFAULT_ALLOWED_ENV`], then those named in `also_allowed`, in that order.
-/// What scripts get by default, and what `skillful-mcp` gives the MCP servers it starts.
+/// What scripts get by default, what `skillful-mcp` gives the MCP servers it starts and what
+/// `skillful-engine` gives the engine.
 ///
 /// # Example
 /// ```
-/// let environment = skillful_scripts::allowed_environment(["PYTHONPATH"]);
+/// let environment = skillful_process::allowed_environment(["PYTHONPATH"]);
 /// assert!(environment.iter().all(|(name, _)| name != "OPENAI_API_KEY"));
 /// ```
 pub fn allowed_environment<I>(also_allowed: I) -> Vec<(OsString, OsString)>
@@ -44,13 +46,26 @@ where
         .chain(also_allowed.into_iter().map(Into::into))
         .collect();
     let host: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-    script_environment(&host, &allowed, &[])
+    filter_environment(&host, &allowed, &[])
 }
 
 /// The variables of `host` whose names are in `allowed`, in `allowed`'s order, then `added`
 /// (which override inherited ones of the same name). Names compare exactly, except on Windows,
 /// where case is ignored as Windows ignores it.
-pub(crate) fn script_environment(
+///
+/// # Example
+/// ```
+/// use std::ffi::OsString;
+///
+/// let host = [("PATH".into(), "/usr/bin".into()), ("OPENAI_API_KEY".into(), "sk-1".into())];
+/// let environment = skillful_process::filter_environment(
+///     &host,
+///     &["PATH".to_owned()],
+///     &[(OsString::from("MODE"), OsString::from("test"))],
+/// );
+/// assert_eq!(environment, [("PATH".into(), "/usr/bin".into()), ("MODE".into(), "test".into())]);
+/// ```
+pub fn filter_environment(
     host: &[(OsString, OsString)],
     allowed: &[String],
     added: &[(OsString, OsString)],
@@ -107,7 +122,7 @@ mod tests {
         let allowed = ["PATH".to_owned(), "HOME".to_owned(), "TZ".to_owned()];
         let added = vars(&[("HOME", "/sandbox"), ("SKILL_MODE", "test")]);
         assert_eq!(
-            script_environment(&host, &allowed, &added),
+            filter_environment(&host, &allowed, &added),
             vars(&[
                 ("PATH", "/usr/bin"),
                 ("HOME", "/sandbox"),

@@ -1,0 +1,287 @@
+//! What tracing and auditing cost the tool loop, per tool call (issue 23: at most 1 ms).
+//!
+//! One iteration is one real `Agent::run` (fresh session) over a file skill in a temporary
+//! directory: a deterministic stand-in model (an in-process `ChatClient`, so that no HTTP round
+//! trip adds noise) asks in each of [`ROUNDS`] turns for `load_skill`, `read_skill_resource`
+//! and `run_skill_script` (a `bash` script, through the real `ProcessRunner` with its sandbox
+//! as `skills run` has it), then answers: [`CALLS`] tool calls per run. Four configurations:
+//!
+//! - `off`: no subscriber, no audit;
+//! - `tracing`: `skillful-telemetry`'s layer exporting over OTLP/HTTP to a real receiver on
+//!   127.0.0.1 (`skillful-test-server`'s, decoding every request);
+//! - `audit`: a `FileAuditSink` on the disk (hash-chained, `fdatasync` per record);
+//! - `both`.
+//!
+//! The per-call overhead of a configuration is (its time per run - `off`'s) / [`CALLS`]; it
+//! includes each run's own share (the `invoke_agent` and `chat` spans, the `run` record).
+//!
+//! `cargo bench -p skillful-agent --bench tool_loop`
+
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+use skillful_agent::{Agent, ApprovalRules, AuditSettings, AutoApprove, Session};
+use skillful_audit::{AuditSink as _, FileAuditSink};
+use skillful_chat::{
+    ChatClient, ChatError, ChatRequest, ChatResponse, Content, FunctionCall, Message, Role, Usage,
+};
+use skillful_decorators::Limits;
+use skillful_discovery::FileSkillsSource;
+use skillful_provider::SkillsProvider;
+use skillful_scripts::ProcessRunner;
+use skillful_telemetry::Telemetry;
+use skillful_test_server::otlp::OtlpReceiver;
+use tracing::Dispatch;
+use tracing::instrument::WithSubscriber;
+use tracing_subscriber::Layer as _;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// Model turns that call tools, per run.
+const ROUNDS: usize = 3;
+/// Tool calls per run: three per round.
+const CALLS: usize = 3 * ROUNDS;
+
+/// The stand-in model: while the conversation has fewer than [`ROUNDS`] assistant messages with
+/// tool calls, three more calls; then an answer.
+#[derive(Debug)]
+struct ScriptedModel;
+
+#[async_trait]
+impl ChatClient for ScriptedModel {
+    async fn get_response(&self, request: ChatRequest) -> Result<ChatResponse, ChatError> {
+        let round = request
+            .messages
+            .iter()
+            .filter(|message| message.function_calls().next().is_some())
+            .count();
+        let usage = Some(Usage {
+            prompt_tokens: 100,
+            completion_tokens: 10,
+        });
+        if round >= ROUNDS {
+            return Ok(ChatResponse {
+                messages: vec![Message::assistant("done")],
+                model: Some("stand-in".to_owned()),
+                finish_reason: Some("stop".to_owned()),
+                usage,
+                stopped: None,
+            });
+        }
+        let call = |name: &str, arguments| {
+            Content::FunctionCall(FunctionCall {
+                call_id: format!("c{round}-{name}"),
+                name: name.to_owned(),
+                arguments,
+            })
+        };
+        Ok(ChatResponse {
+            messages: vec![Message::new(
+                Role::Assistant,
+                vec![
+                    call("load_skill", json!({"skillName": "bench"})),
+                    call(
+                        "read_skill_resource",
+                        json!({"skillName": "bench", "resourceName": "references/table.md"}),
+                    ),
+                    call(
+                        "run_skill_script",
+                        json!({"skillName": "bench", "scriptName": "scripts/echo.sh",
+                               "arguments": {"round": round}}),
+                    ),
+                ],
+            )],
+            model: Some("stand-in".to_owned()),
+            finish_reason: Some("tool_calls".to_owned()),
+            usage,
+            stopped: None,
+        })
+    }
+}
+
+/// The skill `bench` under `root`: instructions, a reference, a script.
+fn write_skill(root: &Path) {
+    let skill = root.join("bench");
+    std::fs::create_dir_all(skill.join("references")).expect("references/");
+    std::fs::create_dir_all(skill.join("scripts")).expect("scripts/");
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: bench\ndescription: Converts units for the benchmark.\nmetadata:\n  risk: read\n---\n\
+         # Bench\n\nRead `references/table.md`, then run `scripts/echo.sh`.\n",
+    )
+    .expect("SKILL.md");
+    std::fs::write(
+        skill.join("references/table.md"),
+        "| from | to | factor |\n|---|---|---|\n| mile | km | 1.609344 |\n".repeat(20),
+    )
+    .expect("table.md");
+    std::fs::write(skill.join("scripts/echo.sh"), "echo converted\n").expect("echo.sh");
+}
+
+fn agent(root: &Path, audit: Option<&Path>) -> Agent {
+    let runner = ProcessRunner::new();
+    // Where the sandbox cannot hold the script to its tier, the rule still lets it run: the
+    // bench measures the loop, not the approval question.
+    let rules = ApprovalRules::new(AutoApprove::All).scripts_isolated(true);
+    if !runner.isolates() {
+        eprintln!("note: the script sandbox is not enforced on this machine");
+    }
+    let source = FileSkillsSource::builder()
+        .root(root)
+        .script_runner(Arc::new(runner))
+        .build()
+        .expect("the skills source");
+    let mut limits = Limits::default();
+    limits.max_identical_calls = 1_000;
+    limits.max_auto_approvals = 1_000;
+    let mut builder = Agent::builder(ScriptedModel)
+        .skills(Arc::new(SkillsProvider::new(Arc::new(source))))
+        .approval(rules)
+        .limits(limits);
+    if let Some(dir) = audit {
+        let sink = FileAuditSink::at(dir).expect("the audit directory");
+        builder = builder.audit(AuditSettings::new(Arc::new(sink), "bench"));
+    }
+    builder.build()
+}
+
+/// One run; checks that every call ran.
+async fn run(agent: &Agent) {
+    let mut session = Session::new();
+    let response = agent
+        .run("Convert 26.2 miles.", &mut session)
+        .await
+        .expect("the run");
+    assert_eq!(response.text(), "done", "{:#?}", response.messages);
+    let results = session
+        .messages()
+        .iter()
+        .flat_map(|message| &message.contents)
+        .filter(|content| matches!(content, Content::FunctionResult(result) if !result.is_error))
+        .count();
+    assert_eq!(results, CALLS, "every call ran: {:#?}", session.messages());
+    black_box(session);
+}
+
+/// Warnings to stderr, as `skills` always has them.
+fn warnings<S>() -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+{
+    tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(tracing_subscriber::filter::LevelFilter::WARN)
+}
+
+fn tool_loop(c: &mut Criterion) {
+    // The receiver on a runtime of its own, so that it answers while the agent's (the command's
+    // current-thread runtime) is idle between iterations.
+    let receiving = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("the receiver's runtime");
+    let receiver = receiving.block_on(OtlpReceiver::http());
+    // SAFETY: the only other threads are the receiver runtime's, which never read the
+    // environment; the exporter that reads these variables is built after.
+    unsafe {
+        for variable in [
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+            "OTEL_TRACES_EXPORTER",
+            "OTEL_SDK_DISABLED",
+            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+        ] {
+            std::env::remove_var(variable);
+        }
+        std::env::set_var("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("the agent's runtime");
+    let telemetry = {
+        let _entered = runtime.enter();
+        Telemetry::from_env("skillful-bench")
+            .expect("the exporter")
+            .expect("export is on")
+    };
+    // As `skills` has it: warnings to stderr always, the OTLP layer when export is on.
+    tracing_subscriber::registry().with(warnings()).init();
+    let traced = Dispatch::new(
+        tracing_subscriber::registry()
+            .with(telemetry.layer())
+            .with(warnings()),
+    );
+
+    let skills = tempfile::tempdir().expect("a temporary directory");
+    write_skill(skills.path());
+    // On the disk the user's state directory is on (not a tmpfs): `target/`.
+    let logs = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a directory for logs");
+    let plain = agent(skills.path(), None);
+    let audited = agent(skills.path(), Some(&logs.path().join("audit")));
+
+    let mut group = c.benchmark_group(format!("tool_loop ({CALLS} calls per run)"));
+    group.sample_size(20);
+    group.warm_up_time(Duration::from_secs(2));
+    group.measurement_time(Duration::from_secs(10));
+    for (name, agent, dispatch) in [
+        ("off", &plain, None),
+        ("tracing", &plain, Some(&traced)),
+        ("audit", &audited, None),
+        ("both", &audited, Some(&traced)),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| match dispatch {
+                Some(dispatch) => runtime.block_on(run(agent).with_subscriber(dispatch.clone())),
+                None => runtime.block_on(run(agent)),
+            });
+        });
+    }
+    group.finish();
+
+    // Where the audit's time goes: one record of the loop's last run, appended on its own
+    // (lock, append, `fdatasync`, chain digest).
+    let records = skillful_audit::AuditLog::at(logs.path().join("audit"))
+        .records()
+        .expect("the audit log");
+    let call = records
+        .iter()
+        .rev()
+        .find(|record| record.event.tool.as_deref() == Some("run_skill_script"))
+        .expect("a script call's record")
+        .event
+        .clone();
+    let sink = FileAuditSink::at(logs.path().join("alone")).expect("the audit directory");
+    let mut group = c.benchmark_group("audit");
+    group.sample_size(20);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(4));
+    group.bench_function("FileAuditSink::record", |b| {
+        b.iter(|| sink.record(call.clone()).expect("the record"));
+    });
+    group.finish();
+
+    telemetry.shutdown();
+    let spans = receiver.spans();
+    assert!(
+        spans
+            .iter()
+            .any(|span| span.name() == "execute_tool run_skill_script"),
+        "the spans reached the receiver"
+    );
+    eprintln!(
+        "{} spans received; {} audit records written by the loop",
+        spans.len(),
+        records.len()
+    );
+}
+
+criterion_group!(benches, tool_loop);
+criterion_main!(benches);

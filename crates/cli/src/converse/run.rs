@@ -1,0 +1,45 @@
+//! `skills run`: one prompt (or the answer to a pending approval), its transcript or one JSON
+//! report.
+
+use std::time::Instant;
+
+use skillful_agent::{RunOptions, RunReport};
+
+use super::args::RunArgs;
+use super::{Conversation, one_line_error};
+use crate::{Outcome, UsageError, output};
+
+/// Runs `skills run`.
+pub(crate) async fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+    run_turns(args).await.map_err(one_line_error)
+}
+
+async fn run_turns(args: RunArgs) -> anyhow::Result<Outcome> {
+    // Checked before a model server is looked for (or an engine installed and started).
+    let held = args.agent.session().await?;
+    if args.prompt.is_none() && held.1.pending_approvals().is_empty() {
+        return Err(UsageError(
+            "give a PROMPT (or --session FILE holding a pending approval)".to_owned(),
+        )
+        .into());
+    }
+    let started = Instant::now();
+    let mut conversation = Conversation::new(&args.agent, held, false, args.json).await?;
+    let options = args
+        .invoke
+        .iter()
+        .fold(RunOptions::new(), |options, skill| options.skill(skill));
+    let responses = match args.prompt {
+        Some(prompt) => conversation.turn(prompt.into(), &options).await?.responses,
+        None => conversation
+            .resume(&options)
+            .await?
+            .map(|turn| turn.responses)
+            .unwrap_or_default(),
+    };
+    if args.json {
+        let report = RunReport::new(&responses, started.elapsed());
+        output::stdout().json(&report)?;
+    }
+    Ok(Outcome::Ok)
+}

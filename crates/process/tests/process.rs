@@ -1,0 +1,189 @@
+//! What the crate guarantees, over real processes (`sh`, `sleep`): a child's tree ends with it,
+//! on an exit, a timeout, a stop and a drop, even when it ignores `SIGTERM`; its environment holds
+//! only what it was given; output past the bound is cut and reported.
+#![cfg(target_os = "linux")]
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use skillful_process::{
+    ChildCommand, Running, Signal, detached_command, filter_environment, signal_group,
+};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+fn environment() -> Vec<(OsString, OsString)> {
+    let host: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    filter_environment(&host, &["PATH".to_owned()], &[])
+}
+
+fn shell(script: &str) -> Running {
+    let mut command = ChildCommand::new("sh", &environment());
+    command.command_mut().args(["-c", script]);
+    command.spawn().expect("sh starts")
+}
+
+/// Whether process `pid` is gone: no longer listed, or a zombie waiting to be reaped.
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, fields)| fields.trim_start().starts_with('Z')),
+    }
+}
+
+/// Waits until process `pid` has exited (its pidfd turns readable), for at most a minute;
+/// whether it did.
+fn exits(pid: u32) -> bool {
+    let pid = libc::pid_t::try_from(pid).unwrap();
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        // No such process: it has been reaped already.
+        return std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    }
+    let fd = libc::c_int::try_from(fd).unwrap();
+    let mut poll = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one live pollfd; the descriptor is ours and closed after.
+    let ready = unsafe { libc::poll(&mut poll, 1, 60_000) };
+    // SAFETY: closing our own descriptor.
+    unsafe { libc::close(fd) };
+    ready == 1
+}
+
+/// The pids a child printed, one a line, until its output ends.
+fn pids(text: &str) -> Vec<u32> {
+    text.lines()
+        .filter_map(|line| line.trim().parse().ok())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_grandchild_left_behind_is_killed_when_its_parent_exits() {
+    // The inner shell starts `sleep` and exits: `sleep` is orphaned, outside the child's reach.
+    let mut child = shell("sh -c 'sleep 1000 & echo $!'; exit 0");
+    let finished = child.collect(None, 1024).await.unwrap();
+    assert_eq!(finished.status.code(), Some(0));
+    let pids = pids(&finished.stdout.into_text());
+    assert_eq!(pids.len(), 1, "the grandchild's pid was printed");
+    assert!(
+        gone(pids[0]),
+        "the orphaned grandchild was killed with its parent"
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_ends_the_child_and_its_children() {
+    let mut child = shell("sleep 1000 & echo $!; echo $$; wait");
+    let finished = child
+        .collect(Some(Duration::from_millis(300)), 1024)
+        .await
+        .unwrap();
+    assert!(finished.timed_out);
+    let pids = pids(&finished.stdout.into_text());
+    assert_eq!(pids.len(), 2);
+    assert!(pids.iter().all(|pid| gone(*pid)), "{pids:?} are gone");
+}
+
+#[tokio::test]
+async fn a_child_that_ignores_sigterm_is_still_gone_after_a_stop_and_a_drop() {
+    for drop_it in [false, true] {
+        let mut child = shell("trap '' TERM; sleep 1000 & echo $!; echo $$; wait; wait");
+        let stdout = child.child_mut().stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout);
+        let mut printed = String::new();
+        for _ in 0..2 {
+            lines.read_line(&mut printed).await.unwrap();
+        }
+        if drop_it {
+            drop(child);
+        } else {
+            child.stop().await.unwrap();
+        }
+        // The pipe ends once every process holding it is dead.
+        lines.read_to_string(&mut printed).await.unwrap();
+        let pids = pids(&printed);
+        assert_eq!(pids.len(), 2, "{printed}");
+        let how = if drop_it { "dropped" } else { "stopped" };
+        for pid in pids {
+            assert!(exits(pid), "process {pid} outlived a {how} child");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_environment_holds_only_what_the_child_was_given() {
+    let host = [
+        (OsString::from("PATH"), OsString::from("/usr/bin:/bin")),
+        (
+            OsString::from("OPENAI_API_KEY"),
+            OsString::from("sk-secret"),
+        ),
+        (OsString::from("LANG"), OsString::from("C.UTF-8")),
+    ];
+    let given = filter_environment(
+        &host,
+        &["PATH".to_owned(), "HOME".to_owned()],
+        &[(OsString::from("SKILL_MODE"), OsString::from("test"))],
+    );
+    let command = ChildCommand::new("/usr/bin/env", &given);
+    let finished = command.spawn().unwrap().collect(None, 4096).await.unwrap();
+    let mut names: Vec<String> = finished
+        .stdout
+        .into_text()
+        .lines()
+        .map(|line| line.split('=').next().unwrap().to_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["PATH", "SKILL_MODE"]);
+}
+
+#[tokio::test]
+async fn output_past_the_bound_is_cut_and_reported() {
+    let mut child = shell("head -c 100000 /dev/zero | tr '\\0' a; echo done >&2");
+    let finished = child.collect(None, 1000).await.unwrap();
+    assert_eq!(finished.status.code(), Some(0));
+    assert_eq!(finished.stdout.bytes(), vec![b'a'; 1000].as_slice());
+    assert!(finished.stdout.truncated());
+    assert_eq!(finished.stdout.discarded(), 99_000);
+    assert!(!finished.stderr.truncated());
+    assert_eq!(finished.stderr.into_text(), "done\n");
+}
+
+#[test]
+fn a_detached_child_gets_only_its_environment_and_its_group_ends_together() {
+    let host = [
+        (
+            OsString::from("OPENAI_API_KEY"),
+            OsString::from("sk-secret"),
+        ),
+        (OsString::from("PATH"), OsString::from("/usr/bin:/bin")),
+    ];
+    let given = filter_environment(&host, &["PATH".to_owned()], &[]);
+    let mut child = detached_command("sh", &given)
+        .args([
+            "-c",
+            "trap '' TERM; echo ${OPENAI_API_KEY:-none}; sleep 1000 & echo $!; wait",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut key = String::new();
+    let mut sleeper = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut key).unwrap();
+    std::io::BufRead::read_line(&mut stdout, &mut sleeper).unwrap();
+    assert_eq!(key, "none\n");
+    assert!(signal_group(child.id(), Signal::Terminate).unwrap());
+    assert!(signal_group(child.id(), Signal::Kill).unwrap());
+    assert!(!child.wait().unwrap().success());
+    let sleeper: u32 = sleeper.trim().parse().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    // Its output ended: the sleeper of the group is dead (init's to reap).
+    assert!(exits(sleeper));
+}
