@@ -429,6 +429,56 @@ struct Previous {
     line: usize,
 }
 
+/// How a record fails to follow the one before it.
+enum ChainBreak {
+    /// This record is the broken one: what is wrong with it.
+    Here(String),
+    /// The record before it is (altered after the fact).
+    Before(Broken),
+}
+
+impl Previous {
+    /// Whether `record` follows this one: the next number, the digest of this one, no earlier
+    /// time.
+    fn chain_break(&self, record: &AuditRecord) -> Option<ChainBreak> {
+        let (seq, last_seq) = (record.seq, self.seq);
+        if seq != last_seq + 1 {
+            let problem = if seq <= last_seq {
+                format!("record {seq} is out of order (it follows record {last_seq})")
+            } else if seq == last_seq + 2 {
+                format!(
+                    "record {} is missing (record {seq} follows record {last_seq})",
+                    last_seq + 1
+                )
+            } else {
+                format!(
+                    "records {}–{} are missing (record {seq} follows record {last_seq})",
+                    last_seq + 1,
+                    seq - 1
+                )
+            };
+            return Some(ChainBreak::Here(problem));
+        }
+        if record.prev.as_deref() != Some(self.digest.as_str()) {
+            return Some(ChainBreak::Before(Broken {
+                path: self.path.clone(),
+                line: self.line,
+                seq: Some(last_seq),
+                problem: format!(
+                    "record {last_seq} was altered (or the digest record {seq} \
+                     holds for it): they no longer chain"
+                ),
+            }));
+        }
+        if record.time < self.time {
+            return Some(ChainBreak::Here(format!(
+                "record {seq}'s time goes back from record {last_seq}'s"
+            )));
+        }
+        None
+    }
+}
+
 /// What [`AuditLog::verify`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verification {
@@ -578,53 +628,20 @@ impl AuditLog {
                     }
                     first_seq = Some(seq);
                 }
-                Some(Previous {
-                    seq: last_seq,
-                    digest,
-                    time,
-                    path,
-                    line: last_line,
-                }) => {
-                    if seq != last_seq + 1 {
-                        let problem = if seq <= *last_seq {
-                            format!("record {seq} is out of order (it follows record {last_seq})")
-                        } else if seq == last_seq + 2 {
-                            format!(
-                                "record {} is missing (record {seq} follows record {last_seq})",
-                                last_seq + 1
-                            )
-                        } else {
-                            format!(
-                                "records {}–{} are missing (record {seq} follows record {last_seq})",
-                                last_seq + 1,
-                                seq - 1
-                            )
-                        };
+                Some(previous) => match previous.chain_break(record) {
+                    None => {}
+                    Some(ChainBreak::Here(problem)) => {
                         return Ok(finish(broken(Some(seq), problem)));
                     }
-                    if record.prev.as_deref() != Some(digest.as_str()) {
-                        // The record before is the broken one: it does not count as verified.
+                    // The record before is the broken one: it does not count as verified.
+                    Some(ChainBreak::Before(broken)) => {
                         return Ok(Verification {
                             verified: verified - 1,
                             first_seq,
-                            broken: Some(Broken {
-                                path: path.clone(),
-                                line: *last_line,
-                                seq: Some(*last_seq),
-                                problem: format!(
-                                    "record {last_seq} was altered (or the digest record {seq} \
-                                     holds for it): they no longer chain"
-                                ),
-                            }),
+                            broken: Some(broken),
                         });
                     }
-                    if record.time < *time {
-                        return Ok(finish(broken(
-                            Some(seq),
-                            format!("record {seq}'s time goes back from record {last_seq}'s"),
-                        )));
-                    }
-                }
+                },
             }
             verified += 1;
             previous = Some(Previous {

@@ -256,7 +256,39 @@ impl Checker {
 
     /// The skill's name; when lenient and it is missing, the expected one.
     fn name(&mut self, value: Option<&Value>, expected: Option<&str>) -> Option<String> {
-        let text = match value {
+        let text = self.name_text(value, expected);
+        let written = text
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty());
+        let Some(written) = written else {
+            return self.missing_name(expected);
+        };
+        self.invisible("name", written);
+        let normalized: String = written.nfkc().collect();
+        self.name_characters(&normalized);
+        if let Some(expected) = expected {
+            let expected_normalized: String = expected.nfkc().collect();
+            if expected_normalized != normalized {
+                self.violation(
+                    "name",
+                    format!(
+                        "Skill name `{normalized}` does not match its directory `{expected}`; rename one to match the other"
+                    ),
+                );
+            }
+        }
+        Some(written.to_owned())
+    }
+
+    /// The text of the `name` value: none when it is missing or a list or mapping (which is a
+    /// violation).
+    fn name_text<'v>(
+        &mut self,
+        value: Option<&'v Value>,
+        expected: Option<&str>,
+    ) -> Option<std::borrow::Cow<'v, str>> {
+        match value {
             Some(value @ (Value::Sequence(_) | Value::Mapping(_))) => {
                 self.violation(
                     "name",
@@ -270,29 +302,35 @@ impl Checker {
             }
             Some(value) => value.scalar_text(),
             None => None,
-        };
-        let written = text
-            .as_deref()
-            .map(str::trim)
-            .filter(|text| !text.is_empty());
-        let Some(written) = written else {
-            let fallback = expected.filter(|_| self.mode == ValidationMode::Lenient);
-            match fallback {
-                Some(dir) => self.push(
-                    Severity::Warning,
-                    "name",
-                    format!("Skill name is required; using the directory name `{dir}`: add `name: {dir}`"),
+        }
+    }
+
+    /// A missing name: an error, or when lenient a warning and the directory's name instead.
+    fn missing_name(&mut self, expected: Option<&str>) -> Option<String> {
+        let fallback = expected.filter(|_| self.mode == ValidationMode::Lenient);
+        match fallback {
+            Some(dir) => self.push(
+                Severity::Warning,
+                "name",
+                format!(
+                    "Skill name is required; using the directory name `{dir}`: add `name: {dir}`"
                 ),
-                None => self.push(
-                    Severity::Error,
-                    "name",
-                    format!("Skill name is required: add `name: {}`", expected.unwrap_or("my-skill")),
+            ),
+            None => self.push(
+                Severity::Error,
+                "name",
+                format!(
+                    "Skill name is required: add `name: {}`",
+                    expected.unwrap_or("my-skill")
                 ),
-            }
-            return fallback.map(str::to_owned);
-        };
-        self.invisible("name", written);
-        let normalized: String = written.nfkc().collect();
+            ),
+        }
+        fallback.map(str::to_owned)
+    }
+
+    /// The spec's rules for the characters of a name (`normalized` is NFKC): length, lowercase,
+    /// hyphens, no `:`, letters, digits and hyphens only.
+    fn name_characters(&mut self, normalized: &str) {
         let chars = normalized.chars().count();
         if chars > MAX_NAME_CHARS {
             self.violation(
@@ -344,18 +382,6 @@ impl Checker {
                 ),
             );
         }
-        if let Some(expected) = expected {
-            let expected_normalized: String = expected.nfkc().collect();
-            if expected_normalized != normalized {
-                self.violation(
-                    "name",
-                    format!(
-                        "Skill name `{normalized}` does not match its directory `{expected}`; rename one to match the other"
-                    ),
-                );
-            }
-        }
-        Some(written.to_owned())
     }
 
     /// A field that should be one string (`license`, `compatibility`). Anything else is kept in

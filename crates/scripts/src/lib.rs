@@ -49,6 +49,7 @@
 //! use skillful_discovery::FileSkillsSource;
 //! use skillful_scripts::ProcessRunner;
 //!
+//! # if !skillful_test_support::program_runs("python3", "install Python 3") { return; }
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 //! let source = FileSkillsSource::builder()

@@ -39,6 +39,13 @@ async fn received_argv(arguments: serde_json::Value) -> Vec<String> {
 
 #[tokio::test]
 async fn interpreters_are_chosen_by_extension() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
+    if !skillful_test_support::program_runs("node", "install Node.js, e.g. apt install nodejs") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         (
@@ -75,6 +82,10 @@ async fn interpreters_are_chosen_by_extension() {
 
 #[tokio::test]
 async fn an_interpreter_falls_back_to_its_next_program_when_the_first_is_not_installed() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let runner = ProcessRunner::builder()
         .interpreter(
             ".py",
@@ -157,6 +168,10 @@ async fn a_file_without_an_interpreter_runs_only_if_it_is_executable() {
 
 #[tokio::test]
 async fn an_array_is_passed_verbatim_including_unicode_and_shell_metacharacters() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let arguments = [
         "$(rm -rf /)",
         "; echo pwned",
@@ -176,6 +191,10 @@ async fn an_array_is_passed_verbatim_including_unicode_and_shell_metacharacters(
 
 #[tokio::test]
 async fn an_object_becomes_options_with_flags_and_numbers_as_json_text() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let received = received_argv(json!({
         "value": 26.2,
         "factor": 1.609344,
@@ -226,6 +245,10 @@ async fn arguments_that_make_no_command_line_are_refused_before_anything_runs() 
 
 #[tokio::test]
 async fn the_script_runs_in_its_directory_with_stdin_closed() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let path = script(
         dir.path(),
@@ -247,6 +270,10 @@ async fn the_script_runs_in_its_directory_with_stdin_closed() {
 
 #[tokio::test]
 async fn a_working_directory_is_where_the_script_runs_and_writes() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let skill = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let path = script(
@@ -274,6 +301,10 @@ async fn a_working_directory_is_where_the_script_runs_and_writes() {
 
 #[tokio::test]
 async fn stderr_and_a_non_zero_exit_code_are_reported_and_rendered() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let text = "import sys\nprint('partial')\nprint('bad input', file=sys.stderr)\nsys.exit(3)\n";
     let output = run_new(&runner(), "fail.py", text).await.unwrap();
     assert_eq!(output.exit_code, Some(3));
@@ -316,6 +347,10 @@ async fn only_the_allowed_and_added_variables_reach_the_script() {
 
 #[tokio::test]
 async fn output_past_the_limit_is_read_to_the_end_and_capped() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let text = "import sys\nsys.stdout.write('x' * (10 * 1024 * 1024))\nsys.stderr.write('e' * 100000)\nprint('done', file=sys.stderr)\n";
     let output = run_new(&runner(), "loud.py", text).await.unwrap();
     assert!(output.succeeded(), "{}", output.render().len());
@@ -512,6 +547,10 @@ print("started", flush=True)
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_the_script() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (path, pid_file) = daemonizing_script(dir.path(), "sys.exit(0)");
     let output = runner()
@@ -530,6 +569,10 @@ async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_the_scr
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_a_timeout() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (path, pid_file) = daemonizing_script(dir.path(), "time.sleep(300)");
     let runner = ProcessRunner::builder()
@@ -622,6 +665,10 @@ impl Drop for FdKeeper {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn an_output_pipe_handed_to_an_outside_process_does_not_turn_the_result_into_a_timeout() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let keeper = FdKeeper::start(dir.path());
     // The script gives its stdout to a process outside its tree, which no kill reaches.
@@ -649,6 +696,10 @@ async fn an_output_pipe_handed_to_an_outside_process_does_not_turn_the_result_in
 
 #[tokio::test]
 async fn a_python_script_leaves_no_bytecode_in_its_skill() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     // Unconfined (the sandbox would forbid the write anyway): the files of the skill stay as
     // they were, so an approval bound to them holds.
     let dir = tempfile::tempdir().unwrap();

@@ -30,6 +30,10 @@ async fn run_limited(limits: Limits, name: &str, text: &str) -> Option<ScriptOut
 
 #[tokio::test]
 async fn a_script_past_its_memory_limit_fails_and_the_limit_is_named() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let limits = Limits::default().memory_bytes(Some(256 << 20));
     let Some(output) = run_limited(limits, "big.py", "buffer = bytearray(1 << 30)\n").await else {
         return;
@@ -45,6 +49,10 @@ async fn a_script_past_its_memory_limit_fails_and_the_limit_is_named() {
 
 #[tokio::test]
 async fn a_file_past_the_size_limit_is_cut_and_the_limit_is_named() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let limits = Limits::default().file_size_bytes(Some(1 << 20));
     let text = "import os\n\
                 with open(os.path.join(os.environ['TMPDIR'], 'big'), 'wb') as f:\n    \
@@ -64,6 +72,10 @@ async fn a_file_past_the_size_limit_is_cut_and_the_limit_is_named() {
 
 #[tokio::test]
 async fn a_script_past_its_cpu_time_is_stopped_and_the_limit_is_named() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let limits = Limits::default().cpu_time(Some(Duration::from_secs(1)));
     let Some(output) = run_limited(limits, "spin.py", "while True:\n    pass\n").await else {
         return;
@@ -80,6 +92,9 @@ async fn a_script_past_its_cpu_time_is_stopped_and_the_limit_is_named() {
 
 #[tokio::test]
 async fn node_runs_in_the_sandbox_with_the_default_limits() {
+    if !skillful_test_support::program_runs("node", "install Node.js, e.g. apt install nodejs") {
+        return;
+    }
     let Some(output) = run_limited(
         Limits::default(),
         "hello.js",
@@ -115,6 +130,10 @@ async fn a_destructive_script_is_refused_before_it_starts() {
 /// one writes it), the rest of the hidden directory stays out of reach.
 #[tokio::test]
 async fn a_working_directory_below_a_hidden_one_is_the_scripts_and_only_it() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let root = tempfile::tempdir().unwrap();
     let state = root.path().join("state");
     let work = state.join("eval/run/outputs");

@@ -62,6 +62,10 @@ fn text(output: ToolOutput) -> String {
 
 #[tokio::test]
 async fn the_unit_converter_runs_with_an_object_or_an_array_of_arguments() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let expected = r#"{"value": 26.2, "factor": 1.609344, "result": 42.1648}"#;
     let object = json!({"value": 26.2, "factor": 1.609344});
     assert_eq!(text(convert(object).await), expected);
@@ -71,6 +75,10 @@ async fn the_unit_converter_runs_with_an_object_or_an_array_of_arguments() {
 
 #[tokio::test]
 async fn a_failing_script_shows_its_stderr_and_exit_code_to_the_model() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let shown = text(convert(json!({"value": 26.2})).await);
     assert!(shown.starts_with("[stderr]\nusage: convert.py"), "{shown}");
     assert!(

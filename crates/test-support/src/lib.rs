@@ -4,7 +4,8 @@
 //! It owns two rules the tests must apply the same way everywhere:
 //! - [`prerequisite_missing`]: a test that cannot run on this machine (no `python3`, no second
 //!   user, a kernel without Landlock) fails under CI, where `.ci/run` installs everything, and
-//!   is skipped with the reason printed only outside CI;
+//!   is skipped with the reason printed only outside CI; [`program_runs`] and
+//!   [`python_imports`] apply it to a program on PATH and to Python modules;
 //! - [`unprivileged`]: how a test running as root gets an unprivileged user to run commands as
 //!   (an attacker's script, another user's checkout), created with `useradd` when missing;
 //! - [`wait`]: what a test synchronises on (a child's exit, a process gone, a line on a pipe) is
@@ -42,6 +43,35 @@ pub fn prerequisite_missing(reason: &str) {
         panic!("this test cannot run, and CI must run it: {reason}");
     }
     println!("skipped: {reason}");
+}
+
+/// Whether `program` can be started here (`program --version`); when it cannot,
+/// [`prerequisite_missing`] says so, naming `install` (how to get it), and the caller returns.
+///
+/// # Panics
+/// Under CI, when it cannot be started.
+///
+/// # Example
+/// ```
+/// # if skillful_test_support::under_ci() { return; }
+/// if !skillful_test_support::program_runs("no-such-program-here", "apt install nothing") {
+///     return;
+/// }
+/// # unreachable!();
+/// ```
+#[track_caller]
+pub fn program_runs(program: &str, install: &str) -> bool {
+    let runs = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok();
+    if !runs {
+        prerequisite_missing(&format!("`{program}` is not on PATH ({install})"));
+    }
+    runs
 }
 
 /// Whether `python3` can import `modules` (a comma-separated list, as `import` takes it); when it

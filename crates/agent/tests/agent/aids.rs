@@ -53,6 +53,10 @@ fn agent(server: &TestServer, aids: Aids) -> Agent {
 
 #[tokio::test]
 async fn a_loop_after_a_successful_call_ends_with_the_answer_asked_for_in_a_clean_request() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let server = TestServer::start().await;
     server.respond(looping_model);
     let agent = agent(&server, Aids::new());

@@ -109,6 +109,10 @@ async fn always_approving_a_script_is_remembered_by_the_agent() {
 
 #[tokio::test]
 async fn a_pending_approval_survives_the_process_through_a_file() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let server = TestServer::start().await;
     server.push(Reply::tool_call("c1", "run_skill_script", run_convert()));
     server.push(Reply::text("A marathon is about 42.16 km."));

@@ -25,6 +25,10 @@ fn records_of(log: &AuditLog) -> Vec<AuditRecord> {
 
 #[tokio::test]
 async fn every_decided_call_and_every_run_is_one_chained_record() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let server = TestServer::start().await;
     server.push(Reply::tool_calls(&[
         ("c1", "load_skill", load_skill()),

@@ -12,6 +12,10 @@ use crate::common::{
 
 #[tokio::test]
 async fn the_marathon_conversation_runs_end_to_end() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let server = TestServer::start().await;
     server.push(Reply::tool_call("c1", "load_skill", load_skill()));
     server.push(Reply::tool_call("c2", "read_skill_resource", read_table()));

@@ -146,6 +146,10 @@ async fn turned_off_text_stays_text() {
 
 #[tokio::test]
 async fn a_recovered_call_asks_for_approval_and_resumes_like_any_other() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
     let server = TestServer::start().await;
     server.push(Reply::text(
         "<tool_call>{\"name\": \"run_skill_script\", \"arguments\": {\"skillName\": \"unit-converter\", \"scriptName\": \"scripts/convert.py\", \"arguments\": {\"value\": 2, \"factor\": 3}}}</tool_call>",
