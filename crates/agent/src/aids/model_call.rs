@@ -121,19 +121,8 @@ impl<C: ChatClient> ChatClient for AidedModel<C> {
 /// succeeded with the same arguments since the conversation's last user query (an
 /// `idempotencyKey` aside): the model asks for a result it has been given.
 fn repeats_a_result(conversation: &[Message], replies: &[Message]) -> bool {
-    let since = conversation
-        .iter()
-        .rposition(|message| message.user_query().is_some())
-        .map_or(conversation, |at| &conversation[at + 1..]);
-    let succeeded: HashSet<&str> = since
-        .iter()
-        .filter(|message| message.role == Role::Tool)
-        .flat_map(|message| &message.contents)
-        .filter_map(|content| match content {
-            Content::FunctionResult(result) if !result.is_error => Some(result.call_id.as_str()),
-            _ => None,
-        })
-        .collect();
+    let since = since_last_query(conversation);
+    let succeeded = succeeded_calls(since);
     let done: Vec<(&str, Value)> = since
         .iter()
         .flat_map(Message::function_calls)
@@ -150,6 +139,27 @@ fn repeats_a_result(conversation: &[Message], replies: &[Message]) -> bool {
         })
 }
 
+/// The messages after the conversation's last user query (all of them when it has none).
+fn since_last_query(messages: &[Message]) -> &[Message] {
+    messages
+        .iter()
+        .rposition(|message| message.user_query().is_some())
+        .map_or(messages, |at| &messages[at + 1..])
+}
+
+/// The call ids whose results in `messages` are no error.
+fn succeeded_calls(messages: &[Message]) -> HashSet<&str> {
+    messages
+        .iter()
+        .filter(|message| message.role == Role::Tool)
+        .flat_map(|message| &message.contents)
+        .filter_map(|content| match content {
+            Content::FunctionResult(result) if !result.is_error => Some(result.call_id.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `arguments` without an `idempotencyKey` (a model that repeats a call may give a new one).
 fn without_key(arguments: &Value) -> Value {
     let mut arguments = arguments.clone();
@@ -162,19 +172,8 @@ fn without_key(arguments: &Value) -> Value {
 /// The skill loaded last since the conversation's last user query (by the model, an activation
 /// or an invocation): the `skillName` of the last `load_skill` call whose result is no error.
 fn active_skill(messages: &[Message]) -> Option<String> {
-    let since = messages
-        .iter()
-        .rposition(|message| message.user_query().is_some())
-        .map_or(messages, |at| &messages[at + 1..]);
-    let succeeded: HashSet<&str> = since
-        .iter()
-        .filter(|message| message.role == Role::Tool)
-        .flat_map(|message| &message.contents)
-        .filter_map(|content| match content {
-            Content::FunctionResult(result) if !result.is_error => Some(result.call_id.as_str()),
-            _ => None,
-        })
-        .collect();
+    let since = since_last_query(messages);
+    let succeeded = succeeded_calls(since);
     since
         .iter()
         .flat_map(Message::function_calls)
