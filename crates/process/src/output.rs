@@ -120,29 +120,25 @@ fn buffered_in(descriptor: std::os::fd::RawFd) -> Option<usize> {
     }
 }
 
-impl Buffered for tokio::process::ChildStdout {
-    #[cfg(unix)]
-    fn buffered(&self) -> Option<usize> {
-        buffered_in(std::os::fd::AsRawFd::as_raw_fd(self))
-    }
+/// `Buffered` for the child's pipes, alike: the count is asked of the descriptor (`FIONREAD`).
+/// A macro, not a blanket impl over `AsRawFd`, which would conflict with the tests' `&[u8]`.
+macro_rules! buffered_pipes {
+    ($($pipe:ty),*) => {$(
+        impl Buffered for $pipe {
+            #[cfg(unix)]
+            fn buffered(&self) -> Option<usize> {
+                buffered_in(std::os::fd::AsRawFd::as_raw_fd(self))
+            }
 
-    #[cfg(not(unix))]
-    fn buffered(&self) -> Option<usize> {
-        None
-    }
+            #[cfg(not(unix))]
+            fn buffered(&self) -> Option<usize> {
+                None
+            }
+        }
+    )*};
 }
 
-impl Buffered for tokio::process::ChildStderr {
-    #[cfg(unix)]
-    fn buffered(&self) -> Option<usize> {
-        buffered_in(std::os::fd::AsRawFd::as_raw_fd(self))
-    }
-
-    #[cfg(not(unix))]
-    fn buffered(&self) -> Option<usize> {
-        None
-    }
-}
+buffered_pipes!(tokio::process::ChildStdout, tokio::process::ChildStderr);
 
 #[cfg(test)]
 mod tests {

@@ -79,8 +79,10 @@ async fn a_grandchild_left_behind_is_killed_when_its_parent_exits() {
 #[tokio::test]
 async fn a_timeout_ends_the_child_and_its_children() {
     let mut child = shell("sleep 1000 & echo $!; echo $$; wait");
+    // Long enough for the shell to print both pids on a loaded 2-core machine (300 ms may not
+    // be); the timeout is what ends it.
     let finished = child
-        .collect(Some(Duration::from_millis(300)), 1024)
+        .collect(Some(Duration::from_secs(2)), 1024)
         .await
         .unwrap();
     assert!(finished.timed_out);
