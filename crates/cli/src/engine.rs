@@ -2,7 +2,9 @@
 //! it can install.
 
 use clap::Subcommand;
-use skillful_engine::{DEFAULT_MODEL, DEFAULT_PORT, Engine, MODELS, StartOptions, model, template};
+use skillful_engine::{
+    DEFAULT_MODEL, DEFAULT_PORT, Engine, EngineRecord, MODELS, StartOptions, model, template,
+};
 
 use crate::{Outcome, output};
 
@@ -84,11 +86,9 @@ async fn start(
     let record = running.detach();
     writeln!(
         out,
-        "engine {how}: {} (pid {}, model {}, template {})",
+        "engine {how}: {} ({})",
         record.endpoint(),
-        record.pid,
-        record.model,
-        record.template
+        identity(&record)
     )?;
     writeln!(out, "  log:  {}", record.log.display())?;
     writeln!(
@@ -143,15 +143,21 @@ async fn status(
         };
         writeln!(
             out,
-            "{} {answering} (pid {}, model {}, template {}{owner})",
+            "{} {answering} ({}{owner})",
             record.endpoint(),
-            record.pid,
-            record.model,
-            record.template
+            identity(&record)
         )?;
         writeln!(out, "  log: {}", record.log.display())?;
     }
     Ok(())
+}
+
+/// What names a running engine on the lines of `start` and `status`.
+fn identity(record: &EngineRecord) -> String {
+    format!(
+        "pid {}, model {}, template {}",
+        record.pid, record.model, record.template
+    )
 }
 
 /// `skills engine models`: the catalogue, what is installed.
