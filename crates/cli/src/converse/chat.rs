@@ -29,8 +29,8 @@ async fn chat_turns(args: ChatArgs) -> anyhow::Result<Outcome> {
     let held = args.agent.session().await?;
     let mut conversation = Conversation::new(&args.agent, held, true, false).await?;
     loop {
-        conversation.terminal.prompt("> ")?;
-        let Some(line) = conversation.terminal.read_answer().await? else {
+        conversation.asking.terminal.prompt("> ")?;
+        let Some(line) = conversation.asking.terminal.read_answer().await? else {
             return Ok(Outcome::Ok);
         };
         match line.trim() {

@@ -39,9 +39,8 @@ struct Conversation<'a> {
     agent: Agent,
     args: &'a AgentArgs,
     session: Session,
-    /// The session file, locked for as long as the conversation lasts.
-    file: Option<SessionFile>,
-    terminal: Terminal,
+    /// The terminal and the session file.
+    asking: Asking,
     _engine: Option<EngineGuard>,
 }
 
@@ -61,8 +60,11 @@ impl<'a> Conversation<'a> {
             agent: args.agent(&endpoint, live, &runner).await?,
             args,
             session,
-            file,
-            terminal: Terminal::new(json),
+            asking: Asking {
+                terminal: Terminal::new(json),
+                file,
+                max_tokens: args.model.max_tokens,
+            },
             _engine: engine,
         })
     }
@@ -70,14 +72,9 @@ impl<'a> Conversation<'a> {
     /// Runs `input`, asking about every held call on the terminal and resuming, until the model
     /// answers or the terminal closes (said, with how to answer later).
     async fn turn(&mut self, input: Input, options: &RunOptions) -> anyhow::Result<Turn> {
-        let mut asking = Asking {
-            terminal: &mut self.terminal,
-            file: self.file.as_ref(),
-            max_tokens: self.args.model.max_tokens,
-        };
         let turn = self
             .agent
-            .run_approving(input, &mut self.session, options, &mut asking)
+            .run_approving(input, &mut self.session, options, &mut self.asking)
             .await
             .map_err(explain)?;
         if turn.pending {
@@ -89,14 +86,9 @@ impl<'a> Conversation<'a> {
     /// Asks about the calls the session holds and resumes; `None` when the terminal closed
     /// first.
     async fn resume(&mut self, options: &RunOptions) -> anyhow::Result<Option<Turn>> {
-        let mut asking = Asking {
-            terminal: &mut self.terminal,
-            file: self.file.as_ref(),
-            max_tokens: self.args.model.max_tokens,
-        };
         let turn = self
             .agent
-            .resume_approving(&mut self.session, options, &mut asking)
+            .resume_approving(&mut self.session, options, &mut self.asking)
             .await
             .map_err(explain)?;
         if turn.as_ref().is_some_and(|turn| turn.pending) {
@@ -114,7 +106,7 @@ impl<'a> Conversation<'a> {
             ),
             None => "; pass --session FILE to keep it".to_owned(),
         };
-        writeln!(self.terminal.out(), "(approval pending{resume})")?;
+        writeln!(self.asking.terminal.out(), "(approval pending{resume})")?;
         Ok(())
     }
 }

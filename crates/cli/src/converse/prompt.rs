@@ -13,22 +13,24 @@ use super::terminal::Terminal;
 use super::transcript;
 use crate::output;
 
-/// Approvals asked on `terminal`; the session saved to `file` after every response.
-pub(super) struct Asking<'a> {
-    pub(super) terminal: &'a mut Terminal,
-    pub(super) file: Option<&'a SessionFile>,
+/// Approvals asked on `terminal`; the session saved to `file` (locked for as long as this
+/// lasts) after every response. The conversation owns it beside the agent and the session, so
+/// that a run can borrow all three at once.
+pub(super) struct Asking {
+    pub(super) terminal: Terminal,
+    pub(super) file: Option<SessionFile>,
     /// `--max-tokens`, named when an answer was cut off at it.
     pub(super) max_tokens: u32,
 }
 
 #[async_trait]
-impl Approver for Asking<'_> {
+impl Approver for Asking {
     async fn responded(
         &mut self,
         response: &AgentResponse,
         session: &Session,
     ) -> Result<(), ApproverError> {
-        if let Some(file) = self.file {
+        if let Some(file) = &self.file {
             file.save(session)?;
         }
         if self.terminal.transcript() {
