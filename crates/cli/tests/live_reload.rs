@@ -219,8 +219,13 @@ async fn serve_answers_every_request_within_3_s_under_continuous_churn() {
         .spawn()
         .unwrap());
     let (client, _notifications) = serve_stdio(root.path()).await;
-    // Synchronised on the churn being under way.
+    // Synchronised on the churn being under way (polled, within the bound of a request).
+    let deadline = std::time::Instant::now() + BOUND;
     while std::fs::metadata(&log).map_or(0, |metadata| metadata.len()) < 100 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the churn never started"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 

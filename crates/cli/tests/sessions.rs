@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use skillful_test_server::{Reply, TestServer};
 
-use common::{EXAMPLES, command, run_args, run_with, skill_root, skills, text};
+use common::{EXAMPLES, command, run_args, skill_root, skills, text};
 
 /// The user prompts of the session in `file`.
 fn prompts(file: &Path) -> Vec<String> {
@@ -28,17 +29,23 @@ fn prompts(file: &Path) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_processes_on_one_session_lose_no_turn() {
-    let (root, _) = skill_root(
+    // The script of the first turn holds its process (and so the session) until the other
+    // process says it waits: the test creates `go` beside the script when it reads that line.
+    let (root, dir) = skill_root(
         "sleeper",
-        "Run `scripts/nap.py` to wait.",
-        &[("nap.py", "import time\ntime.sleep(1.5)\nprint('slept')\n")],
+        "Run `scripts/nap.sh` to wait.",
+        &[(
+            "nap.sh",
+            "for _ in $(seq 12000); do [ -e \"${0%/*}/go\" ] && break; sleep 0.01; done\necho slept\n",
+        )],
     );
+    let go = dir.join("scripts/go");
     let server = TestServer::start().await;
-    // The first request gets a script call that takes 1.5 s; every other one an answer.
+    // The first request gets the script call; every other one an answer.
     server.push(Reply::tool_call(
         "c1",
         "run_skill_script",
-        json!({"skillName": "sleeper", "scriptName": "scripts/nap.py"}),
+        json!({"skillName": "sleeper", "scriptName": "scripts/nap.sh"}),
     ));
     server.repeat(Reply::text("done"));
     let dir = tempfile::tempdir().unwrap();
@@ -46,25 +53,41 @@ async fn two_processes_on_one_session_lose_no_turn() {
     let session = file.to_str().unwrap();
     let root = root.path().to_str().unwrap();
     let run = |prompt: &str| {
-        command(&run_args(
+        let mut command = command(&run_args(
             root,
             server.url(),
             &[prompt, "--approve", "all", "--session", session],
-        ))
+        ));
+        let go = go.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut child = command
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("the skills binary runs");
+            let mut stderr = String::new();
+            for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+                let line = line.unwrap();
+                if line.contains("waiting for another process") {
+                    std::fs::write(&go, "").unwrap();
+                }
+                stderr += &line;
+                stderr.push('\n');
+            }
+            (child.wait().unwrap(), stderr)
+        })
     };
-    let (first, second) = tokio::join!(
-        run_with(run("first turn"), String::new()),
-        run_with(run("second turn"), String::new()),
-    );
-    for output in [&first, &second] {
-        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let (first, second) = tokio::join!(run("first turn"), run("second turn"));
+    let (first, second) = (first.unwrap(), second.unwrap());
+    for (status, stderr) in [&first, &second] {
+        assert_eq!(status.code(), Some(0), "{stderr}");
     }
     let mut turns = prompts(&file);
     turns.sort();
     assert_eq!(turns, ["first turn", "second turn"], "a turn was lost");
     let waited = [&first, &second]
         .iter()
-        .filter(|output| text(&output.stderr).contains("waiting for"))
+        .filter(|(_, stderr)| stderr.contains("waiting for"))
         .count();
     assert_eq!(waited, 1, "the second process says it waits");
 }
