@@ -140,6 +140,9 @@ async fn a_looping_model_gets_the_answer_step_in_the_transcript() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn run_json_prints_one_object_with_every_step() {
+    if !common::python_runs() {
+        return;
+    }
     let server = TestServer::start().await;
     server.respond(|request| {
         let ran = request["messages"]

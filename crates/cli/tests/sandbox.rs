@@ -447,6 +447,9 @@ fn copy_dir(from: &Path, to: &Path) {
 /// sandbox on, the same flags run the script without asking.
 #[tokio::test(flavor = "multi_thread")]
 async fn with_the_sandbox_off_run_says_so_first_and_every_script_asks() {
+    if !common::python_runs() {
+        return;
+    }
     use skillful_test_server::{Reply, TestServer};
 
     let (root, _dir) = common::skill_root(

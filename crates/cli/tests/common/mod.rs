@@ -85,6 +85,16 @@ pub fn run_args(root: &str, url: &str, extra: &[&str]) -> Vec<String> {
     args
 }
 
+/// Whether `python3` runs here, for a test whose skill scripts are Python: when it does not,
+/// the test fails under CI and is skipped, saying why, elsewhere (the caller returns).
+#[track_caller]
+pub fn python_runs() -> bool {
+    skillful_test_support::program_runs(
+        "python3",
+        "apt install python3: the skill scripts are Python",
+    )
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
