@@ -182,104 +182,172 @@ impl Fetcher {
         max_size: u64,
         bar: &ProgressBar,
     ) -> Result<(), EngineError> {
-        let download_error = |reason: String| EngineError::Download {
-            url: redact_url(url),
-            reason,
+        let transfer = Transfer {
+            url,
+            dest,
+            partial: with_suffix(dest, ".part"),
+            sha256,
+            size,
+            max_size,
+            bar,
         };
-        let what = dest.file_name().map_or_else(
-            || dest.display().to_string(),
-            |name| name.to_string_lossy().into_owned(),
-        );
-        if dest.exists() {
-            if sha256_file(dest.to_path_buf()).await? == sha256 {
-                bar.inc(size.unwrap_or(0));
-                return Ok(());
-            }
-            remove(dest)?;
+        if transfer.already_done().await? {
+            return Ok(());
         }
-        let partial = with_suffix(dest, ".part");
-        let mut offset = std::fs::metadata(&partial).map_or(0, |metadata| metadata.len());
-        if offset > 0 && size == Some(offset) {
-            // Downloaded whole before an interruption: only the check was left.
-            if sha256_file(partial.clone()).await? == sha256 {
-                bar.inc(offset);
-                return std::fs::rename(&partial, dest)
-                    .map_err(|error| EngineError::io(dest, error));
+        let (response, resumed_at) = transfer.request(&self.http).await?;
+        let written = transfer.receive(response, resumed_at).await?;
+        transfer.check_and_keep(written).await
+    }
+}
+
+/// One download of [`Fetcher::download`]: what is expected of the file and where it goes.
+struct Transfer<'a> {
+    url: &'a str,
+    dest: &'a Path,
+    /// `dest.part`, where the bytes arrive.
+    partial: PathBuf,
+    sha256: &'a str,
+    size: Option<u64>,
+    max_size: u64,
+    bar: &'a ProgressBar,
+}
+
+impl Transfer<'_> {
+    fn error(&self, reason: String) -> EngineError {
+        EngineError::Download {
+            url: redact_url(self.url),
+            reason,
+        }
+    }
+
+    /// Whether nothing is left to fetch: `dest` is there with the right hash, or the partial
+    /// file was downloaded whole before an interruption and only its check was left (it is
+    /// `dest` now). A `dest` with another hash is removed.
+    async fn already_done(&self) -> Result<bool, EngineError> {
+        if self.dest.exists() {
+            if sha256_file(self.dest.to_path_buf()).await? == self.sha256 {
+                self.bar.inc(self.size.unwrap_or(0));
+                return Ok(true);
             }
+            remove(self.dest)?;
+        }
+        let on_disk = self.on_disk();
+        if on_disk > 0
+            && self.size == Some(on_disk)
+            && sha256_file(self.partial.clone()).await? == self.sha256
+        {
+            self.bar.inc(on_disk);
+            std::fs::rename(&self.partial, self.dest)
+                .map_err(|error| EngineError::io(self.dest, error))?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn on_disk(&self) -> u64 {
+        std::fs::metadata(&self.partial).map_or(0, |metadata| metadata.len())
+    }
+
+    /// Asks for the file, from where the partial file stops when that can be continued; the
+    /// answer and the offset its body starts at, `None` when it is the whole file.
+    async fn request(
+        &self,
+        http: &reqwest::Client,
+    ) -> Result<(reqwest::Response, Option<u64>), EngineError> {
+        let mut offset = self.on_disk();
+        // Too long to be a beginning of the file (a whole one with another hash included).
+        if offset > self.max_size || self.size.is_some_and(|size| offset >= size) {
             offset = 0;
         }
-        if offset > max_size || size.is_some_and(|size| offset >= size) {
-            offset = 0;
-        }
-        let mut request = self.http.get(url);
+        let mut request = http.get(self.url);
         if offset > 0 {
             request = request.header(RANGE, format!("bytes={offset}-"));
         }
-        let mut response = request
+        let response = request
             .send()
             .await
-            .map_err(|error| download_error(root_cause(error)))?;
+            .map_err(|error| self.error(root_cause(error)))?;
         let resumed = response.status() == StatusCode::PARTIAL_CONTENT
             && response
                 .headers()
                 .get(CONTENT_RANGE)
                 .and_then(|value| value.to_str().ok())
                 .is_some_and(|range| range.starts_with(&format!("bytes {offset}-")));
-        if !resumed {
-            if !response.status().is_success() {
-                return Err(download_error(format!("HTTP {}", response.status())));
-            }
-            // The server sends the whole file: start over.
-            offset = 0;
+        if resumed {
+            return Ok((response, Some(offset)));
         }
+        if !response.status().is_success() {
+            return Err(self.error(format!("HTTP {}", response.status())));
+        }
+        // The server sends the whole file: start over.
+        Ok((response, None))
+    }
+
+    /// Writes the answer's body to the partial file, after its first `resumed_at` bytes or
+    /// over it; the partial file's length then.
+    async fn receive(
+        &self,
+        mut response: reqwest::Response,
+        resumed_at: Option<u64>,
+    ) -> Result<u64, EngineError> {
+        let partial = &self.partial;
         let mut file = tokio::fs::OpenOptions::new()
             .create(true)
-            .append(resumed)
+            .append(resumed_at.is_some())
             .write(true)
-            .truncate(!resumed)
-            .open(&partial)
+            .truncate(resumed_at.is_none())
+            .open(partial)
             .await
-            .map_err(|error| EngineError::io(&partial, error))?;
-        bar.inc(offset);
+            .map_err(|error| EngineError::io(partial, error))?;
+        let offset = resumed_at.unwrap_or(0);
+        self.bar.inc(offset);
         let mut written = offset;
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|error| download_error(root_cause(error)))?
+            .map_err(|error| self.error(root_cause(error)))?
         {
             written += chunk.len() as u64;
-            if written > max_size || size.is_some_and(|size| written > size) {
+            if written > self.max_size || self.size.is_some_and(|size| written > size) {
                 drop(file);
-                remove(&partial)?;
-                return Err(download_error(format!(
+                remove(partial)?;
+                return Err(self.error(format!(
                     "the server sent more than the {} bytes expected",
-                    size.unwrap_or(max_size)
+                    self.size.unwrap_or(self.max_size)
                 )));
             }
             file.write_all(&chunk)
                 .await
-                .map_err(|error| EngineError::io(&partial, error))?;
-            bar.inc(chunk.len() as u64);
+                .map_err(|error| EngineError::io(partial, error))?;
+            self.bar.inc(chunk.len() as u64);
         }
         file.flush()
             .await
-            .map_err(|error| EngineError::io(&partial, error))?;
-        drop(file);
-        if let Some(size) = size.filter(|size| written < *size) {
-            return Err(download_error(format!(
+            .map_err(|error| EngineError::io(partial, error))?;
+        Ok(written)
+    }
+
+    /// Renames the partial file of `written` bytes to `dest` if it is whole and has the hash;
+    /// one with another hash is removed (continuing it could never help).
+    async fn check_and_keep(&self, written: u64) -> Result<(), EngineError> {
+        if let Some(size) = self.size.filter(|size| written < *size) {
+            return Err(self.error(format!(
                 "the connection ended after {written} of {size} bytes"
             )));
         }
-        let actual = sha256_file(partial.clone()).await?;
-        if actual != sha256 {
-            remove(&partial)?;
+        let actual = sha256_file(self.partial.clone()).await?;
+        if actual != self.sha256 {
+            remove(&self.partial)?;
             return Err(EngineError::Checksum {
-                what,
-                expected: sha256.to_owned(),
+                what: self.dest.file_name().map_or_else(
+                    || self.dest.display().to_string(),
+                    |name| name.to_string_lossy().into_owned(),
+                ),
+                expected: self.sha256.to_owned(),
                 actual,
             });
         }
-        std::fs::rename(&partial, dest).map_err(|error| EngineError::io(dest, error))
+        std::fs::rename(&self.partial, self.dest).map_err(|error| EngineError::io(self.dest, error))
     }
 }
 

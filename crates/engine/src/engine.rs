@@ -1,6 +1,6 @@
 //! [`Engine`]: installs, starts, lists and stops engines of one cache and state directory.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -221,61 +221,12 @@ impl Engine {
         };
         let answer = probe(&format!("http://127.0.0.1:{port}/health")).await;
         if answer != Probe::Nothing {
-            let ours = records
-                .live()
-                .into_iter()
-                .find(|record| record.port == port);
-            return match ours {
-                // An engine that stops with another command's end is not to be kept.
-                Some(record)
-                    if record.model == model.name
-                        && record.template == template.name
-                        && !record.is_temporary() =>
-                {
-                    Ok(RunningEngine {
-                        record,
-                        child: None,
-                        records,
-                        reused: true,
-                    })
-                }
-                Some(record) => Err(EngineError::PortHasOtherEngine {
-                    port,
-                    pid: record.pid,
-                    model: record.model,
-                    template: record.template,
-                }),
-                None => Err(EngineError::PortInUse {
-                    port,
-                    what: answer.describe(),
-                }),
-            };
+            return reuse_engine_on(port, answer, records, model, template);
         }
 
         let cache = self.dirs.cache_dir()?.join("engine");
-        let launch = match &self.stand_in {
-            Some(program) => Launch::StandIn {
-                program: program.clone(),
-                model: model.name.to_owned(),
-            },
-            None => {
-                let installation = self.install(model).await?;
-                Launch::Python {
-                    python: installation.python,
-                    model: installation.model,
-                }
-            }
-        };
-        let template_path = match template.text {
-            Some(text) => {
-                let dir = cache.join("templates");
-                create_dir(&dir)?;
-                let path = dir.join(format!("{}.jinja", template.name));
-                std::fs::write(&path, text).map_err(|error| EngineError::io(&path, error))?;
-                Some(path)
-            }
-            None => None,
-        };
+        let launch = self.launch(model).await?;
+        let template_path = write_template(&cache, template)?;
         let logs = cache.join("logs");
         create_dir(&logs)?;
         let log = logs.join(format!("engine-{port}.log"));
@@ -300,6 +251,23 @@ impl Engine {
         // On error, dropping `engine` stops the process and removes the record.
         engine.wait_until_healthy(self.startup_timeout).await?;
         Ok(engine)
+    }
+
+    /// What to run for `model`: the stand-in, or the engine installed (as needed) with it.
+    async fn launch(&self, model: &Model) -> Result<Launch, EngineError> {
+        Ok(match &self.stand_in {
+            Some(program) => Launch::StandIn {
+                program: program.clone(),
+                model: model.name.to_owned(),
+            },
+            None => {
+                let installation = self.install(model).await?;
+                Launch::Python {
+                    python: installation.python,
+                    model: installation.model,
+                }
+            }
+        })
     }
 
     /// Stops the engines of this state directory (those on `port` only, when given); the
@@ -329,6 +297,59 @@ impl Engine {
         }
         Ok(stopped)
     }
+}
+
+/// The engine of this state directory already answering on `port` when it serves `model` with
+/// `template`; else why the port cannot be used.
+fn reuse_engine_on(
+    port: u16,
+    answer: Probe,
+    records: Records,
+    model: &Model,
+    template: &Template,
+) -> Result<RunningEngine, EngineError> {
+    let ours = records
+        .live()
+        .into_iter()
+        .find(|record| record.port == port);
+    match ours {
+        // An engine that stops with another command's end is not to be kept.
+        Some(record)
+            if record.model == model.name
+                && record.template == template.name
+                && !record.is_temporary() =>
+        {
+            Ok(RunningEngine {
+                record,
+                child: None,
+                records,
+                reused: true,
+            })
+        }
+        Some(record) => Err(EngineError::PortHasOtherEngine {
+            port,
+            pid: record.pid,
+            model: record.model,
+            template: record.template,
+        }),
+        None => Err(EngineError::PortInUse {
+            port,
+            what: answer.describe(),
+        }),
+    }
+}
+
+/// The template's file under `cache`, for the engine to read; `None` for the model's own
+/// (the one in its file).
+fn write_template(cache: &Path, template: &Template) -> Result<Option<PathBuf>, EngineError> {
+    let Some(text) = template.text else {
+        return Ok(None);
+    };
+    let dir = cache.join("templates");
+    create_dir(&dir)?;
+    let path = dir.join(format!("{}.jinja", template.name));
+    std::fs::write(&path, text).map_err(|error| EngineError::io(&path, error))?;
+    Ok(Some(path))
 }
 
 fn non_empty_var(name: &str) -> Option<String> {

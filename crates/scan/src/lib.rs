@@ -252,24 +252,7 @@ fn scan_file(path: &Path) -> Report {
     let mut report = Report::default();
     let name = display(path);
     let class = FileClass::of(&name);
-    match read_text(path, Limits::default().max_file_bytes) {
-        Ok(Some((text, bytes))) => {
-            report.files = 1;
-            report.bytes = bytes;
-            rules::check_text(
-                &text,
-                &mut FileScan {
-                    file: &name,
-                    skill: None,
-                    class,
-                    read_only: false,
-                    findings: &mut report.findings,
-                },
-            );
-        }
-        Ok(None) => report.files = 1,
-        Err(error) => push_unsafe(&mut report, &name, None, &error),
-    }
+    check_file(&mut report, path, &name, None, class, false);
     report
 }
 
@@ -284,18 +267,7 @@ pub fn scan_skill(dir: &Path, display: &str) -> Report {
     let dir_name = dir
         .file_name()
         .map(|name| name.to_string_lossy().into_owned());
-    let skill_md = format!("{display}/SKILL.md");
-    let (name, description, risk) = match fs::read_to_string(dir.join("SKILL.md")) {
-        Ok(text) => match FrontmatterLoader::new(ValidationMode::Lenient).load(&text, None) {
-            Ok(validated) => {
-                let frontmatter = validated.frontmatter;
-                let (risk, _) = skillful_core::DeclaredRisk::from_metadata(&frontmatter.metadata);
-                (Some(frontmatter.name), frontmatter.description, Some(risk))
-            }
-            Err(_) => (None, String::new(), None),
-        },
-        Err(_) => (None, String::new(), None),
-    };
+    let (name, description, risk) = declared(dir);
     let skill = name.or(dir_name);
     let manifest = match Manifest::of_dir(dir, &limits) {
         Ok(manifest) => manifest,
@@ -315,49 +287,96 @@ pub fn scan_skill(dir: &Path, display: &str) -> Report {
         let read_only = risk
             .as_ref()
             .is_some_and(|risk| risk.script(&entry.path) == RiskTier::Read);
-        match read_text(&dir.join(&entry.path), limits.max_file_bytes) {
-            Ok(Some((text, bytes))) => {
-                report.files += 1;
-                report.bytes += bytes;
-                rules::check_text(
-                    &text,
-                    &mut FileScan {
-                        file: &file,
-                        skill: skill.as_deref(),
-                        class,
-                        read_only,
-                        findings: &mut report.findings,
-                    },
-                );
-            }
-            Ok(None) => report.files += 1,
-            Err(error) => push_unsafe(&mut report, &file, skill.as_deref(), &error),
-        }
+        let path = dir.join(&entry.path);
+        check_file(
+            &mut report,
+            &path,
+            &file,
+            skill.as_deref(),
+            class,
+            read_only,
+        );
     }
     if has_scripts && !rules::description_mentions_scripts(&description) {
-        let line = fs::read_to_string(dir.join("SKILL.md"))
-            .ok()
-            .and_then(|text| {
-                text.lines()
-                    .position(|line| line.starts_with("description:"))
-            })
-            .map_or(1, |index| index + 1);
-        report.findings.push(Finding {
-            rule_id: rules::UNDECLARED_SCRIPTS.id,
-            rule_name: rules::UNDECLARED_SCRIPTS.name,
-            severity: rules::UNDECLARED_SCRIPTS.severity,
-            message: "the skill ships scripts; its description mentions no script, command or tool"
-                .to_owned(),
-            file: skill_md,
-            line,
-            column: 1,
-            skill: skill.clone(),
-        });
+        report.findings.push(undeclared_scripts(
+            dir,
+            format!("{display}/SKILL.md"),
+            skill,
+        ));
     }
     report.findings.sort_by(|a, b| {
         (&a.file, a.line, a.column, a.rule_id).cmp(&(&b.file, b.line, b.column, b.rule_id))
     });
     report
+}
+
+/// What the skill in `dir` declares in its frontmatter: its name, description and risk; none
+/// of them when `SKILL.md` cannot be read or parsed (the files are scanned all the same).
+fn declared(dir: &Path) -> (Option<String>, String, Option<skillful_core::DeclaredRisk>) {
+    let Ok(text) = fs::read_to_string(dir.join("SKILL.md")) else {
+        return (None, String::new(), None);
+    };
+    match FrontmatterLoader::new(ValidationMode::Lenient).load(&text, None) {
+        Ok(validated) => {
+            let frontmatter = validated.frontmatter;
+            let (risk, _) = skillful_core::DeclaredRisk::from_metadata(&frontmatter.metadata);
+            (Some(frontmatter.name), frontmatter.description, Some(risk))
+        }
+        Err(_) => (None, String::new(), None),
+    }
+}
+
+/// Reads the file at `path` (`file` in findings) and checks its text, counting it; a binary
+/// file is counted unchecked, and one that cannot be read safely is a finding.
+fn check_file(
+    report: &mut Report,
+    path: &Path,
+    file: &str,
+    skill: Option<&str>,
+    class: FileClass,
+    read_only: bool,
+) {
+    match read_text(path, Limits::default().max_file_bytes) {
+        Ok(Some((text, bytes))) => {
+            report.files += 1;
+            report.bytes += bytes;
+            rules::check_text(
+                &text,
+                &mut FileScan {
+                    file,
+                    skill,
+                    class,
+                    read_only,
+                    findings: &mut report.findings,
+                },
+            );
+        }
+        Ok(None) => report.files += 1,
+        Err(error) => push_unsafe(report, file, skill, &error),
+    }
+}
+
+/// The finding that the skill in `dir` (its `SKILL.md` named `skill_md`) ships scripts its
+/// description does not mention, at the description's line.
+fn undeclared_scripts(dir: &Path, skill_md: String, skill: Option<String>) -> Finding {
+    let line = fs::read_to_string(dir.join("SKILL.md"))
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .position(|line| line.starts_with("description:"))
+        })
+        .map_or(1, |index| index + 1);
+    Finding {
+        rule_id: rules::UNDECLARED_SCRIPTS.id,
+        rule_name: rules::UNDECLARED_SCRIPTS.name,
+        severity: rules::UNDECLARED_SCRIPTS.severity,
+        message: "the skill ships scripts; its description mentions no script, command or tool"
+            .to_owned(),
+        file: skill_md,
+        line,
+        column: 1,
+        skill,
+    }
 }
 
 fn push_unsafe(report: &mut Report, file: &str, skill: Option<&str>, error: &ManifestError) {

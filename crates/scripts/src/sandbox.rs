@@ -320,40 +320,58 @@ pub(crate) fn hindrances(
     stderr: &str,
     signal: Option<i32>,
 ) -> Vec<String> {
-    let mut notes = Vec::new();
-    let lines = || stdout.lines().chain(stderr.lines());
-    let denied: Vec<&str> = lines()
+    let output: Vec<&str> = stdout.lines().chain(stderr.lines()).collect();
+    let mut notes: Vec<String> = denial(profile, &output).into_iter().collect();
+    notes.extend(limits_reached(limits, &output, signal));
+    notes
+}
+
+/// The note on what the profile denied, when the output shows a denial.
+fn denial(profile: Profile, output: &[&str]) -> Option<String> {
+    let denied: Vec<&str> = output
+        .iter()
+        .copied()
         .filter(|line| {
             DENIAL_WORDS
                 .iter()
                 .any(|word| line.to_ascii_lowercase().contains(word))
         })
         .collect();
-    if !denied.is_empty() {
-        let mut paths: Vec<&str> = denied.iter().filter_map(|line| path_in(line)).collect();
-        paths.dedup();
-        let what = if paths.is_empty() {
-            "an operation outside the profile (a file outside its writable directories, a secret store, or a socket)".to_owned()
-        } else {
-            format!("access to {}", paths.join(", "))
-        };
-        let allow = match profile {
-            Profile::Read => {
-                "the skill would have to declare `risk: write-low` (the working directory) or `write-high` (directories the user allows), or the user runs it with `--sandbox off`"
-            }
-            Profile::WriteLow => {
-                "the skill would have to declare `risk: write-high` and the user allow the directory (`--allow-write DIR`), or the user runs it with `--sandbox off`"
-            }
-            Profile::WriteHigh => {
-                "the user can allow a directory with `--allow-write DIR`, or run it with `--sandbox off`"
-            }
-        };
-        notes.push(format!(
-            "[sandbox denied: {what}; the `{}` profile does not allow it; {allow}]",
-            profile.name()
-        ));
+    if denied.is_empty() {
+        return None;
     }
-    let any = |words: &[&str]| lines().any(|line| words.iter().any(|word| line.contains(word)));
+    let mut paths: Vec<&str> = denied.iter().filter_map(|line| path_in(line)).collect();
+    paths.dedup();
+    let what = if paths.is_empty() {
+        "an operation outside the profile (a file outside its writable directories, a secret store, or a socket)".to_owned()
+    } else {
+        format!("access to {}", paths.join(", "))
+    };
+    let allow = match profile {
+        Profile::Read => {
+            "the skill would have to declare `risk: write-low` (the working directory) or `write-high` (directories the user allows), or the user runs it with `--sandbox off`"
+        }
+        Profile::WriteLow => {
+            "the skill would have to declare `risk: write-high` and the user allow the directory (`--allow-write DIR`), or the user runs it with `--sandbox off`"
+        }
+        Profile::WriteHigh => {
+            "the user can allow a directory with `--allow-write DIR`, or run it with `--sandbox off`"
+        }
+    };
+    Some(format!(
+        "[sandbox denied: {what}; the `{}` profile does not allow it; {allow}]",
+        profile.name()
+    ))
+}
+
+/// A note for each limit the run reached, as the signal that ended it or its output shows.
+fn limits_reached(limits: &Limits, output: &[&str], signal: Option<i32>) -> Vec<String> {
+    let mut notes = Vec::new();
+    let any = |words: &[&str]| {
+        output
+            .iter()
+            .any(|line| words.iter().any(|word| line.contains(word)))
+    };
     #[cfg(unix)]
     let (cpu, file_size) = (Some(libc::SIGXCPU), Some(libc::SIGXFSZ));
     #[cfg(not(unix))]
