@@ -213,82 +213,69 @@ impl FileSkillsSource {
         changes: &[Change],
         dirty: &HashSet<PathBuf>,
     ) -> Result<Discovery, SkillError> {
+        let mut plans = self.plan(previous, changes).await?.into_iter();
+        let mut roots = Vec::with_capacity(changes.len());
+        let mut searches = Vec::new();
+        for (index, change) in changes.iter().enumerate() {
+            let before = previous.get(index);
+            let root = match before {
+                Some(before) if *change == Change::Nothing => {
+                    keep_root(index, before, dirty, &mut searches)
+                }
+                _ => {
+                    let plan = plans.next().unwrap_or_default();
+                    relist_root(index, plan, *change, before, dirty, &mut searches)
+                }
+            };
+            roots.push(root);
+        }
+        self.search_again(&mut roots, &searches).await?;
+        Ok(Discovery::of(&self.config, roots))
+    }
+
+    /// Lists, on the blocking pool, the roots that changed or were not walked before.
+    async fn plan(
+        &self,
+        previous: &[RootWalk],
+        changes: &[Change],
+    ) -> Result<Vec<RootPlan>, SkillError> {
         let config = Arc::clone(&self.config);
         let listed: Vec<usize> = (0..changes.len())
             .filter(|&root| changes[root] != Change::Nothing || previous.get(root).is_none())
             .collect();
-        let plans: Vec<RootPlan> = blocking::run("planning discovery", move || {
+        blocking::run("planning discovery", move || {
             listed
                 .into_iter()
                 .map(|root| walk::plan_root(&config, root))
                 .collect()
         })
         .await
-        .map_err(SkillError::other)?;
-        let mut plans = plans.into_iter();
-        let mut roots = Vec::with_capacity(changes.len());
-        // What to search again: (root, its slot in `below`, the directory).
-        let mut searches: Vec<(usize, usize, PathBuf)> = Vec::new();
-        for (index, change) in changes.iter().enumerate() {
-            let before = previous.get(index);
-            if *change == Change::Nothing
-                && let Some(before) = before
-            {
-                for dir in dirty {
-                    if let Some(slot) = before.position(dir) {
-                        searches.push((index, slot, dir.clone()));
-                    }
-                }
-                roots.push(before.clone());
-                continue;
-            }
-            let plan = plans.next().unwrap_or_default();
-            let reusable: HashMap<&OsStr, &Below> =
-                match (change, before, before.and_then(RootWalk::dir)) {
-                    (Change::Listing, Some(before), Some(before_dir)) => before
-                        .below
-                        .iter()
-                        .filter(|below| !dirty.contains(&before_dir.join(below.name())))
-                        .map(|below| (below.name(), below))
-                        .collect(),
-                    _ => HashMap::new(),
-                };
-            let below = plan
-                .subdirs
-                .into_iter()
-                .enumerate()
-                .map(
-                    |(slot, dir)| match dir.file_name().and_then(|name| reusable.get(name)) {
-                        Some(below) => (*below).clone(),
-                        None => {
-                            let unsearched = Below::unsearched(&dir);
-                            searches.push((index, slot, dir));
-                            unsearched
-                        }
-                    },
-                )
-                .collect();
-            roots.push(RootWalk {
-                root: plan.root,
-                is_skill: plan.is_skill,
-                own: plan.own,
-                below,
-            });
-        }
+        .map_err(SkillError::other)
+    }
+
+    /// Searches the directories of `searches` and puts what each found in its slot of `roots`.
+    async fn search_again(
+        &self,
+        roots: &mut [RootWalk],
+        searches: &[PendingSearch],
+    ) -> Result<(), SkillError> {
         let found = self
             .search(
                 searches
                     .iter()
-                    .filter_map(|(root, _, dir)| {
-                        Some((Arc::clone(roots[*root].root.as_ref()?), dir.clone()))
+                    .filter_map(|pending| {
+                        Some((
+                            Arc::clone(roots[pending.root].root.as_ref()?),
+                            pending.dir.clone(),
+                        ))
                     })
                     .collect(),
             )
             .await?;
-        for ((root, slot, _), below) in searches.iter().zip(found) {
-            roots[*root].below[*slot] = below;
+        for (pending, below) in searches.iter().zip(found) {
+            roots[pending.root].below[pending.slot] = below;
         }
-        Ok(Discovery::of(&self.config, roots))
+        Ok(())
     }
 
     /// Searches each `(root, directory)` on the blocking pool, in a few parallel batches;
@@ -320,6 +307,81 @@ impl FileSkillsSource {
         }
         let found = try_join_all(batches).await.map_err(SkillError::other)?;
         Ok(found.into_iter().flatten().collect())
+    }
+}
+
+/// A directory to search again: the root it is below (by index) and its slot in that root's
+/// `below`.
+struct PendingSearch {
+    root: usize,
+    slot: usize,
+    dir: PathBuf,
+}
+
+/// The root of index `index` as `before` found it, with the `dirty` directories below it
+/// queued to be searched again.
+fn keep_root(
+    index: usize,
+    before: &RootWalk,
+    dirty: &HashSet<PathBuf>,
+    searches: &mut Vec<PendingSearch>,
+) -> RootWalk {
+    for dir in dirty {
+        if let Some(slot) = before.position(dir) {
+            searches.push(PendingSearch {
+                root: index,
+                slot,
+                dir: dir.clone(),
+            });
+        }
+    }
+    before.clone()
+}
+
+/// The root of index `index` as `plan` lists it now. When only its listing changed, the
+/// directories below it that are not `dirty` keep what `before` found; the others are queued
+/// to be searched.
+fn relist_root(
+    index: usize,
+    plan: RootPlan,
+    change: Change,
+    before: Option<&RootWalk>,
+    dirty: &HashSet<PathBuf>,
+    searches: &mut Vec<PendingSearch>,
+) -> RootWalk {
+    let reusable: HashMap<&OsStr, &Below> = match (change, before, before.and_then(RootWalk::dir)) {
+        (Change::Listing, Some(before), Some(before_dir)) => before
+            .below
+            .iter()
+            .filter(|below| !dirty.contains(&before_dir.join(below.name())))
+            .map(|below| (below.name(), below))
+            .collect(),
+        _ => HashMap::new(),
+    };
+    let below = plan
+        .subdirs
+        .into_iter()
+        .enumerate()
+        .map(
+            |(slot, dir)| match dir.file_name().and_then(|name| reusable.get(name)) {
+                Some(below) => (*below).clone(),
+                None => {
+                    let unsearched = Below::unsearched(&dir);
+                    searches.push(PendingSearch {
+                        root: index,
+                        slot,
+                        dir,
+                    });
+                    unsearched
+                }
+            },
+        )
+        .collect();
+    RootWalk {
+        root: plan.root,
+        is_skill: plan.is_skill,
+        own: plan.own,
+        below,
     }
 }
 
