@@ -259,20 +259,21 @@ impl FileSkillsSource {
         roots: &mut [RootWalk],
         searches: &[PendingSearch],
     ) -> Result<(), SkillError> {
+        // A search whose root is gone is dropped together with its slot, so that each result
+        // goes back to the search that asked for it.
+        let ready: Vec<(&PendingSearch, Arc<SkillRoot>)> = searches
+            .iter()
+            .filter_map(|pending| Some((pending, Arc::clone(roots[pending.root].root.as_ref()?))))
+            .collect();
         let found = self
             .search(
-                searches
+                ready
                     .iter()
-                    .filter_map(|pending| {
-                        Some((
-                            Arc::clone(roots[pending.root].root.as_ref()?),
-                            pending.dir.clone(),
-                        ))
-                    })
+                    .map(|(pending, root)| (Arc::clone(root), pending.dir.clone()))
                     .collect(),
             )
             .await?;
-        for (pending, below) in searches.iter().zip(found) {
+        for ((pending, _), below) in ready.iter().zip(found) {
             roots[pending.root].below[pending.slot] = below;
         }
         Ok(())
