@@ -8,7 +8,9 @@
 //!
 //! - `off`: no subscriber, no audit;
 //! - `tracing`: `skillful-telemetry`'s layer exporting over OTLP/HTTP to a real receiver on
-//!   127.0.0.1 (`skillful-test-server`'s, decoding every request);
+//!   127.0.0.1 (`skillful-test-server`'s, decoding every request), in a process of its own as a
+//!   user's collector is: in the agent's process its memory (every span it decoded) would make
+//!   each script call's `fork` copy more page tables, a cost no user pays;
 //! - `audit`: a `FileAuditSink` on the disk (hash-chained, `fdatasync` per record);
 //! - `both`.
 //!
@@ -18,12 +20,14 @@
 //! `cargo bench -p skillful-agent --bench tool_loop`
 
 use std::hint::black_box;
+use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use serde_json::json;
 use skillful_agent::{Agent, ApprovalRules, AuditSettings, AutoApprove, Session};
 use skillful_audit::{AuditSink as _, FileAuditSink};
@@ -41,6 +45,29 @@ use tracing::instrument::WithSubscriber;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+
+/// Set in the environment of the bench's second process: the OTLP receiver.
+const RECEIVER_VARIABLE: &str = "SKILLFUL_BENCH_OTLP_RECEIVER";
+
+/// The receiver's process: prints its endpoint, receives until its stdin closes, then prints
+/// how many spans it received and how many of them were a script call's.
+fn receive() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("the receiver's runtime");
+    let receiver = runtime.block_on(OtlpReceiver::http());
+    println!("{}", receiver.endpoint());
+    let mut rest = Vec::new();
+    std::io::stdin().read_to_end(&mut rest).expect("stdin");
+    let spans = receiver.spans();
+    let scripts = spans
+        .iter()
+        .filter(|span| span.name() == "execute_tool run_skill_script")
+        .count();
+    println!("{} {scripts}", spans.len());
+}
 
 /// Model turns that call tools, per run.
 const ROUNDS: usize = 3;
@@ -179,16 +206,16 @@ where
 }
 
 fn tool_loop(c: &mut Criterion) {
-    // The receiver on a runtime of its own, so that it answers while the agent's (the command's
-    // current-thread runtime) is idle between iterations.
-    let receiving = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("the receiver's runtime");
-    let receiver = receiving.block_on(OtlpReceiver::http());
-    // SAFETY: the only other threads are the receiver runtime's, which never read the
-    // environment; the exporter that reads these variables is built after.
+    let mut receiver = Command::new(std::env::current_exe().expect("the bench's executable"))
+        .env(RECEIVER_VARIABLE, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the receiver's process");
+    let mut received = BufReader::new(receiver.stdout.take().expect("its stdout"));
+    let mut endpoint = String::new();
+    received.read_line(&mut endpoint).expect("its endpoint");
+    // SAFETY: no other thread runs yet; the exporter that reads these variables is built after.
     unsafe {
         for variable in [
             "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
@@ -200,7 +227,7 @@ fn tool_loop(c: &mut Criterion) {
         ] {
             std::env::remove_var(variable);
         }
-        std::env::set_var("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
+        std::env::set_var("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.trim());
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -269,19 +296,25 @@ fn tool_loop(c: &mut Criterion) {
     group.finish();
 
     telemetry.shutdown();
-    let spans = receiver.spans();
-    assert!(
-        spans
-            .iter()
-            .any(|span| span.name() == "execute_tool run_skill_script"),
-        "the spans reached the receiver"
-    );
+    drop(receiver.stdin.take());
+    let mut counts = String::new();
+    received.read_to_string(&mut counts).expect("its counts");
+    receiver.wait().expect("the receiver's exit");
+    let (spans, scripts) = counts.trim().split_once(' ').expect("two counts");
+    assert_ne!(scripts, "0", "the spans reached the receiver");
     eprintln!(
-        "{} spans received; {} audit records written by the loop",
-        spans.len(),
+        "{spans} spans received; {} audit records written by the loop",
         records.len()
     );
 }
 
 criterion_group!(benches, tool_loop);
-criterion_main!(benches);
+
+fn main() {
+    if std::env::var_os(RECEIVER_VARIABLE).is_some() {
+        receive();
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
