@@ -259,9 +259,10 @@ async fn real_engine_gets_the_catalog_and_tools_its_calls_run_and_the_run_ends()
 
 /// The README's question with the aids `skills run` applies on a loopback server (activation,
 /// answer step, text and misnamed calls): the runtime loads the skill before the first model call,
-/// every model call is accepted, and the run ends with an answer (the model's, or the answer
-/// step's), never a guard's stop or a wait. Whether the model then ran the script is printed, not
-/// asserted: the default model does in some seeds only (see the book's measurements).
+/// every model call is accepted, the model runs the skill's script at least once and it succeeds,
+/// and the run ends with an answer (the model's, or the answer step's), never a guard's stop or a
+/// wait. The number is not checked. The default model runs the script in some seeds only; with
+/// seed 42 it did in every measured run (see the book's measurements).
 #[tokio::test]
 #[ignore = "needs the real engine: SKILLS_REAL_ENGINE (see the module's documentation)"]
 async fn real_engine_activates_the_skill_for_the_marathon_question_and_answers() {
@@ -306,6 +307,19 @@ async fn real_engine_activates_the_skill_for_the_marathon_question_and_answers()
             .function_calls()
             .any(|call| call.call_id == activation.call_id)),
         "the first model call carries the activation: {story}"
+    );
+
+    // The model ran the skill's script at least once, and it succeeded.
+    let scripts: Vec<&FunctionResult> = session
+        .messages()
+        .iter()
+        .flat_map(Message::function_calls)
+        .filter(|call| call.name == "run_skill_script")
+        .map(|call| result_of(&session, call))
+        .collect();
+    assert!(
+        scripts.iter().any(|result| !result.is_error),
+        "a successful run_skill_script call: {story}"
     );
 
     // An answer: text, not a guard's stop.
