@@ -219,126 +219,29 @@ impl SkillsConfig {
     /// An explicit root or plugin path that does not exist; a settings or trust file that cannot
     /// be read; a file source that cannot be configured.
     pub fn build(self) -> Result<Composition, ConfigError> {
-        for root in &self.roots {
-            if !root.exists() {
-                return Err(ConfigError::MissingRoot { path: root.clone() });
-            }
-        }
+        self.check_paths()?;
+        let scopes = self.scopes()?;
+        let files = self.file_source(&scopes.roots)?;
         #[cfg(feature = "plugins")]
-        for path in &self.plugins {
-            if !path.exists() {
-                return Err(ConfigError::MissingPlugins { path: path.clone() });
-            }
-        }
+        let (plugins, has_plugins) = self.plugin_source(&scopes.plugin_dirs);
         let environment = &self.environment;
-        let defaults = self.default_scopes.unwrap_or(self.roots.is_empty());
-        let mut roots: Vec<(PathBuf, Scope)> = self
-            .roots
-            .iter()
-            .map(|root| (root.clone(), Scope::Explicit))
-            .collect();
-        let mut notes = Vec::new();
-        let user = Settings::load(&environment.user_config_file(), SettingsLevel::User)?;
-        let mut plugin_dirs = user.plugin_dirs.clone();
-        let mut locked = self.locked || user.locked;
-        let mut enablement = Enablement::default().level(SettingsLevel::User, user);
-        if defaults {
-            if let Some(project) = environment.project() {
-                let verdict = TrustStore::load(environment)?.verdict(&project);
-                let trusted = match &verdict {
-                    Verdict::Trusted { .. } => true,
-                    Verdict::Untrusted | Verdict::Replaced { .. } => self.trust_project,
-                    Verdict::Refused { .. } => false,
-                };
-                if trusted {
-                    roots.push((project.skills(), Scope::Project));
-                    let settings = Settings::load(&project.config_file(), SettingsLevel::Project)?;
-                    plugin_dirs.extend(settings.plugin_dirs.iter().cloned());
-                    locked |= settings.locked;
-                    enablement = enablement.level(SettingsLevel::Project, settings);
-                } else if has_project_content(&project) {
-                    notes.push(Note::not_loaded(&project, &verdict));
-                }
-            }
-            roots.extend(
-                environment
-                    .user_skills()
-                    .into_iter()
-                    .map(|root| (root, Scope::User)),
-            );
-            roots.push((environment.admin_skills.clone(), Scope::Admin));
-        }
-        let run = Settings {
-            disabled: self.disabled.clone(),
-            ..Settings::default()
-        };
-        enablement = enablement.level(SettingsLevel::Run, run);
-        let mut files = FileSkillsSource::builder()
-            .loader(FrontmatterLoader::new(self.validation))
-            .keep_duplicates(true);
-        if let Some(runner) = &self.runner {
-            files = files.script_runner(Arc::clone(runner));
-        }
-        for (root, scope) in &roots {
-            files = files.scoped_root(root, *scope);
-        }
-        if let Some(configure) = &self.files {
-            files = configure(files);
-        }
-        #[cfg(feature = "plugins")]
-        let (plugins, has_plugins) = {
-            let mut plugins = PluginSkillsSource::new();
-            for path in self.plugins.iter().chain(&plugin_dirs) {
-                plugins = if path.is_file() {
-                    plugins.file(path)
-                } else {
-                    plugins.dir(path)
-                };
-            }
-            (plugins, !self.plugins.is_empty() || !plugin_dirs.is_empty())
-        };
-        // Plugin directories named in settings are not silently ignored by a host built without
-        // plugins: each is a note.
-        #[cfg(not(feature = "plugins"))]
-        notes.extend(plugin_dirs.iter().map(|dir| Note {
-            path: dir.clone(),
-            message: format!(
-                "{}: plugins not loaded: this host was built without skillful-config's `plugins` feature",
-                shown_path(dir)
-            ),
-        }));
-        #[cfg(feature = "mcp")]
-        let mcp = self
-            .mcp
-            .into_iter()
-            .map(|server| {
-                let builder = McpSkillsSource::builder(server.endpoint)
-                    .label(server.label.as_str())
-                    .cache_dir(environment.dirs.cache().join("mcp"));
-                let builder = server
-                    .env
-                    .iter()
-                    .fold(builder, |builder, name| builder.allow_env(name.clone()));
-                McpPart {
-                    label: server.label.into(),
-                    source: builder.build(),
-                    listed: OnceCell::new(),
-                }
-            })
-            .collect();
         Ok(Composition {
             inner: Arc::new(Inner {
-                files: files.build()?,
+                files,
                 #[cfg(feature = "plugins")]
                 plugins,
                 #[cfg(feature = "plugins")]
                 has_plugins,
                 #[cfg(feature = "mcp")]
-                mcp,
+                mcp: self
+                    .mcp
+                    .into_iter()
+                    .map(|server| McpPart::new(server, environment))
+                    .collect(),
                 inline: self.inline,
-                enablement,
-                roots,
-                locked,
+                enablement: scopes.enablement,
+                roots: scopes.roots,
+                locked: scopes.locked,
                 digest_cache: environment
                     .dirs
                     .cache()
@@ -346,9 +249,134 @@ impl SkillsConfig {
                 warned: Mutex::new(HashSet::new()),
                 watched: OnceCell::new(),
             }),
-            notes,
+            notes: scopes.notes,
         })
     }
+
+    /// Fails on an explicit root or plugin path that does not exist: a typo must not read as
+    /// "no skills".
+    fn check_paths(&self) -> Result<(), ConfigError> {
+        if let Some(root) = self.roots.iter().find(|root| !root.exists()) {
+            return Err(ConfigError::MissingRoot { path: root.clone() });
+        }
+        #[cfg(feature = "plugins")]
+        if let Some(path) = self.plugins.iter().find(|path| !path.exists()) {
+            return Err(ConfigError::MissingPlugins { path: path.clone() });
+        }
+        Ok(())
+    }
+
+    /// The roots of every scope read, in precedence order, with what their settings say.
+    fn scopes(&self) -> Result<Scopes, ConfigError> {
+        let environment = &self.environment;
+        let user = Settings::load(&environment.user_config_file(), SettingsLevel::User)?;
+        let mut scopes = Scopes {
+            roots: self
+                .roots
+                .iter()
+                .map(|root| (root.clone(), Scope::Explicit))
+                .collect(),
+            notes: Vec::new(),
+            plugin_dirs: user.plugin_dirs.clone(),
+            locked: self.locked || user.locked,
+            enablement: Enablement::default().level(SettingsLevel::User, user),
+        };
+        if self.default_scopes.unwrap_or(self.roots.is_empty()) {
+            if let Some(project) = environment.project() {
+                self.project_scope(&project, &mut scopes)?;
+            }
+            scopes.roots.extend(
+                environment
+                    .user_skills()
+                    .into_iter()
+                    .map(|root| (root, Scope::User)),
+            );
+            scopes
+                .roots
+                .push((environment.admin_skills.clone(), Scope::Admin));
+        }
+        let run = Settings {
+            disabled: self.disabled.clone(),
+            ..Settings::default()
+        };
+        scopes.enablement = std::mem::take(&mut scopes.enablement).level(SettingsLevel::Run, run);
+        // Plugin directories named in settings are not silently ignored by a host built without
+        // plugins: each is a note.
+        #[cfg(not(feature = "plugins"))]
+        scopes.notes.extend(scopes.plugin_dirs.iter().map(|dir| Note {
+            path: dir.clone(),
+            message: format!(
+                "{}: plugins not loaded: this host was built without skillful-config's `plugins` feature",
+                shown_path(dir)
+            ),
+        }));
+        Ok(scopes)
+    }
+
+    /// Adds `project`'s skills and settings when the user trusts it; a note saying why not when
+    /// it has any.
+    fn project_scope(&self, project: &Project, scopes: &mut Scopes) -> Result<(), ConfigError> {
+        let verdict = TrustStore::load(&self.environment)?.verdict(project);
+        let trusted = match &verdict {
+            Verdict::Trusted { .. } => true,
+            Verdict::Untrusted | Verdict::Replaced { .. } => self.trust_project,
+            Verdict::Refused { .. } => false,
+        };
+        if trusted {
+            scopes.roots.push((project.skills(), Scope::Project));
+            let settings = Settings::load(&project.config_file(), SettingsLevel::Project)?;
+            scopes
+                .plugin_dirs
+                .extend(settings.plugin_dirs.iter().cloned());
+            scopes.locked |= settings.locked;
+            scopes.enablement =
+                std::mem::take(&mut scopes.enablement).level(SettingsLevel::Project, settings);
+        } else if has_project_content(project) {
+            scopes.notes.push(Note::not_loaded(project, &verdict));
+        }
+        Ok(())
+    }
+
+    /// One file source over every root, so that precedence and duplicates are decided in one
+    /// place.
+    fn file_source(&self, roots: &[(PathBuf, Scope)]) -> Result<FileSkillsSource, ConfigError> {
+        let mut files = FileSkillsSource::builder()
+            .loader(FrontmatterLoader::new(self.validation))
+            .keep_duplicates(true);
+        if let Some(runner) = &self.runner {
+            files = files.script_runner(Arc::clone(runner));
+        }
+        for (root, scope) in roots {
+            files = files.scoped_root(root, *scope);
+        }
+        if let Some(configure) = &self.files {
+            files = configure(files);
+        }
+        Ok(files.build()?)
+    }
+
+    /// The plugins given and those the settings name; whether there are any.
+    #[cfg(feature = "plugins")]
+    fn plugin_source(&self, plugin_dirs: &[PathBuf]) -> (PluginSkillsSource, bool) {
+        let mut plugins = PluginSkillsSource::new();
+        for path in self.plugins.iter().chain(plugin_dirs) {
+            plugins = if path.is_file() {
+                plugins.file(path)
+            } else {
+                plugins.dir(path)
+            };
+        }
+        (plugins, !self.plugins.is_empty() || !plugin_dirs.is_empty())
+    }
+}
+
+/// The roots of the scopes read and what their settings add up to.
+struct Scopes {
+    roots: Vec<(PathBuf, Scope)>,
+    notes: Vec<Note>,
+    plugin_dirs: Vec<PathBuf>,
+    locked: bool,
+    enablement: Enablement,
 }
 
 fn has_project_content(project: &Project) -> bool {
@@ -449,6 +477,25 @@ struct McpPart {
     source: McpSkillsSource,
     /// The server's skills, listed once: a listing is a network round trip per run otherwise.
     listed: OnceCell<Vec<Arc<dyn Skill>>>,
+}
+
+#[cfg(feature = "mcp")]
+impl McpPart {
+    /// `server`'s source, caching what it serves in the user's cache directory.
+    fn new(server: McpServer, environment: &Environment) -> Self {
+        let builder = McpSkillsSource::builder(server.endpoint)
+            .label(server.label.as_str())
+            .cache_dir(environment.dirs.cache().join("mcp"));
+        let builder = server
+            .env
+            .iter()
+            .fold(builder, |builder, name| builder.allow_env(name.clone()));
+        Self {
+            label: server.label.into(),
+            source: builder.build(),
+            listed: OnceCell::new(),
+        }
+    }
 }
 
 struct Inner {
@@ -736,101 +783,94 @@ impl Composition {
         drifted: &HashMap<String, Drift>,
         _context: &SourceContext,
     ) -> Vec<Entry> {
-        let inner = &self.inner;
-        // Names claimed by skills that are not from MCP servers: those keep their names.
-        let mut claimed: HashMap<String, (String, Arc<dyn Skill>)> = HashMap::new();
+        // Skills that are not from MCP servers claim their names first: those keep them.
+        let mut claimed = Claimed::new();
         let mut entries = Vec::with_capacity(found.len());
         let mut mcp: Vec<(Arc<dyn Skill>, &str)> = Vec::new();
         for (skill, label) in found {
-            let name = skill.name().to_owned();
-            if let Some(label) = label {
-                mcp.push((skill, label));
-                continue;
+            match label {
+                Some(label) => mcp.push((skill, label)),
+                None => entries.push(self.local_entry(skill, &mut claimed, drifted)),
             }
-            let status = match inner.enablement.check(&name) {
-                Err(by) => Status::Disabled { by },
-                Ok(()) => match claimed.get(&name.to_lowercase()) {
-                    Some((by_name, by)) => {
-                        self.warn_shadowed(&name, skill.origin(), by.origin());
-                        Status::Shadowed {
-                            by_name: by_name.clone(),
-                            by: by.origin().clone(),
-                        }
-                    }
-                    None => {
-                        claimed.insert(name.to_lowercase(), (name.clone(), Arc::clone(&skill)));
-                        // A modified skill keeps its name even when it is not offered: no other
-                        // skill stands in for it unnoticed.
-                        match self.drift_of(&skill, drifted) {
-                            Some(files) => Status::Modified {
-                                files,
-                                offered: !inner.locked,
-                            },
-                            None => Status::Active,
-                        }
-                    }
-                },
-            };
-            entries.push(Entry {
-                skill,
-                own_name: name,
-                status,
-            });
         }
-        // An MCP skill keeps its name only when no other skill has it; otherwise it is shown as
-        // `label:name`, so that it never silently stands in for a local skill or another
-        // server's.
-        let mut mcp_names: HashMap<String, usize> = HashMap::new();
-        for (skill, _) in &mcp {
-            *mcp_names.entry(skill.name().to_lowercase()).or_default() += 1;
-        }
-        // The name an MCP skill is shown under is checked against every name claimed, by other
-        // skills and by the MCP skills before it, renamed or not: the first claim wins.
-        let mut renamed = Vec::with_capacity(mcp.len());
-        for (skill, label) in mcp {
-            let own_name = skill.name().to_owned();
-            let key = own_name.to_lowercase();
-            let collides = claimed.contains_key(&key) || mcp_names.get(&key).copied() > Some(1);
-            let shown = if collides {
-                format!("{label}:{own_name}")
-            } else {
-                own_name.clone()
-            };
-            renamed.push((skill, own_name, shown, collides));
-        }
-        for (skill, own_name, shown, collides) in renamed {
-            let status = match inner
-                .enablement
-                .check(&shown)
-                .and_then(|()| inner.enablement.check(&own_name))
-            {
-                Err(by) => Status::Disabled { by },
-                Ok(()) => match claimed.get(&shown.to_lowercase()) {
-                    Some((by_name, by)) => {
-                        self.warn_shadowed(&shown, skill.origin(), by.origin());
-                        Status::Shadowed {
-                            by_name: by_name.clone(),
-                            by: by.origin().clone(),
-                        }
-                    }
-                    None => {
-                        claimed.insert(shown.to_lowercase(), (shown.clone(), Arc::clone(&skill)));
-                        Status::Active
-                    }
-                },
-            };
-            let skill = if collides {
-                Arc::new(Renamed::new(skill, shown)) as Arc<dyn Skill>
-            } else {
-                skill
-            };
-            entries.push(Entry {
-                skill,
-                own_name,
-                status,
-            });
+        for (skill, own_name, shown) in mcp_names(mcp, &claimed) {
+            entries.push(self.mcp_entry(skill, own_name, shown, &mut claimed));
         }
         entries
+    }
+
+    /// A skill of files, a plugin or an inline skill, under its own name.
+    fn local_entry(
+        &self,
+        skill: Arc<dyn Skill>,
+        claimed: &mut Claimed,
+        drifted: &HashMap<String, Drift>,
+    ) -> Entry {
+        let name = skill.name().to_owned();
+        let status = match self.inner.enablement.check(&name) {
+            Err(by) => Status::Disabled { by },
+            // A modified skill keeps its name even when it is not offered: no other skill stands
+            // in for it unnoticed.
+            Ok(()) => self.claim(claimed, &name, &skill).unwrap_or_else(|| {
+                match self.drift_of(&skill, drifted) {
+                    Some(files) => Status::Modified {
+                        files,
+                        offered: !self.inner.locked,
+                    },
+                    None => Status::Active,
+                }
+            }),
+        };
+        Entry {
+            skill,
+            own_name: name,
+            status,
+        }
+    }
+
+    /// An MCP skill, shown as `shown`; disabling either name disables it.
+    fn mcp_entry(
+        &self,
+        skill: Arc<dyn Skill>,
+        own_name: String,
+        shown: String,
+        claimed: &mut Claimed,
+    ) -> Entry {
+        let enablement = &self.inner.enablement;
+        let status = match enablement
+            .check(&shown)
+            .and_then(|()| enablement.check(&own_name))
+        {
+            Err(by) => Status::Disabled { by },
+            Ok(()) => self
+                .claim(claimed, &shown, &skill)
+                .unwrap_or(Status::Active),
+        };
+        let skill = if shown == own_name {
+            skill
+        } else {
+            Arc::new(Renamed::new(skill, shown)) as Arc<dyn Skill>
+        };
+        Entry {
+            skill,
+            own_name,
+            status,
+        }
+    }
+
+    /// Gives `name` to `skill`, unless another skill has it already: then `skill` is shadowed
+    /// (and warned about once).
+    fn claim(&self, claimed: &mut Claimed, name: &str, skill: &Arc<dyn Skill>) -> Option<Status> {
+        let key = name.to_lowercase();
+        if let Some((by_name, by)) = claimed.get(&key) {
+            self.warn_shadowed(name, skill.origin(), by.origin());
+            return Some(Status::Shadowed {
+                by_name: by_name.clone(),
+                by: by.origin().clone(),
+            });
+        }
+        claimed.insert(key, (name.to_owned(), Arc::clone(skill)));
+        None
     }
 
     /// The files of `skill` (a file skill) that differ from its lock, warned about once.
@@ -887,6 +927,36 @@ impl Composition {
             "skill `{name}` of {shadowed} is shadowed by the skill of the same name of {by} ({why}); `skills list --all` shows both"
         );
     }
+}
+
+/// The names taken so far, lowercased, with the name as written and the skill that took it.
+type Claimed = HashMap<String, (String, Arc<dyn Skill>)>;
+
+/// The name each MCP skill is shown under, with its own: its own only when no other skill has it;
+/// otherwise `label:name`, so that it never silently stands in for a local skill or another
+/// server's. The name shown is then claimed like any other, so the first claim wins among
+/// renamed ones too.
+fn mcp_names(
+    mcp: Vec<(Arc<dyn Skill>, &str)>,
+    claimed: &Claimed,
+) -> Vec<(Arc<dyn Skill>, String, String)> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for (skill, _) in &mcp {
+        *counts.entry(skill.name().to_lowercase()).or_default() += 1;
+    }
+    mcp.into_iter()
+        .map(|(skill, label)| {
+            let own_name = skill.name().to_owned();
+            let key = own_name.to_lowercase();
+            let collides = claimed.contains_key(&key) || counts.get(&key).copied() > Some(1);
+            let shown = if collides {
+                format!("{label}:{own_name}")
+            } else {
+                own_name.clone()
+            };
+            (skill, own_name, shown)
+        })
+        .collect()
 }
 
 #[async_trait]

@@ -184,33 +184,18 @@ impl Settings {
         enabled: bool,
     ) -> Result<(), ConfigError> {
         check_name(name)?;
-        let dir = path.parent().unwrap_or(Path::new("."));
         let user = level == SettingsLevel::User;
-        let lock = if user {
-            private_dir(dir)?;
-            dir.join(".skillful-settings.lock")
-        } else {
-            std::fs::create_dir_all(dir)
-                .map_err(|error| ConfigError::Environment(format!("{}: {error}", dir.display())))?;
-            project_lock(dirs, dir)?
-        };
-        let _lock = FileLock::acquire(&lock)?;
+        let _lock = FileLock::acquire(&settings_lock(dirs, path, user)?)?;
         let read = if user { read_private } else { read_bounded };
         let mut document = match read(path, MAX_SETTINGS_BYTES)? {
             Some(bytes) => parse(path, &bytes)?,
             None => DocumentMut::new(),
         };
         let skills = table(&mut document, "skills", path)?;
-        let same =
-            |entry: &toml_edit::Value| entry.as_str().is_some_and(|n| n.eq_ignore_ascii_case(name));
         if enabled {
-            if let Some(list) = skills.get_mut("disabled").and_then(Item::as_array_mut) {
-                list.retain(|entry| !same(entry));
-            }
-            if let Some(list) = skills.get_mut("enabled").and_then(Item::as_array_mut)
-                && !list.iter().any(same)
-            {
-                list.push(name);
+            leave_list(skills, "disabled", name);
+            if let Some(list) = skills.get_mut("enabled").and_then(Item::as_array_mut) {
+                join_list(list, name);
             }
         } else {
             let list = skills
@@ -221,54 +206,12 @@ impl Settings {
                     path: path.to_path_buf(),
                     message: "`skills.disabled` must be a list of skill names".to_owned(),
                 })?;
-            if !list.iter().any(same) {
-                list.push(name);
-            }
-            if let Some(list) = skills.get_mut("enabled").and_then(Item::as_array_mut) {
-                list.retain(|entry| !same(entry));
-            }
+            join_list(list, name);
+            leave_list(skills, "enabled", name);
         }
-        if let Some(overrides) = document.get_mut("skill").and_then(Item::as_table_like_mut) {
-            let contrary: Vec<String> = overrides
-                .iter()
-                .filter(|(key, item)| {
-                    key.eq_ignore_ascii_case(name)
-                        && item.get("enabled").and_then(Item::as_bool) != Some(enabled)
-                })
-                .map(|(key, _)| key.to_owned())
-                .collect();
-            for key in contrary {
-                overrides.remove(&key);
-            }
-        }
-        // Leaving this file's `disabled` list does not undo a lower level's: a project that
-        // enables a skill the user disabled says so explicitly.
-        let has_enabled_list = document
-            .get("skills")
-            .and_then(|skills| skills.get("enabled"))
-            .is_some();
-        if enabled && !user && !has_enabled_list {
-            let overrides = document
-                .entry("skill")
-                .or_insert_with(|| {
-                    let mut table = Table::new();
-                    table.set_implicit(true);
-                    Item::Table(table)
-                })
-                .as_table_like_mut()
-                .ok_or_else(|| ConfigError::Invalid {
-                    path: path.to_path_buf(),
-                    message: "`skill` must be a table of per-skill settings (`[skill.NAME]`)"
-                        .to_owned(),
-                })?;
-            if !overrides
-                .iter()
-                .any(|(key, _)| key.eq_ignore_ascii_case(name))
-            {
-                let mut entry = Table::new();
-                entry.insert("enabled", value(true));
-                overrides.insert(name, Item::Table(entry));
-            }
+        remove_contrary_overrides(&mut document, name, enabled);
+        if enabled && !user {
+            override_lower_levels(&mut document, path, name)?;
         }
         if user {
             write_private(path, document.to_string().as_bytes())?;
@@ -277,6 +220,95 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// The lock for changes to the settings file at `path`: the user's beside it (its directory is
+/// made private), a project's in the user's state directory (see [`project_lock`]).
+fn settings_lock(dirs: &Dirs, path: &Path, user: bool) -> Result<PathBuf, ConfigError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if user {
+        private_dir(dir)?;
+        return Ok(dir.join(".skillful-settings.lock"));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|error| ConfigError::Environment(format!("{}: {error}", dir.display())))?;
+    project_lock(dirs, dir)
+}
+
+/// Whether `entry` names the skill `name` (ignoring case, as [`Settings::says`] compares).
+fn names(entry: &toml_edit::Value, name: &str) -> bool {
+    entry.as_str().is_some_and(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// Adds `name` to `list` unless it is there already.
+fn join_list(list: &mut Array, name: &str) {
+    if !list.iter().any(|entry| names(entry, name)) {
+        list.push(name);
+    }
+}
+
+/// Takes `name` out of the list `key` of `skills`, if that list exists.
+fn leave_list(skills: &mut Table, key: &str, name: &str) {
+    if let Some(list) = skills.get_mut(key).and_then(Item::as_array_mut) {
+        list.retain(|entry| !names(entry, name));
+    }
+}
+
+/// Removes the `[skill.NAME]` settings that say the opposite of `enabled`: they would win over
+/// the lists.
+fn remove_contrary_overrides(document: &mut DocumentMut, name: &str, enabled: bool) {
+    let Some(overrides) = document.get_mut("skill").and_then(Item::as_table_like_mut) else {
+        return;
+    };
+    let contrary: Vec<String> = overrides
+        .iter()
+        .filter(|(key, item)| {
+            key.eq_ignore_ascii_case(name)
+                && item.get("enabled").and_then(Item::as_bool) != Some(enabled)
+        })
+        .map(|(key, _)| key.to_owned())
+        .collect();
+    for key in contrary {
+        overrides.remove(&key);
+    }
+}
+
+/// Writes `[skill.NAME] enabled = true` into a project's file without an `enabled` list: leaving
+/// this file's `disabled` list does not undo a lower level's, so a project that enables a skill
+/// the user disabled says so explicitly.
+fn override_lower_levels(
+    document: &mut DocumentMut,
+    path: &Path,
+    name: &str,
+) -> Result<(), ConfigError> {
+    let has_enabled_list = document
+        .get("skills")
+        .and_then(|skills| skills.get("enabled"))
+        .is_some();
+    if has_enabled_list {
+        return Ok(());
+    }
+    let overrides = document
+        .entry("skill")
+        .or_insert_with(|| {
+            let mut table = Table::new();
+            table.set_implicit(true);
+            Item::Table(table)
+        })
+        .as_table_like_mut()
+        .ok_or_else(|| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: "`skill` must be a table of per-skill settings (`[skill.NAME]`)".to_owned(),
+        })?;
+    if !overrides
+        .iter()
+        .any(|(key, _)| key.eq_ignore_ascii_case(name))
+    {
+        let mut entry = Table::new();
+        entry.insert("enabled", value(true));
+        overrides.insert(name, Item::Table(entry));
+    }
+    Ok(())
 }
 
 /// Refuses a name no skill can have in a settings file: empty, or holding control characters

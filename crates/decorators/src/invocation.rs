@@ -9,8 +9,8 @@ use std::time::Instant;
 use async_trait::async_trait;
 use futures_util::future::join_all;
 use skillful_chat::{
-    ApprovalRequest, ChatClient, ChatError, ChatRequest, ChatResponse, Content, FunctionCall,
-    FunctionResult, Message, Remember, Role, SharedTool, Usage,
+    ApprovalRequest, ChatClient, ChatError, ChatOptions, ChatRequest, ChatResponse, Content,
+    FunctionCall, FunctionResult, Message, Remember, Role, SharedTool, Usage,
 };
 use tracing::Instrument;
 
@@ -95,6 +95,21 @@ impl<C> FunctionInvocation<C> {
             capture: false,
         }
     }
+
+    /// A fresh loop state for one request.
+    fn run<'a>(&'a self, tools: &'a [SharedTool], options: &'a ChatOptions) -> Run<'a> {
+        Run {
+            limits: self.limits,
+            tools,
+            approval: self.approval.as_deref(),
+            observer: self.observer.as_deref(),
+            conversation_id: options.conversation_id.as_deref(),
+            capture: self.capture,
+            auto_approved: 0,
+            streaks: Streaks::default(),
+            failures: HashMap::new(),
+        }
+    }
 }
 
 impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
@@ -115,6 +130,16 @@ enum Step {
     Answer(FunctionResult, RefusedBy),
     Ask,
     Stop(String),
+}
+
+/// What became of the calls of one model turn.
+struct TurnEnd {
+    /// For the tool message, in call order; held calls have none.
+    results: Vec<FunctionResult>,
+    /// The message ending the run, when a guard or the breaker stopped it.
+    stop: Option<String>,
+    /// Some calls wait for the user's approval, which ends this request.
+    asking: bool,
 }
 
 /// A call's tool and arguments.
@@ -292,6 +317,100 @@ impl Run<'_> {
         .await
     }
 
+    /// Decides, runs and notes the calls of one model turn. Calls waiting for approval become
+    /// approval requests in `replies`.
+    async fn turn(&mut self, calls: &[FunctionCall], replies: &mut [Message]) -> TurnEnd {
+        let mut steps = Vec::with_capacity(calls.len());
+        for call in calls {
+            steps.push(self.step(call).await);
+        }
+        self.streaks.end_turn();
+
+        if let Some(stop) = steps.iter().find_map(|step| match step {
+            Step::Stop(text) => Some(text.clone()),
+            _ => None,
+        }) {
+            let results = self.refuse_all(calls, steps, &stop).await;
+            return TurnEnd {
+                results,
+                stop: Some(stop),
+                asking: false,
+            };
+        }
+
+        let held: Vec<&str> = calls
+            .iter()
+            .zip(&steps)
+            .filter(|(_, step)| matches!(step, Step::Ask))
+            .map(|(call, _)| call.call_id.as_str())
+            .collect();
+        let asking = !held.is_empty();
+        if asking {
+            hold_back(replies, &held);
+        }
+        let (results, stop) = self.carry_out(calls, steps).await;
+        TurnEnd {
+            results,
+            stop,
+            asking,
+        }
+    }
+
+    /// A guard stopped the run in this turn: no call runs, not even the ones that were allowed,
+    /// so that the model sees why for each of them.
+    async fn refuse_all(
+        &self,
+        calls: &[FunctionCall],
+        steps: Vec<Step>,
+        stop: &str,
+    ) -> Vec<FunctionResult> {
+        let mut results = Vec::with_capacity(calls.len());
+        for (call, step) in calls.iter().zip(steps) {
+            let (result, by) = match step {
+                Step::Answer(result, by) => (result, by),
+                Step::Stop(_) => (error_result(call, stop.to_owned()), RefusedBy::Guard),
+                Step::Run(..) | Step::Ask => (
+                    error_result(call, "Not run: the run was stopped.".to_owned()),
+                    RefusedBy::Guard,
+                ),
+            };
+            let reason = &result.result;
+            self.note(call, CallOutcome::Refused { by, reason }).await;
+            results.push(result);
+        }
+        results
+    }
+
+    /// Runs the allowed calls and notes the others; the results in call order (a held call has
+    /// none) and the breaker's message if it tripped.
+    async fn carry_out(
+        &mut self,
+        calls: &[FunctionCall],
+        steps: Vec<Step>,
+    ) -> (Vec<FunctionResult>, Option<String>) {
+        let mut to_run = Vec::new();
+        let mut results: Vec<Option<FunctionResult>> = Vec::new();
+        for (call, step) in calls.iter().zip(steps) {
+            match step {
+                Step::Run(tool, approver) => {
+                    to_run.push((call.clone(), tool, approver));
+                    results.push(None);
+                }
+                Step::Answer(result, by) => {
+                    let reason = &result.result;
+                    self.note(call, CallOutcome::Refused { by, reason }).await;
+                    results.push(Some(result));
+                }
+                Step::Ask => self.note(call, CallOutcome::Held).await,
+                Step::Stop(_) => {}
+            }
+        }
+        let ran_calls: Vec<FunctionCall> = to_run.iter().map(|(call, ..)| call.clone()).collect();
+        let ran = self.execute(to_run).await;
+        let broken = self.breaker(&ran_calls, &ran);
+        (merge(results, ran), broken)
+    }
+
     /// Counts failures; the message ending the run when a tool failed the same way too often.
     fn breaker(&mut self, calls: &[FunctionCall], results: &[FunctionResult]) -> Option<String> {
         for (call, result) in calls.iter().zip(results) {
@@ -368,6 +487,23 @@ impl Output {
         self.messages.push(message);
     }
 
+    fn push_all(&mut self, conversation: &mut Vec<Message>, messages: Vec<Message>) {
+        for message in messages {
+            self.push(conversation, message);
+        }
+    }
+
+    /// Keeps the inner client's model (the last one named), finish reason and usage (summed
+    /// over the model calls); its messages, which the loop has yet to look at.
+    fn record(&mut self, response: ChatResponse) -> Vec<Message> {
+        self.model = response.model.or(self.model.take());
+        self.finish_reason = response.finish_reason;
+        if let Some(usage) = response.usage {
+            self.usage.get_or_insert_with(Usage::default).add(usage);
+        }
+        response.messages
+    }
+
     fn finish(self) -> ChatResponse {
         ChatResponse {
             messages: self.messages,
@@ -394,17 +530,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
             tools,
             options,
         } = request;
-        let mut run = Run {
-            limits: self.limits,
-            tools: &tools,
-            approval: self.approval.as_deref(),
-            observer: self.observer.as_deref(),
-            conversation_id: options.conversation_id.as_deref(),
-            capture: self.capture,
-            auto_approved: 0,
-            streaks: Streaks::default(),
-            failures: HashMap::new(),
-        };
+        let mut run = self.run(&tools, &options);
         run.follow(&messages);
         let mut ids = CallIds::of(&messages);
         let mut output = Output::default();
@@ -423,12 +549,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                     options: options.clone(),
                 })
                 .await?;
-            output.model = response.model.or(output.model);
-            output.finish_reason = response.finish_reason;
-            if let Some(usage) = response.usage {
-                output.usage.get_or_insert_with(Usage::default).add(usage);
-            }
-            let mut replies = response.messages;
+            let mut replies = output.record(response);
             ids.assign(&mut replies);
             let calls: Vec<FunctionCall> = replies
                 .iter()
@@ -436,90 +557,18 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
                 .cloned()
                 .collect();
             if calls.is_empty() {
-                for reply in replies {
-                    output.push(&mut messages, reply);
-                }
+                output.push_all(&mut messages, replies);
                 return Ok(output.finish());
             }
-            let mut steps = Vec::with_capacity(calls.len());
-            for call in &calls {
-                steps.push(run.step(call).await);
+            let turn = run.turn(&calls, &mut replies).await;
+            output.push_all(&mut messages, replies);
+            if !turn.results.is_empty() {
+                output.push(&mut messages, tool_message(turn.results));
             }
-            run.streaks.end_turn();
-
-            if let Some(stop) = steps.iter().find_map(|step| match step {
-                Step::Stop(text) => Some(text.clone()),
-                _ => None,
-            }) {
-                let mut results = Vec::with_capacity(calls.len());
-                for (call, step) in calls.iter().zip(steps) {
-                    let (result, by) = match step {
-                        Step::Answer(result, by) => (result, by),
-                        Step::Stop(_) => (error_result(call, stop.clone()), RefusedBy::Guard),
-                        Step::Run(..) | Step::Ask => (
-                            error_result(call, "Not run: the run was stopped.".to_owned()),
-                            RefusedBy::Guard,
-                        ),
-                    };
-                    run.note(
-                        call,
-                        CallOutcome::Refused {
-                            by,
-                            reason: &result.result,
-                        },
-                    )
-                    .await;
-                    results.push(result);
-                }
-                for reply in replies {
-                    output.push(&mut messages, reply);
-                }
-                output.push(&mut messages, tool_message(results));
+            if let Some(stop) = turn.stop {
                 return Ok(output.stop(&mut messages, stop));
             }
-
-            let asking = steps.iter().any(|step| matches!(step, Step::Ask));
-            if asking {
-                let held: Vec<&str> = calls
-                    .iter()
-                    .zip(&steps)
-                    .filter(|(_, step)| matches!(step, Step::Ask))
-                    .map(|(call, _)| call.call_id.as_str())
-                    .collect();
-                hold_back(&mut replies, &held);
-            }
-            let mut to_run = Vec::new();
-            let mut results: Vec<Option<FunctionResult>> = Vec::new();
-            for (call, step) in calls.iter().zip(steps) {
-                match step {
-                    Step::Run(tool, approver) => {
-                        to_run.push((call.clone(), tool, approver));
-                        results.push(None);
-                    }
-                    Step::Answer(result, by) => {
-                        let reason = &result.result;
-                        run.note(call, CallOutcome::Refused { by, reason }).await;
-                        results.push(Some(result));
-                    }
-                    Step::Ask => run.note(call, CallOutcome::Held).await,
-                    Step::Stop(_) => {}
-                }
-            }
-            let ran_calls: Vec<FunctionCall> =
-                to_run.iter().map(|(call, ..)| call.clone()).collect();
-            let ran = run.execute(to_run).await;
-            let broken = run.breaker(&ran_calls, &ran);
-            let results = merge(results, ran);
-            for reply in replies {
-                output.push(&mut messages, reply);
-            }
-            if !results.is_empty() {
-                output.push(&mut messages, tool_message(results));
-            }
-            if let Some(stop) = broken {
-                return Ok(output.stop(&mut messages, stop));
-            }
-            if asking {
+            if turn.asking {
                 return Ok(output.finish());
             }
         }
