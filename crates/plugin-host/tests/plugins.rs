@@ -251,8 +251,14 @@ async fn a_panicking_plugin_returns_errors_and_the_host_keeps_serving() {
     assert_eq!(converted, ToolOutput::Text("0 K = -273.15 °C".to_owned()));
 }
 
+/// Held by every test that opens `not_a_plugin`: its constructor writes the marker that
+/// [`a_library_anyone_could_have_changed_is_never_opened`] sets, so no other test may open it
+/// while that test watches the marker.
+static OPENS_NOT_A_PLUGIN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test]
 async fn a_directory_loads_every_plugin_and_reports_each_file_that_is_not_one() {
+    let _opens = OPENS_NOT_A_PLUGIN.lock().await;
     let dir = plugin_dir(&[
         "temperature_converter",
         "clock",
@@ -406,12 +412,15 @@ async fn load_errors(dir: &Path) -> Vec<PluginError> {
 #[tokio::test]
 async fn a_library_anyone_could_have_changed_is_never_opened() {
     use std::os::unix::fs::PermissionsExt;
+    // Declared first so that it is released last, after the marker's directory is gone.
+    let _opens = OPENS_NOT_A_PLUGIN.lock().await;
     // The library's constructor writes the marker the moment it is loaded. Tests run in one
-    // process, so the variable is set once, for every test of this file (only this fixture
-    // reads it).
+    // process, so the variable is seen by every test of this file (only this fixture reads it,
+    // and the lock keeps the other tests that open it out).
     let markers = tempfile::tempdir().unwrap();
     let marker = markers.path().join("loaded");
-    // SAFETY: no other thread of this test binary reads or writes SKILLFUL_TEST_MARKER.
+    // SAFETY: no other thread of this test binary reads or writes SKILLFUL_TEST_MARKER: its only
+    // reader is the fixture's constructor, and the lock keeps the other tests from opening it.
     unsafe { std::env::set_var("SKILLFUL_TEST_MARKER", &marker) };
     let dir = plugin_dir(&["not_a_plugin"]);
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o775)).unwrap();
