@@ -391,22 +391,15 @@ impl Evaluator {
         })
     }
 
-    /// One run of one eval in one configuration, written into `run_dir`.
-    async fn run(
+    /// The agent of one run: with the skill offered or without it, its scripts working in
+    /// `outputs`.
+    fn agent(
         &self,
         skill: &SkillUnderTest,
-        case: &EvalCase,
         configuration: Configuration,
-        run_number: u32,
-        run_dir: &VerifiedDir,
-    ) -> Result<RunRecord, EvalError> {
-        // The scripts of the run find their inputs, and leave their files, here.
-        let output_dir = run_dir.dir("outputs")?;
-        let outputs = output_dir.path();
-        for file in &case.files {
-            copy_input(&skill.dir, file, &output_dir)?;
-        }
-        let seed = self.settings.seed_of(run_number);
+        outputs: &Path,
+        seed: Option<u64>,
+    ) -> Result<Agent, EvalError> {
         let runner = self.settings.script_runner().working_dir(outputs).build()?;
         let mut builder = Agent::builder(Arc::clone(&self.client))
             .approval(self.settings.approval.scripts_isolated(runner.isolates()))
@@ -426,7 +419,26 @@ impl Evaluator {
                 })?;
             builder = builder.skills(Arc::new(self.settings.provider(source)?));
         }
-        let agent = builder.build();
+        Ok(builder.build())
+    }
+
+    /// One run of one eval in one configuration, written into `run_dir`.
+    async fn run(
+        &self,
+        skill: &SkillUnderTest,
+        case: &EvalCase,
+        configuration: Configuration,
+        run_number: u32,
+        run_dir: &VerifiedDir,
+    ) -> Result<RunRecord, EvalError> {
+        // The scripts of the run find their inputs, and leave their files, here.
+        let output_dir = run_dir.dir("outputs")?;
+        let outputs = output_dir.path();
+        for file in &case.files {
+            copy_input(&skill.dir, file, &output_dir)?;
+        }
+        let seed = self.settings.seed_of(run_number);
+        let agent = self.agent(skill, configuration, outputs, seed)?;
 
         let mut session = Session::new();
         let started = Instant::now();

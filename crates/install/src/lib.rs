@@ -370,39 +370,9 @@ impl Installer {
         dir: &Path,
         submodules: &[String],
     ) -> Result<Candidate, InstallError> {
-        let skill_md = dir.join("SKILL.md");
-        let bytes = skillful_manifest::read_bounded(&skill_md, self.limits.max_file_bytes)
-            .map_err(|source| InstallError::Unsafe {
-                skill: dir.display().to_string(),
-                source,
-            })?;
-        let text = String::from_utf8_lossy(&bytes);
-        let dir_name = dir.file_name().and_then(|name| name.to_str());
-        let diagnostics = match FrontmatterLoader::new(ValidationMode::Strict).load(&text, dir_name)
-        {
-            Ok(validated) => validated.diagnostics,
-            Err(diagnostics) => diagnostics,
-        };
-        let frontmatter = FrontmatterLoader::new(ValidationMode::Lenient)
-            .load(&text, None)
-            .map_err(|diagnostics| InstallError::Invalid {
-                dir: dir.to_owned(),
-                diagnostics,
-            })?
-            .frontmatter;
+        let (frontmatter, diagnostics) = self.frontmatter(dir)?;
         let name = frontmatter.name.clone();
-        if name.is_empty() || name.contains('/') || name.starts_with('.') {
-            return Err(InstallError::Refused {
-                skill: name,
-                reason: "its name cannot be a directory name".to_owned(),
-            });
-        }
-        skillful_core::names::RelativeName::new(&name).map_err(|refused| {
-            InstallError::Refused {
-                skill: name.clone(),
-                reason: refused.reason.to_owned(),
-            }
-        })?;
+        check_directory_name(&name)?;
         let relative = dir
             .strip_prefix(root)
             .ok()
@@ -459,6 +429,35 @@ impl Installer {
             report,
             dir: dir.to_owned(),
         })
+    }
+
+    /// The frontmatter of `dir`'s `SKILL.md` read leniently (what is installed), and what strict
+    /// validation says of it (shown to the user, not a refusal).
+    fn frontmatter(
+        &self,
+        dir: &Path,
+    ) -> Result<(skillful_core::SkillFrontmatter, Vec<Diagnostic>), InstallError> {
+        let skill_md = dir.join("SKILL.md");
+        let bytes = skillful_manifest::read_bounded(&skill_md, self.limits.max_file_bytes)
+            .map_err(|source| InstallError::Unsafe {
+                skill: dir.display().to_string(),
+                source,
+            })?;
+        let text = String::from_utf8_lossy(&bytes);
+        let dir_name = dir.file_name().and_then(|name| name.to_str());
+        let diagnostics = match FrontmatterLoader::new(ValidationMode::Strict).load(&text, dir_name)
+        {
+            Ok(validated) => validated.diagnostics,
+            Err(diagnostics) => diagnostics,
+        };
+        let frontmatter = FrontmatterLoader::new(ValidationMode::Lenient)
+            .load(&text, None)
+            .map_err(|diagnostics| InstallError::Invalid {
+                dir: dir.to_owned(),
+                diagnostics,
+            })?
+            .frontmatter;
+        Ok((frontmatter, diagnostics))
     }
 
     /// Installs every candidate of `prepared` and records it in the lock; `replace` lets a
@@ -848,5 +847,20 @@ fn copy_skill(candidate: &Candidate, to: &Path, limits: &Limits) -> Result<(), I
             reason: "its files changed while they were copied; try again".to_owned(),
         });
     }
+    Ok(())
+}
+
+/// Refuses a skill name that cannot be the directory it is installed in.
+fn check_directory_name(name: &str) -> Result<(), InstallError> {
+    if name.is_empty() || name.contains('/') || name.starts_with('.') {
+        return Err(InstallError::Refused {
+            skill: name.to_owned(),
+            reason: "its name cannot be a directory name".to_owned(),
+        });
+    }
+    skillful_core::names::RelativeName::new(name).map_err(|refused| InstallError::Refused {
+        skill: name.to_owned(),
+        reason: refused.reason.to_owned(),
+    })?;
     Ok(())
 }

@@ -49,34 +49,23 @@ pub(crate) fn walk(
             path: dir.to_owned(),
         });
     }
-    let mut found = Vec::new();
-    let mut total: u64 = 0;
+    let mut walk = Walk {
+        dir,
+        limits,
+        found: Vec::new(),
+        total: 0,
+    };
     let mut pending = vec![(PathBuf::new(), 0usize)];
     while let Some((relative_dir, depth)) = pending.pop() {
-        let full_dir = dir.join(&relative_dir);
-        let mut names = Vec::new();
-        let read = fs::read_dir(&full_dir).map_err(|source| ManifestError::Io {
-            path: full_dir.clone(),
-            source,
-        })?;
-        for entry in read {
-            let entry = entry.map_err(|source| ManifestError::Io {
-                path: full_dir.clone(),
-                source,
-            })?;
-            names.push(entry.file_name());
-        }
-        names.sort();
         let mut subdirs = Vec::new();
-        for name in names {
+        for name in sorted_names(&dir.join(&relative_dir))? {
             let relative = relative_dir.join(&name);
             let path = dir.join(&relative);
             let metadata = fs::symlink_metadata(&path).map_err(|source| ManifestError::Io {
                 path: path.clone(),
                 source,
             })?;
-            let file_type = metadata.file_type();
-            let kind = if file_type.is_dir() {
+            if metadata.is_dir() {
                 if name.to_str().is_some_and(skip) {
                     continue;
                 }
@@ -87,41 +76,78 @@ pub(crate) fn walk(
                     });
                 }
                 subdirs.push((relative, depth + 1));
-                continue;
-            } else if file_type.is_symlink() {
-                let target = fs::read_link(&path).map_err(|source| ManifestError::Io {
-                    path: path.clone(),
-                    source,
-                })?;
-                Kind::Link(target)
-            } else if file_type.is_file() {
-                total = total.saturating_add(metadata.len());
-                if total > limits.max_total_bytes {
-                    return Err(ManifestError::TooLarge {
-                        dir: dir.to_owned(),
-                        limit: limits.max_total_bytes,
-                    });
-                }
-                Kind::File(skillful_state::FileStamp::of(&metadata))
             } else {
-                Kind::Special
-            };
-            if found.len() >= limits.max_files {
-                return Err(ManifestError::TooManyFiles {
-                    dir: dir.to_owned(),
-                    limit: limits.max_files,
-                });
+                walk.add(relative, path, &metadata)?;
             }
-            found.push(Found {
-                relative,
-                path,
-                kind,
-            });
         }
         // Depth first, in name order: the last pushed is walked first.
         pending.extend(subdirs.into_iter().rev());
     }
-    Ok(found)
+    Ok(walk.found)
+}
+
+/// The entries found so far and the bytes of their files, against the walk's limits.
+struct Walk<'a> {
+    dir: &'a Path,
+    limits: &'a Limits,
+    found: Vec<Found>,
+    total: u64,
+}
+
+impl Walk<'_> {
+    /// Adds the entry at `path` that is not a directory, within the limits on entries and bytes.
+    fn add(
+        &mut self,
+        relative: PathBuf,
+        path: PathBuf,
+        metadata: &fs::Metadata,
+    ) -> Result<(), ManifestError> {
+        let file_type = metadata.file_type();
+        let kind = if file_type.is_symlink() {
+            let target = fs::read_link(&path).map_err(|source| ManifestError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            Kind::Link(target)
+        } else if file_type.is_file() {
+            self.total = self.total.saturating_add(metadata.len());
+            if self.total > self.limits.max_total_bytes {
+                return Err(ManifestError::TooLarge {
+                    dir: self.dir.to_owned(),
+                    limit: self.limits.max_total_bytes,
+                });
+            }
+            Kind::File(skillful_state::FileStamp::of(metadata))
+        } else {
+            Kind::Special
+        };
+        if self.found.len() >= self.limits.max_files {
+            return Err(ManifestError::TooManyFiles {
+                dir: self.dir.to_owned(),
+                limit: self.limits.max_files,
+            });
+        }
+        self.found.push(Found {
+            relative,
+            path,
+            kind,
+        });
+        Ok(())
+    }
+}
+
+/// The names in `dir`, in byte order.
+fn sorted_names(dir: &Path) -> Result<Vec<std::ffi::OsString>, ManifestError> {
+    let io_error = |source| ManifestError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut names = fs::read_dir(dir)
+        .map_err(io_error)?
+        .map(|entry| entry.map(|entry| entry.file_name()).map_err(io_error))
+        .collect::<Result<Vec<_>, _>>()?;
+    names.sort();
+    Ok(names)
 }
 
 /// Whether a link at `relative` (below the walked directory) pointing at `target` stays inside

@@ -203,20 +203,12 @@ impl Snapshot {
                 self.max_resource_bytes,
             )
         };
-        // Only the window asked for is read (and, near the start, everything up to the page
-        // budget, so that a resource that fits one page is read whole and shown as always): a
-        // resource of any size pages with bounded memory.
         let page_len = page_len(arguments.limit, self.max_resource_bytes).map_err(to_page_error)?;
-        let offset = arguments.offset.unwrap_or(0);
-        let budget = self.max_resource_bytes as u64;
-        let read_from = if offset <= budget {
-            0
-        } else {
-            offset - UTF8_BACKTRACK
-        };
-        let read_len = (offset - read_from)
-            .saturating_add(page_len.max(budget))
-            .saturating_add(UTF8_BACKTRACK + 1);
+        let (read_from, read_len) = read_window(
+            arguments.offset.unwrap_or(0),
+            page_len,
+            self.max_resource_bytes as u64,
+        );
         let range = resource
             .item
             .read_range(read_from, read_len)
@@ -233,35 +225,19 @@ impl Snapshot {
                 )
             })?;
         let text = if range.offset == 0 && range.bytes.len() as u64 == range.total {
-            let paged = |text: &str| {
-                page(
-                    text,
-                    arguments.offset,
-                    arguments.limit,
-                    self.max_resource_bytes,
-                    ToolKind::ReadSkillResource,
-                )
-            };
-            let text = if range.binary {
-                Err(range.bytes)
-            } else {
-                String::from_utf8(range.bytes).map_err(std::string::FromUtf8Error::into_bytes)
-            };
-            match text {
-                Ok(text) => paged(text.strip_prefix('\u{feff}').unwrap_or(&text)),
-                Err(bytes) => {
-                    let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
-                    paged(&encoded).map(|page| {
-                        format!(
-                            "[binary resource: {} bytes{}, base64-encoded below; offset and limit count base64 characters]\n{page}",
-                            bytes.len(),
-                            of_mime(range.mime_type.as_deref()),
-                        )
-                    })
-                }
-            }
+            page_of_whole(
+                range,
+                arguments.offset,
+                arguments.limit,
+                self.max_resource_bytes,
+            )
         } else {
-            page_of_window(&range, arguments.offset, arguments.limit, self.max_resource_bytes)
+            page_of_window(
+                &range,
+                arguments.offset,
+                arguments.limit,
+                self.max_resource_bytes,
+            )
         }
         .map_err(to_page_error)?;
         Ok(resource.annotate(skill.annotate(text)))
@@ -638,6 +614,50 @@ fn of_mime(mime_type: Option<&str>) -> String {
 /// A page of a resource larger than one page, of which only `range` was read: text when the
 /// page is UTF-8; otherwise its bytes, base64-encoded, with offsets counting the resource's
 /// bytes (a resource this large is never encoded whole).
+/// The byte range of a resource to read for a page of `page_len` at `offset`: only the window
+/// asked for (a resource of any size pages with bounded memory), and near the start everything up
+/// to the page budget, so that a resource that fits one page is read whole and shown as always.
+fn read_window(offset: u64, page_len: u64, budget: u64) -> (u64, u64) {
+    let read_from = if offset <= budget {
+        0
+    } else {
+        offset - UTF8_BACKTRACK
+    };
+    let read_len = (offset - read_from)
+        .saturating_add(page_len.max(budget))
+        .saturating_add(UTF8_BACKTRACK + 1);
+    (read_from, read_len)
+}
+
+/// The page of a resource read whole: text without its byte-order mark, or a binary resource
+/// base64-encoded under a line that says so (offset and limit then count base64 characters).
+fn page_of_whole(
+    range: ResourceRange,
+    offset: Option<u64>,
+    limit: Option<u64>,
+    budget: usize,
+) -> Result<String, PageError> {
+    let paged = |text: &str| page(text, offset, limit, budget, ToolKind::ReadSkillResource);
+    let text = if range.binary {
+        Err(range.bytes)
+    } else {
+        String::from_utf8(range.bytes).map_err(std::string::FromUtf8Error::into_bytes)
+    };
+    match text {
+        Ok(text) => paged(text.strip_prefix('\u{feff}').unwrap_or(&text)),
+        Err(bytes) => {
+            let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            paged(&encoded).map(|page| {
+                format!(
+                    "[binary resource: {} bytes{}, base64-encoded below; offset and limit count base64 characters]\n{page}",
+                    bytes.len(),
+                    of_mime(range.mime_type.as_deref()),
+                )
+            })
+        }
+    }
+}
+
 fn page_of_window(
     range: &ResourceRange,
     offset: Option<u64>,
