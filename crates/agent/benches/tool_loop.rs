@@ -11,13 +11,20 @@
 //!   127.0.0.1 (`skillful-test-server`'s, decoding every request), in a process of its own as a
 //!   user's collector is: in the agent's process its memory (every span it decoded) would make
 //!   each script call's `fork` copy more page tables, a cost no user pays;
-//! - `audit`: a `FileAuditSink` on the disk (hash-chained, `fdatasync` per record);
+//! - `audit`: a `FileAuditSink` on the disk (hash-chained; each record appended before the
+//!   call's result goes on, flushed by `fdatasync` in the background, all before the run
+//!   returns);
 //! - `both`.
 //!
 //! The per-call overhead of a configuration is (its time per run - `off`'s) / [`CALLS`]; it
 //! includes each run's own share (the `invoke_agent` and `chat` spans, the `run` record).
 //!
 //! `cargo bench -p skillful-agent --bench tool_loop`
+//!
+//! Criterion measures one configuration after the other, so a shared machine's drift between
+//! them shows as overhead. `SKILLFUL_BENCH_INTERLEAVED=N cargo bench -p skillful-agent --bench
+//! tool_loop` runs the configurations in turn instead, N rounds of one run each, and prints the
+//! median of each round's difference from `off`, per call.
 
 use std::hint::black_box;
 use std::io::{BufRead as _, BufReader, Read as _};
@@ -48,6 +55,8 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 /// Set in the environment of the bench's second process: the OTLP receiver.
 const RECEIVER_VARIABLE: &str = "SKILLFUL_BENCH_OTLP_RECEIVER";
+/// A number of rounds: the configurations measured in turn instead of by criterion.
+const INTERLEAVED_VARIABLE: &str = "SKILLFUL_BENCH_INTERLEAVED";
 
 /// The receiver's process: prints its endpoint, receives until its stdin closes, then prints
 /// how many spans it received and how many of them were a script call's.
@@ -205,7 +214,62 @@ where
         .with_filter(tracing_subscriber::filter::LevelFilter::WARN)
 }
 
-fn tool_loop(c: &mut Criterion) {
+/// The bench's world: the receiver's process, the runtime, the two agents and the traced
+/// subscriber.
+struct Bench {
+    receiver: std::process::Child,
+    received: BufReader<std::process::ChildStdout>,
+    runtime: tokio::runtime::Runtime,
+    telemetry: Telemetry,
+    traced: Dispatch,
+    plain: Agent,
+    audited: Agent,
+    logs: tempfile::TempDir,
+    _skills: tempfile::TempDir,
+}
+
+/// A configuration: its name, its agent and its subscriber.
+type Configuration<'a> = (&'static str, &'a Agent, Option<&'a Dispatch>);
+
+impl Bench {
+    fn configurations(&self) -> [Configuration<'_>; 4] {
+        [
+            ("off", &self.plain, None),
+            ("tracing", &self.plain, Some(&self.traced)),
+            ("audit", &self.audited, None),
+            ("both", &self.audited, Some(&self.traced)),
+        ]
+    }
+
+    fn run(&self, (_, agent, dispatch): Configuration<'_>) {
+        match dispatch {
+            Some(dispatch) => self
+                .runtime
+                .block_on(run(agent).with_subscriber(dispatch.clone())),
+            None => self.runtime.block_on(run(agent)),
+        }
+    }
+
+    /// Stops the export and checks that the spans reached the receiver.
+    fn finish(mut self) {
+        let records = skillful_audit::AuditLog::at(self.logs.path().join("audit"))
+            .records()
+            .expect("the audit log")
+            .len();
+        self.telemetry.shutdown();
+        drop(self.receiver.stdin.take());
+        let mut counts = String::new();
+        self.received
+            .read_to_string(&mut counts)
+            .expect("its counts");
+        self.receiver.wait().expect("the receiver's exit");
+        let (spans, scripts) = counts.trim().split_once(' ').expect("two counts");
+        assert_ne!(scripts, "0", "the spans reached the receiver");
+        eprintln!("{spans} spans received; {records} audit records written by the loop");
+    }
+}
+
+fn set_up() -> Bench {
     let mut receiver = Command::new(std::env::current_exe().expect("the bench's executable"))
         .env(RECEIVER_VARIABLE, "1")
         .stdin(Stdio::piped())
@@ -253,29 +317,33 @@ fn tool_loop(c: &mut Criterion) {
     let logs = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a directory for logs");
     let plain = agent(skills.path(), None);
     let audited = agent(skills.path(), Some(&logs.path().join("audit")));
+    Bench {
+        receiver,
+        received,
+        runtime,
+        telemetry,
+        traced,
+        plain,
+        audited,
+        logs,
+        _skills: skills,
+    }
+}
 
+fn tool_loop(c: &mut Criterion) {
+    let bench = set_up();
     let mut group = c.benchmark_group(format!("tool_loop ({CALLS} calls per run)"));
     group.sample_size(20);
     group.warm_up_time(Duration::from_secs(2));
     group.measurement_time(Duration::from_secs(10));
-    for (name, agent, dispatch) in [
-        ("off", &plain, None),
-        ("tracing", &plain, Some(&traced)),
-        ("audit", &audited, None),
-        ("both", &audited, Some(&traced)),
-    ] {
-        group.bench_function(name, |b| {
-            b.iter(|| match dispatch {
-                Some(dispatch) => runtime.block_on(run(agent).with_subscriber(dispatch.clone())),
-                None => runtime.block_on(run(agent)),
-            });
-        });
+    for configuration in bench.configurations() {
+        group.bench_function(configuration.0, |b| b.iter(|| bench.run(configuration)));
     }
     group.finish();
 
-    // Where the audit's time goes: one record of the loop's last run, appended on its own
-    // (lock, append, `fdatasync`, chain digest).
-    let records = skillful_audit::AuditLog::at(logs.path().join("audit"))
+    // Where the audit's time goes: one record of the loop's last run, written on its own (lock,
+    // append, chain digest), with its `fdatasync` and without.
+    let records = skillful_audit::AuditLog::at(bench.logs.path().join("audit"))
         .records()
         .expect("the audit log");
     let call = records
@@ -285,7 +353,7 @@ fn tool_loop(c: &mut Criterion) {
         .expect("a script call's record")
         .event
         .clone();
-    let sink = FileAuditSink::at(logs.path().join("alone")).expect("the audit directory");
+    let sink = FileAuditSink::at(bench.logs.path().join("alone")).expect("the audit directory");
     let mut group = c.benchmark_group("audit");
     group.sample_size(20);
     group.warm_up_time(Duration::from_secs(1));
@@ -293,19 +361,48 @@ fn tool_loop(c: &mut Criterion) {
     group.bench_function("FileAuditSink::record", |b| {
         b.iter(|| sink.record(call.clone()).expect("the record"));
     });
+    // What the agent waits for: the append, its sync left to the background.
+    group.bench_function("FileAuditSink::append", |b| {
+        b.iter(|| sink.append(call.clone()).expect("the record"));
+    });
+    sink.sync().expect("the sync");
     group.finish();
+    bench.finish();
+}
 
-    telemetry.shutdown();
-    drop(receiver.stdin.take());
-    let mut counts = String::new();
-    received.read_to_string(&mut counts).expect("its counts");
-    receiver.wait().expect("the receiver's exit");
-    let (spans, scripts) = counts.trim().split_once(' ').expect("two counts");
-    assert_ne!(scripts, "0", "the spans reached the receiver");
-    eprintln!(
-        "{spans} spans received; {} audit records written by the loop",
-        records.len()
-    );
+/// `rounds` rounds of one run per configuration, in an order that turns each round; prints
+/// each configuration's median run and the median of its rounds' differences from `off`.
+fn interleaved(rounds: usize) {
+    let bench = set_up();
+    let configurations = bench.configurations();
+    for configuration in configurations {
+        bench.run(configuration);
+    }
+    let mut times = vec![Vec::with_capacity(rounds); configurations.len()];
+    for round in 0..rounds {
+        for offset in 0..configurations.len() {
+            let index = (round + offset) % configurations.len();
+            let started = std::time::Instant::now();
+            bench.run(configurations[index]);
+            times[index].push(started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    println!("{rounds} rounds of {CALLS} calls per run, interleaved");
+    for (index, (name, ..)) in configurations.iter().enumerate() {
+        let mut differences: Vec<f64> =
+            (0..rounds).map(|r| times[index][r] - times[0][r]).collect();
+        println!(
+            "{name:>8}: median run {:.2} ms, over `off` {:.3} ms per call",
+            median(&mut times[index].clone()),
+            median(&mut differences) / CALLS as f64
+        );
+    }
+    bench.finish();
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 criterion_group!(benches, tool_loop);
@@ -313,6 +410,11 @@ criterion_group!(benches, tool_loop);
 fn main() {
     if std::env::var_os(RECEIVER_VARIABLE).is_some() {
         receive();
+        return;
+    }
+    if let Some(rounds) = std::env::var_os(INTERLEAVED_VARIABLE) {
+        let rounds = rounds.to_str().and_then(|rounds| rounds.parse().ok());
+        interleaved(rounds.expect("a number of rounds in SKILLFUL_BENCH_INTERLEAVED"));
         return;
     }
     benches();

@@ -167,10 +167,15 @@ impl Agent {
         run: &RunOptions,
     ) -> Result<AgentResponse, AgentError> {
         let span = spans::invoke_agent(&self.name, session.id(), self.options.model.as_deref());
-        let response = self
-            .run_turn(input.into(), session, run)
-            .instrument(span.clone())
-            .await;
+        let response = async {
+            let response = self.run_turn(input.into(), session, run).await;
+            if let Some(auditor) = &self.auditor {
+                auditor.on_disk().await;
+            }
+            response
+        }
+        .instrument(span.clone())
+        .await;
         spans::record_run(&span, response.as_ref().map(|response| response.usage));
         response
     }
@@ -708,8 +713,11 @@ impl AgentBuilder {
     /// Audits every tool call (run, held back, refused, rejected, unanswered) and every run's
     /// tokens to the settings' sink: the skill with its origin and digest, the script and its digest, the
     /// arguments' digest (and the arguments unless [`AuditSettings::redact`]), the decision and
-    /// who made it, the duration, the exit code and the result's digest. The record is written
-    /// before the call's result goes back to the model; a failure to write it is a warning.
+    /// who made it, the duration, the exit code and the result's digest. The record is appended
+    /// before the call's result goes back to the model (the process dying loses none), flushed
+    /// to disk in the background ([`AuditSink::append`](skillful_audit::AuditSink::append),
+    /// then [`AuditSink::sync`](skillful_audit::AuditSink::sync)) and on the disk before the run
+    /// returns; a failure to write or flush it is a warning.
     pub fn audit(mut self, settings: AuditSettings) -> Self {
         self.audit = Some(settings);
         self
@@ -723,7 +731,7 @@ impl AgentBuilder {
             rules: self.rules,
             store: self.store.unwrap_or_default(),
         });
-        let auditor = self.audit.map(|settings| Arc::new(Auditor { settings }));
+        let auditor = self.audit.map(|settings| Arc::new(Auditor::new(settings)));
         let mut invocation = FunctionInvocationLayer::new()
             .limits(self.limits)
             .approval(Arc::clone(&policy) as Arc<dyn ApprovalPolicy>)

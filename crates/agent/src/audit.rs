@@ -1,10 +1,13 @@
 //! The audit of skill tool calls: each call the loop decides on becomes an
 //! [`AuditEvent`](skillful_audit::AuditEvent) with the skill, its digest and the decision.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use skillful_audit::{Actor, AuditEvent, EventKind, SkillRef, Tokens, json_digest, sha256_hex};
+use skillful_audit::{
+    Actor, AuditEvent, AuditSink, EventKind, SkillRef, Tokens, json_digest, sha256_hex,
+};
 use skillful_chat::{FunctionCall, Usage};
 use skillful_decorators::{CallEvent, CallObserver, CallOutcome, RefusedBy};
 use skillful_provider::{CallSubject, ToolKind};
@@ -19,12 +22,78 @@ use crate::context::SkillFunction;
 pub use skillful_audit::AuditSettings;
 
 /// Turns the loop's call events into audit records.
+///
+/// A record is appended before the call's result goes on, so that the process dying loses none;
+/// it is flushed to disk in the background, so that no call waits for the disk, and every
+/// record of a run is on the disk before the run returns ([`Auditor::on_disk`]).
 #[derive(Debug)]
 pub(crate) struct Auditor {
-    pub(crate) settings: AuditSettings,
+    settings: AuditSettings,
+    flushing: Arc<Flushing>,
 }
 
+/// Flushes appended records to disk off the calls' path: one sync at a time, each covering
+/// every record appended before it started.
+#[derive(Debug)]
+struct Flushing {
+    sink: Arc<dyn AuditSink>,
+    /// How many records were appended.
+    appended: AtomicU64,
+    /// How many of them are on the disk; held while a sync runs.
+    synced: Mutex<u64>,
+}
+
+impl Flushing {
+    /// Counts one more record appended and flushes it in the background.
+    fn appended(self: &Arc<Self>) {
+        let count = self.appended.fetch_add(1, Ordering::AcqRel) + 1;
+        let this = Arc::clone(self);
+        blocking::spawn(FLUSHING, move || this.sync_through(count));
+    }
+
+    /// Blocks until the first `count` records appended are on the disk (or their sync failed,
+    /// which is a warning).
+    fn sync_through(&self, count: u64) {
+        let mut synced = self.synced.lock().unwrap_or_else(PoisonError::into_inner);
+        if *synced >= count {
+            return;
+        }
+        let covered = self.appended.load(Ordering::Acquire);
+        if let Err(error) = self.sink.sync() {
+            tracing::warn!("the audit log was not flushed to disk: {error}");
+        }
+        *synced = covered;
+    }
+}
+
+/// What the blocking work of flushing is called in its errors.
+const FLUSHING: &str = "flushing the audit log to disk";
+
 impl Auditor {
+    pub(crate) fn new(settings: AuditSettings) -> Self {
+        let flushing = Arc::new(Flushing {
+            sink: Arc::clone(&settings.sink),
+            appended: AtomicU64::new(0),
+            synced: Mutex::new(0),
+        });
+        Self { settings, flushing }
+    }
+
+    /// Returns once every record appended so far is on the disk.
+    pub(crate) async fn on_disk(&self) {
+        let appended = self.flushing.appended.load(Ordering::Acquire);
+        // The background syncs usually got there first; a sync running holds the lock.
+        if let Ok(synced) = self.flushing.synced.try_lock()
+            && *synced >= appended
+        {
+            return;
+        }
+        let flushing = Arc::clone(&self.flushing);
+        if let Err(error) = blocking::run(FLUSHING, move || flushing.sync_through(appended)).await {
+            tracing::warn!("the audit log was not flushed to disk: {error}");
+        }
+    }
+
     fn event(&self, kind: EventKind, session: Option<&str>) -> AuditEvent {
         let mut event = AuditEvent::new(
             kind,
@@ -73,8 +142,9 @@ impl Auditor {
         (event, files)
     }
 
-    /// Fills the file digests in (the skill's `SKILL.md` or library, the script) and writes the
-    /// record, on the blocking pool; a failure is a warning.
+    /// Fills the file digests in (the skill's `SKILL.md` or library, the script) and appends the
+    /// record, on the blocking pool, then has it flushed in the background; a failure is a
+    /// warning.
     async fn write(&self, mut event: AuditEvent, files: Vec<std::path::PathBuf>) {
         let sink = Arc::clone(&self.settings.sink);
         // The call's `execute_tool` span, when it ran: it gets the skill's digest too.
@@ -94,11 +164,11 @@ impl Auditor {
             if let Some(digest) = event.skill.as_ref().and_then(|skill| skill.digest.as_ref()) {
                 crate::spans::record_digest(&span, digest);
             }
-            sink.record(event)
+            sink.append(event)
         })
         .await;
         match written {
-            Ok(Ok(())) => {}
+            Ok(Ok(())) => self.flushing.appended(),
             Ok(Err(error)) => tracing::warn!("the audit record was not written: {error}"),
             Err(error) => tracing::warn!("the audit record was not written: {error}"),
         }

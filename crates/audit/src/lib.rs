@@ -6,7 +6,9 @@
 //! and who made it, the sandbox profile, the exit code, the duration and a digest of the result.
 //! An [`AuditSink`] takes them; [`FileAuditSink`] appends them to the user's log as JSON lines,
 //! each holding the sha256 of the previous record's canonical JSON ([`canonical_json`]), each
-//! flushed to disk before the call's result goes on. [`AuditLog`] reads the log back and
+//! flushed to disk before [`AuditSink::record`] returns, or by the next [`AuditSink::sync`]
+//! after [`AuditSink::append`] (for a host that must not wait for the disk, as the agent's tool
+//! calls do not). [`AuditLog`] reads the log back and
 //! [`AuditLog::verify`] names the first record that breaks the chain (edited, removed,
 //! reordered, torn by a crash). [`Stats`] summarises usage per skill.
 //!

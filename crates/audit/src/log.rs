@@ -1,5 +1,6 @@
 //! The file sink: one JSON line per record in the user's private state directory, hash-chained,
-//! flushed to disk per record, rotated by size; reading and verifying it.
+//! flushed to disk per record (at once, or by a later sync), rotated by size; reading and
+//! verifying it.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -32,11 +33,33 @@ const MAX_REASON_CHARS: usize = 1024;
 /// Where audit records go. The file sink ([`FileAuditSink`]) is the one `skills` uses; a host can
 /// send them elsewhere (a SIEM, a database) with its own.
 pub trait AuditSink: Send + Sync + std::fmt::Debug {
-    /// Appends one record of `event`. It is durable when this returns.
+    /// Appends one record of `event`. It is durable (on the disk) when this returns.
     ///
     /// # Errors
     /// The record could not be written; the caller reports it (the run goes on).
     fn record(&self, event: AuditEvent) -> Result<(), AuditError>;
+
+    /// Appends one record of `event` so that it outlives the host's process (a `kill -9` right
+    /// after loses nothing) but not yet the machine: it is on the disk once a later
+    /// [`AuditSink::sync`] returns. For a host that must not wait for the disk where it
+    /// audits (an agent's tool call), and syncs off that path.
+    ///
+    /// The default is [`AuditSink::record`], for a sink whose records are durable at once.
+    ///
+    /// # Errors
+    /// As [`AuditSink::record`].
+    fn append(&self, event: AuditEvent) -> Result<(), AuditError> {
+        self.record(event)
+    }
+
+    /// Puts every record [`AuditSink::append`] returned from before this call on the disk. The
+    /// default has nothing to do.
+    ///
+    /// # Errors
+    /// The records could not be flushed; they may be lost if the machine stops.
+    fn sync(&self) -> Result<(), AuditError> {
+        Ok(())
+    }
 }
 
 /// The end of the chain: the last record's number and digest, and where the file ended.
@@ -54,8 +77,10 @@ struct Head {
 /// mode 0700.
 ///
 /// Each record carries `prev`, the sha256 of the previous record's canonical JSON, and `seq`,
-/// its number; the chain runs across rotated files. Writers (threads and processes) take a lock,
-/// append one line with one `write` and flush it to disk (`fdatasync`) before returning. A line
+/// its number; the chain runs across rotated files. Writers (threads and processes) take a lock
+/// and append one line with one `write`; [`AuditSink::record`] then flushes it to disk
+/// (`fdatasync`) before returning, [`AuditSink::append`] leaves that to the next
+/// [`AuditSink::sync`] (which never holds up a writer). A file is flushed before it is rotated. A line
 /// cut short by a crash is found by the next writer, cut off and replaced by a
 /// [`EventKind::TornTail`] record (with a warning); [`AuditLog::verify`] reports one it finds.
 #[derive(Debug)]
@@ -64,6 +89,26 @@ pub struct FileAuditSink {
     max_file_bytes: u64,
     max_files: usize,
     head: Mutex<Option<Head>>,
+    /// The file the last [`AuditSink::append`] wrote to, until a sync flushes it.
+    unsynced: Mutex<Option<Written>>,
+    /// Held while syncing: a sync returns only once the one before it has flushed.
+    syncing: Mutex<()>,
+}
+
+/// A file a record was appended to, not yet flushed to disk.
+#[derive(Debug)]
+struct Written {
+    file: File,
+    path: PathBuf,
+}
+
+impl Written {
+    /// Flushes the file's records to disk.
+    fn sync(&self) -> Result<(), AuditError> {
+        self.file
+            .sync_data()
+            .map_err(|error| AuditError::io(&self.path, error))
+    }
 }
 
 impl FileAuditSink {
@@ -89,6 +134,8 @@ impl FileAuditSink {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             max_files: DEFAULT_MAX_FILES,
             head: Mutex::new(None),
+            unsynced: Mutex::new(None),
+            syncing: Mutex::new(()),
         })
     }
 
@@ -113,12 +160,13 @@ impl FileAuditSink {
     /// # Errors
     /// As [`AuditSink::record`].
     pub fn record_at(&self, event: AuditEvent, time: SystemTime) -> Result<(), AuditError> {
-        self.append(event, Some(time))
+        self.write(event, Some(time))?.sync()
     }
 
     /// Appends `event` stamped `time`, or the time it is written (read under the lock, so that
-    /// writers in several processes never write times out of order).
-    fn append(&self, event: AuditEvent, time: Option<SystemTime>) -> Result<(), AuditError> {
+    /// writers in several processes never write times out of order); the record is not flushed
+    /// to disk yet.
+    fn write(&self, event: AuditEvent, time: Option<SystemTime>) -> Result<Written, AuditError> {
         let _lock = FileLock::acquire(&self.dir.join(LOCK))?;
         let mut cached = self.head.lock().unwrap_or_else(PoisonError::into_inner);
         let path = self.dir.join(CURRENT);
@@ -142,19 +190,22 @@ impl FileAuditSink {
         let mut line = value.to_string();
         line.push('\n');
         if identity.2 > 0 && identity.2 + line.len() as u64 > self.max_file_bytes {
+            // Records appended but not synced yet go to the disk before their file is renamed:
+            // a later sync flushes the new file only.
+            file.sync_data()
+                .map_err(|error| AuditError::io(&path, error))?;
             drop(file);
             self.rotate(&path, record.seq)?;
             file = open_append(&path)?;
         }
         file.write_all(line.as_bytes())
-            .and_then(|()| file.sync_data())
             .map_err(|error| AuditError::io(&path, error))?;
         *cached = Some(Head {
             next_seq: record.seq + 1,
             prev: Some(json_digest(&value)),
             file: identity_of(&file, &path)?,
         });
-        Ok(())
+        Ok(Written { file, path })
     }
 
     /// The chain's end, read from the files; a torn last line is cut off and recorded.
@@ -273,7 +324,25 @@ impl FileAuditSink {
 
 impl AuditSink for FileAuditSink {
     fn record(&self, event: AuditEvent) -> Result<(), AuditError> {
-        self.append(event, None)
+        self.write(event, None)?.sync()
+    }
+
+    fn append(&self, event: AuditEvent) -> Result<(), AuditError> {
+        let written = self.write(event, None)?;
+        // Any earlier file left here holds records of the same file (one sync flushes them
+        // all) or of a rotated one (flushed before it was rotated).
+        *self.unsynced.lock().unwrap_or_else(PoisonError::into_inner) = Some(written);
+        Ok(())
+    }
+
+    fn sync(&self) -> Result<(), AuditError> {
+        let _turn = self.syncing.lock().unwrap_or_else(PoisonError::into_inner);
+        let written = self
+            .unsynced
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        written.map_or(Ok(()), |written| written.sync())
     }
 }
 

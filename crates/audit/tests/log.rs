@@ -1,6 +1,7 @@
 //! The file sink and the chain, over real files: records appended and read back, the chain
 //! verified, then broken by an edited, a removed and a reordered record (each named), a torn
-//! last line found and replaced, rotation that keeps the chain, private modes.
+//! last line found and replaced, rotation that keeps the chain, records appended before their
+//! sync, private modes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -210,6 +211,53 @@ fn rotation_keeps_the_chain_across_files_and_drops_the_oldest() {
     let last: Vec<u64> = records.iter().rev().take(2).map(|r| r.seq).collect();
     assert_eq!(last, [13, 12]);
     assert_eq!(log.verify().unwrap().broken, None);
+}
+
+#[test]
+fn appended_records_are_in_the_log_before_they_are_synced() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = FileAuditSink::at(dir.path()).unwrap().rotate_at(1200, 8);
+    sink.sync().unwrap();
+    for index in 0..6 {
+        sink.append(event(&format!("tool{index}"))).unwrap();
+    }
+    // Another writer (another process) sees them, and chains after them.
+    let other = FileAuditSink::at(dir.path()).unwrap();
+    other.record(event("other")).unwrap();
+    sink.append(event("first again")).unwrap();
+    sink.sync().unwrap();
+    sink.sync().unwrap();
+
+    let log = AuditLog::at(dir.path());
+    let tools: Vec<String> = log
+        .records()
+        .unwrap()
+        .into_iter()
+        .map(|record| record.event.tool.unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "tool0",
+            "tool1",
+            "tool2",
+            "tool3",
+            "tool4",
+            "tool5",
+            "other",
+            "first again"
+        ]
+    );
+    let rotated = fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|entry| {
+            let name = entry.as_ref().unwrap().file_name();
+            name.to_string_lossy().starts_with("audit-")
+        })
+        .count();
+    assert!(rotated > 0, "the appends rotated the file");
+    let verification = log.verify().unwrap();
+    assert_eq!((verification.verified, verification.broken), (8, None));
 }
 
 #[test]

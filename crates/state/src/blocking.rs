@@ -68,6 +68,41 @@ where
     }
 }
 
+/// Runs `work` on tokio's blocking pool without waiting for it, for work its caller need not
+/// wait for (flushing a log to disk in the background); call it within a tokio runtime.
+///
+/// A panic is logged as [`run`] logs it; `work` and the log see the caller's `tracing`
+/// subscriber.
+///
+/// # Example
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let (sender, receiver) = std::sync::mpsc::channel();
+/// skillful_state::blocking::spawn("sending a number", move || sender.send(7).unwrap());
+/// let received = skillful_state::blocking::run("receiving it", move || receiver.recv()).await;
+/// assert_eq!(received.unwrap(), Ok(7));
+/// # });
+/// ```
+#[cfg(feature = "blocking")]
+pub fn spawn<F>(what: &str, work: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    use tracing::instrument::WithSubscriber as _;
+    let what = what.to_owned();
+    let dispatch = tracing::dispatcher::get_default(tracing::Dispatch::clone);
+    let inner = dispatch.clone();
+    let detached = async move {
+        // Nobody waits for the outcome: `run` has logged a panic, and work cancelled because
+        // the runtime shuts down had nobody to tell.
+        let _ = run(&what, move || {
+            tracing::dispatcher::with_default(&inner, work)
+        })
+        .await;
+    };
+    tokio::spawn(detached.with_subscriber(dispatch));
+}
+
 /// The message a panic carried, when it is text; `(no message)` otherwise.
 pub fn panic_message(payload: &(dyn Any + Send)) -> &str {
     payload

@@ -1,11 +1,16 @@
 //! The audit log through the agent: one record per call the loop decides on, with the skill,
-//! its digests, the decision and who made it, and one per run with its tokens.
+//! its digests, the decision and who made it, and one per run with its tokens; records are
+//! flushed to disk off the calls' path, and all of them before the run returns.
 
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use serde_json::json;
 use skillful_agent::{Agent, ApprovalRules, AuditSettings, AutoApprove, Session};
-use skillful_audit::{AuditLog, AuditRecord, EventKind, FileAuditSink, json_digest, sha256_hex};
+use skillful_audit::{
+    AuditError, AuditEvent, AuditLog, AuditRecord, AuditSink, EventKind, FileAuditSink,
+    json_digest, sha256_hex,
+};
 use skillful_chat::ApprovalResponse;
 use skillful_provider::SkillsProvider;
 use skillful_test_server::{Reply, TestServer};
@@ -213,5 +218,105 @@ async fn a_prompt_over_a_pending_call_records_it_unanswered() {
     assert_eq!(
         answer.event.skill.as_ref().map(|skill| skill.name.as_str()),
         Some("unit-converter")
+    );
+}
+
+/// A sink that keeps its records in memory, and whose syncs wait until the test opens its gate.
+#[derive(Debug, Default)]
+struct GatedSink {
+    state: Mutex<Gated>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Gated {
+    appended: Vec<EventKind>,
+    /// Records written by `record`: durable at once, as the agent's calls must not wait for.
+    recorded: usize,
+    /// How many appended records the syncs so far have covered.
+    on_disk: usize,
+    open: bool,
+}
+
+impl GatedSink {
+    /// Waits (a minute at most) until `ready` holds of the state.
+    fn wait_until(&self, ready: impl Fn(&Gated) -> bool) -> std::sync::MutexGuard<'_, Gated> {
+        let (state, timeout) = self
+            .changed
+            .wait_timeout_while(
+                self.state.lock().unwrap(),
+                Duration::from_secs(60),
+                |state| !ready(state),
+            )
+            .unwrap();
+        assert!(!timeout.timed_out(), "the sink waited a minute: {state:?}");
+        state
+    }
+
+    fn open(&self) {
+        self.state.lock().unwrap().open = true;
+        self.changed.notify_all();
+    }
+}
+
+impl AuditSink for GatedSink {
+    fn record(&self, _event: AuditEvent) -> Result<(), AuditError> {
+        self.state.lock().unwrap().recorded += 1;
+        self.changed.notify_all();
+        Ok(())
+    }
+
+    fn append(&self, event: AuditEvent) -> Result<(), AuditError> {
+        self.state.lock().unwrap().appended.push(event.event);
+        self.changed.notify_all();
+        Ok(())
+    }
+
+    fn sync(&self) -> Result<(), AuditError> {
+        let covered = self.state.lock().unwrap().appended.len();
+        let mut state = self.wait_until(|state| state.open);
+        state.on_disk = state.on_disk.max(covered);
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_go_on_while_their_records_are_flushed_and_the_run_waits_for_the_disk() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("c1", "load_skill", load_skill()));
+    server.push(Reply::text("loaded"));
+    let sink = Arc::new(GatedSink::default());
+    let agent = Agent::builder(client(server.url()))
+        .skills(example_provider(Arc::default()))
+        .approval(ApprovalRules::new(AutoApprove::ReadOnly))
+        .audit(AuditSettings::new(
+            Arc::clone(&sink) as Arc<dyn AuditSink>,
+            "audit-test",
+        ))
+        .build();
+    let run = tokio::spawn(async move { agent.run(MARATHON, &mut Session::new()).await });
+
+    // The run record comes after the model saw the call's result: the call did not wait for
+    // its record's sync, which the closed gate holds.
+    let watching = Arc::clone(&sink);
+    tokio::task::spawn_blocking(move || {
+        drop(watching.wait_until(|state| state.appended.len() == 2));
+    })
+    .await
+    .unwrap();
+    assert!(
+        !run.is_finished(),
+        "the run returned before its records were on the disk"
+    );
+    sink.open();
+    let reply = run.await.unwrap().unwrap();
+    assert_eq!(reply.text(), "loaded");
+
+    let state = sink.state.lock().unwrap();
+    assert_eq!(state.appended, [EventKind::ToolCall, EventKind::Run]);
+    assert_eq!(state.recorded, 0, "no record waited for the disk");
+    assert_eq!(
+        state.on_disk, 2,
+        "every record was synced before the run returned"
     );
 }
