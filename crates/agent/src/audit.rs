@@ -1,7 +1,7 @@
 //! The audit of skill tool calls: each call the loop decides on becomes an
 //! [`AuditEvent`](skillful_audit::AuditEvent) with the skill, its digest and the decision.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
@@ -33,36 +33,54 @@ pub(crate) struct Auditor {
 }
 
 /// Flushes appended records to disk off the calls' path: one sync at a time, each covering
-/// every record appended before it started.
+/// every record appended before it started; records appended while one runs share the next.
 #[derive(Debug)]
 struct Flushing {
     sink: Arc<dyn AuditSink>,
     /// How many records were appended.
     appended: AtomicU64,
-    /// How many of them are on the disk; held while a sync runs.
+    /// Whether a background sync is on its way that has not yet counted the records.
+    requested: AtomicBool,
+    /// How many records are on the disk; held while a sync runs.
     synced: Mutex<u64>,
 }
 
 impl Flushing {
-    /// Counts one more record appended and flushes it in the background.
+    /// Counts one more record appended and has it flushed in the background.
     fn appended(self: &Arc<Self>) {
-        let count = self.appended.fetch_add(1, Ordering::AcqRel) + 1;
-        let this = Arc::clone(self);
-        blocking::spawn(FLUSHING, move || this.sync_through(count));
+        self.appended.fetch_add(1, Ordering::SeqCst);
+        // A sync asked for that has not counted yet will count this record too.
+        if !self.requested.swap(true, Ordering::SeqCst) {
+            let this = Arc::clone(self);
+            blocking::spawn(FLUSHING, move || this.sync_requested());
+        }
     }
 
-    /// Blocks until the first `count` records appended are on the disk (or their sync failed,
-    /// which is a warning).
+    /// The background sync: every record appended until it starts.
+    fn sync_requested(&self) {
+        let mut synced = self.synced.lock().unwrap_or_else(PoisonError::into_inner);
+        self.requested.store(false, Ordering::SeqCst);
+        let appended = self.appended.load(Ordering::SeqCst);
+        if *synced < appended {
+            self.flush(&mut synced, appended);
+        }
+    }
+
+    /// Blocks until the first `count` records appended are on the disk.
     fn sync_through(&self, count: u64) {
         let mut synced = self.synced.lock().unwrap_or_else(PoisonError::into_inner);
-        if *synced >= count {
-            return;
+        if *synced < count {
+            let appended = self.appended.load(Ordering::SeqCst);
+            self.flush(&mut synced, appended);
         }
-        let covered = self.appended.load(Ordering::Acquire);
+    }
+
+    /// Syncs the sink: the first `appended` records are on the disk (a failure is a warning).
+    fn flush(&self, synced: &mut u64, appended: u64) {
         if let Err(error) = self.sink.sync() {
             tracing::warn!("the audit log was not flushed to disk: {error}");
         }
-        *synced = covered;
+        *synced = appended;
     }
 }
 
@@ -74,6 +92,7 @@ impl Auditor {
         let flushing = Arc::new(Flushing {
             sink: Arc::clone(&settings.sink),
             appended: AtomicU64::new(0),
+            requested: AtomicBool::new(false),
             synced: Mutex::new(0),
         });
         Self { settings, flushing }
@@ -81,7 +100,7 @@ impl Auditor {
 
     /// Returns once every record appended so far is on the disk.
     pub(crate) async fn on_disk(&self) {
-        let appended = self.flushing.appended.load(Ordering::Acquire);
+        let appended = self.flushing.appended.load(Ordering::SeqCst);
         // The background syncs usually got there first; a sync running holds the lock.
         if let Ok(synced) = self.flushing.synced.try_lock()
             && *synced >= appended
@@ -288,5 +307,81 @@ fn exit_code(result: &str, is_error: bool) -> Option<i32> {
     match code {
         Some(code) => code.parse().ok(),
         None => (!is_error).then_some(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Condvar;
+    use std::time::Duration;
+
+    use skillful_audit::AuditError;
+
+    use super::*;
+
+    /// A sink whose syncs count and wait until the gate opens.
+    #[derive(Debug, Default)]
+    struct Gate {
+        /// Syncs started, and whether the gate is open.
+        state: Mutex<(usize, bool)>,
+        changed: Condvar,
+    }
+
+    impl Gate {
+        fn wait(&self, until: impl Fn(&(usize, bool)) -> bool) -> (usize, bool) {
+            let state = self.state.lock().unwrap();
+            let (state, waited) = self
+                .changed
+                .wait_timeout_while(state, Duration::from_secs(60), |state| !until(state))
+                .unwrap();
+            assert!(!waited.timed_out(), "waited a minute: {state:?}");
+            *state
+        }
+    }
+
+    impl AuditSink for Gate {
+        fn record(&self, _event: AuditEvent) -> Result<(), AuditError> {
+            unreachable!("the auditor only appends")
+        }
+
+        fn sync(&self) -> Result<(), AuditError> {
+            self.state.lock().unwrap().0 += 1;
+            self.changed.notify_all();
+            self.wait(|&(_, open)| open);
+            Ok(())
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn records_appended_during_a_sync_share_the_next_one() {
+        let gate = Arc::new(Gate::default());
+        let flushing = Arc::new(Flushing {
+            sink: Arc::clone(&gate) as Arc<dyn AuditSink>,
+            appended: AtomicU64::new(0),
+            requested: AtomicBool::new(false),
+            synced: Mutex::new(0),
+        });
+        flushing.appended();
+        let waiting = Arc::clone(&gate);
+        blocking::run("waiting", move || waiting.wait(|&(syncs, _)| syncs == 1))
+            .await
+            .unwrap();
+        for _ in 0..4 {
+            flushing.appended();
+        }
+        {
+            gate.state.lock().unwrap().1 = true;
+            gate.changed.notify_all();
+        }
+        let through = Arc::clone(&flushing);
+        blocking::run("syncing", move || through.sync_through(5))
+            .await
+            .unwrap();
+        assert_eq!(*flushing.synced.lock().unwrap(), 5);
+        assert_eq!(
+            gate.state.lock().unwrap().0,
+            2,
+            "one sync for the first, one for the rest"
+        );
     }
 }
