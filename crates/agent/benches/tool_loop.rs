@@ -24,7 +24,9 @@
 //! Criterion measures one configuration after the other, so a shared machine's drift between
 //! them shows as overhead. `SKILLFUL_BENCH_INTERLEAVED=N cargo bench -p skillful-agent --bench
 //! tool_loop` runs the configurations in turn instead, N rounds of one run each, and prints the
-//! median of each round's difference from `off`, per call.
+//! median of each round's difference from `off`, per call; `=NxB` makes it B runs back to back
+//! per configuration and round (their mean), so that each run meets the disk work the runs
+//! before it left.
 
 use std::hint::black_box;
 use std::io::{BufRead as _, BufReader, Read as _};
@@ -372,7 +374,7 @@ fn tool_loop(c: &mut Criterion) {
 
 /// `rounds` rounds of one run per configuration, in an order that turns each round; prints
 /// each configuration's median run and the median of its rounds' differences from `off`.
-fn interleaved(rounds: usize) {
+fn interleaved(rounds: usize, block: usize) {
     let bench = set_up();
     let configurations = bench.configurations();
     for configuration in configurations {
@@ -383,11 +385,13 @@ fn interleaved(rounds: usize) {
         for offset in 0..configurations.len() {
             let index = (round + offset) % configurations.len();
             let started = std::time::Instant::now();
-            bench.run(configurations[index]);
-            times[index].push(started.elapsed().as_secs_f64() * 1e3);
+            for _ in 0..block {
+                bench.run(configurations[index]);
+            }
+            times[index].push(started.elapsed().as_secs_f64() * 1e3 / block as f64);
         }
     }
-    println!("{rounds} rounds of {CALLS} calls per run, interleaved");
+    println!("{rounds} rounds of {block} runs of {CALLS} calls per configuration, interleaved");
     for (index, (name, ..)) in configurations.iter().enumerate() {
         let mut differences: Vec<f64> =
             (0..rounds).map(|r| times[index][r] - times[0][r]).collect();
@@ -412,9 +416,13 @@ fn main() {
         receive();
         return;
     }
-    if let Some(rounds) = std::env::var_os(INTERLEAVED_VARIABLE) {
-        let rounds = rounds.to_str().and_then(|rounds| rounds.parse().ok());
-        interleaved(rounds.expect("a number of rounds in SKILLFUL_BENCH_INTERLEAVED"));
+    if let Some(value) = std::env::var_os(INTERLEAVED_VARIABLE) {
+        let value = value.to_str().unwrap_or_default();
+        let (rounds, block) = value.split_once('x').unwrap_or((value, "1"));
+        match (rounds.parse(), block.parse()) {
+            (Ok(rounds), Ok(block)) if block > 0 => interleaved(rounds, block),
+            _ => panic!("{INTERLEAVED_VARIABLE}={value}: expected ROUNDS or ROUNDSxBLOCK"),
+        }
         return;
     }
     benches();
