@@ -711,12 +711,14 @@ impl AgentBuilder {
     }
 
     /// Audits every tool call (run, held back, refused, rejected, unanswered) and every run's
-    /// tokens to the settings' sink: the skill with its origin and digest, the script and its digest, the
-    /// arguments' digest (and the arguments unless [`AuditSettings::redact`]), the decision and
-    /// who made it, the duration, the exit code and the result's digest. The record is appended
-    /// before the call's result goes back to the model (the process dying loses none), flushed
-    /// to disk in the background ([`AuditSink::append`](skillful_audit::AuditSink::append),
-    /// then [`AuditSink::sync`](skillful_audit::AuditSink::sync)) and on the disk before the run
+    /// tokens to the settings' sink: the skill with its origin and digest, the script and its
+    /// digest, the arguments' digest (and the arguments unless [`AuditSettings::redact`]), the
+    /// decision and who made it, the duration, the exit code and the result's digest.
+    ///
+    /// The record is appended before the call's result goes back to the model (the process
+    /// dying loses none), flushed to disk in the background
+    /// ([`AuditSink::append`](skillful_audit::AuditSink::append), then
+    /// [`AuditSink::sync`](skillful_audit::AuditSink::sync)), and on the disk before the run
     /// returns; a failure to write or flush it is a warning.
     pub fn audit(mut self, settings: AuditSettings) -> Self {
         self.audit = Some(settings);

@@ -88,6 +88,7 @@ impl Flushing {
 const FLUSHING: &str = "flushing the audit log to disk";
 
 impl Auditor {
+    /// An auditor writing to the settings' sink, nothing appended yet.
     pub(crate) fn new(settings: AuditSettings) -> Self {
         let flushing = Arc::new(Flushing {
             sink: Arc::clone(&settings.sink),

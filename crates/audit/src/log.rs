@@ -52,7 +52,7 @@ pub trait AuditSink: Send + Sync + std::fmt::Debug {
         self.record(event)
     }
 
-    /// Puts every record [`AuditSink::append`] returned from before this call on the disk. The
+    /// Puts on the disk every record whose [`AuditSink::append`] returned before this call. The
     /// default has nothing to do.
     ///
     /// # Errors
@@ -80,8 +80,8 @@ struct Head {
 /// its number; the chain runs across rotated files. Writers (threads and processes) take a lock
 /// and append one line with one `write`; [`AuditSink::record`] then flushes it to disk
 /// (`fdatasync`) before returning, [`AuditSink::append`] leaves that to the next
-/// [`AuditSink::sync`] (which never holds up a writer). A file is flushed before it is rotated. A line
-/// cut short by a crash is found by the next writer, cut off and replaced by a
+/// [`AuditSink::sync`] (which never holds up a writer). A file is flushed before it is rotated.
+/// A line cut short by a crash is found by the next writer, cut off and replaced by a
 /// [`EventKind::TornTail`] record (with a warning); [`AuditLog::verify`] reports one it finds.
 #[derive(Debug)]
 pub struct FileAuditSink {
