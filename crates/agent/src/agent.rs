@@ -2,31 +2,31 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Instant;
 
-use skillful_audit::Actor;
 use skillful_chat::{
-    ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, ChatRequest, ChatResponse, Content,
-    FunctionCall, FunctionResult, Message, Role, SharedTool, Usage,
+    ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, Content, FunctionCall, Message,
+    Role, SharedTool, Usage,
 };
-use skillful_core::SourceContext;
+use skillful_core::{Skill, SourceContext};
 use skillful_decorators::{
-    ApprovalPolicy, ApprovedBy, CallActor, CallEvent, CallObserver, CallOutcome, Decision,
-    EnsureUserMessageLayer, FunctionInvocationLayer, Layer, Limits, RefusedBy, TracingLayer,
-    execute_tool_span, not_approved, record_tool_result, refused,
+    ApprovalPolicy, CallActor, CallEnd, CallObserver, CallRunner, EnsureUserMessageLayer,
+    FunctionInvocationLayer, Layer, Limits, TracingLayer, not_approved,
 };
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
-use tracing::{Instrument, Span};
+use tracing::Instrument;
 
-use crate::aids::{AidedModel, Aids, RunOptions, answer_request, skills_to_load};
+use crate::aids::{AidedModel, Aids};
 use crate::approvals::ApprovalsStore;
 use crate::approver::SessionApprovals;
 use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillFunction};
 use crate::error::AgentError;
+use crate::mode::{GuidedOptions, Mode};
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
+use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::spans;
+use crate::stages::StageRecord;
 
 /// What a run is given: a prompt, or the answers to pending approvals.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +70,10 @@ pub struct AgentResponse {
     /// Why the last model call stopped (`stop`, `tool_calls`, `length` when the token limit cut
     /// it off), as the server says.
     pub finish_reason: Option<String>,
+    /// How the run drove the model: [`Mode::Guided`] or [`Mode::Tools`].
+    pub mode: Mode,
+    /// What the run's strategy did, stage by stage, with its time and tokens.
+    pub stages: Vec<StageRecord>,
 }
 
 impl AgentResponse {
@@ -106,16 +110,27 @@ impl AgentResponse {
 /// # }
 /// ```
 pub struct Agent {
-    client: Box<dyn ChatClient>,
-    instructions: Option<String>,
+    /// The model behind the tool loop and its per-call aids (`FunctionInvocation → AidedModel →
+    /// model`).
+    pub(crate) tool_loop: Box<dyn ChatClient>,
+    /// The model alone (`EnsureUserMessage → Tracing → client`), for the requests the agent
+    /// makes itself: the guided strategy's decisions, the answer step.
+    pub(crate) model: Arc<dyn ChatClient>,
+    /// What decides, runs and records calls: the loop's, and the ones the agent makes itself.
+    pub(crate) calls: CallRunner,
+    pub(crate) instructions: Option<String>,
     providers: Vec<Provided>,
     skills: Vec<Arc<SkillsProvider>>,
     policy: Arc<SkillsApprovalPolicy>,
-    options: ChatOptions,
+    pub(crate) options: ChatOptions,
     auditor: Option<Arc<Auditor>>,
-    aids: Aids,
+    pub(crate) aids: Aids,
     name: String,
-    capture: bool,
+    /// The mode asked for, and whether the server is on this machine (to resolve
+    /// [`Mode::Auto`]).
+    mode: Mode,
+    local: Option<bool>,
+    pub(crate) guided: GuidedOptions,
     /// The approvals given for a session ([`ApprovalDecision::ForSession`](crate::ApprovalDecision::ForSession)).
     pub(crate) for_session: SessionApprovals,
 }
@@ -137,7 +152,21 @@ impl Agent {
             aids: Aids::default(),
             name: DEFAULT_NAME.to_owned(),
             capture: false,
+            mode: Mode::default(),
+            guided: GuidedOptions::default(),
         }
+    }
+
+    /// Whether the model's server is on this machine, as the client said when the agent was
+    /// built ([`ChatClient::server_is_local`]); what [`Mode::Auto`] goes by.
+    pub fn server_is_local(&self) -> Option<bool> {
+        self.local
+    }
+
+    /// The mode a run with `run` uses: the run's, else the agent's, [`Mode::Auto`] resolved by
+    /// where the server is.
+    pub fn mode(&self, run: &RunOptions) -> Mode {
+        run.mode.unwrap_or(self.mode).resolve(self.local)
     }
 
     /// Runs one turn of `session`: a prompt, or approval answers that resume a held-back run.
@@ -181,60 +210,24 @@ impl Agent {
     }
 
     /// One turn of [`Agent::run_with`], inside its `invoke_agent` span: the input's messages,
-    /// the context gathered, the runtime's activations, then the model (unless an activation
-    /// waits for approval).
+    /// the context gathered, then the mode's strategy.
     async fn run_turn(
         &self,
         input: Input,
         session: &mut Session,
         run: &RunOptions,
     ) -> Result<AgentResponse, AgentError> {
+        let mode = self.mode(run);
         let input = self.input_messages(input, session).await?;
         let gathered = self.gather(session).await?;
-        let mut messages = Vec::new();
-        if !gathered.instructions.is_empty() {
-            messages.push(Message::system(gathered.instructions.join("\n\n")));
-        }
-        messages.extend(session.messages().iter().cloned());
-        messages.extend(input.messages.iter().cloned());
-        let aided = match &input.query {
-            Some(query) => {
-                self.activate(run, query, &gathered, &mut messages, session.id())
-                    .await?
+        let made = match mode {
+            Mode::Guided => crate::guided::turn(self, &input, &gathered, session, run).await?,
+            Mode::Tools | Mode::Auto => {
+                crate::tool_loop::turn(self, &input, gathered, session, run).await?
             }
-            None => Vec::new(),
         };
-        let asking = aided
-            .iter()
-            .any(|(message, _)| message.approval_requests().next().is_some());
-        if asking {
-            // The runtime's call waits for the person; the model is called once it is answered
-            // (the approval answers resume the loop).
-            self.audit_unanswered(&input.unanswered, session.id()).await;
-            let (made, authors) = aided.into_iter().unzip();
-            return Ok(finish(session, input.messages, made, authors, None, None));
-        }
-        let mut options = self.options.clone();
-        options.conversation_id = Some(session.id().to_owned());
-        let request = ChatRequest::new(messages.clone())
-            .with_tools(gathered.tools)
-            .with_options(options);
-        let mut response = self.client.get_response(request).await?;
-        self.audit_unanswered(&input.unanswered, session.id()).await;
-        let (mut made, mut authors): (Vec<Message>, Vec<Author>) = aided.into_iter().unzip();
-        authors.extend(response.messages.iter().map(|_| Author::Conversation));
-        mark_answer_step(&mut response, &mut authors);
-        if response.stopped.is_some() && self.aids.answer_step {
-            self.answer_step(messages, &mut response, &mut authors)
-                .await?;
-        }
-        made.extend(response.messages);
-        if self.aids.repeated_loads {
-            // The session holds what the model was shown.
-            crate::aids::repeated_loads(&mut made);
-        }
-        let (usage, reason) = (response.usage, response.finish_reason);
-        let reply = finish(session, input.messages, made, authors, usage, reason);
+        let usage = made.usage;
+        let reply = finish(session, input.messages, made, mode);
         if let Some(auditor) = &self.auditor {
             auditor.run_ended(session.id(), usage).await;
         }
@@ -313,11 +306,13 @@ impl Agent {
                     let load = functions
                         .iter()
                         .find(|tool| tool.name() == ToolKind::LoadSkill.name());
-                    for skill in context.skills() {
-                        if let Some(load) = load {
-                            let offered = (skill.name().to_owned(), skill.description().to_owned());
-                            gathered.offered.push(offered);
-                            gathered.loaders.push(Arc::clone(load));
+                    if let Some(load) = load {
+                        for skill in context.skills() {
+                            gathered.offered.push(Offered {
+                                skill: Arc::clone(skill),
+                                tools: functions.clone(),
+                                load: Arc::clone(load),
+                            });
                         }
                     }
                     gathered.tools.extend(functions);
@@ -332,54 +327,8 @@ impl Agent {
         Ok(gathered)
     }
 
-    /// Loads the skills `run` names and the activation aid picks for `query` before the model's
-    /// first call: their messages, each with its author, also added to `messages`.
-    async fn activate(
-        &self,
-        run: &RunOptions,
-        query: &str,
-        gathered: &Gathered,
-        messages: &mut Vec<Message>,
-        session_id: &str,
-    ) -> Result<Vec<(Message, Author)>, AgentError> {
-        let mut aided = Vec::new();
-        for (skill, author) in skills_to_load(self.aids, run, query, &gathered.offered)? {
-            let Some(at) = gathered.offered.iter().position(|(name, _)| *name == skill) else {
-                continue;
-            };
-            let load = &gathered.loaders[at];
-            let made = self
-                .load_for_the_model(load, &skill, messages, session_id)
-                .await;
-            messages.extend(made.iter().cloned());
-            aided.extend(made.into_iter().map(|message| (message, author)));
-        }
-        Ok(aided)
-    }
-
-    /// The answer step: the model, stopped by the loop's guard, is asked again for its answer
-    /// with the results and no tools; its answer joins `response`.
-    async fn answer_step(
-        &self,
-        mut messages: Vec<Message>,
-        response: &mut ChatResponse,
-        authors: &mut Vec<Author>,
-    ) -> Result<(), AgentError> {
-        messages.extend(response.messages.iter().cloned());
-        if let Some(request) = answer_request(&messages, &self.options) {
-            let answer = self.client.get_response(request).await?;
-            if let Some(usage) = answer.usage {
-                response.usage.get_or_insert_with(Usage::default).add(usage);
-            }
-            response.finish_reason = answer.finish_reason;
-            authors.extend(answer.messages.iter().map(|_| Author::AnswerStep));
-            response.messages.extend(answer.messages);
-        }
-        Ok(())
-    }
-
     /// Records the calls a new prompt left unanswered, when auditing.
-    async fn audit_unanswered(
+    pub(crate) async fn audit_unanswered(
         &self,
         unanswered: &[(FunctionCall, Option<CallSubject>)],
         session_id: &str,
@@ -389,103 +338,39 @@ impl Agent {
         }
     }
 
-    /// The messages of a `load_skill` call of `skill` the runtime makes through `load`, decided
-    /// by the approval policy as the model's calls are: approved, the call and its result;
-    /// refused, the call and the refusal (the body is not loaded); to be asked, the call as an
-    /// approval request (the person's answer resumes it like any other).
-    async fn load_for_the_model(
+    /// A call the agent makes itself (an activation, an invocation, a guided strategy's call),
+    /// decided, run and recorded as the loop's calls are ([`CallRunner`]), `actor` naming who
+    /// chose it: its messages (approved, the call and its result; refused, the call and the
+    /// refusal; to be asked, the call as an approval request, which the person's answer
+    /// resumes like any other) and what became of it.
+    pub(crate) async fn own_call(
         &self,
-        load: &SharedTool,
-        skill: &str,
-        conversation: &[Message],
+        tools: &[SharedTool],
+        call: FunctionCall,
+        actor: CallActor,
         session_id: &str,
-    ) -> Vec<Message> {
-        let call = FunctionCall {
-            call_id: runtime_call_id(conversation),
-            name: load.name().to_owned(),
-            arguments: serde_json::json!({"skillName": skill}),
+    ) -> (Vec<Message>, CallEnd) {
+        let end = self
+            .calls
+            .calls(tools, Some(session_id), actor)
+            .call(&call)
+            .await;
+        let messages = match &end {
+            CallEnd::Held => vec![Message::new(
+                Role::Assistant,
+                vec![Content::ApprovalRequest(ApprovalRequest { call })],
+            )],
+            CallEnd::Ran(result) | CallEnd::Refused(result) => vec![
+                Message::new(Role::Assistant, vec![Content::FunctionCall(call)]),
+                Message::new(Role::Tool, vec![Content::FunctionResult(result.clone())]),
+            ],
         };
-        let result = match self.policy.decide(load.as_ref(), &call.arguments).await {
-            Decision::Ask => {
-                self.audit_runtime_call(&call, load, session_id, CallOutcome::Held)
-                    .await;
-                return vec![Message::new(
-                    Role::Assistant,
-                    vec![Content::ApprovalRequest(ApprovalRequest { call })],
-                )];
-            }
-            Decision::Refuse(reason) => {
-                self.audit_runtime_call(
-                    &call,
-                    load,
-                    session_id,
-                    CallOutcome::Refused {
-                        by: RefusedBy::Policy,
-                        reason: &reason,
-                    },
-                )
-                .await;
-                refused(&call, &reason)
-            }
-            Decision::Approve(grounds) => {
-                let approver = ApprovedBy::Policy(grounds);
-                let span = execute_tool_span(&call, CallActor::Runtime, &approver, self.capture);
-                async {
-                    let started = Instant::now();
-                    let output = load.invoke(call.arguments.clone()).await;
-                    let result = FunctionResult {
-                        call_id: call.call_id.clone(),
-                        is_error: output.is_err(),
-                        result: output.unwrap_or_else(|error| error),
-                    };
-                    record_tool_result(&Span::current(), &result, started, self.capture);
-                    self.audit_runtime_call(
-                        &call,
-                        load,
-                        session_id,
-                        CallOutcome::Ran {
-                            approver: &approver,
-                            result: &result,
-                            duration: started.elapsed(),
-                        },
-                    )
-                    .await;
-                    result
-                }
-                .instrument(span)
-                .await
-            }
-        };
-        vec![
-            Message::new(Role::Assistant, vec![Content::FunctionCall(call)]),
-            Message::new(Role::Tool, vec![Content::FunctionResult(result)]),
-        ]
-    }
-}
-
-impl Agent {
-    /// Records what became of a call the runtime made (an activation), when auditing.
-    async fn audit_runtime_call(
-        &self,
-        call: &FunctionCall,
-        tool: &SharedTool,
-        session_id: &str,
-        outcome: CallOutcome<'_>,
-    ) {
-        if let Some(auditor) = &self.auditor {
-            let event = CallEvent {
-                call,
-                tool: Some(tool.as_ref()),
-                conversation_id: Some(session_id),
-                outcome,
-            };
-            auditor.record(event, Actor::Runtime).await;
-        }
+        (messages, end)
     }
 }
 
 /// An id for a call the runtime makes that no call, result or answer of `conversation` uses.
-fn runtime_call_id(conversation: &[Message]) -> String {
+pub(crate) fn runtime_call_id(conversation: &[Message]) -> String {
     let used = |id: &str| {
         conversation
             .iter()
@@ -506,69 +391,105 @@ fn runtime_call_id(conversation: &[Message]) -> String {
 
 /// What a turn's input adds to the conversation.
 #[derive(Default)]
-struct TurnInput {
+pub(crate) struct TurnInput {
     /// The messages: the pending calls answered as not approved and the prompt, or the answers.
-    messages: Vec<Message>,
+    pub(crate) messages: Vec<Message>,
     /// The calls a new prompt left unanswered, with what they name (when auditing).
-    unanswered: Vec<(FunctionCall, Option<CallSubject>)>,
+    pub(crate) unanswered: Vec<(FunctionCall, Option<CallSubject>)>,
     /// The prompt's text, for a new prompt.
-    query: Option<String>,
+    pub(crate) query: Option<String>,
 }
 
 /// What the context providers give a turn.
 #[derive(Default)]
-struct Gathered {
+pub(crate) struct Gathered {
     /// The agent's instructions, then each provider's.
-    instructions: Vec<String>,
+    pub(crate) instructions: Vec<String>,
     /// Every provider's tools.
-    tools: Vec<SharedTool>,
-    /// Each offered skill's name and description, and (at the same index) the `load_skill`
-    /// that loads it.
-    offered: Vec<(String, String)>,
-    loaders: Vec<SharedTool>,
+    pub(crate) tools: Vec<SharedTool>,
+    /// Every offered skill, with its provider's tools.
+    pub(crate) offered: Vec<Offered>,
 }
 
-/// When the aids answered a repeated call by the answer step (its finish reason carries the
-/// aids' mark), the reply is the last message: it is marked as the answer step's.
-fn mark_answer_step(response: &mut ChatResponse, authors: &mut [Author]) {
-    if let Some(reason) = response
-        .finish_reason
-        .as_deref()
-        .and_then(|reason| reason.strip_prefix(crate::aids::ANSWER_STEP))
-    {
-        response.finish_reason = (!reason.is_empty()).then(|| reason.to_owned());
-        if let Some(last) = authors.last_mut() {
-            *last = Author::AnswerStep;
+/// A skill a skills provider offers this turn, with that provider's tools.
+pub(crate) struct Offered {
+    pub(crate) skill: Arc<dyn Skill>,
+    /// The provider's tools (`load_skill`, `read_skill_resource`, `run_skill_script`, ...).
+    pub(crate) tools: Vec<SharedTool>,
+    /// Its `load_skill`.
+    pub(crate) load: SharedTool,
+}
+
+impl Gathered {
+    /// Each offered skill's name and description.
+    pub(crate) fn names_and_descriptions(&self) -> Vec<(&str, &str)> {
+        self.offered
+            .iter()
+            .map(|offered| (offered.skill.name(), offered.skill.description()))
+            .collect()
+    }
+
+    /// The offered skill called exactly `name`.
+    pub(crate) fn skill(&self, name: &str) -> Option<&Offered> {
+        self.offered
+            .iter()
+            .find(|offered| offered.skill.name() == name)
+    }
+}
+
+/// What a mode's strategy made of a turn: the new messages with their authors, the tokens,
+/// the last finish reason and the stages.
+#[derive(Default)]
+pub(crate) struct Made {
+    pub(crate) messages: Vec<Message>,
+    pub(crate) authors: Vec<Author>,
+    pub(crate) usage: Option<Usage>,
+    pub(crate) finish_reason: Option<String>,
+    pub(crate) stages: Vec<StageRecord>,
+}
+
+impl Made {
+    /// Adds `messages`, each made by `author`.
+    pub(crate) fn push(&mut self, messages: Vec<Message>, author: Author) {
+        self.authors.extend(messages.iter().map(|_| author));
+        self.messages.extend(messages);
+    }
+
+    /// Adds a model call's tokens.
+    pub(crate) fn add_usage(&mut self, usage: Option<Usage>) {
+        if let Some(usage) = usage {
+            self.usage.get_or_insert_with(Usage::default).add(usage);
         }
     }
 }
 
-/// Ends a turn: the input's messages (the conversation's), then `made` with its `authors`, join
-/// `session`; what the run gives back.
-fn finish(
-    session: &mut Session,
-    input: Vec<Message>,
-    made: Vec<Message>,
-    authors: Vec<Author>,
-    usage: Option<Usage>,
-    finish_reason: Option<String>,
-) -> AgentResponse {
+/// Ends a turn: the input's messages (the conversation's), then what the strategy `made`,
+/// join `session`; what the run gives back.
+fn finish(session: &mut Session, input: Vec<Message>, made: Made, mode: Mode) -> AgentResponse {
     session.extend(
         input
             .into_iter()
             .map(|message| (message, Author::Conversation)),
     );
-    session.extend(made.iter().cloned().zip(authors.iter().copied()));
+    session.extend(
+        made.messages
+            .iter()
+            .cloned()
+            .zip(made.authors.iter().copied()),
+    );
     AgentResponse {
         pending: made
+            .messages
             .iter()
             .flat_map(Message::approval_requests)
             .cloned()
             .collect(),
-        messages: made,
-        authors,
-        usage,
-        finish_reason,
+        messages: made.messages,
+        authors: made.authors,
+        usage: made.usage,
+        finish_reason: made.finish_reason,
+        mode,
+        stages: made.stages,
     }
 }
 
@@ -604,7 +525,8 @@ impl Agent {
 impl fmt::Debug for Agent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Agent")
-            .field("client", &self.client)
+            .field("client", &self.tool_loop)
+            .field("mode", &self.mode)
             .field("instructions", &self.instructions)
             .field("providers", &self.providers)
             .field("options", &self.options)
@@ -636,6 +558,8 @@ pub struct AgentBuilder {
     aids: Aids,
     name: String,
     capture: bool,
+    mode: Mode,
+    guided: GuidedOptions,
 }
 
 /// The agent's name when the builder is given none (`gen_ai.agent.name`).
@@ -698,9 +622,23 @@ impl AgentBuilder {
         self
     }
 
-    /// The small-model aids to apply (default: [`Aids::default`]).
+    /// The small-model aids the tool loop applies (default: [`Aids::default`]).
     pub fn aids(mut self, aids: Aids) -> Self {
         self.aids = aids;
+        self
+    }
+
+    /// How runs drive the model (default: [`Mode::Tools`], the free tool loop);
+    /// [`Mode::Auto`] picks the guided strategy when the client's server is on this machine
+    /// ([`ChatClient::server_is_local`]). A run's [`RunOptions::mode`] overrides it.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The guided strategy's settings (default: [`GuidedOptions::default`]).
+    pub fn guided(mut self, options: GuidedOptions) -> Self {
+        self.guided = options;
         self
     }
 
@@ -726,7 +664,9 @@ impl AgentBuilder {
     }
 
     /// Builds the agent: `FunctionInvocation → the per-call aids → EnsureUserMessage → Tracing →
-    /// client`.
+    /// client` for the tool loop; the guided strategy and the answer step ask
+    /// `EnsureUserMessage → Tracing → client`, and their calls go through the loop's
+    /// [`CallRunner`] (the same approvals, spans and audit records).
     pub fn build(self) -> Agent {
         let policy = Arc::new(SkillsApprovalPolicy {
             providers: self.skills.iter().map(|provider| provider.id()).collect(),
@@ -741,13 +681,18 @@ impl AgentBuilder {
         if let Some(auditor) = &auditor {
             invocation = invocation.observer(Arc::clone(auditor) as Arc<dyn CallObserver>);
         }
+        let local = self.client.server_is_local();
         let tracing = TracingLayer::new().capture_content(self.capture);
-        let client = invocation.layer(AidedModel {
-            inner: EnsureUserMessageLayer.layer(tracing.layer(self.client)),
+        let model: Arc<dyn ChatClient> =
+            Arc::new(EnsureUserMessageLayer.layer(tracing.layer(self.client)));
+        let tool_loop = invocation.layer(AidedModel {
+            inner: Arc::clone(&model),
             aids: self.aids,
         });
         Agent {
-            client: Box::new(client),
+            tool_loop: Box::new(tool_loop),
+            model,
+            calls: invocation.runner().clone(),
             instructions: self.instructions,
             providers: self.providers,
             skills: self.skills,
@@ -756,7 +701,9 @@ impl AgentBuilder {
             auditor,
             aids: self.aids,
             name: self.name,
-            capture: self.capture,
+            mode: self.mode,
+            local,
+            guided: self.guided,
             for_session: SessionApprovals::default(),
         }
     }

@@ -7,10 +7,10 @@ use async_trait::async_trait;
 use skillful_chat::{ApprovalRequest, ApprovalResponse, FunctionCall, Remember};
 
 use crate::agent::{Agent, AgentResponse, Input};
-use crate::aids::RunOptions;
 use crate::approvals::Coverage;
 use crate::error::AgentError;
 use crate::question::ApprovalQuestion;
+use crate::run_options::RunOptions;
 use crate::session::Session;
 
 /// Why an [`Approver`] could not answer (its terminal failed, its session file could not be

@@ -9,7 +9,7 @@ use skillful_audit::{
     Actor, AuditEvent, AuditSink, EventKind, SkillRef, Tokens, json_digest, sha256_hex,
 };
 use skillful_chat::{FunctionCall, Usage};
-use skillful_decorators::{CallEvent, CallObserver, CallOutcome, RefusedBy};
+use skillful_decorators::{CallActor, CallEvent, CallObserver, CallOutcome, RefusedBy};
 use skillful_provider::{CallSubject, ToolKind};
 use skillful_state::blocking;
 
@@ -238,15 +238,9 @@ pub(crate) fn subject_of(
 
 #[async_trait]
 impl CallObserver for Auditor {
+    /// Records what became of a call, made by the model or by the runtime for it (an
+    /// activation, a guided strategy's disclosure).
     async fn observe(&self, observed: CallEvent<'_>) {
-        self.record(observed, Actor::Model).await;
-    }
-}
-
-impl Auditor {
-    /// Records what became of a call `actor` made (the model's, through the loop; the runtime's,
-    /// when it activates a skill).
-    pub(crate) async fn record(&self, observed: CallEvent<'_>, actor: Actor) {
         let kind = match observed.outcome {
             CallOutcome::Ran { .. } => EventKind::ToolCall,
             CallOutcome::Held => EventKind::ApprovalRequest,
@@ -260,7 +254,10 @@ impl Auditor {
         let (mut event, files) = self
             .call_event(kind, observed.call, subject, observed.conversation_id)
             .await;
-        event.actor = actor;
+        event.actor = match observed.actor {
+            CallActor::Model => Actor::Model,
+            CallActor::Runtime => Actor::Runtime,
+        };
         let (decision, decided_by) = match observed.outcome {
             CallOutcome::Ran {
                 approver,

@@ -9,6 +9,7 @@ use skillful_chat::{ApprovalResponse, Content, FunctionCall, Role, Usage};
 
 use crate::agent::AgentResponse;
 use crate::session::Author;
+use crate::stages::StageRecord;
 
 /// The most characters of a tool result a step keeps.
 pub const REPORT_RESULT_CHARS: usize = 2_000;
@@ -29,8 +30,10 @@ pub struct Step {
     pub result: Option<String>,
     /// The result was an error (the tool failed, or the call was refused, rejected or not run).
     pub is_error: bool,
-    /// Who made the call: `model`, `activation` (the runtime, the request matched the skill) or
-    /// `invocation` (the runtime, the user named the skill).
+    /// Who made the call: `model`, `activation` (the runtime, the request matched the skill),
+    /// `invocation` (the runtime, the user named the skill), or in guided mode `selection`
+    /// (the skill the model chose), `disclosure` (a resource the skill's body names, read by
+    /// the runtime) or `decision` (a call the model chose in a constrained decision).
     pub by: &'static str,
     /// How it was approved: `auto` (by the rules or an approval given for good; a refusal shows
     /// in the result), `user` (the person said yes), `rejected` (the person said no), `pending`
@@ -43,19 +46,57 @@ pub struct Step {
 pub struct RunReport {
     /// [`REPORT_VERSION`].
     pub version: u32,
+    /// How the run drove the model: `guided` or `tools`.
+    pub mode: &'static str,
     /// The run's answer: the last assistant text.
     pub answer: String,
-    /// Who gave the answer: `model`, or `answer_step` (asked again without tools after a loop
-    /// guard stopped the run); see [`Author::as_str`].
+    /// Who gave the answer: `model`, `answer_step` (asked again without tools after a loop
+    /// guard stopped the run) or `answer` (the guided strategy's); see [`Author::as_str`].
     pub answer_by: &'static str,
     /// Every tool call, in order.
     pub steps: Vec<Step>,
+    /// What the strategy did, stage by stage: guided `select`, `disclose`, `decide`, `run`,
+    /// `read`, `answer`; tools `activate`, `tool_loop`, `answer_step`.
+    pub stages: Vec<StageReport>,
     /// Tokens over every model call, when the server reports them.
     pub usage: Option<UsageReport>,
     /// The run's wall-clock time, in milliseconds (approvals waited for included).
     pub duration_ms: u64,
     /// How many calls still wait for approval (the run stopped there).
     pub pending: usize,
+}
+
+/// One stage of a run ([`StageRecord`]), as the report shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageReport {
+    /// The stage's name ([`Stage::as_str`](crate::Stage::as_str)).
+    pub stage: &'static str,
+    /// What it chose or did.
+    pub detail: String,
+    /// How long it took, in milliseconds.
+    pub duration_ms: u64,
+    /// The model calls it made.
+    pub model_calls: u32,
+    /// Tokens over its model calls, when the server reports them.
+    pub usage: Option<UsageReport>,
+    /// What went otherwise than asked.
+    pub notes: Vec<String>,
+    /// The decision that did not fit its schema, if one ended the stage.
+    pub error: Option<String>,
+}
+
+impl StageReport {
+    fn of(record: &StageRecord) -> Self {
+        Self {
+            stage: record.stage.as_str(),
+            detail: record.detail.clone(),
+            duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
+            model_calls: record.model_calls,
+            usage: record.usage.map(UsageReport::of),
+            notes: record.notes.clone(),
+            error: record.error.as_ref().map(ToString::to_string),
+        }
+    }
 }
 
 /// Tokens used.
@@ -65,6 +106,15 @@ pub struct UsageReport {
     pub prompt_tokens: u64,
     /// Generated tokens.
     pub completion_tokens: u64,
+}
+
+impl UsageReport {
+    fn of(usage: Usage) -> Self {
+        Self {
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+        }
+    }
 }
 
 impl RunReport {
@@ -80,6 +130,11 @@ impl RunReport {
         let mut at: HashMap<String, usize> = HashMap::new();
         let mut usage: Option<Usage> = None;
         let mut answer_by = "model";
+        let stages = responses
+            .iter()
+            .flat_map(|(response, _)| &response.stages)
+            .map(StageReport::of)
+            .collect();
         for (response, _) in responses {
             if let Some(used) = response.usage {
                 usage.get_or_insert_with(Usage::default).add(used);
@@ -117,13 +172,12 @@ impl RunReport {
         let last = responses.last().map(|(response, _)| response);
         Self {
             version: REPORT_VERSION,
+            mode: last.map_or("tools", |response| response.mode.as_str()),
+            stages,
             answer: last.map(AgentResponse::text).unwrap_or_default(),
             answer_by,
             steps,
-            usage: usage.map(|usage| UsageReport {
-                prompt_tokens: usage.prompt_tokens,
-                completion_tokens: usage.completion_tokens,
-            }),
+            usage: usage.map(UsageReport::of),
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
             pending: last.map_or(0, |response| response.pending.len()),
         }

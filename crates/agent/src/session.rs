@@ -77,18 +77,41 @@ pub enum Author {
     /// The answer asked for in a clean request (the question and the results, no tools) after a
     /// loop guard stopped the run.
     AnswerStep,
+    /// Guided: the `load_skill` call of the skill the model chose in the selection (and its
+    /// result).
+    Selection,
+    /// Guided: a `read_skill_resource` call the runtime made to disclose a resource the skill's
+    /// body names (and its result).
+    Disclosure,
+    /// Guided: a script run or resource read the model chose in a constrained decision (and its
+    /// result).
+    Decision,
+    /// Guided: the answer, asked for with the question and the results, no tools.
+    Answer,
 }
 
 impl Author {
     /// The name `skills run --json` and the records use: `model`, `activation`, `invocation`,
-    /// `answer_step`.
+    /// `answer_step`, `selection`, `disclosure`, `decision`, `answer`.
     pub fn as_str(self) -> &'static str {
         match self {
             Author::Conversation => "model",
             Author::Activation => "activation",
             Author::Invocation => "invocation",
             Author::AnswerStep => "answer_step",
+            Author::Selection => "selection",
+            Author::Disclosure => "disclosure",
+            Author::Decision => "decision",
+            Author::Answer => "answer",
         }
+    }
+
+    /// Whether the guided strategy made the message.
+    pub fn is_guided(self) -> bool {
+        matches!(
+            self,
+            Author::Selection | Author::Disclosure | Author::Decision | Author::Answer
+        )
     }
 }
 

@@ -40,6 +40,6 @@ pub use message::{
     Role,
 };
 pub use openai::{DEFAULT_BASE_URL, DEFAULT_MAX_RESPONSE_BYTES, OpenAiClient, OpenAiClientBuilder};
-pub use request::{ChatOptions, ChatRequest, ChatResponse, ToolChoice, Usage};
+pub use request::{ChatOptions, ChatRequest, ChatResponse, ResponseFormat, ToolChoice, Usage};
 pub use skillful_http::redact_url;
 pub use tool::{SharedTool, Tool};

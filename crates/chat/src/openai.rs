@@ -1,6 +1,8 @@
 //! The OpenAI-compatible HTTP client (`POST {base}/chat/completions`).
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
@@ -58,7 +60,15 @@ pub struct OpenAiClient {
     retry_backoff: Duration,
     max_retry_delay: Duration,
     max_response_bytes: usize,
+    /// Whether the server takes `response_format`, as learned from its answers (or declared):
+    /// shared by the client's clones, so it is found out once per endpoint.
+    structured: Arc<AtomicU8>,
 }
+
+/// [`OpenAiClient`]'s knowledge of the server's structured outputs.
+const STRUCTURED_UNKNOWN: u8 = 0;
+const STRUCTURED_TAKEN: u8 = 1;
+const STRUCTURED_REFUSED: u8 = 2;
 
 impl OpenAiClient {
     /// Starts configuring a client for the server at `base_url` (e.g. `http://127.0.0.1:1234/v1`).
@@ -73,6 +83,20 @@ impl OpenAiClient {
             retry_backoff: Duration::from_millis(500),
             max_retry_delay: Duration::from_secs(30),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            structured_outputs: true,
+        }
+    }
+
+    /// Whether the server takes structured outputs (`response_format` with a JSON Schema):
+    /// `Some(false)` once it refused a request for carrying one (or the builder said so; such
+    /// requests then go without it), `Some(true)` once it answered one, `None` before either.
+    /// A server that ignores the field answers as if it took it: a caller checks the reply
+    /// against its schema whatever this says.
+    pub fn structured_outputs(&self) -> Option<bool> {
+        match self.structured.load(Ordering::Relaxed) {
+            STRUCTURED_TAKEN => Some(true),
+            STRUCTURED_REFUSED => Some(false),
+            _ => None,
         }
     }
 
@@ -195,18 +219,40 @@ fn root_cause(error: &reqwest::Error) -> String {
 
 #[async_trait]
 impl ChatClient for OpenAiClient {
-    async fn get_response(&self, request: ChatRequest) -> Result<ChatResponse, ChatError> {
-        let body = wire::request_body(&request, self.model.as_deref());
+    async fn get_response(&self, mut request: ChatRequest) -> Result<ChatResponse, ChatError> {
+        if self.structured.load(Ordering::Relaxed) == STRUCTURED_REFUSED {
+            request.options.response_format = None;
+        }
+        let mut body = wire::request_body(&request, self.model.as_deref());
         let mut attempt = 0;
         loop {
             let answer = self.send_once(&body).await?;
+            let constrained = body.get("response_format").is_some();
             if answer.status.is_success() {
+                if constrained {
+                    self.structured.store(STRUCTURED_TAKEN, Ordering::Relaxed);
+                }
                 return wire::parse_response(&answer.body).map_err(|message| {
                     ChatError::InvalidResponse {
                         url: self.endpoint.shown.clone(),
                         message,
                     }
                 });
+            }
+            let message = wire::error_message(&answer.body);
+            if constrained && refuses_structured_outputs(answer.status, &message) {
+                // Found out once per endpoint: later requests go without the field, and whoever
+                // asked for it checks the reply against its schema.
+                tracing::warn!(
+                    url = %self.endpoint.shown,
+                    status = answer.status.as_u16(),
+                    "the server refused a reply constrained to a JSON Schema (structured outputs); sending such requests without it"
+                );
+                self.structured.store(STRUCTURED_REFUSED, Ordering::Relaxed);
+                if let Some(fields) = body.as_object_mut() {
+                    fields.remove("response_format");
+                }
+                continue;
             }
             if retryable(answer.status) && attempt < self.max_retries {
                 let delay = self.retry_delay(attempt, &answer.headers);
@@ -223,10 +269,32 @@ impl ChatClient for OpenAiClient {
             return Err(ChatError::Status {
                 url: self.endpoint.shown.clone(),
                 status: answer.status.as_u16(),
-                message: wire::error_message(&answer.body),
+                message,
             });
         }
     }
+
+    fn server_is_local(&self) -> Option<bool> {
+        Some(self.is_loopback())
+    }
+}
+
+/// Whether an error answer to a request carrying `response_format` says the server does not
+/// take it: a client error (400, 422) or "not implemented" (501) whose message names the
+/// field, JSON schemas, grammars or structured outputs.
+fn refuses_structured_outputs(status: StatusCode, message: &str) -> bool {
+    let client_error = matches!(status.as_u16(), 400 | 422 | 501);
+    let message = message.to_ascii_lowercase();
+    client_error
+        && [
+            "response_format",
+            "json_schema",
+            "schema",
+            "grammar",
+            "structured",
+        ]
+        .iter()
+        .any(|word| message.contains(word))
 }
 
 impl fmt::Debug for OpenAiClient {
@@ -253,6 +321,7 @@ pub struct OpenAiClientBuilder {
     retry_backoff: Duration,
     max_retry_delay: Duration,
     max_response_bytes: usize,
+    structured_outputs: bool,
 }
 
 impl OpenAiClientBuilder {
@@ -308,6 +377,15 @@ impl OpenAiClientBuilder {
         self
     }
 
+    /// Whether to send structured-output requests as such (default `true`). `false` for a
+    /// server known not to take `response_format`: the field is left out and callers check
+    /// replies against their schema. With `true`, a server that refuses the field once is
+    /// not sent it again ([`OpenAiClient::structured_outputs`]).
+    pub fn structured_outputs(mut self, send: bool) -> Self {
+        self.structured_outputs = send;
+        self
+    }
+
     /// Builds the client.
     ///
     /// # Errors
@@ -337,6 +415,11 @@ impl OpenAiClientBuilder {
             retry_backoff: self.retry_backoff,
             max_retry_delay: self.max_retry_delay,
             max_response_bytes: self.max_response_bytes,
+            structured: Arc::new(AtomicU8::new(if self.structured_outputs {
+                STRUCTURED_UNKNOWN
+            } else {
+                STRUCTURED_REFUSED
+            })),
         })
     }
 }

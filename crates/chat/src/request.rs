@@ -53,6 +53,33 @@ pub struct ChatOptions {
     pub seed: Option<u64>,
     /// Names the conversation, so that decorators keep per-conversation state apart.
     pub conversation_id: Option<String>,
+    /// The shape the reply must take (structured outputs): the server constrains its sampling
+    /// to a JSON Schema, where it can.
+    pub response_format: Option<ResponseFormat>,
+}
+
+/// A reply constrained to a JSON Schema: sent as `response_format` with `type: json_schema`
+/// (OpenAI, llama.cpp's server, LM Studio, vLLM and Ollama since 0.5 take this shape on
+/// `/v1/chat/completions`). A server that cannot constrain replies may ignore it or refuse the
+/// request ([`OpenAiClient`](crate::OpenAiClient) then resends without it and remembers): the
+/// reply is only text, to be checked against the schema by whoever asked.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ResponseFormat {
+    /// The schema's name (letters, digits, `_` and `-`; OpenAI requires one).
+    pub name: String,
+    /// The JSON Schema the reply must fit.
+    pub schema: serde_json::Value,
+}
+
+impl ResponseFormat {
+    /// A reply fitting `schema`, named `name`.
+    pub fn json_schema(name: impl Into<String>, schema: serde_json::Value) -> Self {
+        Self {
+            name: name.into(),
+            schema,
+        }
+    }
 }
 
 /// Whether and which tool the model must call.

@@ -53,6 +53,15 @@ pub(crate) fn request_body(request: &ChatRequest, default_model: Option<&str>) -
     if let Some(seed) = request.options.seed {
         body.insert("seed".into(), seed.into());
     }
+    if let Some(format) = &request.options.response_format {
+        body.insert(
+            "response_format".into(),
+            json!({
+                "type": "json_schema",
+                "json_schema": {"name": format.name, "strict": true, "schema": format.schema},
+            }),
+        );
+    }
     body.insert("stream".into(), false.into());
     Value::Object(body)
 }

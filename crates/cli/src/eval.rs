@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use skillful_agent::{Aids, ApprovalRules};
+use skillful_agent::{Aids, ApprovalRules, Mode};
 use skillful_core::RiskTier;
 use skillful_core::text::{one_line, shorten};
 use skillful_eval::{
@@ -15,7 +15,7 @@ use skillful_eval::{
 };
 
 use crate::audit::AuditFlags;
-use crate::converse::{Approve, ModelArgs};
+use crate::converse::{Approve, ModeArg, ModelArgs, asked_mode};
 use crate::sandbox::{SandboxFlags, not_isolated_line};
 use crate::{Outcome, UsageError, output};
 
@@ -26,6 +26,14 @@ pub(crate) struct EvalArgs {
     skill_dirs: Vec<PathBuf>,
     #[command(flatten)]
     model: ModelArgs,
+    /// How the evaluated agents drive the model, as `skills run --mode` (default: `[agent] mode`
+    /// of the user's settings, else `auto`).
+    #[arg(long, value_name = "MODE", conflicts_with = "compare_modes")]
+    mode: Option<ModeArg>,
+    /// Evaluate each skill in both modes, `guided` then `tools`, on the same evals and seeds, and
+    /// compare them (each mode's iterations in a directory of its own under the workspace).
+    #[arg(long)]
+    compare_modes: bool,
     /// Where the iterations go. Default: in your state directory,
     /// `~/.local/state/skillful/eval/<skill name>-<key>`; with several skills, `DIR/<skill name>`.
     /// Refused when it is a symbolic link, or when it or a directory on the way to it is another
@@ -84,35 +92,54 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     }
     let (endpoint, _engine) = args.model.server().await?;
     configure(&mut settings, &args, &endpoint)?;
-    let evaluator = Evaluator::new(settings)?;
+    let modes = if args.compare_modes {
+        vec![Mode::Guided, Mode::Tools]
+    } else {
+        vec![asked_mode(args.mode)?.0]
+    };
     let mut benchmarks = Vec::new();
     let mut out = output::stdout();
     for skill in &skills {
-        let workspace = skill.workspace(args.workspace.as_deref(), skills.len())?;
-        writeln!(
-            output::stderr(),
-            "skills: evaluating {} ({} evals × {} run{}) against {}",
-            one_line(skill.name()),
-            skill.evals().evals.len(),
-            args.runs,
-            if args.runs == 1 { "" } else { "s" },
-            one_line(&endpoint.to_string())
-        )?;
-        let report = evaluator
-            .evaluate(skill, &skills, &workspace, &show_progress)
-            .await
-            .map_err(unreachable)
-            .with_context(|| format!("evaluating {}", skill.name()))?;
-        if !args.json {
-            table(&mut out, &report.benchmark)?;
-            let written = report.iteration_dir.join("benchmark.json");
+        let mut compared = Vec::new();
+        for &mode in &modes {
+            settings.mode = mode;
+            let evaluator = Evaluator::new(settings.clone())?;
+            let mut workspace = skill.workspace(args.workspace.as_deref(), skills.len())?;
+            if args.compare_modes {
+                workspace = workspace.join(evaluator.mode().as_str());
+            }
             writeln!(
-                out,
-                "  written: {}",
-                one_line(&written.display().to_string())
+                output::stderr(),
+                "skills: evaluating {} ({} evals × {} run{}, mode {}) against {}",
+                one_line(skill.name()),
+                skill.evals().evals.len(),
+                args.runs,
+                if args.runs == 1 { "" } else { "s" },
+                evaluator.mode(),
+                one_line(&endpoint.to_string())
             )?;
+            let report = evaluator
+                .evaluate(skill, &skills, &workspace, &show_progress)
+                .await
+                .map_err(unreachable)
+                .with_context(|| format!("evaluating {}", skill.name()))?;
+            if !args.json {
+                table(&mut out, &report.benchmark)?;
+                let written = report.iteration_dir.join("benchmark.json");
+                writeln!(
+                    out,
+                    "  written: {}",
+                    one_line(&written.display().to_string())
+                )?;
+            }
+            compared.push(report.benchmark.clone());
+            benchmarks.push(report.benchmark);
         }
-        benchmarks.push(report.benchmark);
+        if let [guided, tools] = compared.as_slice()
+            && !args.json
+        {
+            comparison(&mut out, guided, tools)?;
+        }
     }
     if args.json {
         match benchmarks.as_slice() {
@@ -121,6 +148,55 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(Outcome::Ok)
+}
+
+/// The two modes side by side: pass rate, seconds and tokens with the skill, and triggers.
+fn comparison(
+    out: &mut output::Writer<impl Write>,
+    first: &Benchmark,
+    second: &Benchmark,
+) -> io::Result<()> {
+    let (a, b) = (
+        &first.run_summary.with_skill,
+        &second.run_summary.with_skill,
+    );
+    writeln!(
+        out,
+        "{}: {} / {} with the skill",
+        one_line(&first.metadata.skill_name),
+        first.metadata.mode,
+        second.metadata.mode
+    )?;
+    for (name, left, right, digits) in [
+        ("pass rate", a.pass_rate, b.pass_rate, 2),
+        ("seconds per run", a.time_seconds, b.time_seconds, 1),
+        ("tokens per run", a.tokens, b.tokens, 0),
+    ] {
+        writeln!(
+            out,
+            "  {:<28} {:>14} {:>14}",
+            name,
+            stat(left, digits),
+            stat(right, digits)
+        )?;
+    }
+    writeln!(
+        out,
+        "  {:<28} {:>14} {:>14}",
+        "skill loaded",
+        format!("{}/{}", a.skill_loaded, a.runs),
+        format!("{}/{}", b.skill_loaded, b.runs)
+    )?;
+    if let (Some(left), Some(right)) = (&first.triggers, &second.triggers) {
+        writeln!(
+            out,
+            "  {:<28} {:>14} {:>14}",
+            "triggers (precision/recall)",
+            format!("{}/{}", share(left.precision), share(left.recall)),
+            format!("{}/{}", share(right.precision), share(right.recall))
+        )?;
+    }
+    Ok(())
 }
 
 /// Says on stderr that evaluating runs the skill's code, and in which sandbox; a runner that
@@ -251,11 +327,12 @@ fn table(out: &mut output::Writer<impl Write>, benchmark: &Benchmark) -> io::Res
     let runs = benchmark.metadata.runs_per_configuration;
     writeln!(
         out,
-        "{}: {} evals, {} run{} each",
+        "{}: {} evals, {} run{} each, mode {}",
         one_line(&benchmark.metadata.skill_name),
         benchmark.metadata.evals_run.len(),
         runs,
-        if runs == 1 { "" } else { "s" }
+        if runs == 1 { "" } else { "s" },
+        one_line(&benchmark.metadata.mode)
     )?;
     writeln!(out, "  {:<28} {:>14} {:>14}", "", "WITH SKILL", "WITHOUT")?;
     for totals in benchmark.eval_totals() {

@@ -48,7 +48,7 @@ pub use listing::ListedSkill;
 #[cfg(feature = "mcp")]
 pub use mcp::{McpError, McpLabel, McpServer, McpServers};
 pub use safety::Risk;
-pub use settings::{Enablement, Settings, SettingsLevel};
+pub use settings::{AGENT_MODES, Enablement, Settings, SettingsLevel};
 pub use trust::{
     DirIdentity, TRUST_FILE, TRUST_FORMAT_VERSION, TrustEntry, TrustStore, Trusted, Verdict,
     shown_path,

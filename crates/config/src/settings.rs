@@ -15,6 +15,10 @@
 //!
 //! [sandbox]
 //! allow_write = ["/home/me/notes"]  # write-high scripts may write here too (user settings only)
+//!
+//! [agent]
+//! mode = "auto"                     # guided, tools or auto: how `run`, `chat` and `eval` drive
+//!                                   # the model (user settings only)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -48,7 +52,13 @@ pub struct Settings {
     /// `--allow-write` names them, relative paths resolved against the file's directory. Hosts
     /// honour the user's file only: a project cannot widen the sandbox.
     pub allow_write: Vec<PathBuf>,
+    /// `[agent] mode`: `guided`, `tools` or `auto` ([`AGENT_MODES`]), as `--mode` takes it.
+    /// Hosts honour the user's file only.
+    pub agent_mode: Option<String>,
 }
+
+/// The values `[agent] mode` takes.
+pub const AGENT_MODES: [&str; 3] = ["guided", "tools", "auto"];
 
 /// Where a setting was made, for messages and for `skills list --all`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -139,6 +149,17 @@ impl Settings {
         };
         let plugin_dirs = dirs("plugins", "dirs")?;
         let allow_write = dirs("sandbox", "allow_write")?;
+        let agent_mode = match document.get("agent").and_then(|agent| agent.get("mode")) {
+            None => None,
+            Some(item) => Some(
+                item.as_str()
+                    .filter(|mode| AGENT_MODES.contains(mode))
+                    .map(str::to_owned)
+                    .ok_or_else(|| {
+                        invalid("`agent.mode` must be \"guided\", \"tools\" or \"auto\"")
+                    })?,
+            ),
+        };
         Ok(Self {
             disabled: disabled.unwrap_or_default(),
             enabled,
@@ -146,6 +167,7 @@ impl Settings {
             plugin_dirs,
             locked,
             allow_write,
+            agent_mode,
         })
     }
 

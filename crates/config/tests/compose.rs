@@ -715,3 +715,17 @@ fn settings_name_the_directories_write_high_scripts_may_write() {
         "{error}"
     );
 }
+
+#[test]
+fn settings_name_the_agents_mode_and_refuse_any_other() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("config.toml");
+    fs::write(&file, "[agent]\nmode = \"guided\"\n").unwrap();
+    let settings = Settings::load(&file, SettingsLevel::Project).unwrap();
+    assert_eq!(settings.agent_mode.as_deref(), Some("guided"));
+    fs::write(&file, "[agent]\nmode = \"fast\"\n").unwrap();
+    let error = Settings::load(&file, SettingsLevel::Project).unwrap_err();
+    let error = error.to_string();
+    assert!(error.contains("`agent.mode` must be"), "{error}");
+    assert!(error.contains("config.toml"), "{error}");
+}

@@ -4,21 +4,19 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Instant;
 
 use async_trait::async_trait;
-use futures_util::future::join_all;
 use skillful_chat::{
     ApprovalRequest, ChatClient, ChatError, ChatOptions, ChatRequest, ChatResponse, Content,
-    FunctionCall, FunctionResult, Message, Remember, Role, SharedTool, Usage,
+    FunctionCall, FunctionResult, Message, Role, SharedTool, Usage,
 };
-use tracing::Instrument;
 
-use crate::approval::{ApprovalPolicy, Decision, new_answers, pending_approvals};
+use crate::approval::ApprovalPolicy;
+use crate::calls::{CallRunner, Calls, Verdict, error_result, merge};
 use crate::identity::CallIds;
 use crate::layer::Layer;
-use crate::observe::{ApprovedBy, CallEvent, CallObserver, CallOutcome, RefusedBy};
-use crate::trace::{CallActor, execute_tool_span, record_tool_result};
+use crate::observe::{ApprovedBy, CallObserver, CallOutcome, RefusedBy};
+use crate::trace::CallActor;
 
 /// The loop's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,9 +77,7 @@ impl Default for Limits {
 pub struct FunctionInvocation<C> {
     inner: C,
     limits: Limits,
-    approval: Option<Arc<dyn ApprovalPolicy>>,
-    observer: Option<Arc<dyn CallObserver>>,
-    capture: bool,
+    runner: CallRunner,
 }
 
 impl<C> FunctionInvocation<C> {
@@ -90,9 +86,7 @@ impl<C> FunctionInvocation<C> {
         Self {
             inner,
             limits: Limits::default(),
-            approval: None,
-            observer: None,
-            capture: false,
+            runner: CallRunner::new(),
         }
     }
 
@@ -100,11 +94,9 @@ impl<C> FunctionInvocation<C> {
     fn run<'a>(&'a self, tools: &'a [SharedTool], options: &'a ChatOptions) -> Run<'a> {
         Run {
             limits: self.limits,
-            tools,
-            approval: self.approval.as_deref(),
-            observer: self.observer.as_deref(),
-            conversation_id: options.conversation_id.as_deref(),
-            capture: self.capture,
+            calls: self
+                .runner
+                .calls(tools, options.conversation_id.as_deref(), CallActor::Model),
             auto_approved: 0,
             streaks: Streaks::default(),
             failures: HashMap::new(),
@@ -117,9 +109,7 @@ impl<C: fmt::Debug> fmt::Debug for FunctionInvocation<C> {
         f.debug_struct("FunctionInvocation")
             .field("inner", &self.inner)
             .field("limits", &self.limits)
-            .field("approval", &self.approval)
-            .field("observer", &self.observer)
-            .field("capture", &self.capture)
+            .field("runner", &self.runner)
             .finish()
     }
 }
@@ -179,11 +169,7 @@ impl Streaks {
 /// The state of one request's loop.
 struct Run<'a> {
     limits: Limits,
-    tools: &'a [SharedTool],
-    approval: Option<&'a dyn ApprovalPolicy>,
-    observer: Option<&'a dyn CallObserver>,
-    conversation_id: Option<&'a str>,
-    capture: bool,
+    calls: Calls<'a>,
     auto_approved: usize,
     streaks: Streaks,
     failures: HashMap<String, (String, usize)>,
@@ -232,89 +218,16 @@ impl Run<'_> {
                 RefusedBy::Guard,
             );
         }
-        let Some(tool) = self.tools.iter().find(|tool| tool.name() == call.name) else {
-            let names: Vec<&str> = self.tools.iter().map(|tool| tool.name()).collect();
-            return Step::Answer(
-                error_result(
-                    call,
-                    format!(
-                        "Error: there is no tool named '{}'. Available tools: {}.",
-                        call.name,
-                        names.join(", ")
-                    ),
-                ),
-                RefusedBy::UnknownTool,
-            );
-        };
-        let Some(policy) = self.approval else {
-            return Step::Run(Arc::clone(tool), ApprovedBy::NoPolicy);
-        };
-        let grounds = match policy.decide(tool.as_ref(), &call.arguments).await {
-            Decision::Refuse(reason) => {
-                return Step::Answer(refused(call, &reason), RefusedBy::Policy);
-            }
-            Decision::Approve(grounds) => Some(grounds),
-            Decision::Ask => None,
-        };
-        match grounds {
-            Some(grounds) if self.auto_approved < self.limits.max_auto_approvals => {
+        match self.calls.decide(call).await {
+            Verdict::Refuse(result, by) => Step::Answer(result, by),
+            Verdict::Ask => Step::Ask,
+            Verdict::Run(tool, ApprovedBy::NoPolicy) => Step::Run(tool, ApprovedBy::NoPolicy),
+            Verdict::Run(tool, approver) if self.auto_approved < self.limits.max_auto_approvals => {
                 self.auto_approved += 1;
-                Step::Run(Arc::clone(tool), ApprovedBy::Policy(grounds))
+                Step::Run(tool, approver)
             }
-            _ => Step::Ask,
+            Verdict::Run(..) => Step::Ask,
         }
-    }
-
-    /// Tells the observer, if any, what became of `call`.
-    async fn note(&self, call: &FunctionCall, outcome: CallOutcome<'_>) {
-        let Some(observer) = self.observer else {
-            return;
-        };
-        let tool = self.tools.iter().find(|tool| tool.name() == call.name);
-        observer
-            .observe(CallEvent {
-                call,
-                tool: tool.map(|tool| tool.as_ref() as &dyn skillful_chat::Tool),
-                conversation_id: self.conversation_id,
-                outcome,
-            })
-            .await;
-    }
-
-    /// Runs `calls` concurrently, each in its own span, each observed when it ends; the results
-    /// in the same order.
-    async fn execute(
-        &self,
-        calls: Vec<(FunctionCall, SharedTool, ApprovedBy)>,
-    ) -> Vec<FunctionResult> {
-        join_all(calls.into_iter().map(|(call, tool, approver)| {
-            let span = execute_tool_span(&call, CallActor::Model, &approver, self.capture);
-            let inner = span.clone();
-            async move {
-                let started = Instant::now();
-                let output = tool.invoke(call.arguments.clone()).await;
-                let duration = started.elapsed();
-                let is_error = output.is_err();
-                let result = FunctionResult {
-                    call_id: call.call_id.clone(),
-                    result: output.unwrap_or_else(|error| error),
-                    is_error,
-                };
-                record_tool_result(&span, &result, started, self.capture);
-                self.note(
-                    &call,
-                    CallOutcome::Ran {
-                        approver: &approver,
-                        result: &result,
-                        duration,
-                    },
-                )
-                .await;
-                result
-            }
-            .instrument(inner)
-        }))
-        .await
     }
 
     /// Decides, runs and notes the calls of one model turn. Calls waiting for approval become
@@ -375,7 +288,9 @@ impl Run<'_> {
                 ),
             };
             let reason = &result.result;
-            self.note(call, CallOutcome::Refused { by, reason }).await;
+            self.calls
+                .note(call, CallOutcome::Refused { by, reason })
+                .await;
             results.push(result);
         }
         results
@@ -398,15 +313,17 @@ impl Run<'_> {
                 }
                 Step::Answer(result, by) => {
                     let reason = &result.result;
-                    self.note(call, CallOutcome::Refused { by, reason }).await;
+                    self.calls
+                        .note(call, CallOutcome::Refused { by, reason })
+                        .await;
                     results.push(Some(result));
                 }
-                Step::Ask => self.note(call, CallOutcome::Held).await,
+                Step::Ask => self.calls.note(call, CallOutcome::Held).await,
                 Step::Stop(_) => {}
             }
         }
         let ran_calls: Vec<FunctionCall> = to_run.iter().map(|(call, ..)| call.clone()).collect();
-        let ran = self.execute(to_run).await;
+        let ran = self.calls.execute(to_run).await;
         let broken = self.breaker(&ran_calls, &ran);
         (merge(results, ran), broken)
     }
@@ -435,33 +352,6 @@ impl Run<'_> {
         }
         None
     }
-}
-
-/// The result of a call the approval policy refused (`reason` says why): it was not run.
-pub fn refused(call: &FunctionCall, reason: &str) -> FunctionResult {
-    error_result(
-        call,
-        format!("Error: this call was refused and not run: {reason}"),
-    )
-}
-
-fn error_result(call: &FunctionCall, text: String) -> FunctionResult {
-    FunctionResult {
-        call_id: call.call_id.clone(),
-        result: text,
-        is_error: true,
-    }
-}
-
-/// The result of a call that waited for approval and got none: it was not run.
-pub fn not_approved(call: &FunctionCall) -> FunctionResult {
-    error_result(
-        call,
-        format!(
-            "Not run: the user did not approve this call of `{}`.",
-            call.name
-        ),
-    )
 }
 
 fn tool_message(results: Vec<FunctionResult>) -> Message {
@@ -535,7 +425,7 @@ impl<C: ChatClient> ChatClient for FunctionInvocation<C> {
         let mut ids = CallIds::of(&messages);
         let mut output = Output::default();
 
-        let resumed = resume(&run, &messages).await;
+        let resumed = run.calls.resume(&messages).await;
         if let Some(results) = resumed {
             output.push(&mut messages, tool_message(results));
         }
@@ -591,122 +481,12 @@ fn hold_back(replies: &mut [Message], held: &[&str]) {
     }
 }
 
-/// Why a call waiting for approval does not run.
-enum NotRun<'a> {
-    Refused(RefusedBy),
-    Rejected(Option<&'a str>),
-    Unanswered,
-}
-
-/// Answers the approval requests still open in `messages` with the answers the request carries
-/// (see [`new_answers`]): approved calls the policy does not refuse now run, the others get a
-/// result saying why not. `None` when nothing was pending.
-async fn resume(run: &Run<'_>, messages: &[Message]) -> Option<Vec<FunctionResult>> {
-    let pending = pending_approvals(messages);
-    if pending.is_empty() {
-        return None;
-    }
-    let answers: HashMap<&str, _> = new_answers(messages)
-        .map(|response| (response.call_id.as_str(), response))
-        .collect();
-    let mut results: Vec<Option<FunctionResult>> = Vec::new();
-    let mut to_run = Vec::new();
-    for ApprovalRequest { call } in pending {
-        let tool = run.tools.iter().find(|tool| tool.name() == call.name);
-        let (result, not_run) = match (answers.get(call.call_id.as_str()), tool) {
-            (Some(answer), Some(tool)) if answer.approved => {
-                match approved_again(run.approval, tool, &call, answer.remember).await {
-                    Ok(()) => {
-                        to_run.push((call, Arc::clone(tool), ApprovedBy::Person(answer.remember)));
-                        results.push(None);
-                        continue;
-                    }
-                    Err(refusal) => (refusal, NotRun::Refused(RefusedBy::Policy)),
-                }
-            }
-            (Some(answer), None) if answer.approved => (
-                error_result(
-                    &call,
-                    format!("Error: the tool '{}' is no longer available.", call.name),
-                ),
-                NotRun::Refused(RefusedBy::UnknownTool),
-            ),
-            (Some(answer), _) => {
-                let reason = answer
-                    .reason
-                    .as_deref()
-                    .map(|reason| format!(" Reason: {reason}"))
-                    .unwrap_or_default();
-                let text = format!(
-                    "Rejected: the user did not approve this call of `{}`, so it was not run.{reason}",
-                    call.name
-                );
-                (
-                    error_result(&call, text),
-                    NotRun::Rejected(answer.reason.as_deref()),
-                )
-            }
-            (None, _) => (not_approved(&call), NotRun::Unanswered),
-        };
-        let outcome = match not_run {
-            NotRun::Refused(by) => CallOutcome::Refused {
-                by,
-                reason: &result.result,
-            },
-            NotRun::Rejected(reason) => CallOutcome::Rejected { reason },
-            NotRun::Unanswered => CallOutcome::Unanswered,
-        };
-        run.note(&call, outcome).await;
-        results.push(Some(result));
-    }
-    Some(merge(results, run.execute(to_run).await))
-}
-
-/// A call a person approved, put to the policy again (it may refuse it now: a held-back call may
-/// come from an edited history, and rules may have changed); an approval for good is handed to
-/// the policy to remember.
-async fn approved_again(
-    policy: Option<&dyn ApprovalPolicy>,
-    tool: &SharedTool,
-    call: &FunctionCall,
-    remember: Remember,
-) -> Result<(), FunctionResult> {
-    let Some(policy) = policy else {
-        return Ok(());
-    };
-    if let Decision::Refuse(reason) = policy.decide(tool.as_ref(), &call.arguments).await {
-        return Err(refused(call, &reason));
-    }
-    if remember != Remember::Once
-        && let Err(error) = policy
-            .remember(tool.as_ref(), &call.arguments, remember)
-            .await
-    {
-        tracing::warn!(
-            tool = %call.name,
-            "the approval given for good cannot be remembered ({error}); the call runs once and later calls ask again"
-        );
-    }
-    Ok(())
-}
-
-/// Fills the empty slots of `slots`, in order, with the results of the calls that ran.
-fn merge(slots: Vec<Option<FunctionResult>>, ran: Vec<FunctionResult>) -> Vec<FunctionResult> {
-    let mut ran = ran.into_iter();
-    slots
-        .into_iter()
-        .filter_map(|slot| slot.or_else(|| ran.next()))
-        .collect()
-}
-
 /// Builds [`FunctionInvocation`].
 #[derive(Debug, Clone, Default)]
 #[must_use]
 pub struct FunctionInvocationLayer {
     limits: Limits,
-    approval: Option<Arc<dyn ApprovalPolicy>>,
-    observer: Option<Arc<dyn CallObserver>>,
-    capture: bool,
+    runner: CallRunner,
 }
 
 impl FunctionInvocationLayer {
@@ -723,21 +503,27 @@ impl FunctionInvocationLayer {
 
     /// Calls need approval as `policy` decides (the tool-approval decorator of the loop).
     pub fn approval(mut self, policy: Arc<dyn ApprovalPolicy>) -> Self {
-        self.approval = Some(policy);
+        self.runner = self.runner.approval(policy);
         self
     }
 
     /// Tells `observer` what becomes of every call (an audit log).
     pub fn observer(mut self, observer: Arc<dyn CallObserver>) -> Self {
-        self.observer = Some(observer);
+        self.runner = self.runner.observer(observer);
         self
     }
 
     /// Whether each call's arguments and result are recorded on its `execute_tool` span
     /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`): only when the user opted in.
     pub fn capture_content(mut self, capture: bool) -> Self {
-        self.capture = capture;
+        self.runner = self.runner.capture_content(capture);
         self
+    }
+
+    /// What decides, runs and records the loop's calls: the same for calls made outside the
+    /// loop (a runtime's own calls), so that they are approved, traced and observed alike.
+    pub fn runner(&self) -> &CallRunner {
+        &self.runner
     }
 }
 
@@ -748,9 +534,7 @@ impl<C> Layer<C> for FunctionInvocationLayer {
         FunctionInvocation {
             inner,
             limits: self.limits,
-            approval: self.approval.clone(),
-            observer: self.observer.clone(),
-            capture: self.capture,
+            runner: self.runner.clone(),
         }
     }
 }

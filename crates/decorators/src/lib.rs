@@ -7,7 +7,9 @@
 //!   approval** through an [`ApprovalPolicy`] (calls held back as approval requests, resumed
 //!   with the answers and decided again, approvals given for good kept by the policy, never
 //!   read from the history), and a [`CallObserver`] told what became of every call (the
-//!   decision, who made it, the result), for an audit log;
+//!   decision, who made it, the result), for an audit log; the loop decides, runs and records
+//!   its calls through a [`CallRunner`], which a caller's own calls (a runtime's activation, a
+//!   guided strategy) go through too;
 //! - [`Tracing`]: a `tracing` span per model call (tool calls get theirs from the loop), in the
 //!   OpenTelemetry GenAI conventions ([`execute_tool_span`] names the attributes).
 //!
@@ -30,6 +32,7 @@
 //! ```
 
 mod approval;
+mod calls;
 mod ensure_user;
 mod identity;
 mod invocation;
@@ -38,10 +41,11 @@ mod observe;
 mod trace;
 
 pub use approval::{ApprovalPolicy, Decision, RememberError, pending_approvals};
+pub use calls::{CallEnd, CallRunner, Calls, Verdict, not_approved, refused};
 pub use ensure_user::{
     DEFAULT_REMEMBERED_CONVERSATIONS, EnsureUserMessage, EnsureUserMessageLayer,
 };
-pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits, not_approved, refused};
+pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits};
 pub use layer::Layer;
 pub use observe::{ApprovedBy, CallEvent, CallObserver, CallOutcome, RefusedBy};
 pub use trace::{

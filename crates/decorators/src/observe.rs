@@ -7,6 +7,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use skillful_chat::{FunctionCall, FunctionResult, Remember, Tool};
 
+use crate::trace::CallActor;
+
 /// Who let a call run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovedBy {
@@ -87,6 +89,8 @@ pub struct CallEvent<'a> {
     pub tool: Option<&'a dyn Tool>,
     /// The request's conversation id ([`ChatOptions::conversation_id`](skillful_chat::ChatOptions)).
     pub conversation_id: Option<&'a str>,
+    /// Who made the call: the model, or the runtime for it.
+    pub actor: CallActor,
     /// What became of it.
     pub outcome: CallOutcome<'a>,
 }

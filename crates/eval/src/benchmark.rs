@@ -347,6 +347,14 @@ pub struct Metadata {
     pub seed: Option<u64>,
     /// The sampling temperature asked for.
     pub temperature: Option<f32>,
+    /// How the agents drove the model: `guided` or `tools` (absent in benchmarks written
+    /// before modes existed: `tools`).
+    #[serde(default = "tools_mode")]
+    pub mode: String,
+}
+
+fn tools_mode() -> String {
+    "tools".to_owned()
 }
 
 /// `benchmark.json`.

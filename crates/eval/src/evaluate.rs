@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use skillful_agent::{
-    Agent, AgentError, Aids, ApprovalRules, AuditSettings, AutoApprove, Input, Session,
+    Agent, AgentError, Aids, ApprovalRules, AuditSettings, AutoApprove, Input, Mode, Session,
 };
 use skillful_chat::{
     ApprovalResponse, ChatError, ChatOptions, Content, FunctionCall, Message, OpenAiClient,
@@ -162,8 +162,12 @@ pub struct EvalSettings {
     pub sandbox: SandboxMode,
     /// The directories `write-high` skill scripts may write under too.
     pub allow_write: Vec<PathBuf>,
-    /// The small-model aids the evaluated agents apply (default [`Aids::default`]).
+    /// The small-model aids the evaluated agents apply in the tool loop (default
+    /// [`Aids::default`]).
     pub aids: Aids,
+    /// How the evaluated agents drive the model (default [`Mode::Auto`]: guided for a server on
+    /// this machine, the tool loop otherwise).
+    pub mode: Mode,
     /// Whether the tools' schemas list the valid skill, resource and script names
     /// ([`SkillsProviderBuilder::enum_names`](skillful_provider::SkillsProviderBuilder::enum_names)).
     pub enum_names: bool,
@@ -192,6 +196,7 @@ impl EvalSettings {
             sandbox: SandboxMode::Enforce,
             allow_write: Vec::new(),
             aids: Aids::default(),
+            mode: Mode::Auto,
             enum_names: false,
             judge: JudgeSettings::SameEndpoint,
             audit: None,
@@ -379,6 +384,7 @@ impl Evaluator {
                 runs_per_configuration: self.settings.runs.max(1),
                 seed: self.settings.seed,
                 temperature: self.settings.temperature,
+                mode: self.mode().as_str().to_owned(),
             },
             run_summary: RunSummary::of(&runs),
             runs,
@@ -389,6 +395,13 @@ impl Evaluator {
             iteration_dir: iteration.path().to_path_buf(),
             benchmark,
         })
+    }
+
+    /// The mode the evaluated agents run in: the settings', [`Mode::Auto`] resolved by where
+    /// the server is.
+    pub fn mode(&self) -> Mode {
+        use skillful_chat::ChatClient as _;
+        self.settings.mode.resolve(self.client.server_is_local())
     }
 
     /// The agent of one run: with the skill offered or without it, its scripts working in
@@ -404,7 +417,8 @@ impl Evaluator {
         let mut builder = Agent::builder(Arc::clone(&self.client))
             .approval(self.settings.approval.scripts_isolated(runner.isolates()))
             .options(self.settings.options(seed))
-            .aids(self.settings.aids);
+            .aids(self.settings.aids)
+            .mode(self.settings.mode);
         if let Some(audit) = &self.settings.audit {
             builder = builder.audit(audit.clone());
         }
@@ -522,7 +536,8 @@ impl Evaluator {
             .skills(Arc::new(self.settings.provider(source)?))
             .approval(ApprovalRules::new(AutoApprove::None))
             .options(self.settings.options(self.settings.seed_of(run_number)))
-            .aids(self.settings.aids);
+            .aids(self.settings.aids)
+            .mode(self.settings.mode);
         if let Some(audit) = &self.settings.audit {
             builder = builder.audit(audit.clone());
         }

@@ -201,6 +201,7 @@ mod tests {
                 runs_per_configuration: 1,
                 seed: Some(7),
                 temperature: Some(0.0),
+                mode: "guided".to_owned(),
             },
             run_summary: RunSummary::of(&runs),
             runs,

@@ -33,7 +33,7 @@
 //! [`Author::Invocation`]: crate::Author::Invocation
 
 mod model_call;
-mod schema;
+pub(crate) mod schema;
 mod text_calls;
 
 use std::collections::HashMap;
@@ -44,6 +44,7 @@ use skillful_provider::ToolKind;
 use skillful_provider::search::activation_match;
 
 use crate::error::AgentError;
+use crate::run_options::RunOptions;
 use crate::session::Author;
 
 pub(crate) use model_call::{ANSWER_STEP, AidedModel};
@@ -276,28 +277,6 @@ pub(crate) fn answer_request(
     options.conversation_id = None;
     options.tool_choice = None;
     Some(ChatRequest::new(vec![Message::user(prompt)]).with_options(options))
-}
-
-/// What one run is asked to do besides its input.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RunOptions {
-    /// Skills to load for this turn before the model's first call, as the user named them.
-    pub skills: Vec<String>,
-}
-
-impl RunOptions {
-    /// Nothing besides the input.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Also loads the skill `name` (found as `load_skill` finds a name) before the model's first
-    /// call of this turn; the user asked for it. Only for a new prompt.
-    pub fn skill(mut self, name: impl Into<String>) -> Self {
-        self.skills.push(name.into());
-        self
-    }
 }
 
 /// The skills to load before a turn's first model call, each with who asks for it: the skills

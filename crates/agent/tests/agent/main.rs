@@ -10,6 +10,7 @@ mod collector;
 mod common;
 mod focused;
 mod forged;
+mod guided;
 mod marathon;
 mod real_engine;
 mod real_server;

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use skillful_agent::{
-    Agent, Aids, ApprovalRules, ApprovalsStore, AutoApprove, Session, SessionFile, SessionFileError,
+    Agent, Aids, ApprovalRules, ApprovalsStore, AutoApprove, Mode, Session, SessionFile,
+    SessionFileError,
 };
 use skillful_chat::{ChatOptions, OpenAiClient};
 use skillful_core::RiskTier;
@@ -43,6 +44,58 @@ impl From<Approve> for AutoApprove {
     }
 }
 
+/// `--mode`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ModeArg {
+    /// One schema-constrained decision at a time.
+    Guided,
+    /// The free tool loop.
+    Tools,
+    /// Guided for a server on this machine, tools otherwise.
+    Auto,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(mode: ModeArg) -> Self {
+        match mode {
+            ModeArg::Guided => Mode::Guided,
+            ModeArg::Tools => Mode::Tools,
+            ModeArg::Auto => Mode::Auto,
+        }
+    }
+}
+
+/// The mode asked for and where it was asked: `--mode`, else the user's `[agent] mode`, else
+/// `auto`.
+pub(crate) fn asked_mode(flag: Option<ModeArg>) -> anyhow::Result<(Mode, &'static str)> {
+    if let Some(mode) = flag {
+        return Ok((mode.into(), "--mode"));
+    }
+    let settings = skillful_config::Settings::load(
+        &skillful_config::Environment::from_process()?.user_config_file(),
+        skillful_config::SettingsLevel::User,
+    )?;
+    Ok(
+        match settings.agent_mode.as_deref().map(str::parse::<Mode>) {
+            Some(Ok(mode)) => (mode, "[agent] mode"),
+            _ => (Mode::Auto, "the default"),
+        },
+    )
+}
+
+/// The line that opens a run's transcript: the mode it runs in, and why.
+pub(crate) fn mode_line(mode: Mode, asked: Mode, by: &str, local: bool) -> String {
+    let place = if local {
+        "the server is on this machine"
+    } else {
+        "the server is not on this machine"
+    };
+    match asked {
+        Mode::Auto => format!(">> mode: {mode} (auto, {by}: {place})"),
+        _ => format!(">> mode: {mode} ({by})"),
+    }
+}
+
 /// Whether a small-model aid is applied: `auto` (its condition decides), or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum When {
@@ -60,6 +113,13 @@ pub(crate) struct AgentArgs {
     pub(super) skills: Vec<PathBuf>,
     #[command(flatten)]
     pub(super) model: ModelArgs,
+    /// How the model is driven: `guided` (one schema-constrained decision at a time: which
+    /// skill, which script with which arguments, then the answer; for small local models),
+    /// `tools` (the free tool loop, for strong models) or `auto` (guided for the embedded engine
+    /// and other servers on this machine, tools otherwise). Default: `[agent] mode` of the
+    /// user's settings, else `auto`.
+    #[arg(long, value_name = "MODE")]
+    pub(super) mode: Option<ModeArg>,
     /// Which skill tools run without asking; the others are asked on the terminal (y/n/a).
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
     pub(super) approve: Approve,
@@ -175,7 +235,9 @@ impl AgentArgs {
         let client = client.build()?;
         let local = client.is_loopback();
         let on = |when: Option<When>| when.map_or(local, |when| when == When::Auto);
+        let (mode, _) = asked_mode(self.mode)?;
         Ok(Agent::builder(client)
+            .mode(mode)
             .skills(provider)
             .approval(rules)
             .approvals(Arc::new(store))

@@ -23,7 +23,7 @@ use skillful_chat::ChatError;
 use skillful_core::text::one_line;
 use skillful_engine::EngineGuard;
 
-pub(crate) use args::{Approve, ChatArgs, RunArgs};
+pub(crate) use args::{Approve, ChatArgs, ModeArg, RunArgs, asked_mode};
 pub(crate) use chat::chat;
 pub(crate) use model::ModelArgs;
 pub(crate) use run::run;
@@ -56,12 +56,24 @@ impl<'a> Conversation<'a> {
         // First: whether scripts are isolated.
         let runner = args.runner()?;
         let (endpoint, engine) = args.model.server().await?;
+        let agent = args.agent(&endpoint, live, &runner).await?;
+        let terminal = Terminal::new(json);
+        if terminal.transcript() {
+            let (asked, by) = args::asked_mode(args.mode)?;
+            let mode = agent.mode(&RunOptions::new());
+            let local = agent.server_is_local() == Some(true);
+            writeln!(
+                terminal.out(),
+                "{}",
+                args::mode_line(mode, asked, by, local)
+            )?;
+        }
         Ok(Self {
-            agent: args.agent(&endpoint, live, &runner).await?,
+            agent,
             args,
             session,
             asking: Asking {
-                terminal: Terminal::new(json),
+                terminal,
                 file,
                 max_tokens: args.model.max_tokens,
             },

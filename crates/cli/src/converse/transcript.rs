@@ -1,9 +1,10 @@
 //! The transcript of a conversation: the model's text indented, tool calls and results after
-//! our `>>`/`<<` markers, activations said as such.
+//! our `>>`/`<<` markers, activations said as such, the guided strategy's stages in their place.
 
+use std::collections::VecDeque;
 use std::io;
 
-use skillful_agent::{AgentResponse, Author};
+use skillful_agent::{AgentResponse, Author, Stage, StageRecord};
 use skillful_chat::{ApprovalRequest, Content};
 use skillful_core::text::{for_terminal, one_line};
 
@@ -17,7 +18,28 @@ pub(super) fn show(
     out: &mut output::Writer<impl io::Write>,
     response: &AgentResponse,
 ) -> io::Result<()> {
+    let mut stages: VecDeque<&StageRecord> = response
+        .stages
+        .iter()
+        .filter(|record| {
+            !matches!(
+                record.stage,
+                Stage::Activate | Stage::ToolLoop | Stage::AnswerStep
+            )
+        })
+        .collect();
     for (message, author) in response.messages.iter().zip(&response.authors) {
+        // A stage is shown where its messages begin; what made none is shown before the answer.
+        let (before, until): (&[Stage], &[Stage]) = match author {
+            Author::Selection | Author::Invocation => (&[], &[Stage::Select]),
+            Author::Disclosure => (&[Stage::Select], &[Stage::Disclose]),
+            Author::Decision if message.function_calls().next().is_some() => {
+                (&[Stage::Select, Stage::Disclose], &[Stage::Decide])
+            }
+            Author::Answer => (&ALL_STAGES, &[]),
+            _ => (&[], &[]),
+        };
+        show_stages(out, &mut stages, before, until)?;
         if *author == Author::AnswerStep {
             writeln!(
                 out,
@@ -45,6 +67,24 @@ pub(super) fn show(
                     writeln!(out, ">> activated {}: {why}", one_line(skill))?;
                 }
                 Content::FunctionCall(call)
+                | Content::ApprovalRequest(ApprovalRequest { call })
+                    if *author == Author::Selection =>
+                {
+                    let skill = call.arguments["skillName"].as_str().unwrap_or_default();
+                    writeln!(out, ">> loading {}: the model chose it", one_line(skill))?;
+                }
+                Content::FunctionCall(call)
+                | Content::ApprovalRequest(ApprovalRequest { call })
+                    if *author == Author::Disclosure =>
+                {
+                    let resource = call.arguments["resourceName"].as_str().unwrap_or_default();
+                    writeln!(
+                        out,
+                        ">> reading {}: the skill's instructions name it",
+                        one_line(resource)
+                    )?;
+                }
+                Content::FunctionCall(call)
                 | Content::ApprovalRequest(ApprovalRequest { call }) => writeln!(
                     out,
                     ">> calling tool {}({})",
@@ -59,8 +99,70 @@ pub(super) fn show(
                 _ => {}
             }
         }
+        if *author == Author::Decision && message.function_calls().next().is_none() {
+            show_stages(out, &mut stages, &[], &[Stage::Run, Stage::Read])?;
+        }
+    }
+    for record in stages {
+        stage(out, record)?;
     }
     out.flush()
+}
+
+/// The guided stages, in the order they run.
+const ALL_STAGES: [Stage; 6] = [
+    Stage::Select,
+    Stage::Disclose,
+    Stage::Decide,
+    Stage::Run,
+    Stage::Read,
+    Stage::Answer,
+];
+
+/// Shows the next stages of `stages` while they are of a kind in `before`, then the next one if
+/// it is of a kind in `until`.
+fn show_stages(
+    out: &mut output::Writer<impl io::Write>,
+    stages: &mut VecDeque<&StageRecord>,
+    before: &[Stage],
+    until: &[Stage],
+) -> io::Result<()> {
+    while let Some(record) = stages
+        .front()
+        .filter(|record| before.contains(&record.stage))
+    {
+        stage(out, record)?;
+        stages.pop_front();
+    }
+    if let Some(record) = stages
+        .front()
+        .filter(|record| until.contains(&record.stage))
+    {
+        stage(out, record)?;
+        stages.pop_front();
+    }
+    Ok(())
+}
+
+/// One stage of the guided strategy: what it chose or did, its time and model calls, and what
+/// went otherwise than asked.
+fn stage(out: &mut output::Writer<impl io::Write>, record: &StageRecord) -> io::Result<()> {
+    let calls = match record.model_calls {
+        0 => String::new(),
+        1 => ", 1 model call".to_owned(),
+        n => format!(", {n} model calls"),
+    };
+    writeln!(
+        out,
+        ">> {}: {} ({:.1} s{calls})",
+        record.stage.as_str(),
+        one_line(&shorten(&record.detail)),
+        record.duration.as_secs_f64()
+    )?;
+    for note in &record.notes {
+        writeln!(out, ">> note: {}", one_line(&shorten(note)))?;
+    }
+    Ok(())
 }
 
 /// A tool result on one line, cut to [`SHOWN_RESULT_CHARS`].

@@ -23,6 +23,14 @@ pub const ACTIVATION_THRESHOLD: f64 = 0.5;
 /// a one-word request sharing its word with a skill activates nothing.
 pub const MIN_MATCHED_WEIGHT: f64 = 1.5;
 
+/// The score from which a skill is a candidate of a selection: the skills a model then chooses
+/// among (or none of them). Lower than [`ACTIVATION_THRESHOLD`]: the model's choice decides, the
+/// score only keeps the choice small.
+pub const CANDIDATE_THRESHOLD: f64 = 0.1;
+
+/// The least matched weight of a candidate: one whole word of the request.
+pub const MIN_CANDIDATE_WEIGHT: f64 = 1.0;
+
 /// The most characters of a request that count.
 const MAX_REQUEST_CHARS: usize = 1024;
 
@@ -78,6 +86,52 @@ pub fn activation_match<'a>(
         }
     }
     best
+}
+
+/// The skills of `skills` (name, description) that `request` matches well enough to be offered
+/// to a model's choice: a score of at least [`CANDIDATE_THRESHOLD`] and a matched weight of at
+/// least [`MIN_CANDIDATE_WEIGHT`], best first (ties in the order given), at most `limit`.
+///
+/// # Example
+/// ```
+/// use skillful_provider::search::activation_candidates;
+///
+/// let skills = [
+///     ("unit-converter", "Converts lengths, masses and temperatures between units."),
+///     ("tip-splitter", "Splits a restaurant bill between people, with the tip."),
+/// ];
+/// let found = activation_candidates("How many kilometres is 26.2 miles in length?", skills, 3);
+/// assert_eq!(found.len(), 1);
+/// assert_eq!(found[0].name, "unit-converter");
+/// assert!(activation_candidates("What is the capital of France?", skills, 3).is_empty());
+/// ```
+#[must_use]
+pub fn activation_candidates<'a>(
+    request: &str,
+    skills: impl IntoIterator<Item = (&'a str, &'a str)>,
+    limit: usize,
+) -> Vec<ActivationMatch> {
+    let analyzer = Analyzer::english();
+    let words = request_words(&analyzer, request);
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<ActivationMatch> = skills
+        .into_iter()
+        .filter_map(|(name, description)| {
+            let (score, matched) = score_words(&analyzer, &words, name, description);
+            (score >= CANDIDATE_THRESHOLD && matched >= MIN_CANDIDATE_WEIGHT).then(|| {
+                ActivationMatch {
+                    name: name.to_owned(),
+                    score,
+                }
+            })
+        })
+        .collect();
+    // Stable: ties keep the order given.
+    found.sort_by(|a, b| b.score.total_cmp(&a.score));
+    found.truncate(limit);
+    found
 }
 
 /// The request's distinct terms: stop words, single letters and words with digits left out.

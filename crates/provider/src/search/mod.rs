@@ -37,7 +37,8 @@ mod stop_words;
 use serde::Serialize;
 
 pub use activation::{
-    ACTIVATION_THRESHOLD, ActivationMatch, MIN_MATCHED_WEIGHT, activation_match, activation_score,
+    ACTIVATION_THRESHOLD, ActivationMatch, CANDIDATE_THRESHOLD, MIN_CANDIDATE_WEIGHT,
+    MIN_MATCHED_WEIGHT, activation_candidates, activation_match, activation_score,
 };
 pub use index::SearchIndex;
 

@@ -1,0 +1,886 @@
+//! The guided strategy ([`Mode::Guided`](crate::Mode::Guided)): the runtime asks the model one
+//! small decision at a time, each constrained by a JSON Schema, instead of handing it the tool
+//! loop to plan, call and stop on its own.
+//!
+//! 1. **Select**: the activation match proposes candidates ([`activation_candidates`]); one
+//!    constrained choice among them plus `none` decides. No candidate, or `none`: the request
+//!    is answered directly and nothing is loaded. Skills the user named skip the choice.
+//! 2. **Disclose**: the skill is loaded (`load_skill`), with the resources its body names
+//!    (`read_skill_resource`), within [`GuidedOptions::disclose_budget`]; the others are listed
+//!    by name, readable in a decision.
+//! 3. **Decide**: one constrained decision per step, at most [`GuidedOptions::max_steps`]: run a
+//!    script (its name from the skill's scripts, its arguments shaped as the body shows them),
+//!    read a resource, or answer (once a result is in). Each result joins the next decision.
+//! 4. **Answer**: one request with the question and the results, no tools. A number in the
+//!    answer found in neither the question nor a result makes it ask once more; failing that,
+//!    the answer is the script's output, quoted, saying so.
+//!
+//! Every call (load, read, run) is made through the agent's [`CallRunner`] — the tool loop's
+//! approvals, sandbox, spans and audit records — and lands in the session as the tool loop's
+//! calls do, each marked with its [`Author`]. A held call ends the run with it pending; the
+//! answers resume the strategy where it stopped, read back from the session.
+//!
+//! [`activation_candidates`]: skillful_provider::search::activation_candidates
+//! [`GuidedOptions::disclose_budget`]: crate::GuidedOptions::disclose_budget
+//! [`GuidedOptions::max_steps`]: crate::GuidedOptions::max_steps
+//! [`CallRunner`]: skillful_decorators::CallRunner
+
+mod constrained;
+mod grounding;
+mod prompts;
+mod shapes;
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use skillful_chat::{
+    ChatRequest, Content, FunctionCall, FunctionResult, Message, Role, SharedTool,
+};
+use skillful_decorators::{CallActor, CallEnd};
+use skillful_provider::ToolKind;
+use skillful_provider::search::activation_candidates;
+
+pub use constrained::DecisionError;
+
+use crate::agent::{Agent, Gathered, Made, Offered, TurnInput, runtime_call_id};
+use crate::aids::skills_to_load;
+use crate::error::AgentError;
+use crate::run_options::RunOptions;
+use crate::session::{Author, Session};
+use crate::stages::{Stage, StageRecord};
+use shapes::{Action, Arguments, Choices};
+
+/// One turn in the guided strategy.
+pub(crate) async fn turn(
+    agent: &Agent,
+    input: &TurnInput,
+    gathered: &Gathered,
+    session: &Session,
+    run: &RunOptions,
+) -> Result<Made, AgentError> {
+    let mut conversation: Vec<(Message, Author)> = session
+        .messages()
+        .iter()
+        .enumerate()
+        .map(|(at, message)| (message.clone(), session.author(at)))
+        .collect();
+    conversation.extend(
+        input
+            .messages
+            .iter()
+            .map(|message| (message.clone(), Author::Conversation)),
+    );
+    let since = conversation
+        .iter()
+        .rposition(|(message, _)| message.user_query().is_some())
+        .map_or(0, |at| at + 1);
+    let question = since
+        .checked_sub(1)
+        .and_then(|at| conversation[at].0.user_query())
+        .unwrap_or_default();
+    let history = prompts::history(&earlier_texts(&conversation[..since.saturating_sub(1)]));
+    let mut guided = Guided {
+        agent,
+        gathered,
+        session_id: session.id(),
+        conversation,
+        since,
+        question,
+        history,
+        made: Made::default(),
+    };
+    agent
+        .audit_unanswered(&input.unanswered, session.id())
+        .await;
+    let mut phase = if input.query.is_some() {
+        guided.start(run).await?
+    } else {
+        guided.resume().await
+    };
+    loop {
+        phase = match phase {
+            Phase::Disclose(skill) => guided.disclose(&skill).await,
+            Phase::Decide(skill) => guided.decide(&skill).await?,
+            Phase::Answer(skill) => {
+                guided.answer(skill.as_deref()).await?;
+                break;
+            }
+            Phase::Held => break,
+        };
+    }
+    Ok(guided.made)
+}
+
+/// Where the strategy goes next.
+enum Phase {
+    /// Load the resources the skill's body names.
+    Disclose(String),
+    /// The next decision.
+    Decide(String),
+    /// Answer, from the skill's results (or directly, without one).
+    Answer(Option<String>),
+    /// A call waits for approval: the run ends here.
+    Held,
+}
+
+/// The state of one guided turn.
+struct Guided<'a> {
+    agent: &'a Agent,
+    gathered: &'a Gathered,
+    session_id: &'a str,
+    /// The session's messages, the input's, then what this turn made, each with its author.
+    conversation: Vec<(Message, Author)>,
+    /// Where the messages after the last user query start.
+    since: usize,
+    question: String,
+    /// The conversation's earlier text, for the requests that stand alone.
+    history: String,
+    made: Made,
+}
+
+impl<'a> Guided<'a> {
+    /// A new prompt: the skills the user named, else the selection.
+    async fn start(&mut self, run: &RunOptions) -> Result<Phase, AgentError> {
+        if !run.skills.is_empty() {
+            let offered: Vec<(String, String)> = self
+                .gathered
+                .names_and_descriptions()
+                .into_iter()
+                .map(|(name, description)| (name.to_owned(), description.to_owned()))
+                .collect();
+            let named = skills_to_load(self.agent.aids, run, &self.question, &offered)?;
+            let mut first = None;
+            let mut held = false;
+            for (skill, _) in named {
+                let started = Instant::now();
+                let end = self
+                    .load(&skill, Author::Invocation, CallActor::Runtime)
+                    .await;
+                let mut record =
+                    StageRecord::new(Stage::Select, format!("{skill} (named by the user)"));
+                record.duration = started.elapsed();
+                self.made.stages.push(record);
+                held |= end == Loaded::Held;
+                if end == Loaded::Yes && first.is_none() {
+                    first = Some(skill);
+                }
+            }
+            return Ok(match (held, first) {
+                (true, _) => Phase::Held,
+                (false, Some(skill)) => Phase::Disclose(skill),
+                (false, None) => Phase::Answer(None),
+            });
+        }
+        let Some(skill) = self.select().await? else {
+            return Ok(Phase::Answer(None));
+        };
+        Ok(
+            match self.load(&skill, Author::Selection, CallActor::Model).await {
+                Loaded::Yes => Phase::Disclose(skill),
+                Loaded::No => Phase::Answer(None),
+                Loaded::Held => Phase::Held,
+            },
+        )
+    }
+
+    /// The selection: the skill the model chose among the candidates, or `None`.
+    async fn select(&mut self) -> Result<Option<String>, AgentError> {
+        let offered = self.gathered.names_and_descriptions();
+        let candidates: Vec<(&str, &str)> = activation_candidates(
+            &self.question,
+            offered.iter().copied(),
+            self.agent.guided.candidates,
+        )
+        .into_iter()
+        .filter_map(|found| {
+            offered
+                .iter()
+                .copied()
+                .find(|(name, _)| *name == found.name)
+        })
+        .collect();
+        let mut record = StageRecord::new(Stage::Select, shapes::NONE);
+        if candidates.is_empty() {
+            record.notes.push("no skill matches the request".to_owned());
+            self.made.stages.push(record);
+            return Ok(None);
+        }
+        let names: Vec<&str> = candidates.iter().map(|(name, _)| *name).collect();
+        let schema = shapes::selection(&names);
+        let messages = prompts::select(&candidates, &self.history, &self.question);
+        let chosen =
+            constrained::decide(self.agent, "selection", messages, &schema, &mut record).await?;
+        let chosen = match chosen {
+            Ok(reply) => reply["skill"].as_str().map(str::to_owned),
+            Err(error) => {
+                record
+                    .notes
+                    .push(format!("{error}; answered without a skill"));
+                record.error = Some(error);
+                None
+            }
+        };
+        let chosen = chosen.filter(|skill| skill != shapes::NONE);
+        record.detail = format!(
+            "{} (of {})",
+            chosen.as_deref().unwrap_or(shapes::NONE),
+            names.join(", ")
+        );
+        self.made.stages.push(record);
+        Ok(chosen)
+    }
+
+    /// The approval answers resume the held calls; the strategy goes on from the stage they
+    /// belong to.
+    async fn resume(&mut self) -> Phase {
+        let messages: Vec<Message> = self.messages();
+        let pending = skillful_decorators::pending_approvals(&messages);
+        let Some(first) = pending.first() else {
+            return Phase::Answer(self.loaded().map(|(skill, _)| skill));
+        };
+        let author = self
+            .conversation
+            .iter()
+            .find(|(message, _)| {
+                message
+                    .approval_requests()
+                    .any(|request| request.call.call_id == first.call.call_id)
+            })
+            .map_or(Author::Conversation, |(_, author)| *author);
+        let actor = match author {
+            Author::Selection | Author::Decision | Author::Conversation => CallActor::Model,
+            _ => CallActor::Runtime,
+        };
+        // The person said no to a step: what it would have given is not to be had.
+        let refused = messages.last().is_some_and(|answers| {
+            answers.contents.iter().any(
+                |content| matches!(content, Content::ApprovalResponse(answer) if !answer.approved),
+            )
+        });
+        let results = self
+            .agent
+            .calls
+            .calls(&self.gathered.tools, Some(self.session_id), actor)
+            .resume(&messages)
+            .await
+            .unwrap_or_default();
+        self.push(
+            vec![Message::new(
+                Role::Tool,
+                results.into_iter().map(Content::FunctionResult).collect(),
+            )],
+            author,
+        );
+        match (author, self.loaded()) {
+            (Author::Selection | Author::Invocation, Some((skill, _))) => Phase::Disclose(skill),
+            (Author::Disclosure, Some((skill, _))) => Phase::Decide(skill),
+            (Author::Decision, Some((skill, _))) if !refused => Phase::Decide(skill),
+            (_, loaded) => Phase::Answer(loaded.map(|(skill, _)| skill)),
+        }
+    }
+
+    /// Loads `skill` with its provider's `load_skill`, `author` making the call.
+    async fn load(&mut self, skill: &str, author: Author, actor: CallActor) -> Loaded {
+        let gathered = self.gathered;
+        let Some(offered) = gathered.skill(skill) else {
+            return Loaded::No;
+        };
+        let load = std::slice::from_ref(&offered.load);
+        let arguments = json!({"skillName": skill});
+        match self
+            .call(load, &offered.load, arguments, actor, author)
+            .await
+        {
+            CallEnd::Ran(result) if !result.is_error => Loaded::Yes,
+            CallEnd::Held => Loaded::Held,
+            CallEnd::Ran(_) | CallEnd::Refused(_) => Loaded::No,
+        }
+    }
+
+    /// The disclosure: the resources the loaded skill's body names, read in the order the
+    /// skill lists them while the budget lasts.
+    async fn disclose(&mut self, skill: &str) -> Phase {
+        let started = Instant::now();
+        let gathered = self.gathered;
+        let (Some(offered), Some((_, body))) = (gathered.skill(skill), self.loaded()) else {
+            return Phase::Answer(None);
+        };
+        let Some(read) = tool(offered, ToolKind::ReadSkillResource) else {
+            return Phase::Decide(skill.to_owned());
+        };
+        let named: Vec<String> = offered
+            .skill
+            .resources()
+            .iter()
+            .map(|resource| resource.name().to_owned())
+            // Files the scripts read (`assets/`) are the scripts' business, not instructions.
+            .filter(|name| names(&body, name) && !name.starts_with("assets/"))
+            .collect();
+        let mut budget = self.agent.guided.disclose_budget;
+        let mut disclosed = Vec::new();
+        let mut held = false;
+        for name in named {
+            if budget < MIN_DISCLOSED_CHARS {
+                break;
+            }
+            let arguments = json!({"skillName": skill, "resourceName": name, "limit": budget});
+            let tools = offered.tools.clone();
+            match self
+                .call(
+                    &tools,
+                    &read,
+                    arguments,
+                    CallActor::Runtime,
+                    Author::Disclosure,
+                )
+                .await
+            {
+                CallEnd::Ran(result) if !result.is_error => {
+                    budget = budget.saturating_sub(result.result.chars().count());
+                    disclosed.push(name);
+                }
+                CallEnd::Held => held = true,
+                CallEnd::Ran(_) | CallEnd::Refused(_) => {}
+            }
+        }
+        let mut record = StageRecord::new(
+            Stage::Disclose,
+            if disclosed.is_empty() {
+                skill.to_owned()
+            } else {
+                format!("{skill} with {}", disclosed.join(", "))
+            },
+        );
+        record.duration = started.elapsed();
+        self.made.stages.push(record);
+        if held {
+            Phase::Held
+        } else {
+            Phase::Decide(skill.to_owned())
+        }
+    }
+
+    /// The next decision, and what it asks for, until the model answers, every script ran,
+    /// or the steps run out.
+    async fn decide(&mut self, skill: &str) -> Result<Phase, AgentError> {
+        let gathered = self.gathered;
+        let Some(offered) = gathered.skill(skill) else {
+            return Ok(Phase::Answer(None));
+        };
+        let Some((_, body)) = self.loaded() else {
+            return Ok(Phase::Answer(None));
+        };
+        let mut scripts: Vec<(String, Arguments)> = offered
+            .skill
+            .scripts()
+            .iter()
+            .map(|script| {
+                let shape =
+                    Arguments::declared_or_of(script.parameters_schema(), script.name(), &body);
+                (script.name().to_owned(), shape)
+            })
+            .collect();
+        // In the order the instructions name them (those they do not name last).
+        scripts.sort_by_key(|(name, _)| body.find(name.as_str()).unwrap_or(usize::MAX));
+        loop {
+            let done = self.done();
+            let steps = done
+                .iter()
+                .filter(|done| done.author == Author::Decision)
+                .count();
+            let disclosed: Vec<(String, String)> = done
+                .iter()
+                .filter(|done| done.author == Author::Disclosure && !done.result.is_error)
+                .filter_map(|done| {
+                    let name = done.call.arguments["resourceName"].as_str()?;
+                    Some((name.to_owned(), done.result.result.clone()))
+                })
+                .chain(
+                    done.iter()
+                        .filter(|done| done.author == Author::Decision)
+                        .filter_map(|done| {
+                            (done.call.name == ToolKind::ReadSkillResource.name()
+                                && !done.result.is_error)
+                                .then(|| {
+                                    let name = done.call.arguments["resourceName"].as_str()?;
+                                    Some((name.to_owned(), done.result.result.clone()))
+                                })
+                                .flatten()
+                        }),
+                )
+                .collect();
+            let ran: Vec<&Done> = done
+                .iter()
+                .filter(|done| {
+                    done.author == Author::Decision
+                        && done.call.name == ToolKind::RunSkillScript.name()
+                })
+                .collect();
+            let succeeded: Vec<&str> = ran
+                .iter()
+                .filter(|done| !done.result.is_error)
+                .filter_map(|done| done.call.arguments["scriptName"].as_str())
+                .collect();
+            let all_ran = !scripts.is_empty()
+                && scripts
+                    .iter()
+                    .all(|(name, _)| succeeded.contains(&name.as_str()));
+            let readable: Vec<String> = offered
+                .skill
+                .resources()
+                .iter()
+                .map(|resource| resource.name().to_owned())
+                .filter(|name| !disclosed.iter().any(|(known, _)| known == name))
+                .collect();
+            if steps >= self.agent.guided.max_steps
+                || all_ran
+                || (scripts.is_empty() && readable.is_empty())
+            {
+                return Ok(Phase::Answer(Some(skill.to_owned())));
+            }
+            let choices = Choices {
+                scripts: scripts.clone(),
+                resources: readable.clone(),
+                can_answer: !succeeded.is_empty() || scripts.is_empty(),
+            };
+            let results: Vec<String> = ran.iter().map(|done| described(done)).collect();
+            let order: Vec<(String, bool)> = scripts
+                .iter()
+                .map(|(name, _)| (name.clone(), succeeded.contains(&name.as_str())))
+                .collect();
+            let step = prompts::Step {
+                scripts: &order,
+                skill,
+                body: &body,
+                disclosed: &disclosed,
+                readable: &readable,
+                results: &results,
+                question: &self.question,
+                can_answer: choices.can_answer,
+            };
+            let mut record = StageRecord::new(Stage::Decide, "");
+            let reply = constrained::decide(
+                self.agent,
+                "step",
+                step.messages(),
+                &choices.schema(),
+                &mut record,
+            )
+            .await?;
+            let action = match reply {
+                Ok(reply) => Action::of(&reply),
+                Err(error) => {
+                    record.notes.push(error.to_string());
+                    record.error = Some(error);
+                    None
+                }
+            };
+            let Some(action) = action else {
+                record.detail = "no decision".to_owned();
+                self.made.stages.push(record);
+                return Ok(Phase::Answer(Some(skill.to_owned())));
+            };
+            let (kind, arguments) = match &action {
+                Action::Answer => {
+                    record.detail = "answer".to_owned();
+                    self.made.stages.push(record);
+                    return Ok(Phase::Answer(Some(skill.to_owned())));
+                }
+                Action::Run { script, arguments } => {
+                    record.detail = format!("run {script} {arguments}");
+                    (
+                        ToolKind::RunSkillScript,
+                        json!({"skillName": skill, "scriptName": script, "arguments": arguments}),
+                    )
+                }
+                Action::Read { resource } => {
+                    record.detail = format!("read {resource}");
+                    (
+                        ToolKind::ReadSkillResource,
+                        json!({"skillName": skill, "resourceName": resource}),
+                    )
+                }
+            };
+            self.made.stages.push(record);
+            let repeated = done.iter().any(|done| {
+                done.author == Author::Decision
+                    && !done.result.is_error
+                    && done.call.name == kind.name()
+                    && done.call.arguments == arguments
+            });
+            if repeated {
+                // The model asks again for a result it has: that result is the answer's.
+                return Ok(Phase::Answer(Some(skill.to_owned())));
+            }
+            let Some(chosen) = tool(offered, kind) else {
+                return Ok(Phase::Answer(Some(skill.to_owned())));
+            };
+            let started = Instant::now();
+            let tools = offered.tools.clone();
+            let end = self
+                .call(
+                    &tools,
+                    &chosen,
+                    arguments,
+                    CallActor::Model,
+                    Author::Decision,
+                )
+                .await;
+            let stage = if kind == ToolKind::RunSkillScript {
+                Stage::Run
+            } else {
+                Stage::Read
+            };
+            let mut record = StageRecord::new(stage, outcome(&end));
+            record.duration = started.elapsed();
+            self.made.stages.push(record);
+            match end {
+                CallEnd::Held => return Ok(Phase::Held),
+                // Refused now, refused again: the answer says what there is.
+                CallEnd::Refused(_) => return Ok(Phase::Answer(Some(skill.to_owned()))),
+                CallEnd::Ran(_) => {}
+            }
+        }
+    }
+
+    /// The answer: from the skill's results, or directly when no skill was loaded (or nothing
+    /// it gave can answer).
+    async fn answer(&mut self, skill: Option<&str>) -> Result<(), AgentError> {
+        let mut record = StageRecord::new(Stage::Answer, "");
+        let done = self.done();
+        let outputs: Vec<String> = done
+            .iter()
+            .filter(|done| {
+                done.author == Author::Decision
+                    && done.call.name == ToolKind::RunSkillScript.name()
+                    && !done.result.is_error
+            })
+            .map(described)
+            .collect();
+        let instructions: Vec<String> = match (skill, self.loaded()) {
+            (Some(_), Some((_, body))) if outputs.is_empty() => std::iter::once(body)
+                .chain(
+                    done.iter()
+                        .filter(|done| {
+                            done.call.name == ToolKind::ReadSkillResource.name()
+                                && !done.result.is_error
+                        })
+                        .map(|done| {
+                            format!(
+                                "The resource `{}`:\n{}",
+                                done.call.arguments["resourceName"]
+                                    .as_str()
+                                    .unwrap_or_default(),
+                                done.result.result.trim()
+                            )
+                        }),
+                )
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (messages, sources) = if !outputs.is_empty() {
+            record.detail = "from the script's output".to_owned();
+            (
+                prompts::answer(
+                    &self.history,
+                    &self.question,
+                    prompts::From::Scripts(&outputs),
+                ),
+                outputs.clone(),
+            )
+        } else if !instructions.is_empty() {
+            record.detail = "from the skill's instructions and resources".to_owned();
+            (
+                prompts::answer(
+                    &self.history,
+                    &self.question,
+                    prompts::From::Instructions(&instructions),
+                ),
+                instructions.clone(),
+            )
+        } else {
+            record.detail = "directly, without a skill".to_owned();
+            (self.direct(), Vec::new())
+        };
+        let (mut text, reason) = self.ask(messages.clone(), &mut record).await?;
+        if !sources.is_empty() {
+            let mut known: Vec<&str> = sources.iter().map(String::as_str).collect();
+            known.push(&self.question);
+            let missing = grounding::ungrounded(&text, &known);
+            if !missing.is_empty() {
+                record.notes.push(format!(
+                    "the answer had {} (in no result): asked again",
+                    missing.join(", ")
+                ));
+                let mut again = messages;
+                again.push(Message::assistant(text.clone()));
+                again.push(Message::user(prompts::ground(&missing)));
+                let (second, _) = self.ask(again, &mut record).await?;
+                let still = grounding::ungrounded(&second, &known);
+                if still.is_empty() {
+                    text = second;
+                } else if !outputs.is_empty() {
+                    record.notes.push(format!(
+                        "the second answer had {} too: the script's output is quoted",
+                        still.join(", ")
+                    ));
+                    text = prompts::quoted(&outputs);
+                } else {
+                    record
+                        .notes
+                        .push(format!("the second answer had {} too", still.join(", ")));
+                    text = second;
+                }
+            }
+        }
+        self.made.finish_reason = reason;
+        self.made.stages.push(record);
+        self.push(vec![Message::assistant(text)], Author::Answer);
+        Ok(())
+    }
+
+    /// The request of an answer without a skill: the agent's instructions, the conversation's
+    /// earlier text and the question.
+    fn direct(&self) -> Vec<Message> {
+        let mut messages = Vec::new();
+        if let Some(instructions) = &self.agent.instructions {
+            messages.push(Message::system(instructions.clone()));
+        }
+        messages.push(Message::user(format!("{}{}", self.history, self.question)));
+        messages
+    }
+
+    /// Asks `messages` without tools; the reply's text and finish reason.
+    async fn ask(
+        &self,
+        messages: Vec<Message>,
+        record: &mut StageRecord,
+    ) -> Result<(String, Option<String>), AgentError> {
+        let mut options = self.agent.options.clone();
+        options.conversation_id = None;
+        options.tool_choice = None;
+        let started = Instant::now();
+        let response = self
+            .agent
+            .model
+            .get_response(ChatRequest::new(messages).with_options(options))
+            .await?;
+        record.add_call(response.usage);
+        record.duration += started.elapsed();
+        Ok((response.text().trim().to_owned(), response.finish_reason))
+    }
+
+    /// Makes a call of `tool` (one of `tools`) with `arguments`, as `actor` chose and `author`
+    /// marks it, through the agent's call runner; its messages join the turn.
+    async fn call(
+        &mut self,
+        tools: &[SharedTool],
+        tool: &SharedTool,
+        arguments: Value,
+        actor: CallActor,
+        author: Author,
+    ) -> CallEnd {
+        let call = FunctionCall {
+            call_id: runtime_call_id(&self.messages()),
+            name: tool.name().to_owned(),
+            arguments,
+        };
+        let (messages, end) = self
+            .agent
+            .own_call(tools, call, actor, self.session_id)
+            .await;
+        self.push(messages, author);
+        end
+    }
+
+    fn push(&mut self, messages: Vec<Message>, author: Author) {
+        self.conversation
+            .extend(messages.iter().cloned().map(|message| (message, author)));
+        self.made.push(messages, author);
+    }
+
+    fn messages(&self) -> Vec<Message> {
+        self.conversation
+            .iter()
+            .map(|(message, _)| message.clone())
+            .collect()
+    }
+
+    /// The skill loaded since the question (selected or named) and its body.
+    fn loaded(&self) -> Option<(String, String)> {
+        self.done()
+            .into_iter()
+            .find(|done| {
+                matches!(done.author, Author::Selection | Author::Invocation)
+                    && done.call.name == ToolKind::LoadSkill.name()
+                    && !done.result.is_error
+            })
+            .and_then(|done| {
+                let skill = done.call.arguments["skillName"].as_str()?.to_owned();
+                Some((skill, body_of(&done.result.result).to_owned()))
+            })
+    }
+
+    /// The calls made since the question that have results, in order.
+    fn done(&self) -> Vec<Done> {
+        let since = &self.conversation[self.since..];
+        let results: Vec<&FunctionResult> = since
+            .iter()
+            .flat_map(|(message, _)| &message.contents)
+            .filter_map(|content| match content {
+                Content::FunctionResult(result) => Some(result),
+                _ => None,
+            })
+            .collect();
+        since
+            .iter()
+            .flat_map(|(message, author)| message.contents.iter().map(move |c| (c, *author)))
+            .filter_map(|(content, author)| {
+                let call = match content {
+                    Content::FunctionCall(call) => call,
+                    Content::ApprovalRequest(request) => &request.call,
+                    _ => return None,
+                };
+                let result = results
+                    .iter()
+                    .find(|result| result.call_id == call.call_id)?;
+                Some(Done {
+                    call: call.clone(),
+                    result: (*result).clone(),
+                    author,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A call made since the question, with its result and who made it.
+struct Done {
+    call: FunctionCall,
+    result: FunctionResult,
+    author: Author,
+}
+
+/// What became of a load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loaded {
+    Yes,
+    No,
+    Held,
+}
+
+/// The fewest characters worth disclosing of one more resource.
+const MIN_DISCLOSED_CHARS: usize = 200;
+
+/// The most characters of one result a decision or an answer is shown.
+const MAX_RESULT_CHARS: usize = 4_000;
+
+/// The provider's tool of `kind` for `offered`.
+fn tool(offered: &Offered, kind: ToolKind) -> Option<SharedTool> {
+    offered
+        .tools
+        .iter()
+        .find(|tool| tool.name() == kind.name())
+        .cloned()
+}
+
+/// Whether `body` names the resource `name`: its path, or its file name as a word.
+fn names(body: &str, name: &str) -> bool {
+    if body.contains(name) {
+        return true;
+    }
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.contains('.')
+        && body.match_indices(file).any(|(at, _)| {
+            let before = body[..at].chars().next_back();
+            let after = body[at + file.len()..].chars().next();
+            before.is_none_or(|c| !c.is_alphanumeric() && c != '-' && c != '_')
+                && after.is_none_or(|c| !c.is_alphanumeric() && c != '-' && c != '_')
+        })
+}
+
+/// A skill's instructions from `load_skill`'s text: after the frontmatter, before the
+/// resource and script listings.
+fn body_of(loaded: &str) -> &str {
+    let after = loaded
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n").map(|(_, body)| body))
+        .unwrap_or(loaded);
+    let end = after.find("\n<available_resources").unwrap_or(after.len());
+    after[..end].trim()
+}
+
+/// A call's result as a decision or an answer is shown it: what ran, and what it gave.
+fn described(done: &Done) -> String {
+    let result = skillful_core::text::cut(done.result.result.trim(), MAX_RESULT_CHARS);
+    match done.call.arguments["scriptName"].as_str() {
+        Some(script) => {
+            let verb = if done.result.is_error {
+                "failed"
+            } else {
+                "printed"
+            };
+            format!(
+                "`{script}` with {} {verb}:\n{result}",
+                done.call.arguments["arguments"]
+            )
+        }
+        None => format!("{}:\n{result}", done.call.name),
+    }
+}
+
+/// What became of a decision's call, in a few words.
+fn outcome(end: &CallEnd) -> String {
+    match end {
+        CallEnd::Ran(result) if result.is_error => format!(
+            "failed: {}",
+            skillful_core::text::cut(result.result.trim(), 200)
+        ),
+        CallEnd::Ran(result) => skillful_core::text::cut(result.result.trim(), 200).to_owned(),
+        CallEnd::Refused(result) => format!(
+            "refused: {}",
+            skillful_core::text::cut(result.result.trim(), 200)
+        ),
+        CallEnd::Held => "waits for approval".to_owned(),
+    }
+}
+
+/// The user and assistant texts of `messages`, in order (`true` for the user's).
+fn earlier_texts(messages: &[(Message, Author)]) -> Vec<(bool, String)> {
+    let texts: Vec<(bool, String)> = messages
+        .iter()
+        .filter_map(|(message, _)| match message.role {
+            Role::User => message.user_query().map(|text| (true, text)),
+            Role::Assistant => {
+                let text = message.joined_text();
+                (!text.trim().is_empty()).then_some((false, text))
+            }
+            _ => None,
+        })
+        .collect();
+    let keep = texts.len().saturating_sub(MAX_HISTORY_MESSAGES);
+    texts.into_iter().skip(keep).collect()
+}
+
+/// The most earlier messages a request that stands alone carries.
+const MAX_HISTORY_MESSAGES: usize = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_names_resources_by_path_or_file_name() {
+        let body = "Read `references/table.md`, then see tipping.md for more.";
+        assert!(names(body, "references/table.md"));
+        assert!(names(body, "references/tipping.md"));
+        assert!(!names(body, "references/able.md"));
+        assert!(!names(body, "assets/data.csv"));
+    }
+
+    #[test]
+    fn the_body_is_read_from_load_skills_text() {
+        let loaded = "---\nname: a\ndescription: b\n---\n# A\n\nDo it.\n\n<available_resources />\n\n<available_scripts />";
+        assert_eq!(body_of(loaded), "# A\n\nDo it.");
+    }
+}

@@ -1,0 +1,569 @@
+//! The guided strategy against a scripted stand-in model: the schema each decision is sent
+//! with, the selection's `none`, the grounding of the answer, the repair of a reply that does
+//! not fit, a server without structured outputs, approvals refused mid-way, a run interrupted
+//! and resumed in another agent, and the same audit records and spans as the tool loop.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use skillful_agent::{
+    Agent, AgentResponse, ApprovalRules, AuditSettings, Author, AutoApprove, DecisionError, Mode,
+    RunOptions, Session, Stage,
+};
+use skillful_audit::{AuditLog, EventKind, FileAuditSink};
+use skillful_chat::ApprovalResponse;
+use skillful_test_server::{Reply, TestServer};
+use tracing::span;
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::common::{CountingRunner, MARATHON, client, example_provider};
+
+/// The reply of each decision's schema name, else (the answer) `answer`.
+fn stand_in(
+    select: &'static str,
+    step: &'static str,
+    answer: &'static str,
+) -> impl Fn(&Value) -> Reply {
+    move |request| match request["response_format"]["json_schema"]["name"].as_str() {
+        Some("skillful_selection") => Reply::text(select),
+        Some("skillful_step") => Reply::text(step),
+        _ => Reply::text(answer),
+    }
+}
+
+const SELECT: &str = r#"{"skill": "unit-converter"}"#;
+const RUN: &str =
+    r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#;
+
+fn guided(server: &TestServer, runner: &Arc<CountingRunner>, auto: AutoApprove) -> Agent {
+    Agent::builder(client(server.url()))
+        .skills(example_provider(Arc::clone(runner)))
+        .approval(ApprovalRules::new(auto).scripts_isolated(true))
+        .mode(Mode::Guided)
+        .build()
+}
+
+fn python() -> bool {
+    skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+}
+
+fn stages(response: &AgentResponse) -> Vec<Stage> {
+    response.stages.iter().map(|record| record.stage).collect()
+}
+
+fn tools_of(response: &AgentResponse) -> Vec<String> {
+    response
+        .messages
+        .iter()
+        .flat_map(|message| message.function_calls())
+        .map(|call| call.name.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_script() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+    let mut session = Session::new();
+
+    let response = agent.run(MARATHON, &mut session).await.unwrap();
+
+    assert_eq!(response.mode, Mode::Guided);
+    assert_eq!(response.text(), "A marathon is 42.16 km.");
+    assert_eq!(runner.runs(), 1);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "select, one step, the answer");
+    assert!(
+        requests
+            .iter()
+            .all(|request| request.body.get("tools").is_none())
+    );
+    // The selection: the candidates and none.
+    let selection = &requests[0].body["response_format"]["json_schema"];
+    assert_eq!(
+        selection["schema"]["properties"]["skill"]["enum"],
+        json!(["unit-converter", "none"])
+    );
+    assert_eq!(selection["strict"], true);
+    // The step: the skill's scripts as an enum, the options its body names as the arguments.
+    let step = &requests[1].body["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        step["properties"]["script"]["enum"],
+        json!(["scripts/convert.py"])
+    );
+    let arguments = &step["properties"]["arguments"];
+    assert_eq!(arguments["required"], json!(["value", "factor"]));
+    assert_eq!(arguments["additionalProperties"], false);
+    // The body and the table it names are disclosed to the step, the question last.
+    let shown = requests[1].contents("user").join("\n");
+    assert!(shown.contains("# Unit converter"), "{shown}");
+    assert!(
+        shown.contains("| miles | kilometres | 1.609344 |"),
+        "{shown}"
+    );
+    assert!(shown.trim_end().ends_with("its arguments."), "{shown}");
+    assert!(shown.contains(&format!("Question: {MARATHON}")));
+    // The answer is asked from the script's output, without tools.
+    let answer = requests[2].contents("user").join("\n");
+    assert!(answer.contains("\"result\": 42.1648"), "{answer}");
+    assert!(requests[2].body.get("response_format").is_none());
+    assert_eq!(
+        stages(&response),
+        [
+            Stage::Select,
+            Stage::Disclose,
+            Stage::Decide,
+            Stage::Run,
+            Stage::Answer
+        ]
+    );
+    assert_eq!(
+        tools_of(&response),
+        ["load_skill", "read_skill_resource", "run_skill_script"]
+    );
+    let authors: Vec<Author> = response.authors.clone();
+    assert_eq!(
+        authors,
+        [
+            Author::Selection,
+            Author::Selection,
+            Author::Disclosure,
+            Author::Disclosure,
+            Author::Decision,
+            Author::Decision,
+            Author::Answer
+        ]
+    );
+    // The session holds the steps as the tool loop's calls, each with its author.
+    assert_eq!(session.author(1), Author::Selection);
+    assert_eq!(session.author(7), Author::Answer);
+}
+
+#[tokio::test]
+async fn none_loads_nothing_and_a_request_no_skill_matches_asks_no_selection() {
+    let server = TestServer::start().await;
+    server.respond(stand_in(
+        r#"{"skill": "none"}"#,
+        RUN,
+        "I answer this myself.",
+    ));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let chose_none = agent
+        .run(
+            "How many kilometres does a marathon runner train a week?",
+            &mut Session::new(),
+        )
+        .await
+        .unwrap();
+    assert!(tools_of(&chose_none).is_empty());
+    assert_eq!(chose_none.text(), "I answer this myself.");
+    assert_eq!(stages(&chose_none), [Stage::Select, Stage::Answer]);
+    assert_eq!(server.requests().len(), 2);
+
+    let unrelated = agent
+        .run("What is the capital of France?", &mut Session::new())
+        .await
+        .unwrap();
+    assert!(tools_of(&unrelated).is_empty());
+    assert_eq!(server.requests().len(), 3, "no selection: the answer only");
+    let direct = &server.requests()[2];
+    assert!(direct.body.get("response_format").is_none());
+    assert_eq!(direct.contents("user"), ["What is the capital of France?"]);
+    assert_eq!(runner.runs(), 0);
+}
+
+#[tokio::test]
+async fn a_number_found_in_no_result_is_asked_again_then_the_output_is_quoted() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.respond(stand_in(SELECT, RUN, "It is 43.5 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+
+    let requests = server.requests();
+    assert_eq!(
+        requests.len(),
+        4,
+        "select, step, answer, the answer asked again"
+    );
+    let again = requests[3].contents("user");
+    assert!(again.last().unwrap().contains("43.5"), "{again:?}");
+    let text = response.text();
+    assert!(text.contains("script output as it is"), "{text}");
+    assert!(text.contains("42.1648"), "{text}");
+    let answer = response.stages.last().unwrap();
+    assert_eq!(answer.model_calls, 2);
+    assert!(
+        answer.notes.iter().any(|note| note.contains("quoted")),
+        "{:?}",
+        answer.notes
+    );
+
+    // A grounded second answer is kept.
+    let server = TestServer::start().await;
+    server.push(Reply::text(SELECT));
+    server.push(Reply::text(RUN));
+    server.push(Reply::text("It is 43.5 km."));
+    server.push(Reply::text("It is 42.16 km."));
+    let agent = guided(&server, &runner, AutoApprove::All);
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+    assert_eq!(response.text(), "It is 42.16 km.");
+}
+
+#[tokio::test]
+async fn a_reply_that_does_not_fit_gets_one_repair_and_then_ends_the_step_with_a_typed_error() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.push(Reply::text(SELECT));
+    server.push(Reply::text("Sure! I will run convert.py for you."));
+    server.push(Reply::text(RUN));
+    server.push(Reply::text("A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+    assert_eq!(runner.runs(), 1);
+    let repair = server.requests()[2].contents("user");
+    assert!(
+        repair.last().unwrap().contains("That reply is not JSON"),
+        "{repair:?}"
+    );
+    assert!(
+        repair.last().unwrap().contains("scripts/convert.py"),
+        "the schema"
+    );
+    let decide = response
+        .stages
+        .iter()
+        .find(|record| record.stage == Stage::Decide)
+        .unwrap();
+    assert_eq!(decide.model_calls, 2);
+    assert!(decide.error.is_none());
+
+    // Twice out of shape: the step ends with the error; no script runs; an answer is given.
+    let server = TestServer::start().await;
+    server.push(Reply::text(SELECT));
+    server.push(Reply::text(
+        r#"{"script": "scripts/rm.py", "arguments": {}}"#,
+    ));
+    server.push(Reply::text(
+        r#"{"script": "scripts/rm.py", "arguments": {}}"#,
+    ));
+    server.push(Reply::text("I could not convert it."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+    assert_eq!(runner.runs(), 0);
+    let decide = response
+        .stages
+        .iter()
+        .find(|record| record.stage == Stage::Decide)
+        .unwrap();
+    assert!(
+        matches!(
+            decide.error,
+            Some(DecisionError::Unfit {
+                decision: "step",
+                ..
+            })
+        ),
+        "{:?}",
+        decide.error
+    );
+    assert_eq!(response.text(), "I could not convert it.");
+}
+
+#[tokio::test]
+async fn a_server_without_structured_outputs_is_asked_without_them_and_its_replies_checked() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.respond(|request| {
+        if request.get("response_format").is_some() {
+            return Reply::error(400, "'response_format' is not supported by this server");
+        }
+        let system = request["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default();
+        if system.contains("whether a skill is needed") {
+            Reply::text(&format!("Here you go:\n```json\n{SELECT}\n```"))
+        } else if system.contains("one step at a time") {
+            Reply::text(RUN)
+        } else {
+            Reply::text("A marathon is 42.16 km.")
+        }
+    });
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+
+    assert_eq!(response.text(), "A marathon is 42.16 km.");
+    assert_eq!(runner.runs(), 1);
+    let requests = server.requests();
+    let constrained: Vec<bool> = requests
+        .iter()
+        .map(|request| request.body.get("response_format").is_some())
+        .collect();
+    // Refused once; resent without it, and never sent again.
+    assert_eq!(constrained, [true, false, false, false]);
+    assert_eq!(requests[0].status, 400);
+}
+
+#[tokio::test]
+async fn a_script_the_person_refuses_is_not_run_and_the_answer_says_what_there_is() {
+    let server = TestServer::start().await;
+    server.respond(stand_in(SELECT, RUN, "I could not run the conversion."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::ReadOnly);
+    let mut session = Session::new();
+
+    let held = agent.run(MARATHON, &mut session).await.unwrap();
+    assert_eq!(held.pending.len(), 1);
+    assert_eq!(held.pending[0].call.name, "run_skill_script");
+    assert!(held.text().is_empty());
+    let refused = agent
+        .run(
+            vec![ApprovalResponse::reject(
+                &held.pending[0].call.call_id,
+                Some("not now".to_owned()),
+            )],
+            &mut session,
+        )
+        .await
+        .unwrap();
+    assert_eq!(runner.runs(), 0);
+    assert!(refused.pending.is_empty());
+    assert_eq!(refused.text(), "I could not run the conversion.");
+    // No second decision after the refusal: select, step, then the answer.
+    assert_eq!(server.requests().len(), 3);
+    let rejected = refused.messages[0].contents.clone();
+    assert!(format!("{rejected:?}").contains("Rejected"), "{rejected:?}");
+}
+
+#[tokio::test]
+async fn a_guided_run_held_for_approval_resumes_in_another_agent_from_the_saved_session() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let mut session = Session::new();
+    let mut response = guided(&server, &runner, AutoApprove::None)
+        .run(MARATHON, &mut session)
+        .await
+        .unwrap();
+    let mut held = Vec::new();
+    while !response.pending.is_empty() {
+        held.push(response.pending[0].call.name.clone());
+        // The process ends: the session is saved, and a new agent resumes it.
+        let saved = serde_json::to_string(&session).unwrap();
+        session = serde_json::from_str(&saved).unwrap();
+        let answers: Vec<ApprovalResponse> = response
+            .pending
+            .iter()
+            .map(|request| ApprovalResponse::approve(&request.call.call_id))
+            .collect();
+        response = guided(&server, &runner, AutoApprove::None)
+            .run(answers, &mut session)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        held,
+        ["load_skill", "read_skill_resource", "run_skill_script"]
+    );
+    assert_eq!(response.text(), "A marathon is 42.16 km.");
+    assert_eq!(runner.runs(), 1);
+    let names: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|request| {
+            request.body["response_format"]["json_schema"]["name"]
+                .as_str()
+                .unwrap_or("answer")
+                .to_owned()
+        })
+        .collect();
+    // Each decision once: a resumed run goes on where it stopped.
+    assert_eq!(names, ["skillful_selection", "skillful_step", "answer"]);
+}
+
+#[tokio::test]
+async fn a_skill_the_user_names_skips_the_selection() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+    let response = agent
+        .run_with(
+            "How far is a marathon in km?",
+            &mut Session::new(),
+            &RunOptions::new().skill("unit-converter"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.authors[0], Author::Invocation);
+    assert_eq!(server.requests().len(), 2, "the step and the answer");
+    assert_eq!(runner.runs(), 1);
+}
+
+/// A span's name and its recorded fields.
+type Recorded = (String, BTreeMap<String, String>);
+
+/// Every span's name with its recorded fields.
+#[derive(Clone, Default)]
+struct Spans(Arc<Mutex<Vec<Recorded>>>);
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl tracing::field::Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(
+            field.name().to_owned(),
+            format!("{value:?}").trim_matches('"').to_owned(),
+        );
+    }
+}
+
+impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> tracing_subscriber::Layer<S> for Spans {
+    fn on_new_span(&self, attrs: &span::Attributes<'_>, id: &span::Id, _: Context<'_, S>) {
+        let mut fields = BTreeMap::new();
+        attrs.record(&mut Fields(&mut fields));
+        fields.insert("#id".to_owned(), id.into_u64().to_string());
+        self.0
+            .lock()
+            .unwrap()
+            .push((attrs.metadata().name().to_owned(), fields));
+    }
+
+    fn on_record(&self, id: &span::Id, values: &span::Record<'_>, _: Context<'_, S>) {
+        let mut spans = self.0.lock().unwrap();
+        if let Some((_, fields)) = spans
+            .iter_mut()
+            .find(|(_, fields)| fields["#id"] == id.into_u64().to_string())
+        {
+            values.record(&mut Fields(fields));
+        }
+    }
+}
+
+#[tokio::test]
+async fn guided_calls_have_the_tool_loops_audit_records_and_spans() {
+    if !python() {
+        return;
+    }
+    let run = |mode: Mode| async move {
+        let server = TestServer::start().await;
+        match mode {
+            Mode::Guided => server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km.")),
+            _ => {
+                server.push(Reply::tool_call(
+                    "c1",
+                    "run_skill_script",
+                    json!({"skillName": "unit-converter", "scriptName": "scripts/convert.py",
+                           "arguments": {"value": 26.2, "factor": 1.609344}}),
+                ));
+                server.push(Reply::text("A marathon is 42.16 km."));
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let sink = Arc::new(FileAuditSink::at(dir.path()).unwrap());
+        let agent = Agent::builder(client(server.url()))
+            .skills(example_provider(Arc::default()))
+            .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
+            .audit(AuditSettings::new(sink, "guided-test"))
+            .mode(mode)
+            .build();
+        let spans = Spans::default();
+        let subscriber = tracing_subscriber::registry().with(spans.clone());
+        let _guard = tracing::subscriber::set_default(subscriber);
+        agent.run(MARATHON, &mut Session::new()).await.unwrap();
+        let records = AuditLog::at(dir.path()).records().unwrap();
+        let spans = spans.0.lock().unwrap().clone();
+        (records, spans)
+    };
+    let (guided_records, guided_spans) = run(Mode::Guided).await;
+    let (tools_records, tools_spans) = run(Mode::Tools).await;
+
+    let script = |records: &[skillful_audit::AuditRecord]| {
+        records
+            .iter()
+            .find(|record| record.event.tool.as_deref() == Some("run_skill_script"))
+            .map(|record| record.event.clone())
+            .unwrap()
+    };
+    let (guided_run, tools_run) = (script(&guided_records), script(&tools_records));
+    assert_eq!(guided_run.event, EventKind::ToolCall);
+    assert_eq!(guided_run.script, tools_run.script);
+    assert_eq!(guided_run.script_digest, tools_run.script_digest);
+    assert_eq!(guided_run.skill, tools_run.skill);
+    assert_eq!(guided_run.args_digest, tools_run.args_digest);
+    assert_eq!(guided_run.decided_by, tools_run.decided_by);
+    assert_eq!(guided_run.exit_code, Some(0));
+    assert_eq!(guided_run.actor, tools_run.actor);
+    // Every guided call is recorded, and the run with its tokens.
+    let tools: Vec<Option<&str>> = guided_records
+        .iter()
+        .map(|record| record.event.tool.as_deref())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            Some("load_skill"),
+            Some("read_skill_resource"),
+            Some("run_skill_script"),
+            None
+        ]
+    );
+    assert_eq!(guided_records[3].event.event, EventKind::Run);
+
+    let execute = |spans: &[Recorded]| {
+        spans
+            .iter()
+            .find(|(name, fields)| {
+                name == "execute_tool"
+                    && fields.get("gen_ai.tool.name").map(String::as_str)
+                        == Some("run_skill_script")
+            })
+            .map(|(_, fields)| fields.clone())
+            .unwrap()
+    };
+    let (guided_span, tools_span) = (execute(&guided_spans), execute(&tools_spans));
+    assert_eq!(guided_span["skillful.skill.name"], "unit-converter");
+    assert_eq!(guided_span["skillful.call.actor"], "model");
+    assert_eq!(guided_span["outcome"], "ok");
+    for field in [
+        "skillful.skill.name",
+        "skillful.script",
+        "skillful.risk_tier",
+        "skillful.call.actor",
+        "skillful.approval.by",
+        "outcome",
+    ] {
+        assert_eq!(guided_span.get(field), tools_span.get(field), "{field}");
+    }
+    assert!(guided_spans.iter().any(|(name, _)| name == "invoke_agent"));
+    assert!(guided_spans.iter().any(|(name, fields)| name == "chat"
+        || fields.get("gen_ai.operation.name").map(String::as_str) == Some("chat")));
+}
