@@ -15,6 +15,8 @@ pub enum Stage {
     Select,
     /// Guided: the skill loaded, with the resources its body names.
     Disclose,
+    /// Guided: the row of a disclosed table that applies to the question.
+    Lookup,
     /// Guided: one constrained decision (run a script, read a resource, or answer).
     Decide,
     /// Guided: a script run a decision asked for.
@@ -32,12 +34,13 @@ pub enum Stage {
 }
 
 impl Stage {
-    /// Its name: `select`, `disclose`, `decide`, `run`, `read`, `answer`, `activate`,
+    /// Its name: `select`, `disclose`, `lookup`, `decide`, `run`, `read`, `answer`, `activate`,
     /// `tool_loop`, `answer_step`.
     pub fn as_str(self) -> &'static str {
         match self {
             Stage::Select => "select",
             Stage::Disclose => "disclose",
+            Stage::Lookup => "lookup",
             Stage::Decide => "decide",
             Stage::Run => "run",
             Stage::Read => "read",

@@ -22,7 +22,7 @@ async fn a_loopback_server_gets_the_matching_skill_activated_and_off_turns_it_of
     let output = skills(run_args(&server, &[MARATHON, "--approve", "read-only"]), "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
-    let lines: Vec<&str> = stdout.lines().collect();
+    let lines = common::transcript(&stdout);
     assert_eq!(
         lines[0], ">> activated unit-converter: it matches the request",
         "{stdout}"
@@ -41,7 +41,10 @@ async fn a_loopback_server_gets_the_matching_skill_activated_and_off_turns_it_of
         "",
     )
     .await;
-    assert_eq!(text(&output.stdout), "  About 42.16 km.\n");
+    assert_eq!(
+        text(&output.stdout),
+        ">> mode: tools (--mode)\n  About 42.16 km.\n"
+    );
     assert!(server.requests()[0].contents("tool").is_empty());
 }
 
@@ -64,8 +67,9 @@ async fn a_skill_named_with_skill_is_loaded_and_an_unknown_name_is_a_usage_error
     let output = skills(args, "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
-    assert!(
-        stdout.starts_with(">> activated unit-converter: you asked for it\n"),
+    assert_eq!(
+        common::transcript(&stdout)[0],
+        ">> activated unit-converter: you asked for it",
         "{stdout}"
     );
 
@@ -128,7 +132,7 @@ async fn a_looping_model_gets_the_answer_step_in_the_transcript() {
     let output = skills(args, "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
-    let lines: Vec<&str> = stdout.lines().collect();
+    let lines = common::transcript(&stdout);
     let n = lines.len();
     assert!(lines[n - 3].starts_with("  Stopped:"), "{stdout}");
     assert_eq!(
@@ -184,13 +188,17 @@ async fn run_json_prints_one_object_with_every_step() {
             "answer",
             "answer_by",
             "duration_ms",
+            "mode",
             "pending",
+            "stages",
             "steps",
             "usage",
             "version"
         ]
     );
     assert_eq!(report["version"], 1);
+    assert_eq!(report["mode"], "tools");
+    assert_eq!(report["stages"][report["stages"].as_array().unwrap().len() - 1]["stage"], "tool_loop");
     assert_eq!(report["answer"], "About 42.16 km.");
     assert_eq!(report["answer_by"], "model");
     assert_eq!(report["pending"], 0);

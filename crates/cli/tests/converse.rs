@@ -69,7 +69,7 @@ async fn run_asks_on_the_terminal_and_shows_the_transcript() {
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
 
-    let lines: Vec<&str> = stdout.lines().collect();
+    let lines = common::transcript(&stdout);
     let skill_dir = examples.join("unit-converter");
     let about = format!(
         "?? skill unit-converter · risk read · from files {}: {} (explicit scope)",
@@ -235,7 +235,7 @@ async fn chat_answers_one_prompt_per_line_in_one_session() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(
         text(&output.stdout),
-        "> Hi\n  Hello.\n> \n> Are you there?\n  Still here.\n> exit\n"
+        ">> mode: tools (--mode)\n> Hi\n  Hello.\n> \n> Are you there?\n  Still here.\n> exit\n"
     );
     let second = &server.requests()[1];
     assert_eq!(second.contents("user"), ["Hi", "Are you there?"]);
@@ -251,7 +251,7 @@ async fn a_tool_call_written_as_text_runs_unless_turned_off() {
     let output = skills(run_args(&server, &[MARATHON, "--approve", "read-only"]), "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
-    let lines: Vec<&str> = stdout.lines().collect();
+    let lines = common::transcript(&stdout);
     assert_eq!(lines[0], "  Let me load the skill.", "{stdout}");
     assert_eq!(
         lines[1], r#">> calling tool load_skill({"skillName":"unit-converter"})"#,
@@ -276,7 +276,10 @@ async fn a_tool_call_written_as_text_runs_unless_turned_off() {
     .await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let indented: Vec<String> = written.lines().map(|line| format!("  {line}")).collect();
-    assert_eq!(text(&output.stdout).trim_end(), indented.join("\n"));
+    assert_eq!(
+        common::transcript(&text(&output.stdout)).join("\n"),
+        indented.join("\n")
+    );
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -291,7 +294,10 @@ async fn generation_is_bounded_by_default_and_a_cut_off_answer_is_reported() {
 
     let output = skills(run_args(&server, &[MARATHON]), "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(text(&output.stdout), "  A marathon is 42\n");
+    assert_eq!(
+        text(&output.stdout),
+        ">> mode: tools (--mode)\n  A marathon is 42\n"
+    );
     assert_eq!(
         text(&output.stderr),
         "skills: the model's answer was cut off at the token limit (1024 tokens per call); raise \
@@ -400,4 +406,117 @@ async fn real_engine_pending_approval_resumes_in_a_second_process() {
             .any(|message| message.role == Role::Assistant),
         "the engine answered the follow-up: {messages:?}"
     );
+}
+
+/// The guided strategy's stand-in model: the reply of each decision's schema, else the answer.
+fn guided_model(request: &serde_json::Value) -> Reply {
+    match request["response_format"]["json_schema"]["name"].as_str() {
+        Some("skillful_selection") => Reply::text(r#"{"skill": "unit-converter"}"#),
+        Some("skillful_lookup") => Reply::text(r#"{"row": "none"}"#),
+        Some("skillful_step") => Reply::text(
+            r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#,
+        ),
+        _ => Reply::text("A marathon is 42.16 km."),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_loopback_server_gets_the_guided_strategy_whose_stages_the_transcript_shows() {
+    if !common::python_runs() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.respond(guided_model);
+    // No --mode: the default, auto, picks guided for a server on this machine.
+    let args: Vec<String> = [
+        "run", MARATHON, "--skills", EXAMPLES, "--endpoint", server.url(), "--approve", "all",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let output = skills(args, "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        ">> mode: guided (auto, the default: the server is on this machine)"
+    );
+    let stage = |name: &str| {
+        lines
+            .iter()
+            .position(|line| line.starts_with(&format!(">> {name}: ")))
+            .unwrap_or_else(|| panic!("no {name} stage: {stdout}"))
+    };
+    assert!(lines[stage("select")].contains("unit-converter (of unit-converter)"));
+    assert!(stage("select") < stage("disclose"));
+    assert!(stage("disclose") < stage("decide"));
+    assert!(lines[stage("decide")].contains(r#"run scripts/convert.py {"value":26.2,"factor":1.609344}"#));
+    assert!(stage("decide") < stage("run"));
+    assert!(stage("run") < stage("answer"));
+    assert!(lines.contains(&">> loading unit-converter: the model chose it"), "{stdout}");
+    assert!(
+        lines.contains(&">> reading references/conversion-table.md: the skill's instructions name it"),
+        "{stdout}"
+    );
+    assert_eq!(lines.last(), Some(&"  A marathon is 42.16 km."), "{stdout}");
+    assert!(server.requests().iter().all(|request| request.body.get("tools").is_none()));
+
+    // --json: the mode and each stage with its time and model calls.
+    let mut args = common::run_args(EXAMPLES, server.url(), &[MARATHON, "--approve", "all", "--json"]);
+    args.extend(["--mode".to_owned(), "guided".to_owned()]);
+    let output = skills(args, "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["mode"], "guided");
+    assert_eq!(report["answer_by"], "answer");
+    let stages: Vec<&str> = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|stage| stage["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(stages, ["select", "disclose", "lookup", "decide", "run", "answer"]);
+    for stage in report["stages"].as_array().unwrap() {
+        assert!(stage["duration_ms"].is_u64(), "{stage}");
+    }
+    assert_eq!(report["stages"][0]["model_calls"], 1);
+    let by: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["by"].as_str().unwrap())
+        .collect();
+    assert_eq!(by, ["selection", "disclosure", "decision"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_users_settings_choose_the_mode_and_the_flag_wins() {
+    let server = TestServer::start().await;
+    server.respond(|_| Reply::text("Hello."));
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join(".config/skillful");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "[agent]\nmode = \"tools\"\n").unwrap();
+    let run = |extra: &[&str]| {
+        let mut command = common::command_at_home(home.path(), home.path());
+        command
+            .args(["run", "Hi", "--skills", EXAMPLES, "--endpoint", server.url()])
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        command
+    };
+    let output = common::run_with(run(&[]), String::new()).await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).lines().next(), Some(">> mode: tools ([agent] mode)"));
+    let output = common::run_with(run(&["--mode", "guided"]), String::new()).await;
+    assert_eq!(text(&output.stdout).lines().next(), Some(">> mode: guided (--mode)"));
+
+    std::fs::write(config.join("config.toml"), "[agent]\nmode = \"fast\"\n").unwrap();
+    let output = common::run_with(run(&[]), String::new()).await;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("`agent.mode` must be"), "{stderr}");
+    assert!(stderr.contains("config.toml"), "{stderr}");
 }

@@ -150,11 +150,13 @@ fn run_with_nothing_configured_starts_the_engine_for_the_command_and_stops_it() 
     let output = home.skills(&["run", "Hello?", "--skills", EXAMPLES], &[], "");
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let answer = stdout.lines().last().unwrap_or_default();
     assert!(
-        stdout.starts_with("  fake engine on port ")
-            && stdout.ends_with(" with model qwen2.5-coder-0.5b answers: Hello?\n"),
+        answer.starts_with("  fake engine on port ")
+            && answer.ends_with(" with model qwen2.5-coder-0.5b answers: Hello?"),
         "{stdout}"
     );
+    assert!(stdout.starts_with(">> mode: guided (auto"), "{stdout}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.starts_with(&format!(

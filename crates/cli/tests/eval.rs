@@ -254,6 +254,9 @@ fn eval_args(fixture: &Fixture, server: &TestServer, extra: &[&str]) -> Vec<Stri
         // `convert.py` writes its working directory: it is `write-low`, above eval's default.
         "--approve-up-to".to_owned(),
         "write-low".to_owned(),
+        // The stand-in model scripts the tool loop (a loopback server gets guided by default).
+        "--mode".to_owned(),
+        "tools".to_owned(),
     ];
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     args
@@ -907,4 +910,68 @@ async fn the_skill_s_scripts_and_checks_run_sandboxed_and_with_the_sandbox_off_n
             .starts_with("ungraded: the check was not run: scripts are not isolated"),
         "{grading}"
     );
+}
+
+/// The stand-in model of both modes: the guided strategy's decisions by their schema's name;
+/// in the tool loop, the script's call first, then the answer.
+fn both_modes(request: &Value) -> Reply {
+    match request["response_format"]["json_schema"]["name"].as_str() {
+        Some("skillful_selection") => return Reply::text(r#"{"skill": "unit-converter"}"#),
+        Some("skillful_lookup") => return Reply::text(r#"{"row": "none"}"#),
+        Some("skillful_step") => {
+            return Reply::text(
+                r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#,
+            );
+        }
+        _ => {}
+    }
+    let called = request["messages"]
+        .as_array()
+        .is_some_and(|messages| messages.iter().any(|message| message["role"] == "tool"));
+    if request.get("tools").is_some() && !called {
+        return Reply::tool_call(
+            "c1",
+            "run_skill_script",
+            json!({"skillName": "unit-converter", "scriptName": "scripts/convert.py",
+                   "arguments": {"value": 26.2, "factor": 1.609344}}),
+        );
+    }
+    Reply::text("It is 42.16 km.")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compare_modes_evaluates_guided_then_tools_and_shows_them_side_by_side() {
+    if !python_runs() {
+        return;
+    }
+    let fixture = Fixture::new();
+    let server = TestServer::start().await;
+    server.respond(both_modes);
+    let mut args = eval_args(&fixture, &server, &["--no-judge", "--compare-modes"]);
+    // --compare-modes takes no --mode.
+    let at = args.iter().position(|arg| arg == "--mode").unwrap();
+    args.drain(at..at + 2);
+    let output = skills(&fixture.state(), args).await;
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("unit-converter: 3 evals, 1 run each, mode guided"), "{stdout}");
+    assert!(stdout.contains("unit-converter: 3 evals, 1 run each, mode tools"), "{stdout}");
+    assert!(stdout.contains("unit-converter: guided / tools with the skill"), "{stdout}");
+    let compared = stdout.split("guided / tools with the skill").nth(1).unwrap();
+    assert!(compared.contains("pass rate"), "{stdout}");
+    assert!(compared.contains("seconds per run"), "{stdout}");
+    for mode in ["guided", "tools"] {
+        let benchmark = fixture.workspace().join(mode).join("iteration-1/benchmark.json");
+        let benchmark: Value = serde_json::from_slice(&std::fs::read(&benchmark).unwrap()).unwrap();
+        assert_eq!(benchmark["metadata"]["mode"], mode);
+    }
+    assert!(stderr.contains("mode guided) against"), "{stderr}");
+
+    // --mode and --compare-modes do not go together (a usage error).
+    let output = skills(
+        &fixture.state(),
+        eval_args(&fixture, &server, &["--compare-modes"]),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
 }

@@ -59,7 +59,7 @@ async fn eval(state: &Path, skill: &Path, server: &TestServer, args: &[&str]) ->
     command
         .arg("eval")
         .arg(skill)
-        .args(["--endpoint", server.url(), "--no-judge"])
+        .args(["--endpoint", server.url(), "--no-judge", "--mode", "tools"])
         .args(args)
         .env("HOME", state.parent().unwrap())
         .env("XDG_STATE_HOME", state)

@@ -75,6 +75,9 @@ async fn chat_offers_a_skill_added_between_two_turns() {
         &root.path().display().to_string(),
         "--endpoint",
         server.url(),
+        // The stand-in model's requests carry the catalog: the tool loop's.
+        "--mode",
+        "tools",
     ]
     .iter()
     .map(|arg| (*arg).to_owned())

@@ -294,6 +294,9 @@ async fn run_offers_the_skills_of_an_mcp_server_to_the_model() {
             .command(&[
                 "run",
                 "Use the notes.",
+                // The stand-in model scripts the tool loop.
+                "--mode",
+                "tools",
                 "--mcp-stdio",
                 &server,
                 "--skills",

@@ -28,6 +28,7 @@
 mod constrained;
 mod grounding;
 mod prompts;
+mod reading;
 mod shapes;
 
 use std::time::Instant;
@@ -48,6 +49,7 @@ use crate::error::AgentError;
 use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
+use reading::{answer_step, body_of, names, steps_naming, tables};
 use shapes::{Action, Arguments, Choices};
 
 /// One turn in the guided strategy.
@@ -87,6 +89,7 @@ pub(crate) async fn turn(
         since,
         question,
         history,
+        rows: None,
         made: Made::default(),
     };
     agent
@@ -135,6 +138,8 @@ struct Guided<'a> {
     question: String,
     /// The conversation's earlier text, for the requests that stand alone.
     history: String,
+    /// The table rows the lookups found (once looked up in this run).
+    rows: Option<Vec<(String, String)>>,
     made: Made,
 }
 
@@ -201,7 +206,7 @@ impl<'a> Guided<'a> {
         .collect();
         let mut record = StageRecord::new(Stage::Select, shapes::NONE);
         if candidates.is_empty() {
-            record.notes.push("no skill matches the request".to_owned());
+            record.detail = "none (no skill matches the request)".to_owned();
             self.made.stages.push(record);
             return Ok(None);
         }
@@ -361,7 +366,7 @@ impl<'a> Guided<'a> {
     }
 
     /// The next decision, and what it asks for, until the model answers, every script ran,
-    /// or the steps run out.
+    /// or the steps run out. The first one is preceded by the lookups of the disclosed tables.
     async fn decide(&mut self, skill: &str) -> Result<Phase, AgentError> {
         let gathered = self.gathered;
         let Some(offered) = gathered.skill(skill) else {
@@ -382,87 +387,54 @@ impl<'a> Guided<'a> {
             .collect();
         // In the order the instructions name them (those they do not name last).
         scripts.sort_by_key(|(name, _)| body.find(name.as_str()).unwrap_or(usize::MAX));
+        let names: Vec<String> = scripts.iter().map(|(name, _)| name.clone()).collect();
+        let steps = steps_naming(&body, &names);
+        // Scripts each named by a numbered step of their own are run in the steps' order.
+        let in_sequence = scripts.len() > 1
+            && steps.iter().all(Option::is_some)
+            && steps.windows(2).all(|pair| pair[0] < pair[1]);
         loop {
-            let done = self.done();
-            let steps = done
+            let state = self.skill_state(offered, &scripts);
+            let decided = state
+                .done
                 .iter()
                 .filter(|done| done.author == Author::Decision)
                 .count();
-            let disclosed: Vec<(String, String)> = done
-                .iter()
-                .filter(|done| done.author == Author::Disclosure && !done.result.is_error)
-                .filter_map(|done| {
-                    let name = done.call.arguments["resourceName"].as_str()?;
-                    Some((name.to_owned(), done.result.result.clone()))
-                })
-                .chain(
-                    done.iter()
-                        .filter(|done| done.author == Author::Decision)
-                        .filter_map(|done| {
-                            (done.call.name == ToolKind::ReadSkillResource.name()
-                                && !done.result.is_error)
-                                .then(|| {
-                                    let name = done.call.arguments["resourceName"].as_str()?;
-                                    Some((name.to_owned(), done.result.result.clone()))
-                                })
-                                .flatten()
-                        }),
-                )
-                .collect();
-            let ran: Vec<&Done> = done
-                .iter()
-                .filter(|done| {
-                    done.author == Author::Decision
-                        && done.call.name == ToolKind::RunSkillScript.name()
-                })
-                .collect();
-            let succeeded: Vec<&str> = ran
-                .iter()
-                .filter(|done| !done.result.is_error)
-                .filter_map(|done| done.call.arguments["scriptName"].as_str())
-                .collect();
             let all_ran = !scripts.is_empty()
                 && scripts
                     .iter()
-                    .all(|(name, _)| succeeded.contains(&name.as_str()));
-            let readable: Vec<String> = offered
-                .skill
-                .resources()
-                .iter()
-                .map(|resource| resource.name().to_owned())
-                .filter(|name| !disclosed.iter().any(|(known, _)| known == name))
-                .collect();
-            if steps >= self.agent.guided.max_steps
+                    .all(|(name, _)| state.succeeded.contains(name));
+            if decided >= self.agent.guided.max_steps
                 || all_ran
-                || (scripts.is_empty() && readable.is_empty())
+                || (scripts.is_empty() && state.readable.is_empty())
             {
                 return Ok(Phase::Answer(Some(skill.to_owned())));
             }
+            if self.rows.is_none() {
+                self.rows = Some(self.lookups(skill, &body, &state).await?);
+            }
+            let offered_scripts: Vec<(String, Arguments)> = if in_sequence {
+                scripts
+                    .iter()
+                    .find(|(name, _)| !state.succeeded.contains(name))
+                    .into_iter()
+                    .cloned()
+                    .collect()
+            } else {
+                scripts.clone()
+            };
             let choices = Choices {
-                scripts: scripts.clone(),
-                resources: readable.clone(),
-                can_answer: !succeeded.is_empty() || scripts.is_empty(),
+                scripts: offered_scripts,
+                resources: state.readable.clone(),
+                can_answer: !state.succeeded.is_empty() || scripts.is_empty(),
             };
-            let results: Vec<String> = ran.iter().map(|done| described(done)).collect();
-            let order: Vec<(String, bool)> = scripts
-                .iter()
-                .map(|(name, _)| (name.clone(), succeeded.contains(&name.as_str())))
-                .collect();
-            let step = prompts::Step {
-                scripts: &order,
-                skill,
-                body: &body,
-                disclosed: &disclosed,
-                readable: &readable,
-                results: &results,
-                question: &self.question,
-                can_answer: choices.can_answer,
-            };
+            let rows = self.rows.clone().unwrap_or_default();
+            let context = state.context(skill, &body, &self.question, &rows);
             let mut record = StageRecord::new(Stage::Decide, "");
             let reply = constrained::decide(
                 self.agent,
                 "step",
-                step.messages(),
+                context.decide(choices.can_answer),
                 &choices.schema(),
                 &mut record,
             )
@@ -502,7 +474,7 @@ impl<'a> Guided<'a> {
                 }
             };
             self.made.stages.push(record);
-            let repeated = done.iter().any(|done| {
+            let repeated = state.done.iter().any(|done| {
                 done.author == Author::Decision
                     && !done.result.is_error
                     && done.call.name == kind.name()
@@ -518,13 +490,7 @@ impl<'a> Guided<'a> {
             let started = Instant::now();
             let tools = offered.tools.clone();
             let end = self
-                .call(
-                    &tools,
-                    &chosen,
-                    arguments,
-                    CallActor::Model,
-                    Author::Decision,
-                )
+                .call(&tools, &chosen, arguments, CallActor::Model, Author::Decision)
                 .await;
             let stage = if kind == ToolKind::RunSkillScript {
                 Stage::Run
@@ -543,64 +509,150 @@ impl<'a> Guided<'a> {
         }
     }
 
+    /// The lookups: for each table of the disclosed resources (at most
+    /// [`MAX_LOOKUPS`]), the row the model finds applies to the question, if one does.
+    async fn lookups(
+        &mut self,
+        skill: &str,
+        body: &str,
+        state: &SkillState,
+    ) -> Result<Vec<(String, String)>, AgentError> {
+        let mut found = Vec::new();
+        let texts = std::iter::once(("the skill's instructions".to_owned(), body.to_owned()))
+            .chain(state.disclosed.iter().cloned());
+        let tables: Vec<(String, Vec<String>)> = texts
+            .flat_map(|(name, text)| {
+                tables(&text)
+                    .into_iter()
+                    .map(move |rows| (name.clone(), rows))
+            })
+            .take(MAX_LOOKUPS)
+            .collect();
+        for (resource, rows) in tables {
+            let context = state.context(skill, body, &self.question, &[]);
+            let mut choices: Vec<&str> = rows.iter().map(String::as_str).collect();
+            choices.push(shapes::NONE);
+            let schema = json!({
+                "type": "object",
+                "properties": {"row": {"type": "string", "enum": choices}},
+                "required": ["row"],
+                "additionalProperties": false,
+            });
+            let mut record = StageRecord::new(Stage::Lookup, "");
+            let reply =
+                constrained::decide(self.agent, "lookup", context.lookup(&resource), &schema, &mut record)
+                    .await?;
+            let row = match reply {
+                Ok(reply) => reply["row"].as_str().map(str::to_owned),
+                Err(error) => {
+                    record.notes.push(error.to_string());
+                    record.error = Some(error);
+                    None
+                }
+            };
+            let row = row.filter(|row| row != shapes::NONE);
+            record.detail = format!("{resource}: {}", row.as_deref().unwrap_or(shapes::NONE));
+            self.made.stages.push(record);
+            if let Some(row) = row {
+                found.push((resource, row));
+            }
+        }
+        Ok(found)
+    }
+
+    /// What the turn has of the loaded skill `offered`: the calls made since the question, the
+    /// resources disclosed (or read), those left to read, the scripts that ran.
+    fn skill_state(&self, offered: &Offered, scripts: &[(String, Arguments)]) -> SkillState {
+        let done = self.done();
+        let disclosed: Vec<(String, String)> = done
+            .iter()
+            .filter(|done| {
+                matches!(done.author, Author::Disclosure | Author::Decision)
+                    && done.call.name == ToolKind::ReadSkillResource.name()
+                    && !done.result.is_error
+            })
+            .filter_map(|done| {
+                let name = done.call.arguments["resourceName"].as_str()?;
+                Some((name.to_owned(), done.result.result.clone()))
+            })
+            .collect();
+        let ran: Vec<&Done> = done
+            .iter()
+            .filter(|done| {
+                done.author == Author::Decision && done.call.name == ToolKind::RunSkillScript.name()
+            })
+            .collect();
+        let results: Vec<String> = ran.iter().map(|done| described(done)).collect();
+        let succeeded: Vec<String> = ran
+            .iter()
+            .filter(|done| !done.result.is_error)
+            .filter_map(|done| done.call.arguments["scriptName"].as_str().map(str::to_owned))
+            .collect();
+        let readable: Vec<String> = offered
+            .skill
+            .resources()
+            .iter()
+            .map(|resource| resource.name().to_owned())
+            .filter(|name| !disclosed.iter().any(|(known, _)| known == name))
+            .collect();
+        let order: Vec<(String, bool)> = scripts
+            .iter()
+            .map(|(name, _)| (name.clone(), succeeded.contains(name)))
+            .collect();
+        SkillState {
+            done,
+            disclosed,
+            readable,
+            results,
+            succeeded,
+            order,
+        }
+    }
+
     /// The answer: from the skill's results, or directly when no skill was loaded (or nothing
     /// it gave can answer).
     async fn answer(&mut self, skill: Option<&str>) -> Result<(), AgentError> {
         let mut record = StageRecord::new(Stage::Answer, "");
-        let done = self.done();
-        let outputs: Vec<String> = done
-            .iter()
-            .filter(|done| {
-                done.author == Author::Decision
-                    && done.call.name == ToolKind::RunSkillScript.name()
-                    && !done.result.is_error
-            })
-            .map(described)
-            .collect();
-        let instructions: Vec<String> = match (skill, self.loaded()) {
-            (Some(_), Some((_, body))) if outputs.is_empty() => std::iter::once(body)
-                .chain(
-                    done.iter()
-                        .filter(|done| {
-                            done.call.name == ToolKind::ReadSkillResource.name()
-                                && !done.result.is_error
-                        })
-                        .map(|done| {
-                            format!(
-                                "The resource `{}`:\n{}",
-                                done.call.arguments["resourceName"]
-                                    .as_str()
-                                    .unwrap_or_default(),
-                                done.result.result.trim()
-                            )
-                        }),
-                )
-                .collect(),
-            _ => Vec::new(),
-        };
-        let (messages, sources) = if !outputs.is_empty() {
-            record.detail = "from the script's output".to_owned();
-            (
-                prompts::answer(
-                    &self.history,
-                    &self.question,
-                    prompts::From::Scripts(&outputs),
-                ),
-                outputs.clone(),
-            )
-        } else if !instructions.is_empty() {
-            record.detail = "from the skill's instructions and resources".to_owned();
-            (
-                prompts::answer(
-                    &self.history,
-                    &self.question,
-                    prompts::From::Instructions(&instructions),
-                ),
-                instructions.clone(),
-            )
-        } else {
-            record.detail = "directly, without a skill".to_owned();
-            (self.direct(), Vec::new())
+        let gathered = self.gathered;
+        let loaded = self.loaded();
+        let offered = skill.and_then(|skill| gathered.skill(skill));
+        let (messages, sources, outputs) = match (skill, offered, &loaded) {
+            (Some(skill), Some(offered), Some((_, body))) => {
+                let state = self.skill_state(offered, &[]);
+                let outputs: Vec<String> = state
+                    .done
+                    .iter()
+                    .filter(|done| {
+                        done.author == Author::Decision
+                            && done.call.name == ToolKind::RunSkillScript.name()
+                            && !done.result.is_error
+                    })
+                    .map(described)
+                    .collect();
+                if outputs.is_empty() {
+                    // A skill whose scripts did not run is answered from what it says, with the
+                    // rows looked up already; one without scripts is looked up now.
+                    if self.rows.is_none() && offered.skill.scripts().is_empty() {
+                        self.rows = Some(self.lookups(skill, body, &state).await?);
+                    }
+                    record.detail = "from the skill's instructions and resources".to_owned();
+                    let rows = self.rows.clone().unwrap_or_default();
+                    let context = state.context(skill, body, &self.question, &rows);
+                    let sources: Vec<String> = std::iter::once(body.clone())
+                        .chain(state.disclosed.iter().map(|(_, text)| text.clone()))
+                        .collect();
+                    (context.answer(), sources, Vec::new())
+                } else {
+                    record.detail = "from the script's output".to_owned();
+                    let messages =
+                        prompts::answer(&self.history, &self.question, &answer_step(body), &outputs);
+                    (messages, outputs.clone(), outputs)
+                }
+            }
+            _ => {
+                record.detail = "directly, without a skill".to_owned();
+                (self.direct(), Vec::new(), Vec::new())
+            }
         };
         let (mut text, reason) = self.ask(messages.clone(), &mut record).await?;
         if !sources.is_empty() {
@@ -754,6 +806,46 @@ impl<'a> Guided<'a> {
     }
 }
 
+/// What a turn has of its loaded skill ([`Guided::skill_state`]).
+struct SkillState {
+    done: Vec<Done>,
+    /// Each resource disclosed or read: its name and text.
+    disclosed: Vec<(String, String)>,
+    /// The resources left to read.
+    readable: Vec<String>,
+    /// Each script run: what ran and what it gave.
+    results: Vec<String>,
+    /// The scripts that ran and succeeded.
+    succeeded: Vec<String>,
+    /// The scripts in the instructions' order, and whether each ran.
+    order: Vec<(String, bool)>,
+}
+
+impl SkillState {
+    /// The context of a request about `skill`.
+    fn context<'a>(
+        &'a self,
+        skill: &'a str,
+        body: &'a str,
+        question: &'a str,
+        rows: &'a [(String, String)],
+    ) -> prompts::SkillContext<'a> {
+        prompts::SkillContext {
+            skill,
+            body,
+            disclosed: &self.disclosed,
+            readable: &self.readable,
+            scripts: &self.order,
+            results: &self.results,
+            question,
+            rows,
+        }
+    }
+}
+
+/// The most tables looked up in one run.
+const MAX_LOOKUPS: usize = 3;
+
 /// A call made since the question, with its result and who made it.
 struct Done {
     call: FunctionCall,
@@ -782,32 +874,6 @@ fn tool(offered: &Offered, kind: ToolKind) -> Option<SharedTool> {
         .iter()
         .find(|tool| tool.name() == kind.name())
         .cloned()
-}
-
-/// Whether `body` names the resource `name`: its path, or its file name as a word.
-fn names(body: &str, name: &str) -> bool {
-    if body.contains(name) {
-        return true;
-    }
-    let file = name.rsplit('/').next().unwrap_or(name);
-    file.contains('.')
-        && body.match_indices(file).any(|(at, _)| {
-            let before = body[..at].chars().next_back();
-            let after = body[at + file.len()..].chars().next();
-            before.is_none_or(|c| !c.is_alphanumeric() && c != '-' && c != '_')
-                && after.is_none_or(|c| !c.is_alphanumeric() && c != '-' && c != '_')
-        })
-}
-
-/// A skill's instructions from `load_skill`'s text: after the frontmatter, before the
-/// resource and script listings.
-fn body_of(loaded: &str) -> &str {
-    let after = loaded
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.split_once("\n---\n").map(|(_, body)| body))
-        .unwrap_or(loaded);
-    let end = after.find("\n<available_resources").unwrap_or(after.len());
-    after[..end].trim()
 }
 
 /// A call's result as a decision or an answer is shown it: what ran, and what it gave.
@@ -864,23 +930,3 @@ fn earlier_texts(messages: &[(Message, Author)]) -> Vec<(bool, String)> {
 
 /// The most earlier messages a request that stands alone carries.
 const MAX_HISTORY_MESSAGES: usize = 4;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_body_names_resources_by_path_or_file_name() {
-        let body = "Read `references/table.md`, then see tipping.md for more.";
-        assert!(names(body, "references/table.md"));
-        assert!(names(body, "references/tipping.md"));
-        assert!(!names(body, "references/able.md"));
-        assert!(!names(body, "assets/data.csv"));
-    }
-
-    #[test]
-    fn the_body_is_read_from_load_skills_text() {
-        let loaded = "---\nname: a\ndescription: b\n---\n# A\n\nDo it.\n\n<available_resources />\n\n<available_scripts />";
-        assert_eq!(body_of(loaded), "# A\n\nDo it.");
-    }
-}

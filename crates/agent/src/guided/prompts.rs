@@ -1,20 +1,25 @@
 //! The texts of the guided strategy's requests. Each request stands alone (no tools, no tool
 //! history): what the model needs for one decision, the user's question last.
+//!
+//! The requests about one skill (a table lookup, each decision, an answer from the skill's
+//! instructions) begin with the same system message and the same [`SkillContext`], and differ
+//! only after the question: a local engine re-processes only that tail from one request to the
+//! next (its prompt cache keeps the common prefix).
 
 use skillful_chat::Message;
 
 /// The selection's system message.
 const SELECT: &str = "You decide whether a skill is needed to answer the user's request. A \
-skill is a set of instructions and scripts for one kind of task. Choose the skill whose \
-description fits what the request asks for, or \"none\" when the request is about something \
-else, can be answered without a skill, or no description fits it. Reply with JSON only.";
+skill is a set of instructions and scripts for one kind of task. Choose a skill only when the \
+request asks for what that skill's description says it does; choose \"none\" when the request \
+is about something else, asks for advice or an explanation the skill does not compute, or can \
+be answered without a skill. Reply with JSON only.";
 
-/// The decision's system message.
-const DECIDE: &str = "You carry out a skill for the user's question, one step at a time. Each \
-step is one JSON object. Follow the skill's instructions: run its script with the arguments \
-the instructions describe, taking every value from the user's question and from the skill's \
-resources (a table, a list of rates) where the instructions say so. The values in the skill's \
-examples are only examples: use the question's own values. Reply with JSON only.";
+/// The system message of every request about one skill.
+const SKILL: &str = "You follow a skill to answer the user's question. The skill's \
+instructions and resources come first, then the question. Take every value from the question \
+and from the skill's resources (a table, a list of rates) where the instructions say so; the \
+values in the skill's examples are only examples.";
 
 /// The answer's system message.
 const ANSWER: &str = "You answer the user's question from the results you are given, in one or \
@@ -31,46 +36,39 @@ pub(crate) fn select(candidates: &[(&str, &str)], history: &str, question: &str)
     vec![
         Message::system(SELECT),
         Message::user(format!(
-            "Skills:\n{}\n- none: no skill; the request is answered without one.\n\n{history}Request: {question}",
+            "Skills:\n- none: no skill; the request is answered without one.\n{}\n\n{history}Request: {question}",
             listed.join("\n")
         )),
     ]
 }
 
-/// What a decision is shown: the skill's instructions, the resources disclosed with them, the
-/// resources it may read, the results so far, then the question and what to choose.
-pub(crate) struct Step<'a> {
+/// What every request about one skill shows first: its instructions, the resources disclosed
+/// with them, the resources it may still read, its scripts in order and the results so far.
+pub(crate) struct SkillContext<'a> {
     pub(crate) skill: &'a str,
     pub(crate) body: &'a str,
     /// Each disclosed resource: its name and its text.
     pub(crate) disclosed: &'a [(String, String)],
     /// The resources it may still read.
     pub(crate) readable: &'a [String],
-    /// Each result so far: what was done and what it gave.
-    pub(crate) results: &'a [String],
     /// With several scripts: each, in the order the body first names them, and whether it ran.
     pub(crate) scripts: &'a [(String, bool)],
+    /// Each result so far: what was done and what it gave.
+    pub(crate) results: &'a [String],
     pub(crate) question: &'a str,
-    /// Whether answering is a choice of this step.
-    pub(crate) can_answer: bool,
+    /// The table rows a lookup found for the question: the resource and the row.
+    pub(crate) rows: &'a [(String, String)],
 }
 
-impl Step<'_> {
-    /// The decision's request.
-    pub(crate) fn messages(&self) -> Vec<Message> {
+impl SkillContext<'_> {
+    /// The common prefix, then the question and the rows that apply, then `task`.
+    fn messages(&self, task: &str) -> Vec<Message> {
         let mut text = format!("The skill `{}`:\n\n{}\n", self.skill, self.body.trim());
         for (name, content) in self.disclosed {
-            text.push_str(&format!(
-                "\nThe skill's resource `{name}`:\n\n{}\n",
-                content.trim()
-            ));
+            text.push_str(&format!("\nThe skill's resource `{name}`:\n\n{}\n", content.trim()));
         }
         if !self.readable.is_empty() {
-            let names: Vec<String> = self
-                .readable
-                .iter()
-                .map(|name| format!("`{name}`"))
-                .collect();
+            let names: Vec<String> = self.readable.iter().map(|name| format!("`{name}`")).collect();
             text.push_str(&format!(
                 "\nResources not shown, which you may read: {}.\n",
                 names.join(", ")
@@ -95,46 +93,66 @@ impl Step<'_> {
             text.push_str(&self.results.join("\n\n"));
             text.push('\n');
         }
-        let choose = match (self.can_answer, self.readable.is_empty()) {
-            (false, true) => "Choose the script to run for this question and its arguments.",
+        text.push_str(&format!("\nQuestion: {}\n", self.question));
+        for (resource, row) in self.rows {
+            text.push_str(&format!(
+                "\nThe row of the table in `{resource}` that applies to the question: | {row} |\n"
+            ));
+        }
+        text.push_str(&format!("\n{task}"));
+        vec![Message::system(SKILL), Message::user(text)]
+    }
+
+    /// A decision's request; `can_answer` says whether answering is one of its choices.
+    pub(crate) fn decide(&self, can_answer: bool) -> Vec<Message> {
+        let task = match (can_answer, self.readable.is_empty()) {
+            (false, true) => "Choose the script to run for this question and its arguments. Reply with JSON.",
             (false, false) => {
-                "Choose the next step: run a script with its arguments, or read a resource."
+                "Choose the next step: run a script with its arguments, or read a resource. Reply \
+                 with JSON."
             }
             (true, true) => {
-                "Choose the next step: run a script with its arguments, or answer if the \
-                 results answer the question."
+                "Choose the next step: run a script with its arguments, or answer if the results \
+                 answer the question. Reply with JSON."
             }
             (true, false) => {
                 "Choose the next step: run a script with its arguments, read a resource, or \
-                 answer if the results answer the question."
+                 answer if the results answer the question. Reply with JSON."
             }
         };
-        text.push_str(&format!("\nQuestion: {}\n\n{choose}", self.question));
-        vec![Message::system(DECIDE), Message::user(text)]
+        self.messages(task)
+    }
+
+    /// A lookup's request: which row of the table in `resource` applies.
+    pub(crate) fn lookup(&self, resource: &str) -> Vec<Message> {
+        self.messages(&format!(
+            "Which row of the table in `{resource}` applies to the question? Choose it exactly as \
+             written, or \"none\" when no row does. Reply with JSON."
+        ))
+    }
+
+    /// The request of an answer from the skill's instructions and resources.
+    pub(crate) fn answer(&self) -> Vec<Message> {
+        self.messages(
+            "Answer the question from the skill's instructions and resources, in one or two plain \
+             sentences.",
+        )
     }
 }
 
-/// The answer's request: the question, what the results are, then the results.
-pub(crate) fn answer(history: &str, question: &str, from: From<'_>) -> Vec<Message> {
-    let text = match from {
-        From::Scripts(outputs) => format!(
-            "{history}Question: {question}\n\nThe skill's script computed this for the question:\n\n{}\n\nAnswer the question with this result.",
-            outputs.join("\n\n")
-        ),
-        From::Instructions(texts) => format!(
-            "{history}Question: {question}\n\nThe skill's instructions and resources:\n\n{}\n\nAnswer the question from them.",
-            texts.join("\n\n")
-        ),
+/// The answer's request from the scripts' outputs: the question, what the skill says to answer
+/// with, then the outputs.
+pub(crate) fn answer(history: &str, question: &str, answer_with: &str, outputs: &[String]) -> Vec<Message> {
+    let says = if answer_with.is_empty() {
+        String::new()
+    } else {
+        format!("The skill says: {answer_with}\n\n")
     };
+    let text = format!(
+        "{history}Question: {question}\n\nThe skill's script computed this for the question:\n\n{}\n\n{says}Answer the question with this result.",
+        outputs.join("\n\n")
+    );
     vec![Message::system(ANSWER), Message::user(text)]
-}
-
-/// What an answer is made from.
-pub(crate) enum From<'a> {
-    /// The scripts' outputs (each with the script's name).
-    Scripts(&'a [String]),
-    /// A skill without script results: its body and resources.
-    Instructions(&'a [String]),
 }
 
 /// What the model is told when its answer holds numbers found in no result.
@@ -166,10 +184,7 @@ pub(crate) fn history(earlier: &[(bool, String)]) -> String {
         .iter()
         .map(|(user, text)| {
             let who = if *user { "User" } else { "Assistant" };
-            format!(
-                "{who}: {}",
-                skillful_core::text::cut(text, MAX_HISTORY_CHARS)
-            )
+            format!("{who}: {}", skillful_core::text::cut(text, MAX_HISTORY_CHARS))
         })
         .collect();
     format!("Earlier in the conversation:\n{}\n\n", lines.join("\n"))

@@ -69,29 +69,55 @@ impl Arguments {
         let mut names: Vec<String> = Vec::new();
         let mut required: Vec<String> = Vec::new();
         let mut example: Option<Example> = None;
+        let mut spans: Vec<String> = Vec::new();
+        let mut says_options = false;
         for (at, line) in lines.iter().enumerate() {
             if !line.contains(file) {
                 continue;
             }
-            // The step that names the script, up to a blank line or a code block (an output).
-            let step: Vec<&str> = lines[at..]
-                .iter()
-                .take_while(|line| !line.trim().is_empty() && !line.trim_start().starts_with("```"))
+            // The step that names the script: its line and those continuing it, up to a blank
+            // line, a code block (an output) or the next item of a list.
+            let step: Vec<&str> = std::iter::once(lines[at])
+                .chain(
+                    lines[at + 1..]
+                        .iter()
+                        .take_while(|line| {
+                            let trimmed = line.trim_start();
+                            !trimmed.is_empty()
+                                && !trimmed.starts_with("```")
+                                && !starts_item(trimmed)
+                        })
+                        .copied(),
+                )
                 .take(6)
-                .copied()
                 .collect();
-            for line in &step {
-                for name in option_names(line).into_iter().chain(json_keys(line)) {
-                    if !names.contains(&name) {
-                        names.push(name);
-                    }
+            let joined = step.join(" ");
+            for name in option_names(&joined).into_iter().chain(json_keys(&joined)) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            let here = Example::on(line, file).or_else(|| {
+                // "for example `{"value": 26.2}`" on a line of the step below the name.
+                step.iter().skip(1).find_map(|line| inline_example(line))
+            });
+            // Options named in code spans count where a step says they are options, or the
+            // script's example passes options.
+            says_options |= joined.to_ascii_lowercase().contains("option");
+            for name in code_span_names(&joined, file) {
+                if !spans.contains(&name) {
+                    spans.push(name);
                 }
             }
             if example.is_none() {
-                example = Example::on(line, file).or_else(|| {
-                    // "for example `{"value": 26.2}`" on a line of the step below the name.
-                    step.iter().skip(1).find_map(|line| inline_example(line))
-                });
+                example = here;
+            }
+        }
+        if says_options || matches!(example, Some(Example::Options(_))) {
+            for name in spans {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
             }
         }
         match example {
@@ -300,6 +326,35 @@ fn json_keys(line: &str) -> Vec<String> {
         rest = &after[close + 1..];
     }
     keys
+}
+
+/// Whether `line` (trimmed) begins a list item (`3. `, `- `, `* `).
+fn starts_item(line: &str) -> bool {
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    (digits > 0 && (line[digits..].starts_with(". ") || line[digits..].starts_with(") ")))
+        || line.starts_with("- ")
+        || line.starts_with("* ")
+}
+
+/// The names in code spans of `text` that look like option names (`weight-kg`, `factor`): a
+/// letter first, then letters, digits, `-` and `_`; not `file` or a path.
+fn code_span_names(text: &str, file: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (index, span) in text.split('`').enumerate() {
+        let inside = index % 2 == 1;
+        let name = span.trim();
+        if inside
+            && name != file
+            && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            && !names.iter().any(|known: &String| known == name)
+        {
+            names.push(name.to_owned());
+        }
+    }
+    names
 }
 
 /// The `--name` options of `line` (as written in its code spans or plain text).

@@ -20,7 +20,8 @@ use tracing_subscriber::registry::LookupSpan;
 
 use crate::common::{CountingRunner, MARATHON, client, example_provider};
 
-/// The reply of each decision's schema name, else (the answer) `answer`.
+/// The reply of each decision's schema name (the table's row for a lookup), else (the answer)
+/// `answer`.
 fn stand_in(
     select: &'static str,
     step: &'static str,
@@ -28,12 +29,14 @@ fn stand_in(
 ) -> impl Fn(&Value) -> Reply {
     move |request| match request["response_format"]["json_schema"]["name"].as_str() {
         Some("skillful_selection") => Reply::text(select),
+        Some("skillful_lookup") => Reply::text(LOOKUP),
         Some("skillful_step") => Reply::text(step),
         _ => Reply::text(answer),
     }
 }
 
 const SELECT: &str = r#"{"skill": "unit-converter"}"#;
+const LOOKUP: &str = r#"{"row": "miles | kilometres | 1.609344"}"#;
 const RUN: &str =
     r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#;
 
@@ -79,7 +82,7 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
     assert_eq!(response.text(), "A marathon is 42.16 km.");
     assert_eq!(runner.runs(), 1);
     let requests = server.requests();
-    assert_eq!(requests.len(), 3, "select, one step, the answer");
+    assert_eq!(requests.len(), 4, "select, the table's lookup, one step, the answer");
     assert!(
         requests
             .iter()
@@ -92,8 +95,13 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
         json!(["unit-converter", "none"])
     );
     assert_eq!(selection["strict"], true);
+    // The lookup: the rows of the disclosed table as an enum, and none.
+    let lookup = &requests[1].body["response_format"]["json_schema"]["schema"];
+    let rows = lookup["properties"]["row"]["enum"].as_array().unwrap();
+    assert_eq!(rows.len(), 11, "ten rows and none: {rows:?}");
+    assert_eq!(rows[0], "miles | kilometres | 1.609344");
     // The step: the skill's scripts as an enum, the options its body names as the arguments.
-    let step = &requests[1].body["response_format"]["json_schema"]["schema"];
+    let step = &requests[2].body["response_format"]["json_schema"]["schema"];
     assert_eq!(
         step["properties"]["script"]["enum"],
         json!(["scripts/convert.py"])
@@ -102,23 +110,36 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
     assert_eq!(arguments["required"], json!(["value", "factor"]));
     assert_eq!(arguments["additionalProperties"], false);
     // The body and the table it names are disclosed to the step, the question last.
-    let shown = requests[1].contents("user").join("\n");
+    let shown = requests[2].contents("user").join("\n");
     assert!(shown.contains("# Unit converter"), "{shown}");
+    assert!(shown.contains("| miles | kilometres | 1.609344 |"), "{shown}");
+    assert!(shown.trim_end().ends_with("Reply with JSON."), "{shown}");
+    assert!(shown.contains(&format!("Question: {MARATHON}")));
     assert!(
-        shown.contains("| miles | kilometres | 1.609344 |"),
+        shown.contains(
+            "The row of the table in `references/conversion-table.md` that applies to the \
+             question: | miles | kilometres | 1.609344 |"
+        ),
         "{shown}"
     );
-    assert!(shown.trim_end().ends_with("its arguments."), "{shown}");
-    assert!(shown.contains(&format!("Question: {MARATHON}")));
+    // The lookup and the step share their prefix: they differ only after the question.
+    let prefix = |at: usize| {
+        let text = requests[at].contents("user").join("\n");
+        text[..text.find("Question: ").unwrap()].to_owned()
+    };
+    assert_eq!(prefix(1), prefix(2));
+    assert_eq!(requests[1].contents("system"), requests[2].contents("system"));
     // The answer is asked from the script's output, without tools.
-    let answer = requests[2].contents("user").join("\n");
+    let answer = requests[3].contents("user").join("\n");
     assert!(answer.contains("\"result\": 42.1648"), "{answer}");
-    assert!(requests[2].body.get("response_format").is_none());
+    assert!(answer.contains("The skill says: Answer with the `result`"), "{answer}");
+    assert!(requests[3].body.get("response_format").is_none());
     assert_eq!(
         stages(&response),
         [
             Stage::Select,
             Stage::Disclose,
+            Stage::Lookup,
             Stage::Decide,
             Stage::Run,
             Stage::Answer
@@ -196,10 +217,10 @@ async fn a_number_found_in_no_result_is_asked_again_then_the_output_is_quoted() 
     let requests = server.requests();
     assert_eq!(
         requests.len(),
-        4,
-        "select, step, answer, the answer asked again"
+        5,
+        "select, lookup, step, answer, the answer asked again"
     );
-    let again = requests[3].contents("user");
+    let again = requests[4].contents("user");
     assert!(again.last().unwrap().contains("43.5"), "{again:?}");
     let text = response.text();
     assert!(text.contains("script output as it is"), "{text}");
@@ -215,6 +236,7 @@ async fn a_number_found_in_no_result_is_asked_again_then_the_output_is_quoted() 
     // A grounded second answer is kept.
     let server = TestServer::start().await;
     server.push(Reply::text(SELECT));
+    server.push(Reply::text(LOOKUP));
     server.push(Reply::text(RUN));
     server.push(Reply::text("It is 43.5 km."));
     server.push(Reply::text("It is 42.16 km."));
@@ -230,6 +252,7 @@ async fn a_reply_that_does_not_fit_gets_one_repair_and_then_ends_the_step_with_a
     }
     let server = TestServer::start().await;
     server.push(Reply::text(SELECT));
+    server.push(Reply::text(LOOKUP));
     server.push(Reply::text("Sure! I will run convert.py for you."));
     server.push(Reply::text(RUN));
     server.push(Reply::text("A marathon is 42.16 km."));
@@ -238,7 +261,7 @@ async fn a_reply_that_does_not_fit_gets_one_repair_and_then_ends_the_step_with_a
 
     let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
     assert_eq!(runner.runs(), 1);
-    let repair = server.requests()[2].contents("user");
+    let repair = server.requests()[3].contents("user");
     assert!(
         repair.last().unwrap().contains("That reply is not JSON"),
         "{repair:?}"
@@ -258,6 +281,7 @@ async fn a_reply_that_does_not_fit_gets_one_repair_and_then_ends_the_step_with_a
     // Twice out of shape: the step ends with the error; no script runs; an answer is given.
     let server = TestServer::start().await;
     server.push(Reply::text(SELECT));
+    server.push(Reply::text(LOOKUP));
     server.push(Reply::text(
         r#"{"script": "scripts/rm.py", "arguments": {}}"#,
     ));
@@ -301,9 +325,14 @@ async fn a_server_without_structured_outputs_is_asked_without_them_and_its_repli
         let system = request["messages"][0]["content"]
             .as_str()
             .unwrap_or_default();
+        let user = request["messages"][1]["content"]
+            .as_str()
+            .unwrap_or_default();
         if system.contains("whether a skill is needed") {
             Reply::text(&format!("Here you go:\n```json\n{SELECT}\n```"))
-        } else if system.contains("one step at a time") {
+        } else if user.contains("Which row of the table") {
+            Reply::text(LOOKUP)
+        } else if user.contains("Choose the script") {
             Reply::text(RUN)
         } else {
             Reply::text("A marathon is 42.16 km.")
@@ -322,7 +351,7 @@ async fn a_server_without_structured_outputs_is_asked_without_them_and_its_repli
         .map(|request| request.body.get("response_format").is_some())
         .collect();
     // Refused once; resent without it, and never sent again.
-    assert_eq!(constrained, [true, false, false, false]);
+    assert_eq!(constrained, [true, false, false, false, false]);
     assert_eq!(requests[0].status, 400);
 }
 
@@ -351,8 +380,8 @@ async fn a_script_the_person_refuses_is_not_run_and_the_answer_says_what_there_i
     assert_eq!(runner.runs(), 0);
     assert!(refused.pending.is_empty());
     assert_eq!(refused.text(), "I could not run the conversion.");
-    // No second decision after the refusal: select, step, then the answer.
-    assert_eq!(server.requests().len(), 3);
+    // No second decision after the refusal: select, lookup, step, then the answer.
+    assert_eq!(server.requests().len(), 4);
     let rejected = refused.messages[0].contents.clone();
     assert!(format!("{rejected:?}").contains("Rejected"), "{rejected:?}");
 }
@@ -403,7 +432,10 @@ async fn a_guided_run_held_for_approval_resumes_in_another_agent_from_the_saved_
         })
         .collect();
     // Each decision once: a resumed run goes on where it stopped.
-    assert_eq!(names, ["skillful_selection", "skillful_step", "answer"]);
+    assert_eq!(
+        names,
+        ["skillful_selection", "skillful_lookup", "skillful_step", "answer"]
+    );
 }
 
 #[tokio::test]
@@ -424,7 +456,7 @@ async fn a_skill_the_user_names_skips_the_selection() {
         .await
         .unwrap();
     assert_eq!(response.authors[0], Author::Invocation);
-    assert_eq!(server.requests().len(), 2, "the step and the answer");
+    assert_eq!(server.requests().len(), 3, "the lookup, the step and the answer");
     assert_eq!(runner.runs(), 1);
 }
 

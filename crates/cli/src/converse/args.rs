@@ -118,7 +118,7 @@ pub(crate) struct AgentArgs {
     /// `tools` (the free tool loop, for strong models) or `auto` (guided for the embedded engine
     /// and other servers on this machine, tools otherwise). Default: `[agent] mode` of the
     /// user's settings, else `auto`.
-    #[arg(long, value_name = "MODE")]
+    #[arg(long, value_name = "MODE", overrides_with = "mode")]
     pub(super) mode: Option<ModeArg>,
     /// Which skill tools run without asking; the others are asked on the terminal (y/n/a).
     #[arg(long, value_enum, default_value_t = Approve::Ask)]

@@ -34,7 +34,7 @@ pub(super) fn show(
             Author::Selection | Author::Invocation => (&[], &[Stage::Select]),
             Author::Disclosure => (&[Stage::Select], &[Stage::Disclose]),
             Author::Decision if message.function_calls().next().is_some() => {
-                (&[Stage::Select, Stage::Disclose], &[Stage::Decide])
+                (&[Stage::Select, Stage::Disclose, Stage::Lookup], &[Stage::Decide])
             }
             Author::Answer => (&ALL_STAGES, &[]),
             _ => (&[], &[]),
@@ -110,9 +110,10 @@ pub(super) fn show(
 }
 
 /// The guided stages, in the order they run.
-const ALL_STAGES: [Stage; 6] = [
+const ALL_STAGES: [Stage; 7] = [
     Stage::Select,
     Stage::Disclose,
+    Stage::Lookup,
     Stage::Decide,
     Stage::Run,
     Stage::Read,

@@ -75,9 +75,10 @@ pub async fn skills(args: Vec<String>, stdin: &str) -> Output {
     run_with(command(&args), stdin.to_owned()).await
 }
 
-/// `run --skills ROOT --endpoint URL EXTRA...`.
+/// `run --skills ROOT --endpoint URL --mode tools EXTRA...`: these tests script the tool loop's
+/// model (a loopback server would get the guided strategy by default; a later `--mode` wins).
 pub fn run_args(root: &str, url: &str, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = ["run", "--skills", root, "--endpoint", url]
+    let mut args: Vec<String> = ["run", "--skills", root, "--endpoint", url, "--mode", "tools"]
         .iter()
         .map(|arg| (*arg).to_owned())
         .collect();
@@ -93,6 +94,15 @@ pub fn python_runs() -> bool {
         "python3",
         "apt install python3: the skill scripts are Python",
     )
+}
+
+/// The lines of a run's transcript after its first, which names the mode (checked).
+#[track_caller]
+pub fn transcript(stdout: &str) -> Vec<&str> {
+    let mut lines = stdout.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(first.starts_with(">> mode: "), "the first line names the mode: {stdout}");
+    lines.collect()
 }
 
 pub fn text(bytes: &[u8]) -> String {

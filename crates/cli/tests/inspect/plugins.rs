@@ -290,6 +290,9 @@ async fn run_offers_plugin_skills_to_the_model_and_runs_their_scripts() {
         model.url(),
         "--approve",
         "all",
+        // The stand-in model scripts the tool loop.
+        "--mode",
+        "tools",
     ]
     .iter()
     .map(|arg| (*arg).to_owned())

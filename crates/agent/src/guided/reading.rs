@@ -1,0 +1,182 @@
+//! What the guided strategy reads in a skill's text: its body in `load_skill`'s output, the
+//! resources it names, the Markdown tables of its resources, the step that says what to answer
+//! with, and the numbered steps its scripts are run in.
+
+/// A skill's instructions from `load_skill`'s text: after the frontmatter, before the
+/// resource and script listings.
+pub(crate) fn body_of(loaded: &str) -> &str {
+    let after = loaded
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n").map(|(_, body)| body))
+        .unwrap_or(loaded);
+    let end = after.find("\n<available_resources").unwrap_or(after.len());
+    after[..end].trim()
+}
+
+/// Whether `body` names the resource `name`: its path, or its file name as a word.
+pub(crate) fn names(body: &str, name: &str) -> bool {
+    if body.contains(name) {
+        return true;
+    }
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.contains('.')
+        && body.match_indices(file).any(|(at, _)| {
+            let before = body[..at].chars().next_back();
+            let after = body[at + file.len()..].chars().next();
+            before.is_none_or(|c| !c.is_alphanumeric() && c != '-' && c != '_')
+                && after.is_none_or(|c| !c.is_alphanumeric() && c != '-' && c != '_')
+        })
+}
+
+/// The fewest rows of a table worth a lookup, and the most.
+const MIN_ROWS: usize = 2;
+const MAX_ROWS: usize = 60;
+
+/// The rows of each Markdown table in `text` that has from [`MIN_ROWS`] to [`MAX_ROWS`] rows:
+/// each row as its cells joined by ` | ` (the header and the separator left out).
+pub(crate) fn tables(text: &str) -> Vec<Vec<String>> {
+    let mut tables = Vec::new();
+    let mut lines = text.lines().map(str::trim).peekable();
+    while let Some(line) = lines.next() {
+        let separator = lines.peek().is_some_and(|next| is_separator(next));
+        if !(line.starts_with('|') && separator) {
+            continue;
+        }
+        lines.next();
+        let mut rows = Vec::new();
+        while let Some(row) = lines.next_if(|row| row.starts_with('|')) {
+            let cells: Vec<&str> = row
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect();
+            rows.push(cells.join(" | "));
+        }
+        if (MIN_ROWS..=MAX_ROWS).contains(&rows.len()) {
+            tables.push(rows);
+        }
+    }
+    tables
+}
+
+/// Whether `line` is a table's separator row (`|---|:--:|`).
+fn is_separator(line: &str) -> bool {
+    line.starts_with('|')
+        && line.contains('-')
+        && line
+            .chars()
+            .all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+/// The step of `body` that says what to answer with (`4. Answer with `litres` …`), with the
+/// lines it continues on; empty when there is none.
+pub(crate) fn answer_step(body: &str) -> String {
+    let lines: Vec<&str> = body.lines().collect();
+    let Some(at) = lines.iter().position(|line| {
+        let text = item_text(line).to_ascii_lowercase();
+        text.starts_with("answer with") || text.starts_with("reply with") || text.starts_with("answer the")
+    }) else {
+        return String::new();
+    };
+    let mut step = vec![item_text(lines[at]).trim()];
+    step.extend(
+        lines[at + 1..]
+            .iter()
+            .take_while(|line| continues(line))
+            .map(|line| line.trim()),
+    );
+    step.join(" ")
+}
+
+/// The numbered step of `body` that first names each of `scripts`: `None` for a script no
+/// numbered step names.
+pub(crate) fn steps_naming(body: &str, scripts: &[String]) -> Vec<Option<usize>> {
+    let mut steps: Vec<(usize, String)> = Vec::new();
+    for line in body.lines() {
+        match step_number(line) {
+            Some(number) => steps.push((number, line.to_owned())),
+            None if continues(line) => {
+                if let Some((_, text)) = steps.last_mut() {
+                    text.push(' ');
+                    text.push_str(line.trim());
+                }
+            }
+            None => {}
+        }
+    }
+    scripts
+        .iter()
+        .map(|script| {
+            steps
+                .iter()
+                .find(|(_, text)| text.contains(script.as_str()))
+                .map(|(number, _)| *number)
+        })
+        .collect()
+}
+
+/// The number of a numbered list item (`3. Run …`).
+fn step_number(line: &str) -> Option<usize> {
+    let trimmed = line.trim_start();
+    let digits: String = trimmed.chars().take_while(char::is_ascii_digit).collect();
+    let rest = &trimmed[digits.len()..];
+    if digits.is_empty() || !(rest.starts_with(". ") || rest.starts_with(") ")) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// A list item's text without its marker (`3. `, `- `).
+fn item_text(line: &str) -> &str {
+    let trimmed = line.trim_start();
+    if step_number(trimmed).is_some() {
+        return trimmed
+            .split_once(['.', ')'])
+            .map_or(trimmed, |(_, rest)| rest.trim_start());
+    }
+    trimmed
+        .strip_prefix("- ")
+        .or_else(|| trimmed.strip_prefix("* "))
+        .unwrap_or(trimmed)
+}
+
+/// Whether `line` continues the list item above it (indented text, not a new item).
+fn continues(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    !trimmed.is_empty()
+        && line.len() > trimmed.len()
+        && step_number(trimmed).is_none()
+        && !trimmed.starts_with("- ")
+        && !trimmed.starts_with("* ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_names_resources_by_path_or_file_name() {
+        let body = "Read `references/table.md`, then see tipping.md for more.";
+        assert!(names(body, "references/table.md"));
+        assert!(names(body, "references/tipping.md"));
+        assert!(!names(body, "references/able.md"));
+        assert!(!names(body, "assets/data.csv"));
+    }
+
+    #[test]
+    fn the_body_is_read_from_load_skills_text() {
+        let loaded = "---\nname: a\ndescription: b\n---\n# A\n\nDo it.\n\n<available_resources />\n\n<available_scripts />";
+        assert_eq!(body_of(loaded), "# A\n\nDo it.");
+    }
+
+    #[test]
+    fn tables_give_their_rows_and_steps_their_numbers() {
+        let text = "# MET\n\n| activity | MET |\n|---|---|\n| yoga | 2.5 |\n| running, 6 mph | 9.8 |\n\nMore.";
+        assert_eq!(tables(text), [vec!["yoga | 2.5", "running, 6 mph | 9.8"]]);
+        assert!(tables("| a |\n|---|\n| one row |").is_empty());
+        let body = "## Steps\n1. Run `scripts/a.py` with the options.\n2. Take `x`.\n3. Run\n   `scripts/b.py` with x.\n4. Answer with `litres` from the\n   second output.\n\nExample: `scripts/c.py`.";
+        let scripts = ["scripts/a.py", "scripts/b.py", "scripts/c.py"].map(String::from);
+        assert_eq!(steps_naming(body, &scripts), [Some(1), Some(3), None]);
+        assert_eq!(answer_step(body), "Answer with `litres` from the second output.");
+    }
+}
