@@ -15,7 +15,7 @@ use skillful_decorators::{
 use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
 use tracing::Instrument;
 
-use crate::aids::{AidedModel, Aids};
+use crate::aids::{AidedModel, Aids, EarlyAnswers};
 use crate::approvals::ApprovalsStore;
 use crate::approver::SessionApprovals;
 use crate::audit::{AuditSettings, Auditor};
@@ -113,6 +113,8 @@ pub struct Agent {
     /// The model behind the tool loop and its per-call aids (`FunctionInvocation → AidedModel →
     /// model`).
     pub(crate) tool_loop: Box<dyn ChatClient>,
+    /// The conversations whose loop the aids answered by the answer step.
+    pub(crate) early: Arc<EarlyAnswers>,
     /// The model alone (`EnsureUserMessage → Tracing → client`), for the requests the agent
     /// makes itself: the guided strategy's decisions, the answer step.
     pub(crate) model: Arc<dyn ChatClient>,
@@ -685,12 +687,15 @@ impl AgentBuilder {
         let tracing = TracingLayer::new().capture_content(self.capture);
         let model: Arc<dyn ChatClient> =
             Arc::new(EnsureUserMessageLayer.layer(tracing.layer(self.client)));
+        let early = Arc::new(EarlyAnswers::default());
         let tool_loop = invocation.layer(AidedModel {
             inner: Arc::clone(&model),
             aids: self.aids,
+            early: Arc::clone(&early),
         });
         Agent {
             tool_loop: Box::new(tool_loop),
+            early,
             model,
             calls: invocation.runner().clone(),
             instructions: self.instructions,

@@ -95,7 +95,8 @@ pub struct GuidedOptions {
     /// The most characters of resources disclosed with the skill's body (default 6,000); the
     /// resources the body names that do not fit are listed by name, to be read in a decision.
     pub disclose_budget: usize,
-    /// The most skills the activation match proposes for the selection (default 5).
+    /// The most skills the selection asks about, in the activation match's order (default 3):
+    /// each is one yes-or-no decision, until one fits.
     pub candidates: usize,
 }
 
@@ -104,7 +105,7 @@ impl Default for GuidedOptions {
         Self {
             max_steps: 4,
             disclose_budget: 6_000,
-            candidates: 5,
+            candidates: 3,
         }
     }
 }

@@ -79,7 +79,12 @@ pub(crate) async fn turn(
         .iter()
         .map(|_| Author::Conversation)
         .collect();
-    mark_answer_step(&mut response, &mut authors);
+    if agent.early.take(session.id())
+        && let Some(last) = authors.last_mut()
+    {
+        // The aids answered the model's repeat of a result it had by the answer step.
+        *last = Author::AnswerStep;
+    }
     if response.stopped.is_some() && agent.aids.answer_step {
         answer_step(agent, messages, &mut response, &mut authors, &mut made).await?;
     }
@@ -163,19 +168,4 @@ async fn answer_step(
         response.messages.extend(answer.messages);
     }
     Ok(())
-}
-
-/// When the aids answered a repeated call by the answer step (its finish reason carries the
-/// aids' mark), the reply is the last message: it is marked as the answer step's.
-fn mark_answer_step(response: &mut ChatResponse, authors: &mut [Author]) {
-    if let Some(reason) = response
-        .finish_reason
-        .as_deref()
-        .and_then(|reason| reason.strip_prefix(crate::aids::ANSWER_STEP))
-    {
-        response.finish_reason = (!reason.is_empty()).then(|| reason.to_owned());
-        if let Some(last) = authors.last_mut() {
-            *last = Author::AnswerStep;
-        }
-    }
 }

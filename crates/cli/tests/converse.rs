@@ -411,7 +411,7 @@ async fn real_engine_pending_approval_resumes_in_a_second_process() {
 /// The guided strategy's stand-in model: the reply of each decision's schema, else the answer.
 fn guided_model(request: &serde_json::Value) -> Reply {
     match request["response_format"]["json_schema"]["name"].as_str() {
-        Some("skillful_selection") => Reply::text(r#"{"skill": "unit-converter"}"#),
+        Some("skillful_selection") => Reply::text(r#"{"fits": "yes"}"#),
         Some("skillful_lookup") => Reply::text(r#"{"row": "none"}"#),
         Some("skillful_step") => Reply::text(
             r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#,
@@ -447,7 +447,7 @@ async fn a_loopback_server_gets_the_guided_strategy_whose_stages_the_transcript_
             .position(|line| line.starts_with(&format!(">> {name}: ")))
             .unwrap_or_else(|| panic!("no {name} stage: {stdout}"))
     };
-    assert!(lines[stage("select")].contains("unit-converter (of unit-converter)"));
+    assert!(lines[stage("select")].contains("unit-converter (asked about unit-converter)"));
     assert!(stage("select") < stage("disclose"));
     assert!(stage("disclose") < stage("decide"));
     assert!(lines[stage("decide")].contains(r#"run scripts/convert.py {"value":26.2,"factor":1.609344}"#));

@@ -916,7 +916,7 @@ async fn the_skill_s_scripts_and_checks_run_sandboxed_and_with_the_sandbox_off_n
 /// in the tool loop, the script's call first, then the answer.
 fn both_modes(request: &Value) -> Reply {
     match request["response_format"]["json_schema"]["name"].as_str() {
-        Some("skillful_selection") => return Reply::text(r#"{"skill": "unit-converter"}"#),
+        Some("skillful_selection") => return Reply::text(r#"{"fits": "yes"}"#),
         Some("skillful_lookup") => return Reply::text(r#"{"row": "none"}"#),
         Some("skillful_step") => {
             return Reply::text(

@@ -47,7 +47,7 @@ use crate::error::AgentError;
 use crate::run_options::RunOptions;
 use crate::session::Author;
 
-pub(crate) use model_call::{ANSWER_STEP, AidedModel};
+pub(crate) use model_call::{AidedModel, EarlyAnswers};
 
 /// Which aids an [`Agent`](crate::Agent) applies. The default: the answer step, text tool calls
 /// and misnamed calls; [`Aids::all`] (for small local models) adds activation and focused tools.

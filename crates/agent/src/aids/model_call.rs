@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -29,6 +29,31 @@ use crate::context::SkillFunction;
 pub(crate) struct AidedModel<C> {
     pub(crate) inner: C,
     pub(crate) aids: Aids,
+    /// Where it notes the conversations whose reply it got by the answer step.
+    pub(crate) early: Arc<EarlyAnswers>,
+}
+
+/// The conversations (by [`ChatOptions::conversation_id`](skillful_chat::ChatOptions)) whose
+/// last reply the aids got by the answer step, because the model asked again for a result it
+/// had: the agent marks that reply [`Author::AnswerStep`](crate::Author::AnswerStep).
+#[derive(Debug, Default)]
+pub(crate) struct EarlyAnswers(Mutex<HashSet<String>>);
+
+impl EarlyAnswers {
+    fn note(&self, conversation: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(conversation.to_owned());
+    }
+
+    /// Whether the last reply of `conversation` was the answer step's (and forgets it).
+    pub(crate) fn take(&self, conversation: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(conversation)
+    }
 }
 
 impl<C: fmt::Debug> fmt::Debug for AidedModel<C> {
@@ -36,14 +61,9 @@ impl<C: fmt::Debug> fmt::Debug for AidedModel<C> {
         f.debug_struct("AidedModel")
             .field("inner", &self.inner)
             .field("aids", &self.aids)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
-
-/// The finish reason an [`AidedModel`] gives a reply it obtained by the answer step (the
-/// agent marks that reply [`Author::AnswerStep`](crate::Author::AnswerStep) and gives the server's
-/// finish reason, which follows this prefix).
-pub(crate) const ANSWER_STEP: &str = "skillful-answer-step:";
 
 #[async_trait]
 impl<C: ChatClient> ChatClient for AidedModel<C> {
@@ -102,13 +122,13 @@ impl<C: ChatClient> ChatClient for AidedModel<C> {
             if let Some(more) = answer.usage {
                 usage.get_or_insert_with(Default::default).add(more);
             }
+            if let Some(conversation) = &options.conversation_id {
+                self.early.note(conversation);
+            }
             return Ok(ChatResponse {
                 messages: answer.messages,
                 model: answer.model.or(response.model),
-                finish_reason: Some(format!(
-                    "{ANSWER_STEP}{}",
-                    answer.finish_reason.unwrap_or_default()
-                )),
+                finish_reason: answer.finish_reason,
                 usage,
                 stopped: None,
             });

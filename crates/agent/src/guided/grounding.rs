@@ -14,6 +14,16 @@ pub(crate) fn ungrounded(answer: &str, sources: &[&str]) -> Vec<String> {
     missing
 }
 
+/// Whether `answer` gives a value of `results`: one of its numbers stands for one of theirs
+/// (as written or rounded). `true` when the results hold no number.
+pub(crate) fn gives_a_result(answer: &str, results: &[&str]) -> bool {
+    let known: Vec<Number> = results.iter().flat_map(|text| numbers(text)).collect();
+    known.is_empty()
+        || numbers(answer)
+            .iter()
+            .any(|number| known.iter().any(|source| number.stands_for(source)))
+}
+
 /// A number as written in a text.
 #[derive(Debug, Clone, PartialEq)]
 struct Number {
@@ -122,6 +132,16 @@ mod tests {
             ungrounded("Each pays 31.90 euros.", &[r#"{"per_person": 31.9}"#]),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn an_answer_gives_a_result_when_one_of_its_numbers_is_the_results() {
+        let results = [r#"{"months": 28, "total_interest": 540.28}"#];
+        assert!(gives_a_result("It takes 28 months.", &results));
+        assert!(gives_a_result("About 540.3 in interest.", &results));
+        assert!(!gives_a_result("total_interest", &results));
+        assert!(!gives_a_result("For 3 people it is cheaper.", &results));
+        assert!(gives_a_result("Done.", &["no numbers here"]));
     }
 
     #[test]

@@ -9,11 +9,10 @@
 use skillful_chat::Message;
 
 /// The selection's system message.
-const SELECT: &str = "You decide whether a skill is needed to answer the user's request. A \
-skill is a set of instructions and scripts for one kind of task. Choose a skill only when the \
-request asks for what that skill's description says it does; choose \"none\" when the request \
-is about something else, asks for advice or an explanation the skill does not compute, or can \
-be answered without a skill. Reply with JSON only.";
+const SELECT: &str = "You decide whether a skill fits a user's request. Answer yes when the \
+request asks for what the skill does, as its description says (a calculation it makes, a fact it \
+looks up), even in other words. Answer no when the request is about the same subject but asks \
+for something else: advice, an explanation, how-to steps, an opinion. Reply with JSON only.";
 
 /// The system message of every request about one skill.
 const SKILL: &str = "You follow a skill to answer the user's question. The skill's \
@@ -26,18 +25,13 @@ const ANSWER: &str = "You answer the user's question from the results you are gi
 two plain sentences. Use the numbers of the results as they are; do not compute anything \
 yourself and do not call tools.";
 
-/// The selection's request: the candidates (name and description) and the request, after
-/// `history` (the conversation's earlier text, if any).
-pub(crate) fn select(candidates: &[(&str, &str)], history: &str, question: &str) -> Vec<Message> {
-    let listed: Vec<String> = candidates
-        .iter()
-        .map(|(name, description)| format!("- {name}: {description}"))
-        .collect();
+/// The selection's request about one candidate (its name and description): whether it fits
+/// the request, after `history` (the conversation's earlier text, if any).
+pub(crate) fn select(name: &str, description: &str, history: &str, question: &str) -> Vec<Message> {
     vec![
         Message::system(SELECT),
         Message::user(format!(
-            "Skills:\n- none: no skill; the request is answered without one.\n{}\n\n{history}Request: {question}",
-            listed.join("\n")
+            "Skill {name}: {description}\n\n{history}Request: {question}\n\nDoes the skill fit the request?"
         )),
     ]
 }
@@ -164,11 +158,19 @@ pub(crate) fn ground(missing: &[String]) -> String {
     )
 }
 
-/// The answer given when the model's answers hold numbers found in no result: the scripts'
-/// outputs, quoted, and a sentence saying so.
+/// What the model is told when its answer gives none of the script's values.
+pub(crate) fn give_a_result() -> String {
+    "Your answer gives none of the values the script printed. Answer the question with the \
+     value it asks for, taken from the results."
+        .to_owned()
+}
+
+/// The answer given when the model's answers do not stand on the results (numbers found in no
+/// result, or none of the output's values): the scripts' outputs, quoted, and a sentence saying
+/// so.
 pub(crate) fn quoted(outputs: &[String]) -> String {
     format!(
-        "The model's answer held numbers found in no result, so here is the skill's script \
+        "The model's answer did not match the skill's results, so here is the skill's script \
          output as it is:\n\n{}",
         outputs.join("\n\n")
     )

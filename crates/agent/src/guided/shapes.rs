@@ -8,14 +8,12 @@ use serde_json::{Value, json};
 /// The value of the selection that chooses no skill.
 pub(crate) const NONE: &str = "none";
 
-/// The selection's schema: `{"skill": one of `names` or "none"}`.
-pub(crate) fn selection(names: &[&str]) -> Value {
-    let mut choices: Vec<&str> = names.to_vec();
-    choices.push(NONE);
+/// The selection's schema about one candidate: `{"fits": "yes" | "no"}`.
+pub(crate) fn selection() -> Value {
     json!({
         "type": "object",
-        "properties": {"skill": {"type": "string", "enum": choices}},
-        "required": ["skill"],
+        "properties": {"fits": {"type": "string", "enum": ["yes", "no"]}},
+        "required": ["fits"],
         "additionalProperties": false,
     })
 }

@@ -35,7 +35,7 @@ fn stand_in(
     }
 }
 
-const SELECT: &str = r#"{"skill": "unit-converter"}"#;
+const SELECT: &str = r#"{"fits": "yes"}"#;
 const LOOKUP: &str = r#"{"row": "miles | kilometres | 1.609344"}"#;
 const RUN: &str =
     r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#;
@@ -88,13 +88,16 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
             .iter()
             .all(|request| request.body.get("tools").is_none())
     );
-    // The selection: the candidates and none.
+    // The selection: whether the candidate fits, yes or no.
     let selection = &requests[0].body["response_format"]["json_schema"];
     assert_eq!(
-        selection["schema"]["properties"]["skill"]["enum"],
-        json!(["unit-converter", "none"])
+        selection["schema"]["properties"]["fits"]["enum"],
+        json!(["yes", "no"])
     );
     assert_eq!(selection["strict"], true);
+    let asked = requests[0].contents("user").join("\n");
+    assert!(asked.starts_with("Skill unit-converter: Converts values"), "{asked}");
+    assert!(asked.contains(&format!("Request: {MARATHON}")), "{asked}");
     // The lookup: the rows of the disclosed table as an enum, and none.
     let lookup = &requests[1].body["response_format"]["json_schema"]["schema"];
     let rows = lookup["properties"]["row"]["enum"].as_array().unwrap();
@@ -171,7 +174,7 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
 async fn none_loads_nothing_and_a_request_no_skill_matches_asks_no_selection() {
     let server = TestServer::start().await;
     server.respond(stand_in(
-        r#"{"skill": "none"}"#,
+        r#"{"fits": "no"}"#,
         RUN,
         "I answer this myself.",
     ));
@@ -188,7 +191,7 @@ async fn none_loads_nothing_and_a_request_no_skill_matches_asks_no_selection() {
     assert!(tools_of(&chose_none).is_empty());
     assert_eq!(chose_none.text(), "I answer this myself.");
     assert_eq!(stages(&chose_none), [Stage::Select, Stage::Answer]);
-    assert_eq!(server.requests().len(), 2);
+    assert_eq!(server.requests().len(), 2, "{:?}", server.requests());
 
     let unrelated = agent
         .run("What is the capital of France?", &mut Session::new())
@@ -328,7 +331,7 @@ async fn a_server_without_structured_outputs_is_asked_without_them_and_its_repli
         let user = request["messages"][1]["content"]
             .as_str()
             .unwrap_or_default();
-        if system.contains("whether a skill is needed") {
+        if system.contains("whether a skill fits") {
             Reply::text(&format!("Here you go:\n```json\n{SELECT}\n```"))
         } else if user.contains("Which row of the table") {
             Reply::text(LOOKUP)
