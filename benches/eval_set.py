@@ -65,6 +65,8 @@ def ask(args, prompt, seed):
     ]
     if args.temperature is not None:
         command += ["--temperature", str(args.temperature)]
+    if args.no_aids:
+        command += ["--no-aids"]
     started = time.monotonic()
     done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout,
                           stdin=subprocess.DEVNULL, env=dict(os.environ, NO_COLOR="1"))
@@ -130,6 +132,7 @@ def main():
     parser.add_argument("--mode", default="guided", choices=["guided", "tools", "auto"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--temperature", type=float)
+    parser.add_argument("--no-aids", action="store_true", help="tools mode without the aids")
     parser.add_argument("--only", nargs="*", help="skills (and `unrelated`) to ask about")
     parser.add_argument("--skills-bin")
     parser.add_argument("--timeout", type=int, default=900)
@@ -157,7 +160,8 @@ def main():
                   f"{run['answer'][:70]!r} loaded={verdict['loaded']}", flush=True)
     summarise(runs, args)
     if args.out:
-        Path(args.out).write_text(json.dumps({"mode": args.mode, "endpoint": args.endpoint,
+        Path(args.out).write_text(json.dumps({"mode": args.mode, "no_aids": args.no_aids,
+                                              "endpoint": args.endpoint,
                                               "seeds": args.seeds, "runs": runs}, indent=1))
 
 

@@ -539,7 +539,21 @@ impl<'a> Guided<'a> {
             .collect();
         for (resource, rows) in tables {
             let context = state.context(skill, body, &self.question, &[]);
-            let mut choices: Vec<&str> = rows.iter().map(String::as_str).collect();
+            // The rows are named by their first cell where those are all different (a short
+            // name is easier to choose than a whole row), else by the whole row.
+            let keys: Vec<&str> = rows
+                .iter()
+                .map(|row| row.split(" | ").next().unwrap_or(row.as_str()))
+                .collect();
+            let unique = keys
+                .iter()
+                .enumerate()
+                .all(|(at, key)| !key.is_empty() && !keys[..at].contains(key));
+            let mut choices: Vec<&str> = if unique {
+                keys.clone()
+            } else {
+                rows.iter().map(String::as_str).collect()
+            };
             choices.push(shapes::NONE);
             let schema = json!({
                 "type": "object",
@@ -549,7 +563,7 @@ impl<'a> Guided<'a> {
             });
             let mut record = StageRecord::new(Stage::Lookup, "");
             let reply =
-                constrained::decide(self.agent, "lookup", context.lookup(&resource), &schema, &mut record)
+                constrained::decide(self.agent, "lookup", context.lookup(&resource, unique), &schema, &mut record)
                     .await?;
             let row = match reply {
                 Ok(reply) => reply["row"].as_str().map(str::to_owned),
@@ -559,7 +573,11 @@ impl<'a> Guided<'a> {
                     None
                 }
             };
-            let row = row.filter(|row| row != shapes::NONE);
+            let row = row.filter(|row| row != shapes::NONE).map(|chosen| {
+                keys.iter()
+                    .position(|key| unique && *key == chosen)
+                    .map_or(chosen, |at| rows[at].clone())
+            });
             record.detail = format!("{resource}: {}", row.as_deref().unwrap_or(shapes::NONE));
             self.made.stages.push(record);
             if let Some(row) = row {

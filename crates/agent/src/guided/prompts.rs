@@ -117,11 +117,17 @@ impl SkillContext<'_> {
         self.messages(task)
     }
 
-    /// A lookup's request: which row of the table in `resource` applies.
-    pub(crate) fn lookup(&self, resource: &str) -> Vec<Message> {
+    /// A lookup's request: which row of the table in `resource` applies, named by its first
+    /// cell (`by_first_cell`) or whole.
+    pub(crate) fn lookup(&self, resource: &str, by_first_cell: bool) -> Vec<Message> {
+        let how = if by_first_cell {
+            "by its first cell"
+        } else {
+            "whole"
+        };
         self.messages(&format!(
-            "Which row of the table in `{resource}` applies to the question? Choose it exactly as \
-             written, or \"none\" when no row does. Reply with JSON."
+            "Which row of the table in `{resource}` applies to the question? Name it {how}, \
+             exactly as written, or \"none\" when no row does. Reply with JSON."
         ))
     }
 

@@ -377,3 +377,94 @@ async fn real_engine_rejects_a_request_without_a_user_query_and_ensure_user_mess
     assert_eq!(response.messages.len(), 1, "{response:?}");
     assert_eq!(response.messages[0].role, Role::Assistant);
 }
+
+/// The evaluation set's skills (`tests/eval-set/skills`), all offered at once, their scripts run
+/// by the real process runner.
+fn evaluation_set(runner: Arc<CountingRunner>) -> Arc<skillful_provider::SkillsProvider> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval-set/skills");
+    let source = skillful_discovery::FileSkillsSource::builder()
+        .root(root)
+        .script_runner(runner)
+        .build()
+        .unwrap();
+    Arc::new(skillful_provider::SkillsProvider::new(Arc::new(source)))
+}
+
+fn guided_agent(recording: &Recording, runner: &Arc<CountingRunner>) -> Agent {
+    Agent::builder(recording.clone())
+        .skills(evaluation_set(Arc::clone(runner)))
+        .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
+        .options(options(256))
+        .mode(skillful_agent::Mode::Guided)
+        .build()
+}
+
+/// The guided strategy on a skill of the evaluation set (not the example) whose example's values
+/// (Norway, 2.2 kg) differ from the question's: the model chose the skill, the script ran with
+/// the question's values, and the answer holds the expected price. Every request was constrained
+/// by a schema and answered.
+#[tokio::test]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE (see the module's documentation)"]
+async fn real_engine_guided_run_follows_an_unseen_skill_with_the_questions_values() {
+    let recording = Recording::new();
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided_agent(&recording, &runner);
+    let mut session = Session::new();
+    let question = "What does ParcelPoint charge to send a 4.3 kg parcel to Italy?";
+    let response = agent
+        .run(question, &mut session)
+        .await
+        .unwrap_or_else(|error| panic!("the engine failed: {error}"));
+    let story = transcript(&session);
+    eprintln!("{story}\n{:#?}", response.stages);
+    assert!(response.pending.is_empty(), "{story}");
+    for (n, exchange) in recording.exchanges().iter().enumerate() {
+        if let Err(error) = &exchange.response {
+            panic!("model call {n} failed: {error}\n{story}");
+        }
+        assert!(exchange.request.tools.is_empty(), "model call {n}: no tools in guided mode");
+    }
+    let load = session
+        .messages()
+        .iter()
+        .flat_map(Message::function_calls)
+        .find(|call| call.name == "load_skill")
+        .unwrap_or_else(|| panic!("a skill was loaded: {story}"));
+    assert_eq!(load.arguments["skillName"], "shipping-cost", "{story}");
+    let run = session
+        .messages()
+        .iter()
+        .flat_map(Message::function_calls)
+        .find(|call| call.name == "run_skill_script" && !result_of(&session, call).is_error)
+        .unwrap_or_else(|| panic!("a successful script run: {story}"));
+    let arguments = &run.arguments["arguments"];
+    assert_eq!(run.arguments["scriptName"], "scripts/quote.py", "{story}");
+    assert_eq!(arguments["country"], "Italy", "{story}");
+    assert_eq!(arguments["weight-kg"].as_f64(), Some(4.3), "{story}");
+    assert_eq!(runner.runs(), 1, "{story}");
+    assert!(response.text().contains("18.98"), "{story}");
+}
+
+/// An unrelated question with every skill of the evaluation set offered loads none, and is
+/// answered.
+#[tokio::test]
+#[ignore = "needs the real engine: SKILLS_REAL_ENGINE (see the module's documentation)"]
+async fn real_engine_guided_run_loads_no_skill_for_an_unrelated_question() {
+    let recording = Recording::new();
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided_agent(&recording, &runner);
+    let mut session = Session::new();
+    let response = agent
+        .run("What is the capital of France?", &mut session)
+        .await
+        .unwrap_or_else(|error| panic!("the engine failed: {error}"));
+    let story = transcript(&session);
+    let calls: Vec<&FunctionCall> = session
+        .messages()
+        .iter()
+        .flat_map(Message::function_calls)
+        .collect();
+    assert!(calls.is_empty(), "no skill loaded: {story}");
+    assert!(!response.text().trim().is_empty(), "{story}");
+    assert_eq!(runner.runs(), 0);
+}

@@ -131,6 +131,10 @@ pub(crate) struct AgentArgs {
     /// instead of as structured calls; show such text as the answer.
     #[arg(long)]
     pub(super) no_text_tool_calls: bool,
+    /// In the tool loop, apply none of the small-model aids (activation, the answer step,
+    /// repeated loads, text and misnamed calls): the loop as MAF and Codex run it.
+    #[arg(long, conflicts_with_all = ["activate", "focus", "no_text_tool_calls"])]
+    pub(super) no_aids: bool,
     /// Load the skill a request matches confidently before the model's first call (`auto`), or
     /// not (`off`). Default: `auto` for the embedded engine and other servers on this machine
     /// (small models), `off` for remote ones.
@@ -242,12 +246,14 @@ impl AgentArgs {
             .approval(rules)
             .approvals(Arc::new(store))
             .options(options)
-            .aids(
+            .aids(if self.no_aids {
+                Aids::none()
+            } else {
                 Aids::new()
                     .activation(on(self.activate))
                     .focused_tools(self.focus == Some(When::Auto))
-                    .text_tool_calls(!self.no_text_tool_calls),
-            )
+                    .text_tool_calls(!self.no_text_tool_calls)
+            })
             .audit(self.audit.settings(host)?)
             .name("skills")
             .capture_content(self.telemetry.capture())
