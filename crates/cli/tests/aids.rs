@@ -198,7 +198,10 @@ async fn run_json_prints_one_object_with_every_step() {
     );
     assert_eq!(report["version"], 1);
     assert_eq!(report["mode"], "tools");
-    assert_eq!(report["stages"][report["stages"].as_array().unwrap().len() - 1]["stage"], "tool_loop");
+    assert_eq!(
+        report["stages"][report["stages"].as_array().unwrap().len() - 1]["stage"],
+        "tool_loop"
+    );
     assert_eq!(report["answer"], "About 42.16 km.");
     assert_eq!(report["answer_by"], "model");
     assert_eq!(report["pending"], 0);

@@ -429,7 +429,14 @@ async fn a_loopback_server_gets_the_guided_strategy_whose_stages_the_transcript_
     server.respond(guided_model);
     // No --mode: the default, auto, picks guided for a server on this machine.
     let args: Vec<String> = [
-        "run", MARATHON, "--skills", EXAMPLES, "--endpoint", server.url(), "--approve", "all",
+        "run",
+        MARATHON,
+        "--skills",
+        EXAMPLES,
+        "--endpoint",
+        server.url(),
+        "--approve",
+        "all",
     ]
     .map(str::to_owned)
     .to_vec();
@@ -450,19 +457,36 @@ async fn a_loopback_server_gets_the_guided_strategy_whose_stages_the_transcript_
     assert!(lines[stage("select")].contains("unit-converter (asked about unit-converter)"));
     assert!(stage("select") < stage("disclose"));
     assert!(stage("disclose") < stage("decide"));
-    assert!(lines[stage("decide")].contains(r#"run scripts/convert.py {"value":26.2,"factor":1.609344}"#));
+    assert!(
+        lines[stage("decide")]
+            .contains(r#"run scripts/convert.py {"value":26.2,"factor":1.609344}"#)
+    );
     assert!(stage("decide") < stage("run"));
     assert!(stage("run") < stage("answer"));
-    assert!(lines.contains(&">> loading unit-converter: the model chose it"), "{stdout}");
     assert!(
-        lines.contains(&">> reading references/conversion-table.md: the skill's instructions name it"),
+        lines.contains(&">> loading unit-converter: the model chose it"),
+        "{stdout}"
+    );
+    assert!(
+        lines.contains(
+            &">> reading references/conversion-table.md: the skill's instructions name it"
+        ),
         "{stdout}"
     );
     assert_eq!(lines.last(), Some(&"  A marathon is 42.16 km."), "{stdout}");
-    assert!(server.requests().iter().all(|request| request.body.get("tools").is_none()));
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|request| request.body.get("tools").is_none())
+    );
 
     // --json: the mode and each stage with its time and model calls.
-    let mut args = common::run_args(EXAMPLES, server.url(), &[MARATHON, "--approve", "all", "--json"]);
+    let mut args = common::run_args(
+        EXAMPLES,
+        server.url(),
+        &[MARATHON, "--approve", "all", "--json"],
+    );
     args.extend(["--mode".to_owned(), "guided".to_owned()]);
     let output = skills(args, "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
@@ -475,7 +499,10 @@ async fn a_loopback_server_gets_the_guided_strategy_whose_stages_the_transcript_
         .iter()
         .map(|stage| stage["stage"].as_str().unwrap())
         .collect();
-    assert_eq!(stages, ["select", "disclose", "lookup", "decide", "run", "answer"]);
+    assert_eq!(
+        stages,
+        ["select", "disclose", "lookup", "decide", "run", "answer"]
+    );
     for stage in report["stages"].as_array().unwrap() {
         assert!(stage["duration_ms"].is_u64(), "{stage}");
     }
@@ -500,7 +527,14 @@ async fn the_users_settings_choose_the_mode_and_the_flag_wins() {
     let run = |extra: &[&str]| {
         let mut command = common::command_at_home(home.path(), home.path());
         command
-            .args(["run", "Hi", "--skills", EXAMPLES, "--endpoint", server.url()])
+            .args([
+                "run",
+                "Hi",
+                "--skills",
+                EXAMPLES,
+                "--endpoint",
+                server.url(),
+            ])
             .args(extra)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -509,9 +543,15 @@ async fn the_users_settings_choose_the_mode_and_the_flag_wins() {
     };
     let output = common::run_with(run(&[]), String::new()).await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(text(&output.stdout).lines().next(), Some(">> mode: tools ([agent] mode)"));
+    assert_eq!(
+        text(&output.stdout).lines().next(),
+        Some(">> mode: tools ([agent] mode)")
+    );
     let output = common::run_with(run(&["--mode", "guided"]), String::new()).await;
-    assert_eq!(text(&output.stdout).lines().next(), Some(">> mode: guided (--mode)"));
+    assert_eq!(
+        text(&output.stdout).lines().next(),
+        Some(">> mode: guided (--mode)")
+    );
 
     std::fs::write(config.join("config.toml"), "[agent]\nmode = \"fast\"\n").unwrap();
     let output = common::run_with(run(&[]), String::new()).await;

@@ -954,14 +954,29 @@ async fn compare_modes_evaluates_guided_then_tools_and_shows_them_side_by_side()
     let output = skills(&fixture.state(), args).await;
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(stdout.contains("unit-converter: 3 evals, 1 run each, mode guided"), "{stdout}");
-    assert!(stdout.contains("unit-converter: 3 evals, 1 run each, mode tools"), "{stdout}");
-    assert!(stdout.contains("unit-converter: guided / tools with the skill"), "{stdout}");
-    let compared = stdout.split("guided / tools with the skill").nth(1).unwrap();
+    assert!(
+        stdout.contains("unit-converter: 3 evals, 1 run each, mode guided"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("unit-converter: 3 evals, 1 run each, mode tools"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("unit-converter: guided / tools with the skill"),
+        "{stdout}"
+    );
+    let compared = stdout
+        .split("guided / tools with the skill")
+        .nth(1)
+        .unwrap();
     assert!(compared.contains("pass rate"), "{stdout}");
     assert!(compared.contains("seconds per run"), "{stdout}");
     for mode in ["guided", "tools"] {
-        let benchmark = fixture.workspace().join(mode).join("iteration-1/benchmark.json");
+        let benchmark = fixture
+            .workspace()
+            .join(mode)
+            .join("iteration-1/benchmark.json");
         let benchmark: Value = serde_json::from_slice(&std::fs::read(&benchmark).unwrap()).unwrap();
         assert_eq!(benchmark["metadata"]["mode"], mode);
     }

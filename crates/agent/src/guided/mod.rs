@@ -121,7 +121,17 @@ pub(crate) async fn turn(
             Phase::Held => break,
         };
     }
-    Ok(guided.made)
+    // The turn's tokens are its stages' (each stage counts its own model calls).
+    let mut made = guided.made;
+    for usage in made
+        .stages
+        .iter()
+        .map(|stage| stage.usage)
+        .collect::<Vec<_>>()
+    {
+        made.add_usage(usage);
+    }
+    Ok(made)
 }
 
 /// Where the strategy goes next.
@@ -208,7 +218,12 @@ impl<'a> Guided<'a> {
             self.agent.guided.candidates,
         )
         .into_iter()
-        .filter_map(|found| offered.iter().copied().find(|(name, _)| *name == found.name))
+        .filter_map(|found| {
+            offered
+                .iter()
+                .copied()
+                .find(|(name, _)| *name == found.name)
+        })
         .collect();
         let mut record = StageRecord::new(Stage::Select, shapes::NONE);
         if candidates.is_empty() {
@@ -499,7 +514,13 @@ impl<'a> Guided<'a> {
             let started = Instant::now();
             let tools = offered.tools.clone();
             let end = self
-                .call(&tools, &chosen, arguments, CallActor::Model, Author::Decision)
+                .call(
+                    &tools,
+                    &chosen,
+                    arguments,
+                    CallActor::Model,
+                    Author::Decision,
+                )
                 .await;
             let stage = if kind == ToolKind::RunSkillScript {
                 Stage::Run
@@ -562,9 +583,14 @@ impl<'a> Guided<'a> {
                 "additionalProperties": false,
             });
             let mut record = StageRecord::new(Stage::Lookup, "");
-            let reply =
-                constrained::decide(self.agent, "lookup", context.lookup(&resource, unique), &schema, &mut record)
-                    .await?;
+            let reply = constrained::decide(
+                self.agent,
+                "lookup",
+                context.lookup(&resource, unique),
+                &schema,
+                &mut record,
+            )
+            .await?;
             let row = match reply {
                 Ok(reply) => reply["row"].as_str().map(str::to_owned),
                 Err(error) => {
@@ -613,7 +639,11 @@ impl<'a> Guided<'a> {
         let succeeded: Vec<String> = ran
             .iter()
             .filter(|done| !done.result.is_error)
-            .filter_map(|done| done.call.arguments["scriptName"].as_str().map(str::to_owned))
+            .filter_map(|done| {
+                done.call.arguments["scriptName"]
+                    .as_str()
+                    .map(str::to_owned)
+            })
             .collect();
         let readable: Vec<String> = offered
             .skill
@@ -671,8 +701,12 @@ impl<'a> Guided<'a> {
                     (context.answer(), sources, Vec::new())
                 } else {
                     record.detail = "from the script's output".to_owned();
-                    let messages =
-                        prompts::answer(&self.history, &self.question, &answer_step(body), &outputs);
+                    let messages = prompts::answer(
+                        &self.history,
+                        &self.question,
+                        &answer_step(body),
+                        &outputs,
+                    );
                     (messages, outputs.clone(), outputs)
                 }
             }
@@ -691,9 +725,15 @@ impl<'a> Guided<'a> {
             let fault = |text: &str| {
                 let missing = grounding::ungrounded(text, &known);
                 if !missing.is_empty() {
-                    Some((prompts::ground(&missing), format!("had {} (in no result)", missing.join(", "))))
+                    Some((
+                        prompts::ground(&missing),
+                        format!("had {} (in no result)", missing.join(", ")),
+                    ))
                 } else if !grounding::gives_a_result(text, &results) {
-                    Some((prompts::give_a_result(), "gave none of the output's values".to_owned()))
+                    Some((
+                        prompts::give_a_result(),
+                        "gave none of the output's values".to_owned(),
+                    ))
                 } else {
                     None
                 }
@@ -707,9 +747,9 @@ impl<'a> Guided<'a> {
                 match fault(&second) {
                     None => text = second,
                     Some((_, why)) if !outputs.is_empty() => {
-                        record
-                            .notes
-                            .push(format!("the second answer {why} too: the script's output is quoted"));
+                        record.notes.push(format!(
+                            "the second answer {why} too: the script's output is quoted"
+                        ));
                         text = prompts::quoted(&outputs);
                     }
                     Some((_, why)) => {

@@ -59,10 +59,17 @@ impl SkillContext<'_> {
     fn messages(&self, task: &str) -> Vec<Message> {
         let mut text = format!("The skill `{}`:\n\n{}\n", self.skill, self.body.trim());
         for (name, content) in self.disclosed {
-            text.push_str(&format!("\nThe skill's resource `{name}`:\n\n{}\n", content.trim()));
+            text.push_str(&format!(
+                "\nThe skill's resource `{name}`:\n\n{}\n",
+                content.trim()
+            ));
         }
         if !self.readable.is_empty() {
-            let names: Vec<String> = self.readable.iter().map(|name| format!("`{name}`")).collect();
+            let names: Vec<String> = self
+                .readable
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect();
             text.push_str(&format!(
                 "\nResources not shown, which you may read: {}.\n",
                 names.join(", ")
@@ -100,7 +107,9 @@ impl SkillContext<'_> {
     /// A decision's request; `can_answer` says whether answering is one of its choices.
     pub(crate) fn decide(&self, can_answer: bool) -> Vec<Message> {
         let task = match (can_answer, self.readable.is_empty()) {
-            (false, true) => "Choose the script to run for this question and its arguments. Reply with JSON.",
+            (false, true) => {
+                "Choose the script to run for this question and its arguments. Reply with JSON."
+            }
             (false, false) => {
                 "Choose the next step: run a script with its arguments, or read a resource. Reply \
                  with JSON."
@@ -142,7 +151,12 @@ impl SkillContext<'_> {
 
 /// The answer's request from the scripts' outputs: the question, what the skill says to answer
 /// with, then the outputs.
-pub(crate) fn answer(history: &str, question: &str, answer_with: &str, outputs: &[String]) -> Vec<Message> {
+pub(crate) fn answer(
+    history: &str,
+    question: &str,
+    answer_with: &str,
+    outputs: &[String],
+) -> Vec<Message> {
     let says = if answer_with.is_empty() {
         String::new()
     } else {
@@ -192,7 +206,10 @@ pub(crate) fn history(earlier: &[(bool, String)]) -> String {
         .iter()
         .map(|(user, text)| {
             let who = if *user { "User" } else { "Assistant" };
-            format!("{who}: {}", skillful_core::text::cut(text, MAX_HISTORY_CHARS))
+            format!(
+                "{who}: {}",
+                skillful_core::text::cut(text, MAX_HISTORY_CHARS)
+            )
         })
         .collect();
     format!("Earlier in the conversation:\n{}\n\n", lines.join("\n"))

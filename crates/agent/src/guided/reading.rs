@@ -45,11 +45,7 @@ pub(crate) fn tables(text: &str) -> Vec<Vec<String>> {
         lines.next();
         let mut rows = Vec::new();
         while let Some(row) = lines.next_if(|row| row.starts_with('|')) {
-            let cells: Vec<&str> = row
-                .trim_matches('|')
-                .split('|')
-                .map(str::trim)
-                .collect();
+            let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
             rows.push(cells.join(" | "));
         }
         if (MIN_ROWS..=MAX_ROWS).contains(&rows.len()) {
@@ -63,9 +59,7 @@ pub(crate) fn tables(text: &str) -> Vec<Vec<String>> {
 fn is_separator(line: &str) -> bool {
     line.starts_with('|')
         && line.contains('-')
-        && line
-            .chars()
-            .all(|c| matches!(c, '|' | '-' | ':' | ' '))
+        && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
 }
 
 /// The step of `body` that says what to answer with (`4. Answer with `litres` …`), with the
@@ -74,7 +68,9 @@ pub(crate) fn answer_step(body: &str) -> String {
     let lines: Vec<&str> = body.lines().collect();
     let Some(at) = lines.iter().position(|line| {
         let text = item_text(line).to_ascii_lowercase();
-        text.starts_with("answer with") || text.starts_with("reply with") || text.starts_with("answer the")
+        text.starts_with("answer with")
+            || text.starts_with("reply with")
+            || text.starts_with("answer the")
     }) else {
         return String::new();
     };
@@ -177,6 +173,9 @@ mod tests {
         let body = "## Steps\n1. Run `scripts/a.py` with the options.\n2. Take `x`.\n3. Run\n   `scripts/b.py` with x.\n4. Answer with `litres` from the\n   second output.\n\nExample: `scripts/c.py`.";
         let scripts = ["scripts/a.py", "scripts/b.py", "scripts/c.py"].map(String::from);
         assert_eq!(steps_naming(body, &scripts), [Some(1), Some(3), None]);
-        assert_eq!(answer_step(body), "Answer with `litres` from the second output.");
+        assert_eq!(
+            answer_step(body),
+            "Answer with `litres` from the second output."
+        );
     }
 }

@@ -82,7 +82,14 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
     assert_eq!(response.text(), "A marathon is 42.16 km.");
     assert_eq!(runner.runs(), 1);
     let requests = server.requests();
-    assert_eq!(requests.len(), 4, "select, the table's lookup, one step, the answer");
+    assert_eq!(
+        requests.len(),
+        4,
+        "select, the table's lookup, one step, the answer"
+    );
+    // The turn's tokens are the four calls' (the test server reports 10 + 5 for each).
+    let usage = response.usage.expect("the turn's usage");
+    assert_eq!((usage.prompt_tokens, usage.completion_tokens), (40, 20));
     assert!(
         requests
             .iter()
@@ -96,7 +103,10 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
     );
     assert_eq!(selection["strict"], true);
     let asked = requests[0].contents("user").join("\n");
-    assert!(asked.starts_with("Skill unit-converter: Converts values"), "{asked}");
+    assert!(
+        asked.starts_with("Skill unit-converter: Converts values"),
+        "{asked}"
+    );
     assert!(asked.contains(&format!("Request: {MARATHON}")), "{asked}");
     // The lookup: the rows of the disclosed table as an enum, and none.
     let lookup = &requests[1].body["response_format"]["json_schema"]["schema"];
@@ -117,7 +127,10 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
     // The body and the table it names are disclosed to the step, the question last.
     let shown = requests[2].contents("user").join("\n");
     assert!(shown.contains("# Unit converter"), "{shown}");
-    assert!(shown.contains("| miles | kilometres | 1.609344 |"), "{shown}");
+    assert!(
+        shown.contains("| miles | kilometres | 1.609344 |"),
+        "{shown}"
+    );
     assert!(shown.trim_end().ends_with("Reply with JSON."), "{shown}");
     assert!(shown.contains(&format!("Question: {MARATHON}")));
     assert!(
@@ -133,11 +146,17 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
         text[..text.find("Question: ").unwrap()].to_owned()
     };
     assert_eq!(prefix(1), prefix(2));
-    assert_eq!(requests[1].contents("system"), requests[2].contents("system"));
+    assert_eq!(
+        requests[1].contents("system"),
+        requests[2].contents("system")
+    );
     // The answer is asked from the script's output, without tools.
     let answer = requests[3].contents("user").join("\n");
     assert!(answer.contains("\"result\": 42.1648"), "{answer}");
-    assert!(answer.contains("The skill says: Answer with the `result`"), "{answer}");
+    assert!(
+        answer.contains("The skill says: Answer with the `result`"),
+        "{answer}"
+    );
     assert!(requests[3].body.get("response_format").is_none());
     assert_eq!(
         stages(&response),
@@ -175,11 +194,7 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
 #[tokio::test]
 async fn none_loads_nothing_and_a_request_no_skill_matches_asks_no_selection() {
     let server = TestServer::start().await;
-    server.respond(stand_in(
-        r#"{"fits": "no"}"#,
-        RUN,
-        "I answer this myself.",
-    ));
+    server.respond(stand_in(r#"{"fits": "no"}"#, RUN, "I answer this myself."));
     let runner = Arc::new(CountingRunner::default());
     let agent = guided(&server, &runner, AutoApprove::All);
 
@@ -439,7 +454,12 @@ async fn a_guided_run_held_for_approval_resumes_in_another_agent_from_the_saved_
     // Each decision once: a resumed run goes on where it stopped.
     assert_eq!(
         names,
-        ["skillful_selection", "skillful_lookup", "skillful_step", "answer"]
+        [
+            "skillful_selection",
+            "skillful_lookup",
+            "skillful_step",
+            "answer"
+        ]
     );
 }
 
@@ -461,7 +481,11 @@ async fn a_skill_the_user_names_skips_the_selection() {
         .await
         .unwrap();
     assert_eq!(response.authors[0], Author::Invocation);
-    assert_eq!(server.requests().len(), 3, "the lookup, the step and the answer");
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "the lookup, the step and the answer"
+    );
     assert_eq!(runner.runs(), 1);
 }
 

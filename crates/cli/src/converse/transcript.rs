@@ -33,9 +33,10 @@ pub(super) fn show(
         let (before, until): (&[Stage], &[Stage]) = match author {
             Author::Selection | Author::Invocation => (&[], &[Stage::Select]),
             Author::Disclosure => (&[Stage::Select], &[Stage::Disclose]),
-            Author::Decision if message.function_calls().next().is_some() => {
-                (&[Stage::Select, Stage::Disclose, Stage::Lookup], &[Stage::Decide])
-            }
+            Author::Decision if message.function_calls().next().is_some() => (
+                &[Stage::Select, Stage::Disclose, Stage::Lookup],
+                &[Stage::Decide],
+            ),
             Author::Answer => (&ALL_STAGES, &[]),
             _ => (&[], &[]),
         };

@@ -78,10 +78,18 @@ pub async fn skills(args: Vec<String>, stdin: &str) -> Output {
 /// `run --skills ROOT --endpoint URL --mode tools EXTRA...`: these tests script the tool loop's
 /// model (a loopback server would get the guided strategy by default; a later `--mode` wins).
 pub fn run_args(root: &str, url: &str, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = ["run", "--skills", root, "--endpoint", url, "--mode", "tools"]
-        .iter()
-        .map(|arg| (*arg).to_owned())
-        .collect();
+    let mut args: Vec<String> = [
+        "run",
+        "--skills",
+        root,
+        "--endpoint",
+        url,
+        "--mode",
+        "tools",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect();
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     args
 }
@@ -101,7 +109,10 @@ pub fn python_runs() -> bool {
 pub fn transcript(stdout: &str) -> Vec<&str> {
     let mut lines = stdout.lines();
     let first = lines.next().unwrap_or_default();
-    assert!(first.starts_with(">> mode: "), "the first line names the mode: {stdout}");
+    assert!(
+        first.starts_with(">> mode: "),
+        "the first line names the mode: {stdout}"
+    );
     lines.collect()
 }
 
