@@ -15,11 +15,6 @@
 //!   the library's size); a confident match is loaded by a `load_skill` call the runtime makes,
 //!   decided by the approval policy like the model's own calls, and marked
 //!   [`Author::Activation`].
-//! - **Focused tools**: while a skill is active (loaded since the last user query, by the model,
-//!   an activation or an invocation), `read_skill_resource` and `run_skill_script` are declared
-//!   with that skill's name and its resources' and scripts' names as the only values
-//!   ([`SkillTool::focused`](skillful_provider::SkillTool::focused)); `load_skill` stays open for
-//!   switching skills. The tools that run are the same.
 //! - **Text tool calls**: a call the model wrote as text (JSON, `<tool_call>` tags) when its
 //!   reply holds no structured call becomes an ordinary call, if it names an offered tool with
 //!   arguments that fit its schema ([`text_calls`]).
@@ -50,7 +45,7 @@ use crate::session::Author;
 pub(crate) use model_call::{AidedModel, EarlyAnswers};
 
 /// Which aids an [`Agent`](crate::Agent) applies. The default: the answer step, text tool calls
-/// and misnamed calls; [`Aids::all`] (for small local models) adds activation and focused tools.
+/// and misnamed calls; [`Aids::all`] (for small local models) adds activation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Aids {
@@ -64,10 +59,6 @@ pub struct Aids {
     /// Turn a call of a tool that does not exist, named like a skill, into the `load_skill` call
     /// of that skill.
     pub misnamed_calls: bool,
-    /// While a skill is active, declare the resource and script tools focused on it (its names
-    /// as enums). It changes the tool list mid-run, which costs a local engine prompt
-    /// re-processing and a remote one its prompt cache.
-    pub focused_tools: bool,
     /// Show the model a short note instead of the whole body again when it loads a skill that
     /// is already loaded since the last user query.
     pub repeated_loads: bool,
@@ -80,7 +71,6 @@ impl Default for Aids {
             activation: false,
             text_tool_calls: true,
             misnamed_calls: true,
-            focused_tools: false,
             repeated_loads: true,
         }
     }
@@ -99,7 +89,6 @@ impl Aids {
             activation: true,
             text_tool_calls: true,
             misnamed_calls: true,
-            focused_tools: true,
             repeated_loads: true,
         }
     }
@@ -111,7 +100,6 @@ impl Aids {
             activation: false,
             text_tool_calls: false,
             misnamed_calls: false,
-            focused_tools: false,
             repeated_loads: false,
         }
     }
@@ -137,12 +125,6 @@ impl Aids {
     /// The same aids, with misnamed calls corrected or not.
     pub fn misnamed_calls(mut self, on: bool) -> Self {
         self.misnamed_calls = on;
-        self
-    }
-
-    /// The same aids, with the tools focused on the active skill or not.
-    pub fn focused_tools(mut self, on: bool) -> Self {
-        self.focused_tools = on;
         self
     }
 

@@ -1,12 +1,9 @@
 //! The aids applied to every model call inside the tool loop: a client between the generic loop
 //! (`skillful_decorators::FunctionInvocation`) and the model, so the loop itself stays generic.
-//! Before each call, while a skill is active, the skill tools are declared focused on it
-//! ([`SkillTool::focused`]). On each reply, tool calls written as text are recovered
+//! On each reply, tool calls written as text are recovered
 //! ([`text_calls`](super::text_calls)) and a call of a skill by its name becomes the
 //! `load_skill` call it meant, before the loop sees the reply (and so before the approval policy
 //! decides on its calls).
-//!
-//! [`SkillTool::focused`]: skillful_provider::SkillTool::focused
 
 use std::collections::HashSet;
 use std::fmt;
@@ -24,8 +21,8 @@ use super::Aids;
 use super::text_calls::{self, Offered};
 use crate::context::SkillFunction;
 
-/// `inner` with the per-call [`Aids`] applied: focused tools to its requests, text tool calls and
-/// misnamed calls to its replies.
+/// `inner` with the per-call [`Aids`] applied: repeated loads to its requests, text tool calls
+/// and misnamed calls to its replies.
 pub(crate) struct AidedModel<C> {
     pub(crate) inner: C,
     pub(crate) aids: Aids,
@@ -84,12 +81,6 @@ impl<C: ChatClient> ChatClient for AidedModel<C> {
                     request.options.tool_choice = Some(ToolChoice::Required);
                 }
             }
-        }
-        if self.aids.focused_tools
-            && let Some(skill) = active_skill(&request.messages)
-        {
-            tracing::debug!(skill = %skill, "skill tools focused on the active skill");
-            request.tools = focused(&request.tools, &skill);
         }
         let recover =
             self.aids.text_tool_calls && request.options.tool_choice != Some(ToolChoice::None);
@@ -187,42 +178,6 @@ fn without_key(arguments: &Value) -> Value {
         object.remove("idempotencyKey");
     }
     arguments
-}
-
-/// The skill loaded last since the conversation's last user query (by the model, an activation
-/// or an invocation): the `skillName` of the last `load_skill` call whose result is no error.
-fn active_skill(messages: &[Message]) -> Option<String> {
-    let since = since_last_query(messages);
-    let succeeded = succeeded_calls(since);
-    since
-        .iter()
-        .flat_map(Message::function_calls)
-        .filter(|call| {
-            call.name == ToolKind::LoadSkill.name() && succeeded.contains(call.call_id.as_str())
-        })
-        .filter_map(|call| call.arguments.get("skillName")?.as_str())
-        .last()
-        .map(str::to_owned)
-}
-
-/// `tools` with the skills provider's `read_skill_resource` and `run_skill_script` focused on
-/// `skill` (dropped where the skill has nothing for them); the other tools as they are.
-fn focused(tools: &[SharedTool], skill: &str) -> Vec<SharedTool> {
-    tools
-        .iter()
-        .filter_map(|tool| match tool.as_any().downcast_ref::<SkillFunction>() {
-            Some(SkillFunction(skill_tool))
-                if matches!(
-                    skill_tool.kind(),
-                    ToolKind::ReadSkillResource | ToolKind::RunSkillScript
-                ) =>
-            {
-                let focused = skill_tool.focused(skill)?;
-                Some(Arc::new(SkillFunction(focused)) as SharedTool)
-            }
-            _ => Some(Arc::clone(tool)),
-        })
-        .collect()
 }
 
 /// Recovers the tool calls written as text in `replies`, when they hold no structured call.

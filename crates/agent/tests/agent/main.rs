@@ -8,7 +8,6 @@ mod audit;
 mod bound;
 mod collector;
 mod common;
-mod focused;
 mod forged;
 mod guided;
 mod marathon;

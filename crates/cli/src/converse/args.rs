@@ -133,18 +133,13 @@ pub(crate) struct AgentArgs {
     pub(super) no_text_tool_calls: bool,
     /// In the tool loop, apply none of the small-model aids (activation, the answer step,
     /// repeated loads, text and misnamed calls): the loop as MAF and Codex run it.
-    #[arg(long, conflicts_with_all = ["activate", "focus", "no_text_tool_calls"])]
+    #[arg(long, conflicts_with_all = ["activate", "no_text_tool_calls"])]
     pub(super) no_aids: bool,
     /// Load the skill a request matches confidently before the model's first call (`auto`), or
     /// not (`off`). Default: `auto` for the embedded engine and other servers on this machine
     /// (small models), `off` for remote ones.
     #[arg(long, value_enum, value_name = "WHEN")]
     pub(super) activate: Option<When>,
-    /// While a skill is active, declare the resource and script tools with that skill's names
-    /// as the only values (`auto`), or keep them open (`off`, the default: measured, it did not
-    /// help the default model). It changes the tool list mid-run.
-    #[arg(long, value_enum, value_name = "WHEN")]
-    pub(super) focus: Option<When>,
     /// Keep the conversation in FILE (JSON): read it if it exists, write it after every turn
     /// (atomically, mode 0600). A run stopped with an approval pending resumes from it. Another
     /// process on the same FILE waits for this one to finish.
@@ -251,7 +246,6 @@ impl AgentArgs {
             } else {
                 Aids::new()
                     .activation(on(self.activate))
-                    .focused_tools(self.focus == Some(When::Auto))
                     .text_tool_calls(!self.no_text_tool_calls)
             })
             .audit(self.audit.settings(host)?)
