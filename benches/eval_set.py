@@ -68,8 +68,13 @@ def ask(args, prompt, seed):
     if args.no_aids:
         command += ["--no-aids"]
     started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout,
-                          stdin=subprocess.DEVNULL, env=dict(os.environ, NO_COLOR="1"))
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout,
+                              stdin=subprocess.DEVNULL, env=dict(os.environ, NO_COLOR="1"))
+    except subprocess.TimeoutExpired:
+        # A run past the limit counts as wrong (no answer), with the limit as its seconds.
+        return ({"answer": "", "steps": [], "stages": [],
+                 "error": f"no answer within --timeout {args.timeout} s"}, float(args.timeout))
     seconds = time.monotonic() - started
     try:
         report = json.loads(done.stdout)

@@ -153,7 +153,7 @@ fn run_with_nothing_configured_starts_the_engine_for_the_command_and_stops_it() 
     let answer = stdout.lines().last().unwrap_or_default();
     assert!(
         answer.starts_with("  fake engine on port ")
-            && answer.ends_with(" with model qwen2.5-coder-0.5b answers: Hello?"),
+            && answer.ends_with(" with model qwen2.5-coder-1.5b answers: Hello?"),
         "{stdout}"
     );
     assert!(stdout.starts_with(">> mode: guided (auto"), "{stdout}");
@@ -163,7 +163,7 @@ fn run_with_nothing_configured_starts_the_engine_for_the_command_and_stops_it() 
             "skills: nothing answers at {DEFAULT_ENDPOINT}; started the embedded engine at \
              http://127.0.0.1:"
         )) && stderr.ends_with(
-            " (model qwen2.5-coder-0.5b) for this command; it stops when the command ends\n"
+            " (model qwen2.5-coder-1.5b) for this command; it stops when the command ends\n"
         ),
         "{stderr}"
     );
@@ -307,7 +307,7 @@ fn engine_start_status_stop_and_a_run_that_finds_the_running_engine() {
     let pid = home.engine_pid();
     assert!(
         stdout.starts_with(&format!(
-            "engine started: {endpoint} (pid {pid}, model qwen2.5-coder-0.5b, template \
+            "engine started: {endpoint} (pid {pid}, model qwen2.5-coder-1.5b, template \
              qwen25-fenced-json)\n"
         )),
         "{stdout}"
@@ -317,7 +317,7 @@ fn engine_start_status_stop_and_a_run_that_finds_the_running_engine() {
     let output = home.skills(&["engine", "status"], &[], "");
     assert!(
         text(&output.stdout).starts_with(&format!(
-            "{endpoint} answering (pid {pid}, model qwen2.5-coder-0.5b, template qwen25-fenced-json)\n"
+            "{endpoint} answering (pid {pid}, model qwen2.5-coder-1.5b, template qwen25-fenced-json)\n"
         )),
         "{}",
         text(&output.stdout)
@@ -329,7 +329,7 @@ fn engine_start_status_stop_and_a_run_that_finds_the_running_engine() {
         text(&output.stderr),
         format!(
             "skills: nothing answers at {DEFAULT_ENDPOINT}; using the running engine at \
-             {endpoint} (model qwen2.5-coder-0.5b, pid {pid})\n"
+             {endpoint} (model qwen2.5-coder-1.5b, pid {pid})\n"
         )
     );
     assert!(text(&output.stdout).contains(&format!("fake engine on port {port}")));
@@ -356,12 +356,12 @@ fn engine_models_lists_the_catalogue_with_size_licence_and_whether_installed() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines[0].starts_with("NAME "), "{stdout}");
     assert!(
-        lines[1].starts_with("qwen2.5-coder-0.5b   492 MB  Apache-2.0  no "),
+        lines[1].starts_with("qwen2.5-coder-1.5b  1118 MB  Apache-2.0  no "),
         "{stdout}"
     );
     assert!(lines[1].ends_with("(the default)"), "{stdout}");
     assert!(
-        lines[2].starts_with("qwen2.5-coder-1.5b  1118 MB  Apache-2.0  no "),
+        lines[2].starts_with("qwen2.5-coder-0.5b   492 MB  Apache-2.0  no "),
         "{stdout}"
     );
     let cache = home.dir.path().join("cache/skillful/engine");
@@ -376,7 +376,7 @@ fn an_unknown_model_lists_the_known_ones() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stderr),
-        "skills: no model named `gpt-5`; the models are: qwen2.5-coder-0.5b, qwen2.5-coder-1.5b\n"
+        "skills: no model named `gpt-5`; the models are: qwen2.5-coder-1.5b, qwen2.5-coder-0.5b\n"
     );
 }
 

