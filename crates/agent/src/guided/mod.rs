@@ -123,14 +123,14 @@ pub(crate) async fn turn(
     }
     // The turn's tokens are its stages' (each stage counts its own model calls).
     let mut made = guided.made;
-    for usage in made
+    made.usage = made
         .stages
         .iter()
-        .map(|stage| stage.usage)
-        .collect::<Vec<_>>()
-    {
-        made.add_usage(usage);
-    }
+        .filter_map(|stage| stage.usage)
+        .reduce(|mut total, usage| {
+            total.add(usage);
+            total
+        });
     Ok(made)
 }
 
