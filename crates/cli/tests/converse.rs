@@ -412,7 +412,13 @@ async fn real_engine_pending_approval_resumes_in_a_second_process() {
 fn guided_model(request: &serde_json::Value) -> Reply {
     match request["response_format"]["json_schema"]["name"].as_str() {
         Some("skillful_selection") => Reply::text(r#"{"fits": "yes"}"#),
-        Some("skillful_lookup") => Reply::text(r#"{"row": "none"}"#),
+        // The first row offered (the rows sharing the most with the question).
+        Some("skillful_lookup") => Reply::text(
+            &serde_json::json!({"row": request["response_format"]["json_schema"]["schema"]
+                ["properties"]["row"]["enum"][0]})
+            .to_string(),
+        ),
+        Some("skillful_values") => Reply::text(r#"{"values": ["result"]}"#),
         Some("skillful_step") => Reply::text(
             r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#,
         ),

@@ -917,7 +917,15 @@ async fn the_skill_s_scripts_and_checks_run_sandboxed_and_with_the_sandbox_off_n
 fn both_modes(request: &Value) -> Reply {
     match request["response_format"]["json_schema"]["name"].as_str() {
         Some("skillful_selection") => return Reply::text(r#"{"fits": "yes"}"#),
-        Some("skillful_lookup") => return Reply::text(r#"{"row": "none"}"#),
+        // The first row offered (the rows sharing the most with the question).
+        Some("skillful_lookup") => {
+            return Reply::text(
+                &json!({"row": request["response_format"]["json_schema"]["schema"]
+                    ["properties"]["row"]["enum"][0]})
+                .to_string(),
+            );
+        }
+        Some("skillful_values") => return Reply::text(r#"{"values": ["result"]}"#),
         Some("skillful_step") => {
             return Reply::text(
                 r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#,

@@ -12,17 +12,22 @@
 //! 2. **Disclose**: the skill is loaded (`load_skill`), with the resources its body names
 //!    (`read_skill_resource`; not `assets/`, which scripts read), within
 //!    [`GuidedOptions::disclose_budget`]; the others are listed by name, readable in a decision.
-//! 3. **Look up**: for each Markdown table of the disclosed text (at most three), one
-//!    constrained choice of the row that applies to the question (an enum of its rows, or
-//!    `none`); the row is shown to the decisions.
+//! 3. **Look up**: for each Markdown table of the disclosed text (at most three), the row that
+//!    applies to the question, shown to the decisions with each cell named by its column. The
+//!    rows sharing the most words and numbers with the question are the candidates
+//!    (`relevance`): one is taken as it is, among several one constrained choice decides (an
+//!    enum of them), and when no row shares anything the choice is among all rows or `none`.
 //! 4. **Decide**: one constrained decision per step, at most [`GuidedOptions::max_steps`]: run a
 //!    script (its name from the skill's scripts, its arguments shaped as the body shows them:
 //!    named options, positional arguments, one JSON document shaped like the example), read a
 //!    resource, or answer (once a result is in). Scripts each named by a numbered step of their
 //!    own are offered in the steps' order. Each result joins the next decision.
-//! 5. **Answer**: one request with the question and the results, no tools. A number in the
-//!    answer found in neither the question nor a result makes it ask once more; failing that,
-//!    the answer is the script's output, quoted, saying so.
+//! 5. **Answer**: when the last script printed a JSON object, one constrained choice of the
+//!    fields the question asks for (an enum of the field names); then one request with the
+//!    question, the results and those values, no tools. A number in the answer found in neither
+//!    the question nor a result, or an answer without one of the values asked for (or, when
+//!    those are not known, of the output's), makes it ask once more; failing that, the answer
+//!    is the script's output, quoted, saying so.
 //!
 //! Every call (load, read, run) is made through the agent's [`CallRunner`] — the tool loop's
 //! approvals, sandbox, spans and audit records — and lands in the session as the tool loop's
@@ -39,6 +44,7 @@ mod constrained;
 mod grounding;
 mod prompts;
 mod reading;
+mod relevance;
 mod shapes;
 
 use std::time::Instant;
@@ -59,7 +65,8 @@ use crate::error::AgentError;
 use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
-use reading::{answer_step, body_of, names, steps_naming, tables};
+use reading::{Table, answer_step, body_of, names, steps_naming, tables};
+use relevance::{Likely, heading_fits, likely_rows};
 use shapes::{Action, Arguments, Choices};
 
 /// One turn in the guided strategy.
@@ -539,8 +546,14 @@ impl<'a> Guided<'a> {
         }
     }
 
-    /// The lookups: for each table of the disclosed resources (at most
-    /// [`MAX_LOOKUPS`]), the row the model finds applies to the question, if one does.
+    /// The lookups: for each table of the disclosed resources (at most [`MAX_LOOKUPS`]), the
+    /// row that applies to the question, if one does, with each cell named by its column.
+    ///
+    /// The rows that share the most with the question ([`likely_rows`]) are the candidates:
+    /// one is taken as it is; among several, one constrained choice decides; when no row shares
+    /// anything, the choice is among all rows or `none`. Of a text's tables with the same
+    /// columns (one under `Dogs`, one under `Cats`), only those sharing the most with the
+    /// question (a heading sharing a word counts one) are looked up.
     async fn lookups(
         &mut self,
         skill: &str,
@@ -550,67 +563,120 @@ impl<'a> Guided<'a> {
         let mut found = Vec::new();
         let texts = std::iter::once(("the skill's instructions".to_owned(), body.to_owned()))
             .chain(state.disclosed.iter().cloned());
-        let tables: Vec<(String, Vec<String>)> = texts
+        let question = self.question.clone();
+        let tables: Vec<(String, Table, Likely)> = texts
             .flat_map(|(name, text)| {
-                tables(&text)
+                let tables: Vec<(Table, Likely, usize)> = tables(&text)
                     .into_iter()
-                    .map(move |rows| (name.clone(), rows))
+                    .map(|table| {
+                        let likely = likely_rows(&table, &question);
+                        let heading = table
+                            .heading
+                            .as_deref()
+                            .is_some_and(|heading| heading_fits(heading, &question));
+                        let score = likely.shared + usize::from(heading);
+                        (table, likely, score)
+                    })
+                    .collect();
+                let best: Vec<bool> = tables
+                    .iter()
+                    .map(|(table, _, score)| {
+                        tables
+                            .iter()
+                            .all(|(other, _, more)| other.header != table.header || more <= score)
+                    })
+                    .collect();
+                tables
+                    .into_iter()
+                    .zip(best)
+                    .filter(|(_, best)| *best)
+                    .map(move |((table, likely, _), _)| (name.clone(), table, likely))
             })
             .take(MAX_LOOKUPS)
             .collect();
-        for (resource, rows) in tables {
-            let context = state.context(skill, body, &self.question, &[]);
-            // The rows are named by their first cell where those are all different (a short
-            // name is easier to choose than a whole row), else by the whole row.
-            let keys: Vec<&str> = rows
-                .iter()
-                .map(|row| row.split(" | ").next().unwrap_or(row.as_str()))
-                .collect();
-            let unique = keys
-                .iter()
-                .enumerate()
-                .all(|(at, key)| !key.is_empty() && !keys[..at].contains(key));
-            let mut choices: Vec<&str> = if unique {
-                keys.clone()
-            } else {
-                rows.iter().map(String::as_str).collect()
+        for (resource, table, likely) in tables {
+            let place = match &table.heading {
+                Some(heading) => format!("`{resource}`, under \u{201c}{heading}\u{201d},"),
+                None => format!("`{resource}`"),
             };
-            choices.push(shapes::NONE);
-            let schema = json!({
-                "type": "object",
-                "properties": {"row": {"type": "string", "enum": choices}},
-                "required": ["row"],
-                "additionalProperties": false,
-            });
             let mut record = StageRecord::new(Stage::Lookup, "");
-            let reply = constrained::decide(
-                self.agent,
-                "lookup",
-                context.lookup(&resource, unique),
-                &schema,
-                &mut record,
-            )
-            .await?;
-            let row = match reply {
-                Ok(reply) => reply["row"].as_str().map(str::to_owned),
-                Err(error) => {
-                    record.notes.push(error.to_string());
-                    record.error = Some(error);
-                    None
-                }
+            let chosen = if let [only] = likely.rows[..]
+                && likely.shared > 0
+            {
+                record
+                    .notes
+                    .push("the one row sharing the most with the question".to_owned());
+                Some(only)
+            } else {
+                let context = state.context(skill, body, &self.question, &[]);
+                self.choose_row(context, &place, &table, &likely, &mut record)
+                    .await?
             };
-            let row = row.filter(|row| row != shapes::NONE).map(|chosen| {
-                keys.iter()
-                    .position(|key| unique && *key == chosen)
-                    .map_or(chosen, |at| rows[at].clone())
-            });
+            let row = chosen.map(|at| table.labelled(at));
             record.detail = format!("{resource}: {}", row.as_deref().unwrap_or(shapes::NONE));
             self.made.stages.push(record);
             if let Some(row) = row {
-                found.push((resource, row));
+                found.push((place, row));
             }
         }
         Ok(found)
+    }
+
+    /// One constrained choice among the `likely` rows of `table` (in `place`), or `none` when
+    /// no row shares anything with the question; the row chosen.
+    async fn choose_row(
+        &self,
+        context: prompts::SkillContext<'_>,
+        place: &str,
+        table: &Table,
+        likely: &Likely,
+        record: &mut StageRecord,
+    ) -> Result<Option<usize>, AgentError> {
+        // The rows are named by their first cell where those are all different (a short name
+        // is easier to choose than a whole row), else by the whole row.
+        let keys: Vec<String> = likely
+            .rows
+            .iter()
+            .map(|at| table.rows[*at].first().cloned().unwrap_or_default())
+            .collect();
+        let unique = keys
+            .iter()
+            .enumerate()
+            .all(|(at, key)| !key.is_empty() && !keys[..at].contains(key));
+        let mut choices: Vec<String> = if unique {
+            keys
+        } else {
+            likely.rows.iter().map(|at| table.row(*at)).collect()
+        };
+        let may_be_none = likely.shared == 0;
+        if may_be_none {
+            choices.push(shapes::NONE.to_owned());
+        }
+        let schema = json!({
+            "type": "object",
+            "properties": {"row": {"type": "string", "enum": choices}},
+            "required": ["row"],
+            "additionalProperties": false,
+        });
+        let reply = constrained::decide(
+            self.agent,
+            "lookup",
+            context.lookup(place, unique, may_be_none),
+            &schema,
+            record,
+        )
+        .await?;
+        let chosen = match reply {
+            Ok(reply) => reply["row"].as_str().map(str::to_owned),
+            Err(error) => {
+                record.notes.push(error.to_string());
+                record.error = Some(error);
+                None
+            }
+        };
+        Ok(chosen
+            .and_then(|chosen| choices.iter().position(|choice| *choice == chosen))
+            .and_then(|at| likely.rows.get(at).copied()))
     }
 
     /// What the turn has of the loaded skill `offered`: the calls made since the question, the
@@ -673,10 +739,13 @@ impl<'a> Guided<'a> {
         let gathered = self.gathered;
         let loaded = self.loaded();
         let offered = skill.and_then(|skill| gathered.skill(skill));
-        let (messages, sources, outputs) = match (skill, offered, &loaded) {
+        // `sources`: what an answer's numbers must come from (with the question); `outputs`:
+        // the scripts' outputs, quoted when an answer fails; `results`: what an answer from a
+        // script must give one value of.
+        let (messages, sources, outputs, results) = match (skill, offered, &loaded) {
             (Some(skill), Some(offered), Some((_, body))) => {
                 let state = self.skill_state(offered, &[]);
-                let outputs: Vec<String> = state
+                let ran: Vec<&Done> = state
                     .done
                     .iter()
                     .filter(|done| {
@@ -684,8 +753,9 @@ impl<'a> Guided<'a> {
                             && done.call.name == ToolKind::RunSkillScript.name()
                             && !done.result.is_error
                     })
-                    .map(described)
                     .collect();
+                let outputs: Vec<String> = ran.iter().map(|done| described(done)).collect();
+                let last_output = ran.last().map(|done| done.result.result.clone());
                 if outputs.is_empty() {
                     // A skill whose scripts did not run is answered from what it says, with the
                     // rows looked up already; one without scripts is looked up now.
@@ -698,28 +768,36 @@ impl<'a> Guided<'a> {
                     let sources: Vec<String> = std::iter::once(body.clone())
                         .chain(state.disclosed.iter().map(|(_, text)| text.clone()))
                         .collect();
-                    (context.answer(), sources, Vec::new())
+                    (context.answer(), sources, Vec::new(), Vec::new())
                 } else {
                     record.detail = "from the script's output".to_owned();
+                    let answer_with = answer_step(body);
+                    let asked_for = match &last_output {
+                        Some(output) => self.asked_for(output, &answer_with, &mut record).await?,
+                        None => None,
+                    };
                     let messages = prompts::answer(
                         &self.history,
                         &self.question,
-                        &answer_step(body),
+                        &answer_with,
                         &outputs,
+                        asked_for.as_deref(),
                     );
-                    (messages, outputs.clone(), outputs)
+                    // An answer must give a value the question asks for, where those are known.
+                    let results = asked_for.map_or_else(|| outputs.clone(), |values| vec![values]);
+                    (messages, outputs.clone(), outputs, results)
                 }
             }
             _ => {
                 record.detail = "directly, without a skill".to_owned();
-                (self.direct(), Vec::new(), Vec::new())
+                (self.direct(), Vec::new(), Vec::new(), Vec::new())
             }
         };
         let (mut text, reason) = self.ask(messages.clone(), &mut record).await?;
         if !sources.is_empty() {
             let mut known: Vec<&str> = sources.iter().map(String::as_str).collect();
             known.push(&self.question);
-            let results: Vec<&str> = outputs.iter().map(String::as_str).collect();
+            let results: Vec<&str> = results.iter().map(String::as_str).collect();
             // What is wrong with an answer: numbers found in no result, or (from a script's
             // output) none of the output's values.
             let fault = |text: &str| {
@@ -731,8 +809,8 @@ impl<'a> Guided<'a> {
                     ))
                 } else if !grounding::gives_a_result(text, &results) {
                     Some((
-                        prompts::give_a_result(),
-                        "gave none of the output's values".to_owned(),
+                        prompts::give_a_result(&results),
+                        "gave none of the values asked for".to_owned(),
                     ))
                 } else {
                     None
@@ -763,6 +841,54 @@ impl<'a> Guided<'a> {
         self.made.stages.push(record);
         self.push(vec![Message::assistant(text)], Author::Answer);
         Ok(())
+    }
+
+    /// Which values of a script's JSON `output` the question asks for, as `name = value`
+    /// lines, by one constrained choice among the output's fields (counted on `record`); `None`
+    /// when the output is not a JSON object of two or more plain values, or the choice fails.
+    /// A small model asked to answer from a whole output often gives the wrong field of it
+    /// (the daily amount for one per meal, the bags for the volume).
+    async fn asked_for(
+        &self,
+        output: &str,
+        answer_with: &str,
+        record: &mut StageRecord,
+    ) -> Result<Option<String>, AgentError> {
+        let Some(fields) = plain_fields(output) else {
+            return Ok(None);
+        };
+        let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
+        let schema = shapes::asked_for(&names);
+        let messages = prompts::asked_for(&self.question, answer_with, output.trim());
+        let reply = constrained::decide(self.agent, "values", messages, &schema, record).await?;
+        let chosen: Vec<String> = match reply {
+            Ok(reply) => reply["values"]
+                .as_array()
+                .map(|values| {
+                    values
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            Err(error) => {
+                record.notes.push(error.to_string());
+                return Ok(None);
+            }
+        };
+        let lines: Vec<String> = fields
+            .iter()
+            .filter(|(name, _)| chosen.contains(name))
+            .map(|(name, value)| format!("{name} = {value}"))
+            .collect();
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        record
+            .notes
+            .push(format!("asked for: {}", lines.join(", ")));
+        Ok(Some(lines.join("\n")))
     }
 
     /// The request of an answer without a skill: the agent's instructions, the conversation's
@@ -967,6 +1093,24 @@ fn described(done: &Done) -> String {
         }
         None => format!("{}:\n{result}", done.call.name),
     }
+}
+
+/// The plain (string, number, true/false) fields of a script's `output` when it is one JSON
+/// object (or its last line is) with at least two of them: each name and value as printed.
+fn plain_fields(output: &str) -> Option<Vec<(String, String)>> {
+    let object = serde_json::from_str::<Value>(output.trim())
+        .ok()
+        .or_else(|| serde_json::from_str(output.trim().lines().last()?).ok())?;
+    let fields: Vec<(String, String)> = object
+        .as_object()?
+        .iter()
+        .filter_map(|(name, value)| match value {
+            Value::String(text) => Some((name.clone(), text.clone())),
+            Value::Number(_) | Value::Bool(_) => Some((name.clone(), value.to_string())),
+            _ => None,
+        })
+        .collect();
+    (fields.len() >= 2).then_some(fields)
 }
 
 /// What became of a decision's call, in a few words.

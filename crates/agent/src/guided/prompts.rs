@@ -20,6 +20,10 @@ instructions and resources come first, then the question. Take every value from 
 and from the skill's resources (a table, a list of rates) where the instructions say so; the \
 values in the skill's examples are only examples.";
 
+/// The system message of the choice of the values that answer the question.
+const ASKED_FOR: &str = "You choose which values of a script's output answer the user's \
+question: the ones it asks for, not the inputs it gave. Reply with JSON only.";
+
 /// The answer's system message.
 const ANSWER: &str = "You answer the user's question from the results you are given, in one or \
 two plain sentences. Use the numbers of the results as they are; do not compute anything \
@@ -50,7 +54,8 @@ pub(crate) struct SkillContext<'a> {
     /// Each result so far: what was done and what it gave.
     pub(crate) results: &'a [String],
     pub(crate) question: &'a str,
-    /// The table rows a lookup found for the question: the resource and the row.
+    /// The table rows a lookup found for the question: where the table is (the resource, in
+    /// backticks, and its heading) and the row, each cell named by its column.
     pub(crate) rows: &'a [(String, String)],
 }
 
@@ -95,9 +100,9 @@ impl SkillContext<'_> {
             text.push('\n');
         }
         text.push_str(&format!("\nQuestion: {}\n", self.question));
-        for (resource, row) in self.rows {
+        for (place, row) in self.rows {
             text.push_str(&format!(
-                "\nThe row of the table in `{resource}` that applies to the question: | {row} |\n"
+                "\nThe row of the table in {place} that applies to the question: {row}\n"
             ));
         }
         text.push_str(&format!("\n{task}"));
@@ -126,17 +131,28 @@ impl SkillContext<'_> {
         self.messages(task)
     }
 
-    /// A lookup's request: which row of the table in `resource` applies, named by its first
-    /// cell (`by_first_cell`) or whole.
-    pub(crate) fn lookup(&self, resource: &str, by_first_cell: bool) -> Vec<Message> {
+    /// A lookup's request: which row of the table in `place` (the resource, in backticks, and
+    /// its heading) applies, named by its first cell (`by_first_cell`) or whole, or none when
+    /// that is a choice (`may_be_none`).
+    pub(crate) fn lookup(
+        &self,
+        place: &str,
+        by_first_cell: bool,
+        may_be_none: bool,
+    ) -> Vec<Message> {
         let how = if by_first_cell {
             "by its first cell"
         } else {
             "whole"
         };
+        let none = if may_be_none {
+            ", or \"none\" when no row does"
+        } else {
+            ""
+        };
         self.messages(&format!(
-            "Which row of the table in `{resource}` applies to the question? Name it {how}, \
-             exactly as written, or \"none\" when no row does. Reply with JSON."
+            "Which row of the table in {place} applies to the question? Name it {how}, exactly \
+             as written{none}. Reply with JSON."
         ))
     }
 
@@ -150,23 +166,44 @@ impl SkillContext<'_> {
 }
 
 /// The answer's request from the scripts' outputs: the question, what the skill says to answer
-/// with, then the outputs.
+/// with, the outputs, then the values the question asks for (`name = value` lines) if known.
 pub(crate) fn answer(
     history: &str,
     question: &str,
     answer_with: &str,
     outputs: &[String],
+    asked_for: Option<&str>,
 ) -> Vec<Message> {
     let says = if answer_with.is_empty() {
         String::new()
     } else {
         format!("The skill says: {answer_with}\n\n")
     };
+    let values = asked_for.map_or_else(String::new, |values| {
+        format!("The values the question asks for:\n{values}\n\n")
+    });
     let text = format!(
-        "{history}Question: {question}\n\nThe skill's script computed this for the question:\n\n{}\n\n{says}Answer the question with this result.",
+        "{history}Question: {question}\n\nThe skill's script computed this for the question:\n\n{}\n\n{says}{values}Answer the question with this result.",
         outputs.join("\n\n")
     );
     vec![Message::system(ANSWER), Message::user(text)]
+}
+
+/// The request of which values of a script's `output` answer `question`: the output, what the
+/// skill says to answer with, then the question.
+pub(crate) fn asked_for(question: &str, answer_with: &str, output: &str) -> Vec<Message> {
+    let says = if answer_with.is_empty() {
+        String::new()
+    } else {
+        format!("The skill says: {answer_with}\n\n")
+    };
+    vec![
+        Message::system(ASKED_FOR),
+        Message::user(format!(
+            "The skill's script printed:\n{output}\n\n{says}Question: {question}\n\nWhich \
+             of the output's values does the question ask for? Reply with JSON."
+        )),
+    ]
 }
 
 /// What the model is told when its answer holds numbers found in no result.
@@ -178,11 +215,14 @@ pub(crate) fn ground(missing: &[String]) -> String {
     )
 }
 
-/// What the model is told when its answer gives none of the script's values.
-pub(crate) fn give_a_result() -> String {
-    "Your answer gives none of the values the script printed. Answer the question with the \
-     value it asks for, taken from the results."
-        .to_owned()
+/// What the model is told when its answer gives none of `results` (the values asked for, or
+/// the scripts' outputs).
+pub(crate) fn give_a_result(results: &[&str]) -> String {
+    format!(
+        "Your answer gives none of these values:\n{}\nAnswer the question with the value it \
+         asks for, taken from them.",
+        results.join("\n")
+    )
 }
 
 /// The answer given when the model's answers do not stand on the results (numbers found in no

@@ -32,12 +32,47 @@ pub(crate) fn names(body: &str, name: &str) -> bool {
 const MIN_ROWS: usize = 2;
 const MAX_ROWS: usize = 60;
 
-/// The rows of each Markdown table in `text` that has from [`MIN_ROWS`] to [`MAX_ROWS`] rows:
-/// each row as its cells joined by ` | ` (the header and the separator left out).
-pub(crate) fn tables(text: &str) -> Vec<Vec<String>> {
+/// A Markdown table of a skill's text: the heading it stands under, its header cells and its
+/// rows' cells.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Table {
+    /// The nearest heading above the table (`Cats` for `## Cats`), if any.
+    pub(crate) heading: Option<String>,
+    pub(crate) header: Vec<String>,
+    pub(crate) rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Row `at` as its cells joined by ` | `.
+    pub(crate) fn row(&self, at: usize) -> String {
+        self.rows[at].join(" | ")
+    }
+
+    /// Row `at` with each cell named by its column (`fare: Flex; checked bags: 2`), so a
+    /// reader need not count columns.
+    pub(crate) fn labelled(&self, at: usize) -> String {
+        let cells: Vec<String> = self.rows[at]
+            .iter()
+            .enumerate()
+            .map(|(column, cell)| match self.header.get(column) {
+                Some(name) if !name.is_empty() => format!("{name}: {cell}"),
+                _ => cell.clone(),
+            })
+            .collect();
+        cells.join("; ")
+    }
+}
+
+/// Each Markdown table in `text` that has from [`MIN_ROWS`] to [`MAX_ROWS`] rows.
+pub(crate) fn tables(text: &str) -> Vec<Table> {
     let mut tables = Vec::new();
+    let mut heading = None;
     let mut lines = text.lines().map(str::trim).peekable();
     while let Some(line) = lines.next() {
+        if line.starts_with('#') {
+            heading = Some(line.trim_start_matches('#').trim().to_owned());
+            continue;
+        }
         let separator = lines.peek().is_some_and(|next| is_separator(next));
         if !(line.starts_with('|') && separator) {
             continue;
@@ -45,14 +80,27 @@ pub(crate) fn tables(text: &str) -> Vec<Vec<String>> {
         lines.next();
         let mut rows = Vec::new();
         while let Some(row) = lines.next_if(|row| row.starts_with('|')) {
-            let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
-            rows.push(cells.join(" | "));
+            rows.push(cells(row));
         }
         if (MIN_ROWS..=MAX_ROWS).contains(&rows.len()) {
-            tables.push(rows);
+            tables.push(Table {
+                heading: heading.clone(),
+                header: cells(line),
+                rows,
+            });
         }
     }
     tables
+}
+
+/// The cells of a table line (`\|` is a `|` inside a cell).
+fn cells(line: &str) -> Vec<String> {
+    const ESCAPED: &str = "\u{0}";
+    line.replace("\\|", ESCAPED)
+        .trim_matches('|')
+        .split('|')
+        .map(|cell| cell.trim().replace(ESCAPED, "|"))
+        .collect()
 }
 
 /// Whether `line` is a table's separator row (`|---|:--:|`).
@@ -168,7 +216,14 @@ mod tests {
     #[test]
     fn tables_give_their_rows_and_steps_their_numbers() {
         let text = "# MET\n\n| activity | MET |\n|---|---|\n| yoga | 2.5 |\n| running, 6 mph | 9.8 |\n\nMore.";
-        assert_eq!(tables(text), [vec!["yoga | 2.5", "running, 6 mph | 9.8"]]);
+        let found = tables(text);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].heading.as_deref(), Some("MET"));
+        assert_eq!(found[0].row(1), "running, 6 mph | 9.8");
+        assert_eq!(found[0].labelled(0), "activity: yoga; MET: 2.5");
+        let escaped = tables("## Sets\n\n| set | size |\n|---|---|\n| `{\\|}` | 3 |\n| a-z | 26 |");
+        assert_eq!(escaped[0].rows[0], ["`{|}`", "3"]);
+        assert_eq!(escaped[0].heading.as_deref(), Some("Sets"));
         assert!(tables("| a |\n|---|\n| one row |").is_empty());
         let body = "## Steps\n1. Run `scripts/a.py` with the options.\n2. Take `x`.\n3. Run\n   `scripts/b.py` with x.\n4. Answer with `litres` from the\n   second output.\n\nExample: `scripts/c.py`.";
         let scripts = ["scripts/a.py", "scripts/b.py", "scripts/c.py"].map(String::from);

@@ -18,6 +18,25 @@ pub(crate) fn selection() -> Value {
     })
 }
 
+/// The schema of the values a question asks for among a script's output fields `names`:
+/// `{"values": [one or more of names]}`.
+pub(crate) fn asked_for(names: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": {"values": {
+            "type": "array",
+            "items": {"type": "string", "enum": names},
+            "minItems": 1,
+            "maxItems": names.len().min(MAX_ASKED_FOR),
+        }},
+        "required": ["values"],
+        "additionalProperties": false,
+    })
+}
+
+/// The most values one question is taken to ask for.
+const MAX_ASKED_FOR: usize = 3;
+
 /// How a script takes its arguments, as the skill's body shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Arguments {

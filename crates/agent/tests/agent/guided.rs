@@ -31,12 +31,14 @@ fn stand_in(
         Some("skillful_selection") => Reply::text(select),
         Some("skillful_lookup") => Reply::text(LOOKUP),
         Some("skillful_step") => Reply::text(step),
+        Some("skillful_values") => Reply::text(VALUES),
         _ => Reply::text(answer),
     }
 }
 
 const SELECT: &str = r#"{"fits": "yes"}"#;
 const LOOKUP: &str = r#"{"row": "miles"}"#;
+const VALUES: &str = r#"{"values": ["result"]}"#;
 const RUN: &str =
     r#"{"script": "scripts/convert.py", "arguments": {"value": 26.2, "factor": 1.609344}}"#;
 
@@ -84,12 +86,12 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
     let requests = server.requests();
     assert_eq!(
         requests.len(),
-        4,
-        "select, the table's lookup, one step, the answer"
+        5,
+        "select, the table's lookup, one step, the values asked for, the answer"
     );
-    // The turn's tokens are the four calls' (the test server reports 10 + 5 for each).
+    // The turn's tokens are the five calls' (the test server reports 10 + 5 for each).
     let usage = response.usage.expect("the turn's usage");
-    assert_eq!((usage.prompt_tokens, usage.completion_tokens), (40, 20));
+    assert_eq!((usage.prompt_tokens, usage.completion_tokens), (50, 25));
     assert!(
         requests
             .iter()
@@ -108,13 +110,13 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
         "{asked}"
     );
     assert!(asked.contains(&format!("Request: {MARATHON}")), "{asked}");
-    // The lookup: the rows of the disclosed table as an enum, and none.
+    // The lookup: of the disclosed table's ten rows, the two sharing the most words with the
+    // question (miles, kilometres) as an enum, named by their first cells; no none, as rows do.
     let lookup = &requests[1].body["response_format"]["json_schema"]["schema"];
-    let rows = lookup["properties"]["row"]["enum"].as_array().unwrap();
-    assert_eq!(rows.len(), 11, "ten rows and none: {rows:?}");
-    // Named by their first cells, which are all different.
-    assert_eq!(rows[0], "miles");
-    assert_eq!(rows[10], "none");
+    assert_eq!(
+        lookup["properties"]["row"]["enum"],
+        json!(["miles", "kilometres"])
+    );
     // The step: the skill's scripts as an enum, the options its body names as the arguments.
     let step = &requests[2].body["response_format"]["json_schema"]["schema"];
     assert_eq!(
@@ -133,10 +135,12 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
     );
     assert!(shown.trim_end().ends_with("Reply with JSON."), "{shown}");
     assert!(shown.contains(&format!("Question: {MARATHON}")));
+    // The row found, each cell named by its column.
     assert!(
         shown.contains(
-            "The row of the table in `references/conversion-table.md` that applies to the \
-             question: | miles | kilometres | 1.609344 |"
+            "The row of the table in `references/conversion-table.md`, under \u{201c}Conversion \
+             table\u{201d}, that applies to the question: from: miles; to: kilometres; factor: \
+             1.609344"
         ),
         "{shown}"
     );
@@ -150,14 +154,24 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
         requests[1].contents("system"),
         requests[2].contents("system")
     );
-    // The answer is asked from the script's output, without tools.
-    let answer = requests[3].contents("user").join("\n");
+    // Which of the output's fields the question asks for: one constrained choice.
+    let values = &requests[3].body["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        values["properties"]["values"]["items"]["enum"],
+        json!(["value", "factor", "result"])
+    );
+    // The answer is asked from the script's output and the value asked for, without tools.
+    let answer = requests[4].contents("user").join("\n");
     assert!(answer.contains("\"result\": 42.1648"), "{answer}");
     assert!(
         answer.contains("The skill says: Answer with the `result`"),
         "{answer}"
     );
-    assert!(requests[3].body.get("response_format").is_none());
+    assert!(
+        answer.contains("The values the question asks for:\nresult = 42.1648"),
+        "{answer}"
+    );
+    assert!(requests[4].body.get("response_format").is_none());
     assert_eq!(
         stages(&response),
         [
@@ -237,16 +251,19 @@ async fn a_number_found_in_no_result_is_asked_again_then_the_output_is_quoted() 
     let requests = server.requests();
     assert_eq!(
         requests.len(),
-        5,
-        "select, lookup, step, answer, the answer asked again"
+        6,
+        "select, lookup, step, values, answer, the answer asked again"
     );
-    let again = requests[4].contents("user");
+    let again = requests[5].contents("user");
     assert!(again.last().unwrap().contains("43.5"), "{again:?}");
     let text = response.text();
     assert!(text.contains("script output as it is"), "{text}");
     assert!(text.contains("42.1648"), "{text}");
     let answer = response.stages.last().unwrap();
-    assert_eq!(answer.model_calls, 2);
+    assert_eq!(
+        answer.model_calls, 3,
+        "the values asked for, the answer and again"
+    );
     assert!(
         answer.notes.iter().any(|note| note.contains("quoted")),
         "{:?}",
@@ -258,11 +275,47 @@ async fn a_number_found_in_no_result_is_asked_again_then_the_output_is_quoted() 
     server.push(Reply::text(SELECT));
     server.push(Reply::text(LOOKUP));
     server.push(Reply::text(RUN));
+    server.push(Reply::text(VALUES));
     server.push(Reply::text("It is 43.5 km."));
     server.push(Reply::text("It is 42.16 km."));
     let agent = guided(&server, &runner, AutoApprove::All);
     let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
     assert_eq!(response.text(), "It is 42.16 km.");
+}
+
+#[tokio::test]
+async fn an_answer_repeating_an_input_the_script_echoes_is_asked_for_the_value_asked_for() {
+    if !python() {
+        return;
+    }
+    // The script echoes its input (`"value": 26.2`); the question asks for `result`.
+    let server = TestServer::start().await;
+    server.push(Reply::text(SELECT));
+    server.push(Reply::text(LOOKUP));
+    server.push(Reply::text(RUN));
+    server.push(Reply::text(VALUES));
+    server.push(Reply::text("A marathon is 26.2."));
+    server.push(Reply::text("A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+
+    assert_eq!(response.text(), "A marathon is 42.16 km.");
+    let again = server.requests()[5].contents("user");
+    assert!(
+        again.last().unwrap().contains("result = 42.1648"),
+        "{again:?}"
+    );
+    let answer = response.stages.last().unwrap();
+    assert!(
+        answer
+            .notes
+            .iter()
+            .any(|note| note.contains("gave none of the values asked for")),
+        "{:?}",
+        answer.notes
+    );
 }
 
 #[tokio::test]
@@ -275,6 +328,7 @@ async fn a_reply_that_does_not_fit_gets_one_repair_and_then_ends_the_step_with_a
     server.push(Reply::text(LOOKUP));
     server.push(Reply::text("Sure! I will run convert.py for you."));
     server.push(Reply::text(RUN));
+    server.push(Reply::text(VALUES));
     server.push(Reply::text("A marathon is 42.16 km."));
     let runner = Arc::new(CountingRunner::default());
     let agent = guided(&server, &runner, AutoApprove::All);
@@ -354,6 +408,8 @@ async fn a_server_without_structured_outputs_is_asked_without_them_and_its_repli
             Reply::text(LOOKUP)
         } else if user.contains("Choose the script") {
             Reply::text(RUN)
+        } else if user.contains("Which of the output's values") {
+            Reply::text(VALUES)
         } else {
             Reply::text("A marathon is 42.16 km.")
         }
@@ -371,7 +427,7 @@ async fn a_server_without_structured_outputs_is_asked_without_them_and_its_repli
         .map(|request| request.body.get("response_format").is_some())
         .collect();
     // Refused once; resent without it, and never sent again.
-    assert_eq!(constrained, [true, false, false, false, false]);
+    assert_eq!(constrained, [true, false, false, false, false, false]);
     assert_eq!(requests[0].status, 400);
 }
 
@@ -458,6 +514,7 @@ async fn a_guided_run_held_for_approval_resumes_in_another_agent_from_the_saved_
             "skillful_selection",
             "skillful_lookup",
             "skillful_step",
+            "skillful_values",
             "answer"
         ]
     );
@@ -483,8 +540,8 @@ async fn a_skill_the_user_names_skips_the_selection() {
     assert_eq!(response.authors[0], Author::Invocation);
     assert_eq!(
         server.requests().len(),
-        3,
-        "the lookup, the step and the answer"
+        4,
+        "the lookup, the step, the values asked for and the answer"
     );
     assert_eq!(runner.runs(), 1);
 }
@@ -559,6 +616,9 @@ async fn guided_calls_have_the_tool_loops_audit_records_and_spans() {
         let spans = Spans::default();
         let subscriber = tracing_subscriber::registry().with(spans.clone());
         let _guard = tracing::subscriber::set_default(subscriber);
+        // Other tests' threads, with no subscriber, may have cached the spans' callsites as
+        // never enabled; this thread's subscriber must be asked again.
+        tracing::callsite::rebuild_interest_cache();
         agent.run(MARATHON, &mut Session::new()).await.unwrap();
         let records = AuditLog::at(dir.path()).records().unwrap();
         let spans = spans.0.lock().unwrap().clone();

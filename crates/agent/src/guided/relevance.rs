@@ -1,0 +1,278 @@
+//! Which rows of a table a question is about, by what they share: its words (or words they
+//! begin, `month` in `months`), its numbers with their units (`80 lb`), a number within a row's
+//! range when its unit is the range's (`6 years` in `5 to 9` under `completed years of
+//! service`). A lookup offers the model only the rows that share the most: a small model picks
+//! the wrong row among twenty far more often than among two (see the book's measurements).
+
+use super::reading::Table;
+
+/// The rows of a table most like a question ([`likely_rows`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Likely {
+    /// The rows, in the table's order.
+    pub(crate) rows: Vec<usize>,
+    /// How many of the question's terms each of them shares; 0 when no row shares any (then
+    /// `rows` is every row).
+    pub(crate) shared: usize,
+}
+
+/// The rows of `table` that share the most with `question`; every row when none shares
+/// anything. A term every row has tells the rows apart no more than one none has, so it does
+/// not count.
+pub(crate) fn likely_rows(table: &Table, question: &str) -> Likely {
+    let asked = terms(question);
+    let row_terms: Vec<Vec<Term>> = table
+        .rows
+        .iter()
+        .map(|cells| terms(&cells.join(" ")))
+        .collect();
+    // Each row's range (of its first cell) and the words that may name the range's unit: the
+    // first cell's and the first column's name.
+    let ranges: Vec<Option<(Range, Vec<String>)>> = table
+        .rows
+        .iter()
+        .map(|cells| {
+            let first = cells.first()?;
+            let range = Range::of(first)?;
+            let column = table.header.first().map_or("", String::as_str);
+            Some((range, words(&format!("{first} {column}"))))
+        })
+        .collect();
+    let shares = |term: &Term, row: usize| {
+        row_terms[row].iter().any(|known| term.matches(known))
+            || match (term, &ranges[row]) {
+                (
+                    Term::Number {
+                        value,
+                        unit: Some(unit),
+                    },
+                    Some((range, words)),
+                ) => range.holds(*value) && words.iter().any(|word| same_word(unit, word)),
+                _ => false,
+            }
+    };
+    let telling: Vec<&Term> = asked
+        .iter()
+        .filter(|term| !(0..table.rows.len()).all(|row| shares(term, row)))
+        .collect();
+    let scores: Vec<usize> = (0..table.rows.len())
+        .map(|row| telling.iter().filter(|term| shares(term, row)).count())
+        .collect();
+    let shared = scores.iter().copied().max().unwrap_or(0);
+    Likely {
+        rows: (0..table.rows.len())
+            .filter(|row| shared == 0 || scores[*row] == shared)
+            .collect(),
+        shared,
+    }
+}
+
+/// Whether `heading` (a table's) shares a word with `question`.
+pub(crate) fn heading_fits(heading: &str, question: &str) -> bool {
+    let asked = terms(question);
+    terms(heading)
+        .iter()
+        .any(|known| matches!(known, Term::Word(_)) && asked.iter().any(|term| term.matches(known)))
+}
+
+/// A word (lower case, at least three letters, not a function word) or a number (with the
+/// word after it, its unit: `lb` of `80 lb`) of a text.
+#[derive(Debug, Clone, PartialEq)]
+enum Term {
+    Word(String),
+    Number { value: f64, unit: Option<String> },
+}
+
+impl Term {
+    /// Whether this term (of the question) is `known` (of a row): the same number in the same
+    /// unit, or the same word ([`same_word`]).
+    fn matches(&self, known: &Term) -> bool {
+        match (self, known) {
+            (
+                Term::Number {
+                    value,
+                    unit: Some(unit),
+                },
+                Term::Number {
+                    value: other,
+                    unit: Some(other_unit),
+                },
+            ) => (value - other).abs() < 1e-9 && same_word(unit, other_unit),
+            (Term::Word(a), Term::Word(b)) => same_word(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// Whether `a` and `b` are the same word: equal, one the plural of the other, or one begins
+/// with the other and the shorter has at least four letters (`month`, `months`; `upper`,
+/// `uppercase`).
+fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long.starts_with(short)
+        && (short.len() >= 4 || long.len() == short.len() || long[short.len()..] == *"s")
+}
+
+/// Function words, which say nothing about which row applies.
+const FUNCTION_WORDS: &[&str] = &[
+    "about", "and", "any", "are", "but", "can", "could", "did", "does", "each", "for", "from",
+    "get", "has", "have", "how", "into", "its", "many", "much", "not", "off", "our", "per",
+    "should", "that", "the", "them", "then", "there", "this", "was", "what", "when", "which",
+    "who", "why", "will", "with", "would", "you", "your",
+];
+
+/// The terms of `text`, each once.
+fn terms(text: &str) -> Vec<Term> {
+    let lower = text.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '.'))
+        .map(|token| token.trim_matches('.'))
+        .filter(|token| !token.is_empty())
+        .collect();
+    let mut found: Vec<Term> = Vec::new();
+    for (at, token) in tokens.iter().enumerate() {
+        let term = if let Ok(value) = token.parse::<f64>() {
+            let unit = tokens
+                .get(at + 1)
+                .filter(|next| next.chars().all(char::is_alphabetic))
+                .map(|unit| (*unit).to_owned());
+            Term::Number { value, unit }
+        } else if token.chars().count() >= 3
+            && token.chars().all(char::is_alphabetic)
+            && !FUNCTION_WORDS.contains(token)
+        {
+            Term::Word((*token).to_owned())
+        } else {
+            continue;
+        };
+        if !found.contains(&term) {
+            found.push(term);
+        }
+    }
+    found
+}
+
+/// The words of `text`, of any length, lower case.
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The numbers a row's first cell stands for: `5 to 9`, `19-22`, `under 2`, `over 8`,
+/// `15 or more`, `up to 12`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Range {
+    low: f64,
+    high: f64,
+}
+
+impl Range {
+    fn of(cell: &str) -> Option<Range> {
+        let lower = cell.to_lowercase();
+        let numbers: Vec<f64> = lower
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter_map(|token| token.trim_matches('.').parse().ok())
+            .collect();
+        let says = |words: &[&str]| words.iter().any(|word| lower.contains(word));
+        match numbers.as_slice() {
+            [low, high] if low <= high && (says(&[" to "]) || lower.contains('-')) => Some(Range {
+                low: *low,
+                high: *high,
+            }),
+            [high] if says(&["under ", "less than ", "below ", "up to "]) => Some(Range {
+                low: f64::NEG_INFINITY,
+                high: *high,
+            }),
+            [low] if says(&["over ", "more than ", "above ", " or more", "+"]) => Some(Range {
+                low: *low,
+                high: f64::INFINITY,
+            }),
+            _ => None,
+        }
+    }
+
+    fn holds(self, number: f64) -> bool {
+        (self.low..=self.high).contains(&number)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: &[&str]) -> Table {
+        Table {
+            heading: None,
+            header: vec!["a".to_owned(), "b".to_owned()],
+            rows: rows
+                .iter()
+                .map(|row| row.split(" | ").map(str::to_owned).collect())
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_rows_sharing_the_most_words_and_numbers_are_offered() {
+        let met = table(&[
+            "walking, slow (2 mph / 3.2 km/h) | 2.8",
+            "cycling, moderate (19-22 km/h) | 8.0",
+            "running, 8 km/h (5 mph) | 8.3",
+            "running, 9.7 km/h (6 mph) | 9.8",
+            "tennis, singles | 8.0",
+        ]);
+        let ran = "I weigh 82 kg and ran at 6 mph for 35 minutes.";
+        assert_eq!(likely_rows(&met, ran).rows, [3]);
+        assert_eq!(likely_rows(&met, "singles tennis for 75 min").rows, [4]);
+        assert_eq!(likely_rows(&met, "cycling at 20 km/h").rows, [1]);
+        // Nothing shared: every row.
+        assert_eq!(likely_rows(&met, "yoga for an hour").shared, 0);
+        assert_eq!(likely_rows(&met, "yoga for an hour").rows, [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_number_within_a_rows_range_counts() {
+        let mut leave = table(&[
+            "under 2 | 22",
+            "2 to 4 | 24",
+            "5 to 9 | 26",
+            "15 or more | 30",
+        ]);
+        leave.header = vec!["completed years of service".to_owned(), "days".to_owned()];
+        assert_eq!(
+            likely_rows(&leave, "I have been here 6 years. How many days?").rows,
+            [2]
+        );
+        // A number in another unit is in no range, and no row's number.
+        assert_eq!(
+            likely_rows(&leave, "I have 9 days left; how many carry over?").shared,
+            0
+        );
+        assert_eq!(likely_rows(&leave, "after 17 years").rows, [3]);
+        assert_eq!(
+            likely_rows(&leave, "in my first year, 1 year done").rows,
+            [0]
+        );
+    }
+
+    #[test]
+    fn a_word_of_every_row_and_function_words_do_not_count() {
+        let fees = table(&[
+            "adult, neutered | 1.6",
+            "adult, intact | 1.8",
+            "puppy | 3.0",
+        ]);
+        assert_eq!(likely_rows(&fees, "a neutered adult dog").rows, [0]);
+        let all_adult = table(&["adult, neutered | 1.6", "adult, intact | 1.8"]);
+        assert_eq!(likely_rows(&all_adult, "an adult").rows, [0, 1]);
+        assert_eq!(likely_rows(&fees, "how much for a puppy").rows, [2]);
+    }
+
+    #[test]
+    fn headings_fit_a_question_by_their_words() {
+        assert!(heading_fits("Cats", "a neutered adult cat"));
+        assert!(!heading_fits("Dogs", "a neutered adult cat"));
+    }
+}
