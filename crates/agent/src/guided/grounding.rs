@@ -24,6 +24,19 @@ pub(crate) fn gives_a_result(answer: &str, results: &[&str]) -> bool {
             .any(|number| known.iter().any(|source| number.stands_for(source)))
 }
 
+/// Whether `value` (a script's output field) is only a number, one that `question` states: an
+/// input the script echoes, which the question gives rather than asks for.
+pub(crate) fn restates(value: &str, question: &str) -> bool {
+    let found = numbers(value);
+    let [number] = found.as_slice() else {
+        return false;
+    };
+    number.written.len() == value.trim().len()
+        && numbers(question)
+            .iter()
+            .any(|stated| (stated.value - number.value).abs() < 1e-9 * number.value.abs().max(1.0))
+}
+
 /// A number as written in a text.
 #[derive(Debug, Clone, PartialEq)]
 struct Number {
@@ -142,6 +155,18 @@ mod tests {
         assert!(!gives_a_result("total_interest", &results));
         assert!(!gives_a_result("For 3 people it is cheaper.", &results));
         assert!(gives_a_result("Done.", &["no numbers here"]));
+    }
+
+    #[test]
+    fn a_value_restates_the_question_when_it_is_only_a_number_the_question_states() {
+        let question = "A path 6 m long and 0.90 m wide, 7.5 cm deep: how many bags?";
+        assert!(restates("6.0", question));
+        assert!(restates("0.9", question));
+        assert!(restates(" 7.5 ", question));
+        assert!(!restates("32", question));
+        assert!(!restates("6 m", question));
+        assert!(!restates("Flex", question));
+        assert!(!restates("6", "How many bags for a path?"));
     }
 
     #[test]

@@ -23,7 +23,9 @@
 //!    resource, or answer (once a result is in). Scripts each named by a numbered step of their
 //!    own are offered in the steps' order. Each result joins the next decision.
 //! 5. **Answer**: when the last script printed a JSON object, one constrained choice of the
-//!    fields the question asks for (an enum of the field names); then one request with the
+//!    fields the question asks for (an enum of the field names, less the inputs it echoes:
+//!    values that are numbers the question states; a lone field left is taken without asking);
+//!    then one request with the
 //!    question, the results and those values, no tools. A number in the answer found in neither
 //!    the question nor a result, or an answer without one of the values asked for (or, when
 //!    those are not known, of the output's), makes it ask once more; failing that, the answer
@@ -854,9 +856,22 @@ impl<'a> Guided<'a> {
         answer_with: &str,
         record: &mut StageRecord,
     ) -> Result<Option<String>, AgentError> {
-        let Some(fields) = plain_fields(output) else {
+        let Some(mut fields) = plain_fields(output) else {
             return Ok(None);
         };
+        // An input the script echoes is given by the question, not asked for; leaving those
+        // out makes the choice smaller, or needless.
+        let given = |value: &str| grounding::restates(value, &self.question);
+        if fields.iter().any(|(_, value)| !given(value)) {
+            fields.retain(|(_, value)| !given(value));
+        }
+        if let [(name, value)] = fields.as_slice() {
+            let line = format!("{name} = {value}");
+            record.notes.push(format!(
+                "asked for: {line} (the one value the question does not give)"
+            ));
+            return Ok(Some(line));
+        }
         let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
         let schema = shapes::asked_for(&names);
         let messages = prompts::asked_for(&self.question, answer_with, output.trim());

@@ -58,6 +58,20 @@ fn stages(response: &AgentResponse) -> Vec<Stage> {
     response.stages.iter().map(|record| record.stage).collect()
 }
 
+/// The schema name of each request the server got (`answer` for one without a schema).
+fn decisions(server: &TestServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .map(|request| {
+            request.body["response_format"]["json_schema"]["name"]
+                .as_str()
+                .unwrap_or("answer")
+                .to_owned()
+        })
+        .collect()
+}
+
 fn tools_of(response: &AgentResponse) -> Vec<String> {
     response
         .messages
@@ -154,11 +168,12 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
         requests[1].contents("system"),
         requests[2].contents("system")
     );
-    // Which of the output's fields the question asks for: one constrained choice.
+    // Which of the output's fields the question asks for: one constrained choice, without the
+    // input the script echoes (`value`, the question's 26.2).
     let values = &requests[3].body["response_format"]["json_schema"]["schema"];
     assert_eq!(
         values["properties"]["values"]["items"]["enum"],
-        json!(["value", "factor", "result"])
+        json!(["factor", "result"])
     );
     // The answer is asked from the script's output and the value asked for, without tools.
     let answer = requests[4].contents("user").join("\n");
@@ -315,6 +330,41 @@ async fn an_answer_repeating_an_input_the_script_echoes_is_asked_for_the_value_a
             .any(|note| note.contains("gave none of the values asked for")),
         "{:?}",
         answer.notes
+    );
+}
+
+#[tokio::test]
+async fn inputs_the_question_states_are_not_offered_as_values_asked_for() {
+    if !python() {
+        return;
+    }
+    // Both inputs the script echoes are in the question, so `result` is the one value left and
+    // no model call chooses it.
+    let server = TestServer::start().await;
+    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let question = "A marathon is 26.2 miles and a mile is 1.609344 km. How many km is that?";
+    let response = agent.run(question, &mut Session::new()).await.unwrap();
+
+    assert!(!decisions(&server).contains(&"skillful_values".to_owned()));
+    let answer = server
+        .requests()
+        .last()
+        .unwrap()
+        .contents("user")
+        .join("\n");
+    assert!(
+        answer.contains("The values the question asks for:\nresult = 42.1648\n"),
+        "{answer}"
+    );
+    let notes = &response.stages.last().unwrap().notes;
+    assert!(
+        notes
+            .iter()
+            .any(|note| note.contains("the one value the question does not give")),
+        "{notes:?}"
     );
 }
 
@@ -497,19 +547,9 @@ async fn a_guided_run_held_for_approval_resumes_in_another_agent_from_the_saved_
     );
     assert_eq!(response.text(), "A marathon is 42.16 km.");
     assert_eq!(runner.runs(), 1);
-    let names: Vec<String> = server
-        .requests()
-        .iter()
-        .map(|request| {
-            request.body["response_format"]["json_schema"]["name"]
-                .as_str()
-                .unwrap_or("answer")
-                .to_owned()
-        })
-        .collect();
     // Each decision once: a resumed run goes on where it stopped.
     assert_eq!(
-        names,
+        decisions(&server),
         [
             "skillful_selection",
             "skillful_lookup",
