@@ -50,6 +50,16 @@ fn guided(server: &TestServer, runner: &Arc<CountingRunner>, auto: AutoApprove) 
         .build()
 }
 
+/// A guided agent whose stand-in server follows the marathon's decisions and answers "A marathon
+/// is 42.16 km.", every call approved.
+async fn marathon_agent() -> (TestServer, Arc<CountingRunner>, Agent) {
+    let server = TestServer::start().await;
+    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+    (server, runner, agent)
+}
+
 fn python() -> bool {
     skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
 }
@@ -86,10 +96,7 @@ async fn each_decision_is_sent_with_its_schema_and_the_answer_comes_from_the_scr
     if !python() {
         return;
     }
-    let server = TestServer::start().await;
-    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
-    let runner = Arc::new(CountingRunner::default());
-    let agent = guided(&server, &runner, AutoApprove::All);
+    let (server, runner, agent) = marathon_agent().await;
     let mut session = Session::new();
 
     let response = agent.run(MARATHON, &mut session).await.unwrap();
@@ -340,14 +347,12 @@ async fn inputs_the_question_states_are_not_offered_as_values_asked_for() {
     }
     // Both inputs the script echoes are in the question, so `result` is the one value left and
     // no model call chooses it.
-    let server = TestServer::start().await;
-    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
-    let runner = Arc::new(CountingRunner::default());
-    let agent = guided(&server, &runner, AutoApprove::All);
+    let (server, runner, agent) = marathon_agent().await;
 
     let question = "A marathon is 26.2 miles and a mile is 1.609344 km. How many km is that?";
     let response = agent.run(question, &mut Session::new()).await.unwrap();
 
+    assert_eq!(runner.runs(), 1);
     assert!(!decisions(&server).contains(&"skillful_values".to_owned()));
     let answer = server
         .requests()
@@ -565,10 +570,7 @@ async fn a_skill_the_user_names_skips_the_selection() {
     if !python() {
         return;
     }
-    let server = TestServer::start().await;
-    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
-    let runner = Arc::new(CountingRunner::default());
-    let agent = guided(&server, &runner, AutoApprove::All);
+    let (server, runner, agent) = marathon_agent().await;
     let response = agent
         .run_with(
             "How far is a marathon in km?",
