@@ -655,12 +655,14 @@ async fn guided_calls_have_the_tool_loops_audit_records_and_spans() {
             .audit(AuditSettings::new(sink, "guided-test"))
             .mode(mode)
             .build();
+        // While only one dispatcher exists, tracing-core asks a new callsite's interest of the
+        // registering thread's subscriber alone: another test's thread reaching `execute_tool`
+        // first, with none, would cache it as never enabled for this one too. With a second
+        // dispatcher alive it asks every live one, this test's among them.
+        let _second = tracing::Dispatch::new(tracing_subscriber::registry());
         let spans = Spans::default();
         let subscriber = tracing_subscriber::registry().with(spans.clone());
         let _guard = tracing::subscriber::set_default(subscriber);
-        // Other tests' threads, with no subscriber, may have cached the spans' callsites as
-        // never enabled; this thread's subscriber must be asked again.
-        tracing::callsite::rebuild_interest_cache();
         agent.run(MARATHON, &mut Session::new()).await.unwrap();
         let records = AuditLog::at(dir.path()).records().unwrap();
         let spans = spans.0.lock().unwrap().clone();
