@@ -24,17 +24,18 @@ pub(crate) fn gives_a_result(answer: &str, results: &[&str]) -> bool {
             .any(|number| known.iter().any(|source| number.stands_for(source)))
 }
 
-/// Whether `value` (a script's output field) is only a number, one that `question` states: an
-/// input the script echoes, which the question gives rather than asks for.
-pub(crate) fn restates(value: &str, question: &str) -> bool {
-    let found = numbers(value);
-    let [number] = found.as_slice() else {
-        return false;
-    };
-    number.written.len() == value.trim().len()
-        && numbers(question)
-            .iter()
-            .any(|stated| (stated.value - number.value).abs() < 1e-9 * number.value.abs().max(1.0))
+/// Whether a value (a script's output field) is only a number, one that `question` states: an
+/// input the script echoes, which the question gives rather than asks for. The question is read
+/// once, for every value asked about.
+pub(crate) fn restated_by(question: &str) -> impl Fn(&str) -> bool {
+    let stated = numbers(question);
+    move |value| {
+        let found = numbers(value);
+        let [number] = found.as_slice() else {
+            return false;
+        };
+        number.written.len() == value.trim().len() && stated.iter().any(|known| number.is(known))
+    }
 }
 
 /// A number as written in a text.
@@ -47,11 +48,16 @@ struct Number {
 }
 
 impl Number {
+    /// Whether this number has `other`'s value (to floating-point noise).
+    fn is(&self, other: &Number) -> bool {
+        (self.value - other.value).abs() < 1e-9 * other.value.abs().max(1.0)
+    }
+
     /// Whether this number (of an answer) is `source`, or `source` rounded or cut to this
     /// number's decimals.
     fn stands_for(&self, source: &Number) -> bool {
         if self.decimals > source.decimals {
-            return (self.value - source.value).abs() < 1e-9 * source.value.abs().max(1.0);
+            return self.is(source);
         }
         let step = 10f64.powi(-self.decimals);
         (self.value - source.value).abs() <= step * 0.5 + 1e-9 * source.value.abs().max(1.0)
@@ -159,14 +165,14 @@ mod tests {
 
     #[test]
     fn a_value_restates_the_question_when_it_is_only_a_number_the_question_states() {
-        let question = "A path 6 m long and 0.90 m wide, 7.5 cm deep: how many bags?";
-        assert!(restates("6.0", question));
-        assert!(restates("0.9", question));
-        assert!(restates(" 7.5 ", question));
-        assert!(!restates("32", question));
-        assert!(!restates("6 m", question));
-        assert!(!restates("Flex", question));
-        assert!(!restates("6", "How many bags for a path?"));
+        let restates = restated_by("A path 6 m long and 0.90 m wide, 7.5 cm deep: how many bags?");
+        assert!(restates("6.0"));
+        assert!(restates("0.9"));
+        assert!(restates(" 7.5 "));
+        assert!(!restates("32"));
+        assert!(!restates("6 m"));
+        assert!(!restates("Flex"));
+        assert!(!restated_by("How many bags for a path?")("6"));
     }
 
     #[test]

@@ -25,11 +25,10 @@
 //! 5. **Answer**: when the last script printed a JSON object, one constrained choice of the
 //!    fields the question asks for (an enum of the field names, less the inputs it echoes:
 //!    values that are numbers the question states; a lone field left is taken without asking);
-//!    then one request with the
-//!    question, the results and those values, no tools. A number in the answer found in neither
-//!    the question nor a result, or an answer without one of the values asked for (or, when
-//!    those are not known, of the output's), makes it ask once more; failing that, the answer
-//!    is the script's output, quoted, saying so.
+//!    then one request with the question, the results and those values, no tools. A number in
+//!    the answer found in neither the question nor a result, or an answer without one of the
+//!    values asked for (or, when those are not known, of the output's), makes it ask once more;
+//!    failing that, the answer is the script's output, quoted, saying so.
 //!
 //! Every call (load, read, run) is made through the agent's [`CallRunner`] — the tool loop's
 //! approvals, sandbox, spans and audit records — and lands in the session as the tool loop's
@@ -861,9 +860,14 @@ impl<'a> Guided<'a> {
         };
         // An input the script echoes is given by the question, not asked for; leaving those
         // out makes the choice smaller, or needless.
-        let given = |value: &str| grounding::restates(value, &self.question);
-        if fields.iter().any(|(_, value)| !given(value)) {
-            fields.retain(|(_, value)| !given(value));
+        let restated = grounding::restated_by(&self.question);
+        let not_given: Vec<(String, String)> = fields
+            .iter()
+            .filter(|(_, value)| !restated(value))
+            .cloned()
+            .collect();
+        if !not_given.is_empty() {
+            fields = not_given;
         }
         if let [(name, value)] = fields.as_slice() {
             let line = format!("{name} = {value}");
