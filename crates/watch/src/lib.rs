@@ -575,12 +575,26 @@ impl Task {
         }
         let paths: Vec<PathBuf> = std::mem::take(changed).into_iter().collect();
         let before = self.shared.current();
-        let after = Arc::new(self.shared.source.rediscover(&before, &paths).await);
+        let mut after = Arc::new(self.shared.source.rediscover(&before, &paths).await);
         if after.root_dirs() != before.root_dirs() {
             let placeholder =
                 Watchers::new(self.watchers.reporter.clone(), true, self.poll_interval);
             let watchers = std::mem::replace(&mut self.watchers, placeholder);
             self.watchers = follow(watchers, &self.shared, &self.roots, &after).await;
+            // What changed in a root that appeared after it was read and before its watch began
+            // is reported by no watcher: such roots are read once more, now that they are
+            // watched.
+            let was: Vec<Option<&Path>> = before.root_dirs();
+            let appeared: Vec<PathBuf> = after
+                .root_dirs()
+                .into_iter()
+                .flatten()
+                .filter(|dir| !was.contains(&Some(*dir)))
+                .map(Path::to_path_buf)
+                .collect();
+            if !appeared.is_empty() {
+                after = Arc::new(self.shared.source.rediscover(&after, &appeared).await);
+            }
         }
         *self
             .shared
