@@ -4,7 +4,8 @@
 //! Unlike [`SearchIndex`](super::SearchIndex), whose scores weigh words by how rare they are in
 //! the library, a skill's score here depends only on the request and that skill's own name and
 //! description: the same request activates the same skill in a library of one skill as among a
-//! thousand. The score is the share of the request's words (stop words and numbers left out)
+//! thousand. (Only the order of a selection's candidates, [`activation_candidates`], weighs
+//! words by how many of the offered skills have them.) The score is the share of the request's words (stop words and numbers left out)
 //! that the skill's name or description has: a word counts whole when the skill has it (after
 //! stemming), half when one word begins the other (four letters or more: "config",
 //! "configuration") or when it is a short abbreviation of a word of the skill (two or three
@@ -90,7 +91,14 @@ pub fn activation_match<'a>(
 
 /// The skills of `skills` (name, description) that `request` matches well enough to be offered
 /// to a model's choice: a score of at least [`CANDIDATE_THRESHOLD`] and a matched weight of at
-/// least [`MIN_CANDIDATE_WEIGHT`], best first (ties in the order given), at most `limit`.
+/// least [`MIN_CANDIDATE_WEIGHT`], at most `limit`.
+///
+/// Whether a skill is a candidate depends on it alone; their order does not. They come best
+/// first by the words they match, each word weighed by how few of the skills given have it (a
+/// word one skill has counts whole, one that four have counts a quarter), then by score, then in
+/// the order given: a request's rare word ("people", of a recipe's servings) tells more than
+/// the common ones ("need", "takes") many descriptions share, and the limit keeps only the
+/// first.
 ///
 /// # Example
 /// ```
@@ -116,22 +124,47 @@ pub fn activation_candidates<'a>(
     if words.is_empty() {
         return Vec::new();
     }
-    let mut found: Vec<ActivationMatch> = skills
+    let matches: Vec<(&str, Vec<f64>)> = skills
         .into_iter()
-        .filter_map(|(name, description)| {
-            let (score, matched) = score_words(&analyzer, &words, name, description);
-            (score >= CANDIDATE_THRESHOLD && matched >= MIN_CANDIDATE_WEIGHT).then(|| {
-                ActivationMatch {
+        .map(|(name, description)| (name, word_matches(&analyzer, &words, name, description)))
+        .collect();
+    let holders: Vec<f64> = (0..words.len())
+        .map(|word| {
+            matches
+                .iter()
+                .filter(|(_, matched)| matched[word] > 0.0)
+                .count() as f64
+        })
+        .collect();
+    let mut found: Vec<(ActivationMatch, f64)> = matches
+        .into_iter()
+        .filter_map(|(name, matched)| {
+            let weight: f64 = matched.iter().sum();
+            let score = weight / words.len() as f64;
+            (score >= CANDIDATE_THRESHOLD && weight >= MIN_CANDIDATE_WEIGHT).then(|| {
+                // A word this skill matches has at least this one holder.
+                let telling = matched
+                    .iter()
+                    .zip(&holders)
+                    .filter(|(part, _)| **part > 0.0)
+                    .map(|(part, holders)| part / holders)
+                    .sum();
+                let found = ActivationMatch {
                     name: name.to_owned(),
                     score,
-                }
+                };
+                (found, telling)
             })
         })
         .collect();
     // Stable: ties keep the order given.
-    found.sort_by(|a, b| b.score.total_cmp(&a.score));
+    found.sort_by(|(a, a_telling), (b, b_telling)| {
+        b_telling
+            .total_cmp(a_telling)
+            .then(b.score.total_cmp(&a.score))
+    });
     found.truncate(limit);
-    found
+    found.into_iter().map(|(found, _)| found).collect()
 }
 
 /// The request's distinct terms: stop words, single letters and words with digits left out.
@@ -162,6 +195,14 @@ fn score_words(analyzer: &Analyzer, words: &[String], name: &str, description: &
     if words.is_empty() {
         return (0.0, 0.0);
     }
+    let matched: f64 = word_matches(analyzer, words, name, description)
+        .iter()
+        .sum();
+    (matched / words.len() as f64, matched)
+}
+
+/// How much one skill has each of `words` ([`word_match`]), in their order.
+fn word_matches(analyzer: &Analyzer, words: &[String], name: &str, description: &str) -> Vec<f64> {
     let mut terms = HashSet::new();
     for text in [name, description] {
         let cut = text
@@ -177,8 +218,7 @@ fn score_words(analyzer: &Analyzer, words: &[String], name: &str, description: &
             }
         }
     }
-    let matched: f64 = words.iter().map(|word| word_match(word, &terms)).sum();
-    (matched / words.len() as f64, matched)
+    words.iter().map(|word| word_match(word, &terms)).collect()
 }
 
 /// How much the skill's `terms` have `word`: 1, [`PARTIAL`] or 0.
@@ -221,6 +261,37 @@ mod tests {
         assert!(!abbreviates("mk", "kilometr"));
         assert!(!abbreviates("km", "km"));
         assert!(!abbreviates("kilo", "kilometr"));
+    }
+
+    #[test]
+    fn a_word_few_skills_have_ranks_a_candidate_above_a_word_many_share() {
+        let skills = [
+            (
+                "concrete-volume",
+                "Calculates the concrete for a slab. Use when someone asks what a job takes.",
+            ),
+            (
+                "credit-card-payoff",
+                "How many months it takes to clear a card balance.",
+            ),
+            (
+                "data-transfer-time",
+                "How long a download takes at a given speed.",
+            ),
+            (
+                "recipe-scaling",
+                "Rescales a recipe for more or fewer people.",
+            ),
+        ];
+        let request = "Soup for 4 people takes 2 onions, and I want it for 10.";
+        // By score the four tie (one word each), and ties keep the order given.
+        let score = |at: usize| activation_score(request, skills[at].0, skills[at].1).0;
+        assert!((0..3).all(|at| score(at) == score(3)));
+        let found = activation_candidates(request, skills, 2);
+        let names: Vec<&str> = found.iter().map(|found| found.name.as_str()).collect();
+        // "people" is the recipe's alone; "takes" three skills share.
+        assert_eq!(names, ["recipe-scaling", "concrete-volume"]);
+        assert_eq!(found[0].score, score(3));
     }
 
     #[test]
