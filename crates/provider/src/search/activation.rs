@@ -5,11 +5,12 @@
 //! the library, a skill's score here depends only on the request and that skill's own name and
 //! description: the same request activates the same skill in a library of one skill as among a
 //! thousand. (Only the order of a selection's candidates, [`activation_candidates`], weighs
-//! words by how many of the offered skills have them.) The score is the share of the request's words (stop words and numbers left out)
-//! that the skill's name or description has: a word counts whole when the skill has it (after
-//! stemming), half when one word begins the other (four letters or more: "config",
-//! "configuration") or when it is a short abbreviation of a word of the skill (two or three
-//! letters, in order, from its first: "km" for "kilometres", "kg" for "kilograms").
+//! words by how many of the offered skills have them.) The score is the share of the request's
+//! words (stop words and numbers left out) that the skill's name or description has: a word
+//! counts whole when the skill has it (after stemming), half when one word begins the other
+//! (four letters or more: "config", "configuration") or when it is a short abbreviation of a
+//! word of the skill (two or three letters, in order, from its first: "km" for "kilometres",
+//! "kg" for "kilograms").
 
 use std::collections::HashSet;
 
@@ -97,7 +98,7 @@ pub fn activation_match<'a>(
 /// first by the words they match, each word weighed by how few of the skills given have it (a
 /// word one skill has counts whole, one that four have counts a quarter), then by score, then in
 /// the order given: a request's rare word ("people", of a recipe's servings) tells more than
-/// the common ones ("need", "takes") many descriptions share, and the limit keeps only the
+/// a common one ("takes") many descriptions share, and the limit keeps only the
 /// first.
 ///
 /// # Example
