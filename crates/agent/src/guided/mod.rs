@@ -5,8 +5,9 @@
 //! 1. **Select**: the activation match proposes candidates ([`activation_candidates`]); for
 //!    each, best first (at most [`GuidedOptions::candidates`]), one constrained `yes`/`no`
 //!    decides whether it fits the request; the first `yes` is loaded. No candidate, or no `yes`:
-//!    the request is answered directly and nothing is loaded. Skills the user named skip the
-//!    selection. (One choice among all candidates plus `none` was measured first: on the
+//!    the request is answered directly and nothing is loaded. A calculation (a skill each of
+//!    whose scripts takes two numbers or more) is not asked about when the request (with the
+//!    conversation before it) states no number. Skills the user named skip the selection. (One choice among all candidates plus `none` was measured first: on the
 //!    evaluation set with the 1.5B model it loaded a skill for 8–10 of the unrelated questions
 //!    that had candidates, against 1 for the yes/no questions; see the book's measurements.)
 //! 2. **Disclose**: the skill is loaded (`load_skill`), with the resources its body names
@@ -21,7 +22,9 @@
 //!    script (its name from the skill's scripts, its arguments shaped as the body shows them:
 //!    named options, positional arguments, one JSON document shaped like the example), read a
 //!    resource, or answer (once a result is in). Scripts each named by a numbered step of their
-//!    own are offered in the steps' order. Each result joins the next decision.
+//!    own are offered in the steps' order. Arithmetic written as an argument's value
+//!    (`"40310 - 40112"`) is computed before the script runs. Each result joins the next
+//!    decision.
 //! 5. **Answer**: when the last script printed a JSON object, one constrained choice of the
 //!    fields the question asks for (an enum of the field names, less the inputs it echoes:
 //!    values that are numbers the question states; a lone field left is taken without asking);
@@ -41,6 +44,7 @@
 //! [`GuidedOptions::max_steps`]: crate::GuidedOptions::max_steps
 //! [`CallRunner`]: skillful_decorators::CallRunner
 
+mod arithmetic;
 mod constrained;
 mod grounding;
 mod prompts;
@@ -67,7 +71,7 @@ use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
 use reading::{Table, answer_step, body_of, names, steps_naming, tables};
-use relevance::{Likely, heading_fits, likely_rows};
+use relevance::{Likely, heading_fits, likely_rows, states_a_number};
 use shapes::{Action, Arguments, Choices};
 
 /// One turn in the guided strategy.
@@ -239,6 +243,33 @@ impl<'a> Guided<'a> {
             self.made.stages.push(record);
             return Ok(None);
         }
+        // A calculation needs the request's numbers: without one, its script could only be
+        // run with made-up values, and the request asks for something else (an explanation,
+        // advice). Measured on the evaluation set: this is where a small model says yes to
+        // questions only worded near a skill.
+        let stated = states_a_number(&self.question) || states_a_number(&self.history);
+        let mut kept = Vec::new();
+        let mut calculations = Vec::new();
+        for (name, description) in candidates {
+            if !stated && self.calculates(name).await {
+                calculations.push(name);
+            } else {
+                kept.push((name, description));
+            }
+        }
+        if !calculations.is_empty() {
+            record.notes.push(format!(
+                "not asked about {}: a calculation, and the request states no number",
+                calculations.join(", ")
+            ));
+        }
+        let candidates = kept;
+        if candidates.is_empty() {
+            record.detail =
+                "none (the request states no number for the calculations matching it)".to_owned();
+            self.made.stages.push(record);
+            return Ok(None);
+        }
         let names: Vec<&str> = candidates.iter().map(|(name, _)| *name).collect();
         let schema = shapes::selection();
         let mut chosen = None;
@@ -265,6 +296,25 @@ impl<'a> Guided<'a> {
         );
         self.made.stages.push(record);
         Ok(chosen)
+    }
+
+    /// Whether the offered skill `name` is a calculation: it has scripts, and each takes two
+    /// numbers or more ([`shapes::numbers_taken`]).
+    async fn calculates(&self, name: &str) -> bool {
+        let Some(offered) = self.gathered.skill(name) else {
+            return false;
+        };
+        let scripts = offered.skill.scripts();
+        if scripts.is_empty() {
+            return false;
+        }
+        let Ok(document) = offered.skill.document().await else {
+            return false;
+        };
+        scripts.iter().all(|script| {
+            shapes::numbers_taken(script.parameters_schema(), script.name(), &document.body)
+                >= MIN_CALCULATION_NUMBERS
+        })
     }
 
     /// The approval answers resume the held calls; the strategy goes on from the stage they
@@ -490,8 +540,15 @@ impl<'a> Guided<'a> {
                     self.made.stages.push(record);
                     return Ok(Phase::Answer(Some(skill.to_owned())));
                 }
-                Action::Run { script, arguments } => {
+                Action::Run {
+                    script,
+                    arguments,
+                    computed,
+                } => {
                     record.detail = format!("run {script} {arguments}");
+                    record
+                        .notes
+                        .extend(computed.iter().map(|done| format!("computed {done}")));
                     (
                         ToolKind::RunSkillScript,
                         json!({"skillName": skill, "scriptName": script, "arguments": arguments}),
@@ -1064,6 +1121,10 @@ impl SkillState {
 
 /// The most tables looked up in one run.
 const MAX_LOOKUPS: usize = 3;
+
+/// The fewest numbers each script of a calculation takes: one number alone (a `--limit 10`)
+/// is often an option with a default, not the request's values.
+const MIN_CALCULATION_NUMBERS: usize = 2;
 
 /// A call made since the question, with its result and who made it.
 struct Done {

@@ -75,6 +75,62 @@ pub(crate) fn heading_fits(heading: &str, question: &str) -> bool {
         .any(|known| matches!(known, Term::Word(_)) && asked.iter().any(|term| term.matches(known)))
 }
 
+/// Whether `text` states a number: in digits (`12`, `4.5`) or in words (`twelve`, `a dozen`,
+/// `half`).
+pub(crate) fn states_a_number(text: &str) -> bool {
+    terms(text)
+        .iter()
+        .any(|term| matches!(term, Term::Number { .. }))
+        || words(text)
+            .iter()
+            .any(|word| NUMBER_WORDS.contains(&word.as_str()))
+}
+
+/// The words that state a number.
+const NUMBER_WORDS: &[&str] = &[
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+    "million",
+    "billion",
+    "dozen",
+    "half",
+    "quarter",
+    "twice",
+    "double",
+    "triple",
+    "once",
+    "single",
+    "pair",
+    "couple",
+];
+
 /// A word (lower case, at least three letters, not a function word) or a number (with the
 /// word after it, its unit: `lb` of `80 lb`) of a text.
 #[derive(Debug, Clone, PartialEq)]
@@ -268,6 +324,20 @@ mod tests {
         let all_adult = table(&["adult, neutered | 1.6", "adult, intact | 1.8"]);
         assert_eq!(likely_rows(&all_adult, "an adult").rows, [0, 1]);
         assert_eq!(likely_rows(&fees, "how much for a puppy").rows, [2]);
+    }
+
+    #[test]
+    fn numbers_are_stated_in_digits_or_words() {
+        assert!(states_a_number("I used 287 kWh over a 31-day period."));
+        assert!(states_a_number("Granola for twelve people"));
+        assert!(states_a_number("a dozen eggs"));
+        assert!(states_a_number("costs 1.5 a litre"));
+        assert!(!states_a_number(
+            "What is the difference between a fixed-rate and a variable-rate mortgage?"
+        ));
+        assert!(!states_a_number("Why is my internet connection so slow?"));
+        // A digit inside a word (`v2`, `x86`) is a name, not a number stated.
+        assert!(!states_a_number("Is IPv6 faster than IPv4?"));
     }
 
     #[test]

@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use super::arithmetic::{Computed, compute};
+
 /// The value of the selection that chooses no skill.
 pub(crate) const NONE: &str = "none";
 
@@ -219,6 +221,68 @@ impl Arguments {
     }
 }
 
+/// How many numbers a call of `script` takes, as far as the skill says: the required number
+/// parameters of its declared `schema` (where that names parameters), else the numbers its
+/// first example in `body` passes (`--weight 12.5`, `["2400", "19.9"]`, `{"kwh": 410}`, a JSON
+/// document's numbers). 0 when the body shows no example.
+pub(crate) fn numbers_taken(schema: Option<&Value>, script: &str, body: &str) -> usize {
+    if let Arguments::Declared(schema) = Arguments::declared_or_of(schema, script, "") {
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        return required
+            .iter()
+            .filter(|name| {
+                matches!(
+                    schema["properties"][**name]["type"].as_str(),
+                    Some("number" | "integer")
+                )
+            })
+            .count();
+    }
+    let file = script.rsplit('/').next().unwrap_or(script);
+    let lines: Vec<&str> = body.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| line.contains(file))
+        .find_map(|(at, line)| {
+            if let Some(words) = invocation_arguments(line, file) {
+                return Some(
+                    words
+                        .iter()
+                        .map(|word| {
+                            document(word)
+                                .map_or_else(|| numbers_in(&json!(word)), |doc| numbers_in(&doc))
+                        })
+                        .sum(),
+                );
+            }
+            if let Some(value) = json_after(line, file) {
+                return Some(numbers_in(&value));
+            }
+            // "for example `{"value": 26.2}`" on a line of the step below the name.
+            lines[at + 1..]
+                .iter()
+                .take_while(|line| !line.trim().is_empty())
+                .take(5)
+                .find_map(|line| inline_object(line).map(|value| numbers_in(&value)))
+        })
+        .unwrap_or(0)
+}
+
+/// The numbers in `value`: its JSON numbers, and its texts that are numbers (`"19.9"`).
+fn numbers_in(value: &Value) -> usize {
+    match value {
+        Value::Number(_) => 1,
+        Value::String(text) => usize::from(text.trim().parse::<f64>().is_ok()),
+        Value::Array(items) => items.iter().map(numbers_in).sum(),
+        Value::Object(entries) => entries.values().map(numbers_in).sum(),
+        Value::Bool(_) | Value::Null => 0,
+    }
+}
+
 /// What an example invocation on one line shows.
 enum Example {
     /// These named options.
@@ -295,12 +359,18 @@ impl Example {
 
 /// A JSON object of arguments written in a code span on `line` (`` `{"value": 26.2}` ``).
 fn inline_example(line: &str) -> Option<Example> {
+    match inline_object(line)? {
+        Value::Object(entries) => Some(Example::Options(entries.keys().cloned().collect())),
+        _ => None,
+    }
+}
+
+/// The JSON object in a code span on `line` (`` `{"value": 26.2}` ``), if one is there.
+fn inline_object(line: &str) -> Option<Value> {
     let start = line.find("`{")? + 1;
     let mut values = serde_json::Deserializer::from_str(&line[start..]).into_iter::<Value>();
     match values.next() {
-        Some(Ok(Value::Object(entries))) => {
-            Some(Example::Options(entries.keys().cloned().collect()))
-        }
+        Some(Ok(value @ Value::Object(_))) => Some(value),
         _ => None,
     }
 }
@@ -543,8 +613,14 @@ impl Choices {
 /// A step's choice, read from a reply that fits [`Choices::schema`].
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Action {
-    /// Run this script with these arguments (as the script is called).
-    Run { script: String, arguments: Value },
+    /// Run this script with these arguments (as the script is called, the arithmetic in them
+    /// computed).
+    Run {
+        script: String,
+        arguments: Value,
+        /// The arithmetic computed in the arguments the model wrote.
+        computed: Vec<Computed>,
+    },
     /// Read this resource.
     Read { resource: String },
     /// Answer now.
@@ -560,10 +636,14 @@ impl Action {
             Some(READ) => Some(Action::Read {
                 resource: reply.get("resource")?.as_str()?.to_owned(),
             }),
-            None | Some(RUN) => Some(Action::Run {
-                script: reply.get("script")?.as_str()?.to_owned(),
-                arguments: Arguments::for_the_call(reply.get("arguments")?.clone()),
-            }),
+            None | Some(RUN) => {
+                let (arguments, computed) = compute(reply.get("arguments")?.clone());
+                Some(Action::Run {
+                    script: reply.get("script")?.as_str()?.to_owned(),
+                    arguments: Arguments::for_the_call(arguments),
+                    computed,
+                })
+            }
             Some(_) => None,
         }
     }
@@ -636,6 +716,55 @@ mod tests {
             json!(["[{\"score\":80}]"])
         );
         assert_eq!(Arguments::for_the_call(json!(["1", 2])), json!(["1", 2]));
+    }
+
+    #[test]
+    fn the_numbers_a_script_takes_are_counted_from_its_example() {
+        let options =
+            "Run `scripts/bill.py` with `{\"tariff\": \"flex\", \"kwh\": 410, \"days\": 30}`.";
+        assert_eq!(numbers_taken(None, "scripts/bill.py", options), 2);
+        let positional = "```\npython3 scripts/payoff.py 2400 19.9 120\n```";
+        assert_eq!(numbers_taken(None, "scripts/payoff.py", positional), 3);
+        let listed = "Run `scripts/t.py` with `[\"4.7\", \"GB\", \"50\"]`.";
+        assert_eq!(numbers_taken(None, "scripts/t.py", listed), 2);
+        let document = "python3 scripts/avg.py '[{\"score\": 70, \"weight\": 2}]'";
+        assert_eq!(numbers_taken(None, "scripts/avg.py", document), 2);
+        let below =
+            "2. Run `scripts/convert.py`\n   for example `{\"value\": 26.2, \"from\": \"mi\"}`";
+        assert_eq!(numbers_taken(None, "scripts/convert.py", below), 1);
+        let limit = "```\npython3 scripts/list_prs.py --limit 10\n```";
+        assert_eq!(numbers_taken(None, "scripts/list_prs.py", limit), 1);
+        assert_eq!(
+            numbers_taken(None, "scripts/x.py", "Run `scripts/x.py`."),
+            0
+        );
+        let declared = json!({
+            "type": "object",
+            "properties": {
+                "principal": {"type": "number"},
+                "years": {"type": "integer"},
+                "currency": {"type": "string"},
+                "extra": {"type": "number"},
+            },
+            "required": ["principal", "years", "currency"],
+        });
+        assert_eq!(numbers_taken(Some(&declared), "payment", ""), 2);
+    }
+
+    #[test]
+    fn arithmetic_in_a_decision_is_computed_for_the_call() {
+        let reply =
+            json!({"script": "scripts/bill.py", "arguments": {"kwh": "40310 - 40112", "days": 33}});
+        let Some(Action::Run {
+            arguments,
+            computed,
+            ..
+        }) = Action::of(&reply)
+        else {
+            panic!("a run");
+        };
+        assert_eq!(arguments, json!({"kwh": 198, "days": 33}));
+        assert_eq!(computed.len(), 1);
     }
 
     #[test]

@@ -236,7 +236,7 @@ async fn none_loads_nothing_and_a_request_no_skill_matches_asks_no_selection() {
 
     let chose_none = agent
         .run(
-            "How many kilometres does a marathon runner train a week?",
+            "How many kilometres should a marathon runner train in 7 days?",
             &mut Session::new(),
         )
         .await
@@ -256,6 +256,109 @@ async fn none_loads_nothing_and_a_request_no_skill_matches_asks_no_selection() {
     assert!(direct.body.get("response_format").is_none());
     assert_eq!(direct.contents("user"), ["What is the capital of France?"]);
     assert_eq!(runner.runs(), 0);
+}
+
+#[tokio::test]
+async fn a_calculation_is_not_offered_for_a_request_that_states_no_number() {
+    let server = TestServer::start().await;
+    server.respond(stand_in(r#"{"fits": "no"}"#, RUN, "I answer this myself."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    // The unit converter matches the request's words, but its script takes two numbers
+    // (`value`, `factor`) and the request states none.
+    let no_number = agent
+        .run(
+            "How many kilometres does a marathon runner train a week?",
+            &mut Session::new(),
+        )
+        .await
+        .unwrap();
+    assert!(tools_of(&no_number).is_empty());
+    assert_eq!(decisions(&server), ["answer"], "no selection asked");
+    let select = &no_number.stages[0];
+    assert_eq!(select.stage, Stage::Select);
+    assert!(
+        select
+            .detail
+            .starts_with("none (the request states no number"),
+        "{}",
+        select.detail
+    );
+    assert!(
+        select
+            .notes
+            .iter()
+            .any(|note| note.contains("unit-converter")),
+        "{:?}",
+        select.notes
+    );
+
+    // A number stated in words is a number: the model is asked.
+    agent
+        .run(
+            "How many kilometres does a runner cover in twelve laps of a mile?",
+            &mut Session::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        decisions(&server),
+        ["answer", "skillful_selection", "answer"]
+    );
+}
+
+#[tokio::test]
+async fn arithmetic_in_a_decisions_arguments_is_computed_before_the_script_runs() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.respond(stand_in(
+        SELECT,
+        r#"{"script": "scripts/convert.py", "arguments": {"value": "20 + 6.2", "factor": 1.609344}}"#,
+        "A marathon is 42.16 km.",
+    ));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+
+    let run = response
+        .messages
+        .iter()
+        .flat_map(|message| message.function_calls())
+        .find(|call| call.name == "run_skill_script")
+        .expect("the script's call");
+    assert_eq!(
+        run.arguments["arguments"],
+        json!({"value": 26.2, "factor": 1.609344})
+    );
+    assert_eq!(runner.runs(), 1);
+    assert_eq!(response.text(), "A marathon is 42.16 km.");
+    let decide = response
+        .stages
+        .iter()
+        .find(|record| record.stage == Stage::Decide)
+        .expect("a decision");
+    assert!(
+        decide
+            .notes
+            .contains(&"computed 20 + 6.2 = 26.2".to_owned()),
+        "{:?}",
+        decide.notes
+    );
+    // The step's request says so.
+    let step = server
+        .requests()
+        .into_iter()
+        .find(|request| request.body["response_format"]["json_schema"]["name"] == "skillful_step")
+        .expect("a step");
+    assert!(
+        step.contents("user")
+            .join("\n")
+            .contains("it is computed before the script runs"),
+    );
 }
 
 #[tokio::test]
