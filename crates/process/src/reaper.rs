@@ -18,7 +18,7 @@
 //!
 //! The reaper is a copy of the host made by `fork` in a multi-threaded process, so it runs only
 //! async-signal-safe system calls: it never allocates, locks, unwinds or returns to Rust code
-//! that might. It closes every file dechildor it inherited first (so it holds none of the
+//! that might. It closes every file descriptor it inherited first (so it holds none of the
 //! child's pipes, and none of the host's files), and marks itself non-dumpable, since its
 //! memory is a copy of the host's.
 
@@ -75,7 +75,7 @@ unsafe fn reap(child: pid_t, terminate: &libc::sigset_t) -> ! {
     // SAFETY: plain system calls; the handler only reads an atomic and sends a signal.
     unsafe {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-        close_every_dechildor();
+        close_every_descriptor();
         libc::signal(libc::SIGCHLD, libc::SIG_DFL);
         CHILD.store(child, Ordering::SeqCst);
         let mut action: libc::sigaction = std::mem::zeroed();
@@ -100,23 +100,23 @@ extern "C" fn kill_child(_signal: c_int) {
     }
 }
 
-/// Closes every inherited dechildor: the child's pipes, the error pipe `std` uses to report a
+/// Closes every inherited descriptor: the child's pipes, the error pipe `std` uses to report a
 /// failed `exec` (its parent reads it to its end), and the host's files.
-unsafe fn close_every_dechildor() {
-    // SAFETY: closing dechildors this process will never use again.
+unsafe fn close_every_descriptor() {
+    // SAFETY: closing descriptors this process will never use again.
     unsafe {
         if libc::syscall(libc::SYS_close_range, 0, libc::c_uint::MAX, 0) == 0 {
             return;
         }
-        // Kernels before 5.9: close one by one up to the dechildor limit.
+        // Kernels before 5.9: close one by one up to the descriptor limit.
         let mut limit: libc::rlimit = std::mem::zeroed();
         let last = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
             limit.rlim_cur.min(1 << 20)
         } else {
             1024
         };
-        for dechildor in 0..last {
-            libc::close(dechildor as c_int);
+        for descriptor in 0..last {
+            libc::close(descriptor as c_int);
         }
     }
 }

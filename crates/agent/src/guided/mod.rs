@@ -7,9 +7,10 @@
 //!    decides whether it fits the request; the first `yes` is loaded. No candidate, or no `yes`:
 //!    the request is answered directly and nothing is loaded. A calculation (a skill each of
 //!    whose scripts takes two numbers or more) is not asked about when the request (with the
-//!    conversation before it) states no number. Skills the user named skip the selection. (One choice among all candidates plus `none` was measured first: on the
-//!    evaluation set with the 1.5B model it loaded a skill for 8–10 of the unrelated questions
-//!    that had candidates, against 1 for the yes/no questions; see the book's measurements.)
+//!    conversation before it) states no number. Skills the user named skip the selection.
+//!    (One choice among all candidates plus `none` was measured first: on the evaluation set
+//!    with the 1.5B model it loaded a skill for 8–10 of the unrelated questions that had
+//!    candidates, against 1 for the yes/no questions; see the book's measurements.)
 //! 2. **Disclose**: the skill is loaded (`load_skill`), with the resources its body names
 //!    (`read_skill_resource`; not `assets/`, which scripts read), within
 //!    [`GuidedOptions::disclose_budget`]; the others are listed by name, readable in a decision.
@@ -22,9 +23,7 @@
 //!    script (its name from the skill's scripts, its arguments shaped as the body shows them:
 //!    named options, positional arguments, one JSON document shaped like the example), read a
 //!    resource, or answer (once a result is in). Scripts each named by a numbered step of their
-//!    own are offered in the steps' order. Arithmetic written as an argument's value
-//!    (`"40310 - 40112"`) is computed before the script runs. Each result joins the next
-//!    decision.
+//!    own are offered in the steps' order. Each result joins the next decision.
 //! 5. **Answer**: when the last script printed a JSON object, one constrained choice of the
 //!    fields the question asks for (an enum of the field names, less the inputs it echoes:
 //!    values that are numbers the question states; a lone field left is taken without asking);
@@ -44,7 +43,6 @@
 //! [`GuidedOptions::max_steps`]: crate::GuidedOptions::max_steps
 //! [`CallRunner`]: skillful_decorators::CallRunner
 
-mod arithmetic;
 mod constrained;
 mod grounding;
 mod prompts;
@@ -540,15 +538,8 @@ impl<'a> Guided<'a> {
                     self.made.stages.push(record);
                     return Ok(Phase::Answer(Some(skill.to_owned())));
                 }
-                Action::Run {
-                    script,
-                    arguments,
-                    computed,
-                } => {
+                Action::Run { script, arguments } => {
                     record.detail = format!("run {script} {arguments}");
-                    record
-                        .notes
-                        .extend(computed.iter().map(|done| format!("computed {done}")));
                     (
                         ToolKind::RunSkillScript,
                         json!({"skillName": skill, "scriptName": script, "arguments": arguments}),

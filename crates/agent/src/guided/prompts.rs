@@ -29,12 +29,6 @@ const ANSWER: &str = "You answer the user's question from the results you are gi
 two plain sentences. Use the numbers of the results as they are; do not compute anything \
 yourself and do not call tools.";
 
-/// What a decision is told of arithmetic in a script's arguments (computed by the runtime:
-/// `arithmetic`).
-const ARITHMETIC: &str = "Where the question gives a value only through arithmetic (the \
-difference of two readings, the sum of several numbers), write that arithmetic as a text, for \
-example {\"value\": \"1250 - 980\"}: it is computed before the script runs.";
-
 /// The selection's request about one candidate (its name and description): whether it fits
 /// the request, after `history` (the conversation's earlier text, if any).
 pub(crate) fn select(name: &str, description: &str, history: &str, question: &str) -> Vec<Message> {
@@ -118,20 +112,23 @@ impl SkillContext<'_> {
     /// A decision's request; `can_answer` says whether answering is one of its choices.
     pub(crate) fn decide(&self, can_answer: bool) -> Vec<Message> {
         let task = match (can_answer, self.readable.is_empty()) {
-            (false, true) => "Choose the script to run for this question and its arguments.",
+            (false, true) => {
+                "Choose the script to run for this question and its arguments. Reply with JSON."
+            }
             (false, false) => {
-                "Choose the next step: run a script with its arguments, or read a resource."
+                "Choose the next step: run a script with its arguments, or read a resource. Reply \
+                 with JSON."
             }
             (true, true) => {
                 "Choose the next step: run a script with its arguments, or answer if the results \
-                 answer the question."
+                 answer the question. Reply with JSON."
             }
             (true, false) => {
                 "Choose the next step: run a script with its arguments, read a resource, or \
-                 answer if the results answer the question."
+                 answer if the results answer the question. Reply with JSON."
             }
         };
-        self.messages(&format!("{task} {ARITHMETIC} Reply with JSON."))
+        self.messages(task)
     }
 
     /// A lookup's request: which row of the table in `place` (the resource, in backticks, and

@@ -5,8 +5,6 @@
 
 use serde_json::{Value, json};
 
-use super::arithmetic::{Computed, compute};
-
 /// The value of the selection that chooses no skill.
 pub(crate) const NONE: &str = "none";
 
@@ -613,14 +611,8 @@ impl Choices {
 /// A step's choice, read from a reply that fits [`Choices::schema`].
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Action {
-    /// Run this script with these arguments (as the script is called, the arithmetic in them
-    /// computed).
-    Run {
-        script: String,
-        arguments: Value,
-        /// The arithmetic computed in the arguments the model wrote.
-        computed: Vec<Computed>,
-    },
+    /// Run this script with these arguments (as the script is called).
+    Run { script: String, arguments: Value },
     /// Read this resource.
     Read { resource: String },
     /// Answer now.
@@ -636,14 +628,10 @@ impl Action {
             Some(READ) => Some(Action::Read {
                 resource: reply.get("resource")?.as_str()?.to_owned(),
             }),
-            None | Some(RUN) => {
-                let (arguments, computed) = compute(reply.get("arguments")?.clone());
-                Some(Action::Run {
-                    script: reply.get("script")?.as_str()?.to_owned(),
-                    arguments: Arguments::for_the_call(arguments),
-                    computed,
-                })
-            }
+            None | Some(RUN) => Some(Action::Run {
+                script: reply.get("script")?.as_str()?.to_owned(),
+                arguments: Arguments::for_the_call(reply.get("arguments")?.clone()),
+            }),
             Some(_) => None,
         }
     }
@@ -749,22 +737,6 @@ mod tests {
             "required": ["principal", "years", "currency"],
         });
         assert_eq!(numbers_taken(Some(&declared), "payment", ""), 2);
-    }
-
-    #[test]
-    fn arithmetic_in_a_decision_is_computed_for_the_call() {
-        let reply =
-            json!({"script": "scripts/bill.py", "arguments": {"kwh": "40310 - 40112", "days": 33}});
-        let Some(Action::Run {
-            arguments,
-            computed,
-            ..
-        }) = Action::of(&reply)
-        else {
-            panic!("a run");
-        };
-        assert_eq!(arguments, json!({"kwh": 198, "days": 33}));
-        assert_eq!(computed.len(), 1);
     }
 
     #[test]

@@ -309,59 +309,6 @@ async fn a_calculation_is_not_offered_for_a_request_that_states_no_number() {
 }
 
 #[tokio::test]
-async fn arithmetic_in_a_decisions_arguments_is_computed_before_the_script_runs() {
-    if !python() {
-        return;
-    }
-    let server = TestServer::start().await;
-    server.respond(stand_in(
-        SELECT,
-        r#"{"script": "scripts/convert.py", "arguments": {"value": "20 + 6.2", "factor": 1.609344}}"#,
-        "A marathon is 42.16 km.",
-    ));
-    let runner = Arc::new(CountingRunner::default());
-    let agent = guided(&server, &runner, AutoApprove::All);
-
-    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
-
-    let run = response
-        .messages
-        .iter()
-        .flat_map(|message| message.function_calls())
-        .find(|call| call.name == "run_skill_script")
-        .expect("the script's call");
-    assert_eq!(
-        run.arguments["arguments"],
-        json!({"value": 26.2, "factor": 1.609344})
-    );
-    assert_eq!(runner.runs(), 1);
-    assert_eq!(response.text(), "A marathon is 42.16 km.");
-    let decide = response
-        .stages
-        .iter()
-        .find(|record| record.stage == Stage::Decide)
-        .expect("a decision");
-    assert!(
-        decide
-            .notes
-            .contains(&"computed 20 + 6.2 = 26.2".to_owned()),
-        "{:?}",
-        decide.notes
-    );
-    // The step's request says so.
-    let step = server
-        .requests()
-        .into_iter()
-        .find(|request| request.body["response_format"]["json_schema"]["name"] == "skillful_step")
-        .expect("a step");
-    assert!(
-        step.contents("user")
-            .join("\n")
-            .contains("it is computed before the script runs"),
-    );
-}
-
-#[tokio::test]
 async fn a_number_found_in_no_result_is_asked_again_then_the_output_is_quoted() {
     if !python() {
         return;
