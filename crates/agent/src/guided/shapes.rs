@@ -270,11 +270,15 @@ pub(crate) fn numbers_taken(schema: Option<&Value>, script: &str, body: &str) ->
         .unwrap_or(0)
 }
 
-/// The numbers in `value`: its JSON numbers, and its texts that are numbers (`"19.9"`).
+/// The numbers in `value`: its JSON numbers, its texts that are numbers (`"19.9"`) and those
+/// in its texts that are JSON documents (one argument holding a document).
 fn numbers_in(value: &Value) -> usize {
     match value {
         Value::Number(_) => 1,
-        Value::String(text) => usize::from(text.trim().parse::<f64>().is_ok()),
+        Value::String(text) => match document(text) {
+            Some(inner) => numbers_in(&inner),
+            None => usize::from(text.trim().parse::<f64>().is_ok()),
+        },
         Value::Array(items) => items.iter().map(numbers_in).sum(),
         Value::Object(entries) => entries.values().map(numbers_in).sum(),
         Value::Bool(_) | Value::Null => 0,
@@ -717,6 +721,8 @@ mod tests {
         assert_eq!(numbers_taken(None, "scripts/t.py", listed), 2);
         let document = "python3 scripts/avg.py '[{\"score\": 70, \"weight\": 2}]'";
         assert_eq!(numbers_taken(None, "scripts/avg.py", document), 2);
+        let quoted = "Run `scripts/avg.py` with `[\"[{\\\"score\\\": 72, \\\"weight\\\": 20}]\"]`.";
+        assert_eq!(numbers_taken(None, "scripts/avg.py", quoted), 2);
         let below =
             "2. Run `scripts/convert.py`\n   for example `{\"value\": 26.2, \"from\": \"mi\"}`";
         assert_eq!(numbers_taken(None, "scripts/convert.py", below), 1);
