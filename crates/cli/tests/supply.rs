@@ -139,6 +139,71 @@ fn url(bare: &Path) -> String {
     format!("file://{}", bare.display())
 }
 
+/// A `git` first on the `PATH` that appends its environment to `log`, then runs the real git.
+#[cfg(unix)]
+fn git_recording_its_environment(env: &Env, log: &Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let real = Command::new("sh")
+        .args(["-c", "command -v git"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_owned();
+    let bin = env.temp.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let wrapper = bin.join("git");
+    fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nenv >> '{}'\nexec '{real}' \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap())
+}
+
+#[cfg(unix)]
+#[test]
+fn the_git_child_of_add_sees_no_api_key_of_the_host() {
+    let env = Env::new();
+    let (_, bare, _) = repository(&env);
+    let log = env.temp.path().join("git-environment");
+    let path = git_recording_its_environment(&env, &log);
+    let secrets = [
+        ("SKILLS_API_KEY", "skills-key-secret"),
+        ("OPENAI_API_KEY", "openai-key-secret"),
+        ("AWS_SECRET_ACCESS_KEY", "aws-key-secret"),
+        ("AWS_SESSION_TOKEN", "aws-token-secret"),
+    ];
+    let output = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["add", &url(&bare), "--skill", "alpha", "--yes"])
+        .env("HOME", env.home())
+        .env("XDG_CONFIG_HOME", env.home().join(".config"))
+        .env("PATH", path)
+        .envs(secrets)
+        .current_dir(env.temp.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(env.installed(), ["alpha"]);
+    let seen = fs::read_to_string(&log).expect("the recording git ran");
+    // What git needs is there: its own settings and the user's home.
+    assert!(seen.contains("GIT_TERMINAL_PROMPT=0"), "{seen}");
+    assert!(
+        seen.contains(&format!("HOME={}", env.home().display())),
+        "{seen}"
+    );
+    for (name, value) in secrets {
+        assert!(!seen.contains(value), "git saw {name}: {seen}");
+    }
+}
+
 fn text(output: &Output) -> String {
     format!(
         "{}{}",

@@ -5,16 +5,55 @@
 //! fetch of exactly one commit (`fetch --depth 1 URL REF`) is one command; `gix` would add a large
 //! dependency tree for the same. No hook, filter, submodule or credential prompt runs: the fetch
 //! goes into a fresh repository with hooks pointed at nothing, and only the tree is checked out.
+//!
+//! git sees only the host variables it needs ([`GIT_ENV`] on top of
+//! [`skillful_process::DEFAULT_ALLOWED_ENV`]): a credential helper, `ssh` or a proxy it starts
+//! gets no API key of the host's (`SKILLS_API_KEY`, `OPENAI_API_KEY`, `AWS_*`).
 
 use std::path::Path;
 use std::process::Command;
 
 use crate::InstallError;
 
-/// A `git` command with every setting that could run code or prompt turned off.
+/// The host variables git is given besides [`skillful_process::DEFAULT_ALLOWED_ENV`]: the
+/// user's SSH agent and SSH command, proxies, certificate stores, git's own configuration
+/// files, and what a desktop credential helper needs to reach its keyring.
+const GIT_ENV: [&str; 26] = [
+    "USER",
+    "LOGNAME",
+    "XDG_CONFIG_HOME",
+    "XDG_RUNTIME_DIR",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "SSH_AUTH_SOCK",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH_VARIANT",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_SSL_CAINFO",
+    "GIT_SSL_CAPATH",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "CURL_CA_BUNDLE",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "GIT_PROXY_COMMAND",
+];
+
+/// A `git` command with every setting that could run code or prompt turned off, and only the
+/// host variables it needs ([`GIT_ENV`]).
 fn git(dir: &Path) -> Command {
     let mut command = Command::new("git");
     command
+        .env_clear()
+        .envs(skillful_process::allowed_environment(GIT_ENV))
         .arg("-C")
         .arg(dir)
         .args([
@@ -33,8 +72,6 @@ fn git(dir: &Path) -> Command {
         ])
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_ASKPASS", "/bin/false")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
         .stdin(std::process::Stdio::null());
     command
 }
