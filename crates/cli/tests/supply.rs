@@ -36,14 +36,21 @@ impl Env {
     }
 
     fn skills_in(&self, dir: &Path, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_skills"))
+        self.command(dir, args)
+            .output()
+            .expect("the skills binary runs")
+    }
+
+    /// `skills ARGS` in `dir` with this home, for a test to add to.
+    fn command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
+        command
             .args(args)
             .env("HOME", self.home())
             .env("XDG_CONFIG_HOME", self.home().join(".config"))
             .current_dir(dir)
-            .stdin(Stdio::null())
-            .output()
-            .expect("the skills binary runs")
+            .stdin(Stdio::null());
+        command
     }
 
     /// The names of the non-hidden entries of the skills directory.
@@ -176,14 +183,13 @@ fn the_git_child_of_add_sees_no_api_key_of_the_host() {
         ("AWS_SECRET_ACCESS_KEY", "aws-key-secret"),
         ("AWS_SESSION_TOKEN", "aws-token-secret"),
     ];
-    let output = Command::new(env!("CARGO_BIN_EXE_skills"))
-        .args(["add", &url(&bare), "--skill", "alpha", "--yes"])
-        .env("HOME", env.home())
-        .env("XDG_CONFIG_HOME", env.home().join(".config"))
+    let output = env
+        .command(
+            env.temp.path(),
+            &["add", &url(&bare), "--skill", "alpha", "--yes"],
+        )
         .env("PATH", path)
         .envs(secrets)
-        .current_dir(env.temp.path())
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert!(

@@ -92,32 +92,14 @@ impl Arguments {
             if !line.contains(file) {
                 continue;
             }
-            // The step that names the script: its line and those continuing it, up to a blank
-            // line, a code block (an output) or the next item of a list.
-            let step: Vec<&str> = std::iter::once(lines[at])
-                .chain(
-                    lines[at + 1..]
-                        .iter()
-                        .take_while(|line| {
-                            let trimmed = line.trim_start();
-                            !trimmed.is_empty()
-                                && !trimmed.starts_with("```")
-                                && !starts_item(trimmed)
-                        })
-                        .copied(),
-                )
-                .take(6)
-                .collect();
+            let step = step_at(&lines, at);
             let joined = step.join(" ");
             for name in option_names(&joined).into_iter().chain(json_keys(&joined)) {
                 if !names.contains(&name) {
                     names.push(name);
                 }
             }
-            let here = Example::on(line, file).or_else(|| {
-                // "for example `{"value": 26.2}`" on a line of the step below the name.
-                step.iter().skip(1).find_map(|line| inline_example(line))
-            });
+            let here = example_in(&step, file).map(|(example, _)| example);
             // Options named in code spans count where a step says they are options, or the
             // script's example passes options.
             says_options |= joined.to_ascii_lowercase().contains("option");
@@ -245,29 +227,8 @@ pub(crate) fn numbers_taken(schema: Option<&Value>, script: &str, body: &str) ->
         .iter()
         .enumerate()
         .filter(|(_, line)| line.contains(file))
-        .find_map(|(at, line)| {
-            if let Some(words) = invocation_arguments(line, file) {
-                return Some(
-                    words
-                        .iter()
-                        .map(|word| {
-                            document(word)
-                                .map_or_else(|| numbers_in(&json!(word)), |doc| numbers_in(&doc))
-                        })
-                        .sum(),
-                );
-            }
-            if let Some(value) = json_after(line, file) {
-                return Some(numbers_in(&value));
-            }
-            // "for example `{"value": 26.2}`" on a line of the step below the name.
-            lines[at + 1..]
-                .iter()
-                .take_while(|line| !line.trim().is_empty())
-                .take(5)
-                .find_map(|line| inline_object(line).map(|value| numbers_in(&value)))
-        })
-        .unwrap_or(0)
+        .find_map(|(at, _)| example_in(&step_at(&lines, at), file))
+        .map_or(0, |(_, arguments)| numbers_in(&arguments))
 }
 
 /// The numbers in `value`: its JSON numbers, its texts that are numbers (`"19.9"`) and those
@@ -283,6 +244,31 @@ fn numbers_in(value: &Value) -> usize {
         Value::Object(entries) => entries.values().map(numbers_in).sum(),
         Value::Bool(_) | Value::Null => 0,
     }
+}
+
+/// The step of `lines` that names a script on line `at`: that line and those continuing it, up
+/// to a blank line, a code block (an output) or the next item of a list.
+fn step_at<'a>(lines: &[&'a str], at: usize) -> Vec<&'a str> {
+    std::iter::once(lines[at])
+        .chain(
+            lines[at + 1..]
+                .iter()
+                .take_while(|line| {
+                    let trimmed = line.trim_start();
+                    !trimmed.is_empty() && !trimmed.starts_with("```") && !starts_item(trimmed)
+                })
+                .copied(),
+        )
+        .take(6)
+        .collect()
+}
+
+/// The example call of `file` in `step` (its first line names the script): on that line, else
+/// "for example `{"value": 26.2}`" on a line below it; what it shows and its arguments as
+/// written (an invocation's words as a list of texts, or the JSON).
+fn example_in(step: &[&str], file: &str) -> Option<(Example, Value)> {
+    let (first, below) = step.split_first()?;
+    Example::on(first, file).or_else(|| below.iter().find_map(|line| inline_example(line)))
 }
 
 /// What an example invocation on one line shows.
@@ -328,51 +314,49 @@ fn document(text: &str) -> Option<Value> {
 }
 
 impl Example {
-    /// The example of `file` on `line`: a command line after the file's name, or the JSON
-    /// arguments given after it.
-    fn on(line: &str, file: &str) -> Option<Example> {
+    /// The example of `file` on `line` (a command line after the file's name, or the JSON
+    /// arguments given after it) and its arguments as written.
+    fn on(line: &str, file: &str) -> Option<(Example, Value)> {
         if let Some(words) = invocation_arguments(line, file) {
             let options: Vec<String> = words
                 .iter()
                 .filter_map(|word| word.strip_prefix("--"))
                 .map(str::to_owned)
                 .collect();
-            if !options.is_empty() {
-                return Some(Example::Options(options));
-            }
-            return match words.as_slice() {
-                [only] if document(only).is_some() => document(only).map(Example::Json),
-                words => Some(Example::Positional(words.len())),
-            };
-        }
-        match json_after(line, file)? {
-            Value::Object(entries) => Some(Example::Options(entries.keys().cloned().collect())),
-            Value::Array(items) => match items.as_slice() {
-                [Value::String(only)] if document(only).is_some() => {
-                    document(only).map(Example::Json)
+            let example = if !options.is_empty() {
+                Example::Options(options)
+            } else {
+                match words.as_slice() {
+                    [only] if document(only).is_some() => Example::Json(document(only)?),
+                    words => Example::Positional(words.len()),
                 }
-                [only @ (Value::Object(_) | Value::Array(_))] => Some(Example::Json(only.clone())),
-                items => Some(Example::Positional(items.len())),
-            },
-            _ => None,
+            };
+            return Some((example, json!(words)));
         }
+        let arguments = json_after(line, file)?;
+        let example = match &arguments {
+            Value::Object(entries) => Example::Options(entries.keys().cloned().collect()),
+            Value::Array(items) => match items.as_slice() {
+                [Value::String(only)] if document(only).is_some() => Example::Json(document(only)?),
+                [only @ (Value::Object(_) | Value::Array(_))] => Example::Json(only.clone()),
+                items => Example::Positional(items.len()),
+            },
+            _ => return None,
+        };
+        Some((example, arguments))
     }
 }
 
-/// A JSON object of arguments written in a code span on `line` (`` `{"value": 26.2}` ``).
-fn inline_example(line: &str) -> Option<Example> {
-    match inline_object(line)? {
-        Value::Object(entries) => Some(Example::Options(entries.keys().cloned().collect())),
-        _ => None,
-    }
-}
-
-/// The JSON object in a code span on `line` (`` `{"value": 26.2}` ``), if one is there.
-fn inline_object(line: &str) -> Option<Value> {
+/// A JSON object of arguments written in a code span on `line` (`` `{"value": 26.2}` ``), and
+/// the object.
+fn inline_example(line: &str) -> Option<(Example, Value)> {
     let start = line.find("`{")? + 1;
     let mut values = serde_json::Deserializer::from_str(&line[start..]).into_iter::<Value>();
     match values.next() {
-        Some(Ok(value @ Value::Object(_))) => Some(value),
+        Some(Ok(Value::Object(entries))) => Some((
+            Example::Options(entries.keys().cloned().collect()),
+            Value::Object(entries),
+        )),
         _ => None,
     }
 }
