@@ -19,6 +19,9 @@
 //!    rows sharing the most words and numbers with the question are the candidates
 //!    (`relevance`): one is taken as it is, among several one constrained choice decides (an
 //!    enum of them), and when no row shares anything the choice is among all rows or `none`.
+//!    A skill without scripts looks up one passage instead (a row, a list item or a paragraph
+//!    of its resources), under the headings that share the most with the question
+//!    ([`likely_passages`]).
 //! 4. **Decide**: one constrained decision per step, at most [`GuidedOptions::max_steps`]: run a
 //!    script (its name from the skill's scripts, its arguments shaped as the body shows them:
 //!    named options, positional arguments, one JSON document shaped like the example), read a
@@ -68,8 +71,8 @@ use crate::error::AgentError;
 use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
-use reading::{Table, answer_step, body_of, names, steps_naming, tables};
-use relevance::{Likely, heading_fits, likely_rows, states_a_number};
+use reading::{Passage, Table, answer_step, body_of, names, passages, steps_naming, tables};
+use relevance::{Likely, heading_fits, likely_passages, likely_rows, states_a_number};
 use shapes::{Action, Arguments, Choices};
 
 /// One turn in the guided strategy.
@@ -491,7 +494,7 @@ impl<'a> Guided<'a> {
                 return Ok(Phase::Answer(Some(skill.to_owned())));
             }
             if self.rows.is_none() {
-                self.rows = Some(self.lookups(skill, &body, &state).await?);
+                self.rows = Some(self.look_up(offered, skill, &body, &state).await?);
             }
             let offered_scripts: Vec<(String, Arguments)> = if in_sequence {
                 scripts
@@ -595,6 +598,113 @@ impl<'a> Guided<'a> {
         }
     }
 
+    /// What applies to the question in the skill's text: for a skill with scripts, the rows of
+    /// its tables ([`Self::lookups`]), which its scripts take values from; for one without, the
+    /// passage its answer stands on ([`Self::passage`]).
+    async fn look_up(
+        &mut self,
+        offered: &Offered,
+        skill: &str,
+        body: &str,
+        state: &SkillState,
+    ) -> Result<Vec<(String, String)>, AgentError> {
+        if offered.skill.scripts().is_empty() {
+            self.passage(skill, body, state).await
+        } else {
+            self.lookups(skill, body, state).await
+        }
+    }
+
+    /// The passage of the disclosed resources (the body when there are none) that applies to
+    /// the question: a table's row, a list item or a paragraph, found as a table's rows are
+    /// ([`likely_passages`]: its heading's words count as its own). One is taken as it is; among
+    /// a few ([`MAX_PASSAGES`]), one constrained choice decides; when none shares anything, or
+    /// too many share as much, nothing is shown and the answer reads the whole text.
+    ///
+    /// A skill without scripts answers from its rules, which are as often a list under a
+    /// heading (bereavement leave, a fee) as a table's row: a lookup of its tables alone showed
+    /// a row of another section as the one that applies.
+    async fn passage(
+        &mut self,
+        skill: &str,
+        body: &str,
+        state: &SkillState,
+    ) -> Result<Vec<(String, String)>, AgentError> {
+        let texts: Vec<(String, String)> = if state.disclosed.is_empty() {
+            vec![("the skill's instructions".to_owned(), body.to_owned())]
+        } else {
+            state.disclosed.clone()
+        };
+        let found: Vec<(&str, Passage)> = texts
+            .iter()
+            .flat_map(|(name, text)| {
+                passages(text)
+                    .into_iter()
+                    .map(move |passage| (name.as_str(), passage))
+            })
+            .collect();
+        let all: Vec<Passage> = found.iter().map(|(_, passage)| passage.clone()).collect();
+        let likely = likely_passages(&all, &self.question);
+        let mut record = StageRecord::new(Stage::Lookup, "");
+        let chosen = match likely.rows[..] {
+            _ if likely.shared == 0 => {
+                record
+                    .notes
+                    .push("no passage shares a word or number with the question".to_owned());
+                None
+            }
+            [only] => {
+                record
+                    .notes
+                    .push("the one passage sharing the most with the question".to_owned());
+                Some(only)
+            }
+            _ if likely.rows.len() > MAX_PASSAGES => {
+                record.notes.push(format!(
+                    "{} passages share as much with the question: none is shown",
+                    likely.rows.len()
+                ));
+                None
+            }
+            _ => {
+                let names: Vec<&str> = likely.rows.iter().map(|at| found[*at].0).collect();
+                let place = if names.iter().all(|name| *name == names[0]) {
+                    format!("`{}`", names[0])
+                } else {
+                    "the skill's resources".to_owned()
+                };
+                let choices: Vec<String> = likely
+                    .rows
+                    .iter()
+                    .map(|at| found[*at].1.text.clone())
+                    .collect();
+                let context = state.context(skill, body, &self.question, &[]);
+                let messages = context.passage(&place);
+                self.choose("passage", messages, &choices, &mut record)
+                    .await?
+                    .map(|at| likely.rows[at])
+            }
+        };
+        let Some(at) = chosen else {
+            record.detail = shapes::NONE.to_owned();
+            self.made.stages.push(record);
+            return Ok(Vec::new());
+        };
+        let (resource, passage) = &found[at];
+        record.detail = format!("{resource}: {}", passage.text);
+        self.made.stages.push(record);
+        let what = if passage.first_cell.is_some() {
+            "The row of the table in"
+        } else {
+            "The line of"
+        };
+        let place = match &passage.heading {
+            Some(heading) => format!("{what} `{resource}`, under \u{201c}{heading}\u{201d},"),
+            None => format!("{what} `{resource}`"),
+        };
+        Ok(vec![(place, passage.text.clone())])
+    }
+
     /// The lookups: for each table of the disclosed resources (at most [`MAX_LOOKUPS`]), the
     /// row that applies to the question, if one does, with each cell named by its column.
     ///
@@ -665,7 +775,7 @@ impl<'a> Guided<'a> {
             record.detail = format!("{resource}: {}", row.as_deref().unwrap_or(shapes::NONE));
             self.made.stages.push(record);
             if let Some(row) = row {
-                found.push((place, row));
+                found.push((format!("The row of the table in {place}"), row));
             }
         }
         Ok(found)
@@ -701,20 +811,28 @@ impl<'a> Guided<'a> {
         if may_be_none {
             choices.push(shapes::NONE.to_owned());
         }
+        let messages = context.lookup(place, unique, may_be_none);
+        let chosen = self.choose("lookup", messages, &choices, record).await?;
+        Ok(chosen.and_then(|at| likely.rows.get(at).copied()))
+    }
+
+    /// One constrained choice (`kind`, as the record names it) of one of `choices` by the
+    /// request `messages`: its index, or `None` when the reply does not fit (then the record
+    /// holds the error).
+    async fn choose(
+        &self,
+        kind: &'static str,
+        messages: Vec<Message>,
+        choices: &[String],
+        record: &mut StageRecord,
+    ) -> Result<Option<usize>, AgentError> {
         let schema = json!({
             "type": "object",
             "properties": {"row": {"type": "string", "enum": choices}},
             "required": ["row"],
             "additionalProperties": false,
         });
-        let reply = constrained::decide(
-            self.agent,
-            "lookup",
-            context.lookup(place, unique, may_be_none),
-            &schema,
-            record,
-        )
-        .await?;
+        let reply = constrained::decide(self.agent, kind, messages, &schema, record).await?;
         let chosen = match reply {
             Ok(reply) => reply["row"].as_str().map(str::to_owned),
             Err(error) => {
@@ -723,9 +841,7 @@ impl<'a> Guided<'a> {
                 None
             }
         };
-        Ok(chosen
-            .and_then(|chosen| choices.iter().position(|choice| *choice == chosen))
-            .and_then(|at| likely.rows.get(at).copied()))
+        Ok(chosen.and_then(|chosen| choices.iter().position(|choice| *choice == chosen)))
     }
 
     /// What the turn has of the loaded skill `offered`: the calls made since the question, the
@@ -806,10 +922,10 @@ impl<'a> Guided<'a> {
                 let outputs: Vec<String> = ran.iter().map(|done| described(done)).collect();
                 let last_output = ran.last().map(|done| done.result.result.clone());
                 if outputs.is_empty() {
-                    // A skill whose scripts did not run is answered from what it says, with the
-                    // rows looked up already; one without scripts is looked up now.
+                    // A skill whose scripts did not run is answered from what it says, with
+                    // what was looked up already; one without scripts is looked up now.
                     if self.rows.is_none() && offered.skill.scripts().is_empty() {
-                        self.rows = Some(self.lookups(skill, body, &state).await?);
+                        self.rows = Some(self.look_up(offered, skill, body, &state).await?);
                     }
                     record.detail = "from the skill's instructions and resources".to_owned();
                     let rows = self.rows.clone().unwrap_or_default();
@@ -1112,6 +1228,10 @@ impl SkillState {
 
 /// The most tables looked up in one run.
 const MAX_LOOKUPS: usize = 3;
+
+/// The most passages one choice is among: past that, sharing as much says little about which
+/// applies.
+const MAX_PASSAGES: usize = 6;
 
 /// The fewest numbers each script of a calculation takes: one number alone (a `--limit 10`)
 /// is often an option with a default, not the request's values.

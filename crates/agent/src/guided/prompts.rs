@@ -54,8 +54,9 @@ pub(crate) struct SkillContext<'a> {
     /// Each result so far: what was done and what it gave.
     pub(crate) results: &'a [String],
     pub(crate) question: &'a str,
-    /// The table rows a lookup found for the question: where the table is (the resource, in
-    /// backticks, and its heading) and the row, each cell named by its column.
+    /// What the lookups found for the question: each as what and where it is (`The row of the
+    /// table in `resource`, under “heading”,`) and its text (a row's cells named by their
+    /// columns).
     pub(crate) rows: &'a [(String, String)],
 }
 
@@ -100,10 +101,8 @@ impl SkillContext<'_> {
             text.push('\n');
         }
         text.push_str(&format!("\nQuestion: {}\n", self.question));
-        for (place, row) in self.rows {
-            text.push_str(&format!(
-                "\nThe row of the table in {place} that applies to the question: {row}\n"
-            ));
+        for (what, found) in self.rows {
+            text.push_str(&format!("\n{what} that applies to the question: {found}\n"));
         }
         text.push_str(&format!("\n{task}"));
         vec![Message::system(SKILL), Message::user(text)]
@@ -153,6 +152,15 @@ impl SkillContext<'_> {
         self.messages(&format!(
             "Which row of the table in {place} applies to the question? Name it {how}, exactly \
              as written{none}. Reply with JSON."
+        ))
+    }
+
+    /// A passage lookup's request: which line of `place` (resources, in backticks) applies,
+    /// named exactly as written.
+    pub(crate) fn passage(&self, place: &str) -> Vec<Message> {
+        self.messages(&format!(
+            "Which line of {place} applies to the question? Name it exactly as written. Reply \
+             with JSON."
         ))
     }
 

@@ -65,32 +65,142 @@ impl Table {
 
 /// Each Markdown table in `text` that has from [`MIN_ROWS`] to [`MAX_ROWS`] rows.
 pub(crate) fn tables(text: &str) -> Vec<Table> {
-    let mut tables = Vec::new();
     let mut heading = None;
-    let mut lines = text.lines().map(str::trim).peekable();
-    while let Some(line) = lines.next() {
-        if line.starts_with('#') {
-            heading = Some(line.trim_start_matches('#').trim().to_owned());
-            continue;
-        }
-        let separator = lines.peek().is_some_and(|next| is_separator(next));
-        if !(line.starts_with('|') && separator) {
-            continue;
-        }
-        lines.next();
-        let mut rows = Vec::new();
-        while let Some(row) = lines.next_if(|row| row.starts_with('|')) {
-            rows.push(cells(row));
-        }
-        if (MIN_ROWS..=MAX_ROWS).contains(&rows.len()) {
-            tables.push(Table {
-                heading: heading.clone(),
-                header: cells(line),
-                rows,
-            });
+    let mut tables = Vec::new();
+    for block in blocks(text) {
+        match block {
+            Block::Heading(text) => heading = Some(text),
+            Block::Table { header, rows } if (MIN_ROWS..=MAX_ROWS).contains(&rows.len()) => {
+                tables.push(Table {
+                    heading: heading.clone(),
+                    header,
+                    rows,
+                });
+            }
+            _ => {}
         }
     }
     tables
+}
+
+/// A part of a skill's text a question may be about: a table's row, a list item or a
+/// paragraph, with the heading it stands under.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Passage {
+    /// The nearest heading above it, if any.
+    pub(crate) heading: Option<String>,
+    /// Its text; a table row's cells each named by its column ([`Table::labelled`]).
+    pub(crate) text: String,
+    /// A table row's first cell and its column's name (what a range in that cell counts).
+    pub(crate) first_cell: Option<(String, String)>,
+}
+
+/// The passages of `text`, in its order (not its headings, nor code blocks).
+pub(crate) fn passages(text: &str) -> Vec<Passage> {
+    let mut heading = None;
+    let mut passages = Vec::new();
+    for block in blocks(text) {
+        match block {
+            Block::Heading(text) => heading = Some(text),
+            Block::Table { header, rows } => {
+                let table = Table {
+                    heading: heading.clone(),
+                    header,
+                    rows,
+                };
+                let column = table.header.first().cloned().unwrap_or_default();
+                for (at, cells) in table.rows.iter().enumerate() {
+                    passages.push(Passage {
+                        heading: heading.clone(),
+                        text: table.labelled(at),
+                        first_cell: cells.first().map(|cell| (cell.clone(), column.clone())),
+                    });
+                }
+            }
+            Block::Item(text) | Block::Paragraph(text) => passages.push(Passage {
+                heading: heading.clone(),
+                text,
+                first_cell: None,
+            }),
+        }
+    }
+    passages
+}
+
+/// A block of Markdown, as [`tables`] and [`passages`] read it.
+enum Block {
+    Heading(String),
+    Table {
+        header: Vec<String>,
+        rows: Vec<Vec<String>>,
+    },
+    /// A list item, with the lines it continues on, without its marker.
+    Item(String),
+    /// The lines of a paragraph, joined.
+    Paragraph(String),
+}
+
+/// The blocks of `text`: headings, tables, list items and paragraphs; code blocks are left out.
+fn blocks(text: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut paragraph: Vec<&str> = Vec::new();
+    let mut fenced = false;
+    let mut lines = text.lines().peekable();
+    let flush = |paragraph: &mut Vec<&str>, blocks: &mut Vec<Block>| {
+        if !paragraph.is_empty() {
+            blocks.push(Block::Paragraph(paragraph.join(" ")));
+            paragraph.clear();
+        }
+    };
+    while let Some(raw) = lines.next() {
+        let line = raw.trim();
+        if line.starts_with("```") || line.starts_with("~~~") {
+            flush(&mut paragraph, &mut blocks);
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if line.is_empty() {
+            flush(&mut paragraph, &mut blocks);
+        } else if line.starts_with('#') {
+            flush(&mut paragraph, &mut blocks);
+            blocks.push(Block::Heading(
+                line.trim_start_matches('#').trim().to_owned(),
+            ));
+        } else if line.starts_with('|') {
+            flush(&mut paragraph, &mut blocks);
+            if !lines.peek().is_some_and(|next| is_separator(next.trim())) {
+                continue;
+            }
+            lines.next();
+            let mut rows = Vec::new();
+            while let Some(row) = lines.next_if(|row| row.trim().starts_with('|')) {
+                rows.push(cells(row.trim()));
+            }
+            blocks.push(Block::Table {
+                header: cells(line),
+                rows,
+            });
+        } else if is_item(line) {
+            flush(&mut paragraph, &mut blocks);
+            let mut item = vec![item_text(line).trim()];
+            while let Some(more) = lines.next_if(|next| continues(next)) {
+                item.push(more.trim());
+            }
+            blocks.push(Block::Item(item.join(" ")));
+        } else {
+            paragraph.push(line);
+        }
+    }
+    flush(&mut paragraph, &mut blocks);
+    blocks
+}
+
+/// Whether `line` (trimmed) begins a list item: `- `, `* ` or a number (`3. `).
+fn is_item(line: &str) -> bool {
+    line.starts_with("- ") || line.starts_with("* ") || step_number(line).is_some()
 }
 
 /// The cells of a table line (`\|` is a `|` inside a cell).
@@ -187,11 +297,7 @@ fn item_text(line: &str) -> &str {
 /// Whether `line` continues the list item above it (indented text, not a new item).
 fn continues(line: &str) -> bool {
     let trimmed = line.trim_start();
-    !trimmed.is_empty()
-        && line.len() > trimmed.len()
-        && step_number(trimmed).is_none()
-        && !trimmed.starts_with("- ")
-        && !trimmed.starts_with("* ")
+    !trimmed.is_empty() && line.len() > trimmed.len() && !is_item(trimmed)
 }
 
 #[cfg(test)]
@@ -232,5 +338,33 @@ mod tests {
             answer_step(body),
             "Answer with `litres` from the second output."
         );
+    }
+    #[test]
+    fn passages_are_rows_items_and_paragraphs_under_their_headings() {
+        let text = "# Rules\n\nRead all of it.\nIt is short.\n\n## Fees\n\n| fare | bag |\n|---|---|\n| \
+                    Light | €35 |\n\n- Bicycle: €80\n- Extra bag: €55 within Europe,\n  €120 \
+                    elsewhere.\n\n```\n- not a rule\n```\n";
+        let found = passages(text);
+        let shown: Vec<(Option<&str>, &str)> = found
+            .iter()
+            .map(|passage| (passage.heading.as_deref(), passage.text.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Some("Rules"), "Read all of it. It is short."),
+                (Some("Fees"), "fare: Light; bag: €35"),
+                (Some("Fees"), "Bicycle: €80"),
+                (
+                    Some("Fees"),
+                    "Extra bag: €55 within Europe, €120 elsewhere."
+                ),
+            ]
+        );
+        assert_eq!(
+            found[1].first_cell,
+            Some(("Light".to_owned(), "fare".to_owned()))
+        );
+        assert_eq!(found[2].first_cell, None);
     }
 }

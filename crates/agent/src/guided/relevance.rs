@@ -4,7 +4,7 @@
 //! service`). A lookup offers the model only the rows that share the most: a small model picks
 //! the wrong row among twenty far more often than among two (see the book's measurements).
 
-use super::reading::Table;
+use super::reading::{Passage, Table};
 
 /// The rows of a table most like a question ([`likely_rows`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,30 +17,89 @@ pub(crate) struct Likely {
 }
 
 /// The rows of `table` that share the most with `question`; every row when none shares
-/// anything. A term every row has tells the rows apart no more than one none has, so it does
-/// not count.
+/// anything.
 pub(crate) fn likely_rows(table: &Table, question: &str) -> Likely {
-    let asked = terms(question);
-    let row_terms: Vec<Vec<Term>> = table
-        .rows
-        .iter()
-        .map(|cells| terms(&cells.join(" ")))
-        .collect();
-    // Each row's range (of its first cell) and the words that may name the range's unit: the
-    // first cell's and the first column's name.
-    let ranges: Vec<Option<(Range, Vec<String>)>> = table
+    let column = table.header.first().map_or("", String::as_str);
+    let candidates: Vec<Candidate> = table
         .rows
         .iter()
         .map(|cells| {
-            let first = cells.first()?;
-            let range = Range::of(first)?;
-            let column = table.header.first().map_or("", String::as_str);
-            Some((range, words(&format!("{first} {column}"))))
+            let first = cells.first().map(|cell| (cell.as_str(), column));
+            Candidate::new(&cells.join(" "), first)
         })
         .collect();
-    let shares = |term: &Term, row: usize| {
-        row_terms[row].iter().any(|known| term.matches(known))
-            || match (term, &ranges[row]) {
+    likely(&candidates, question)
+}
+
+/// The passages most like `question`: of those under the headings that share the most with
+/// it (every passage when no heading shares anything), the ones whose heading and text share
+/// the most; all of them when none of those shares more than the others.
+///
+/// The heading comes first because a rules document is written by section (`Bereavement
+/// leave`, `Fees`) and a question names the section's subject more often than its lines'
+/// words (`grandmother` for the line `grandparent … 3 days`).
+pub(crate) fn likely_passages(passages: &[Passage], question: &str) -> Likely {
+    let headings: Vec<Candidate> = passages
+        .iter()
+        .map(|passage| Candidate::new(passage.heading.as_deref().unwrap_or(""), None))
+        .collect();
+    let by_heading = likely(&headings, question);
+    let within = by_heading.rows;
+    let candidates: Vec<Candidate> = within
+        .iter()
+        .map(|at| {
+            let passage = &passages[*at];
+            let text = match &passage.heading {
+                Some(heading) => format!("{heading} {}", passage.text),
+                None => passage.text.clone(),
+            };
+            let first = passage
+                .first_cell
+                .as_ref()
+                .map(|(cell, column)| (cell.as_str(), column.as_str()));
+            Candidate::new(&text, first)
+        })
+        .collect();
+    let by_text = likely(&candidates, question);
+    Likely {
+        rows: by_text.rows.iter().map(|at| within[*at]).collect(),
+        shared: by_heading.shared + by_text.shared,
+    }
+}
+
+/// What a question is matched against: a text's terms, and the range the text stands for with
+/// the words that may name the range's unit.
+struct Candidate {
+    terms: Vec<Term>,
+    range: Option<(Range, Vec<String>)>,
+}
+
+impl Candidate {
+    /// The candidate of `text`; `first_cell` is a table row's first cell and its column's name,
+    /// whose range (`5 to 9` under `completed years of service`) counts. Elsewhere the first
+    /// range written with a unit (`23.1 to 32 kg`) counts.
+    fn new(text: &str, first_cell: Option<(&str, &str)>) -> Candidate {
+        let mut terms = terms(text);
+        let range = match first_cell {
+            Some((cell, column)) => Range::of(cell).map(|range| {
+                // `under`, `over`, `more` are the range's syntax there, not a subject.
+                let syntax = words(cell);
+                terms.retain(|term| {
+                    !matches!(term, Term::Word(word)
+                        if RANGE_WORDS.contains(&word.as_str()) && syntax.contains(word))
+                });
+                (range, words(&format!("{cell} {column}")))
+            }),
+            None => Range::within(text),
+        };
+        Candidate { terms, range }
+    }
+
+    /// Whether `term` (of the question) is this candidate's: one of its terms, or a number in
+    /// its range in the range's unit.
+    fn shares(&self, term: &Term) -> bool {
+        self.terms.iter().any(|known| term.matches(known))
+            || match (term, &self.range) {
                 (
                     Term::Number {
                         value,
@@ -50,22 +109,54 @@ pub(crate) fn likely_rows(table: &Table, question: &str) -> Likely {
                 ) => range.holds(*value) && words.iter().any(|word| same_word(unit, word)),
                 _ => false,
             }
-    };
-    let telling: Vec<&Term> = asked
+    }
+}
+
+/// The candidates that share the most with `question`; every one when none shares anything.
+/// A term every candidate has tells them apart no more than one none has, so it does not
+/// count.
+fn likely(candidates: &[Candidate], question: &str) -> Likely {
+    let asked = terms(question);
+    // Each telling term with how many candidates share it.
+    let telling: Vec<(&Term, usize)> = asked
         .iter()
-        .filter(|term| !(0..table.rows.len()).all(|row| shares(term, row)))
+        .map(|term| {
+            let sharing = candidates
+                .iter()
+                .filter(|candidate| candidate.shares(term))
+                .count();
+            (term, sharing)
+        })
+        .filter(|(_, sharing)| *sharing < candidates.len())
         .collect();
-    let scores: Vec<usize> = (0..table.rows.len())
-        .map(|row| telling.iter().filter(|term| shares(term, row)).count())
+    let scores: Vec<(f64, usize)> = candidates
+        .iter()
+        .map(|candidate| {
+            telling
+                .iter()
+                .filter(|(term, _)| candidate.shares(term))
+                .fold((0.0, 0), |(weight, count), (_, sharing)| {
+                    (weight + 1.0 / *sharing as f64, count + 1)
+                })
+        })
         .collect();
-    let shared = scores.iter().copied().max().unwrap_or(0);
+    let best = scores.iter().map(|(weight, _)| *weight).fold(0.0, f64::max);
+    let is_best = |at: &usize| best > 0.0 && (scores[*at].0 - best).abs() < 1e-9;
+    let shared = (0..candidates.len())
+        .filter(is_best)
+        .map(|at| scores[at].1)
+        .max()
+        .unwrap_or(0);
     Likely {
-        rows: (0..table.rows.len())
-            .filter(|row| shared == 0 || scores[*row] == shared)
+        rows: (0..candidates.len())
+            .filter(|at| shared == 0 || is_best(at))
             .collect(),
         shared,
     }
 }
+
+/// The words that write a range (`under 2`, `15 or more`).
+const RANGE_WORDS: &[&str] = &["under", "less", "than", "below", "over", "more", "above"];
 
 /// Whether `heading` (a table's) shares a word with `question`.
 pub(crate) fn heading_fits(heading: &str, question: &str) -> bool {
@@ -180,11 +271,7 @@ const FUNCTION_WORDS: &[&str] = &[
 /// The terms of `text`, each once.
 fn terms(text: &str) -> Vec<Term> {
     let lower = text.to_lowercase();
-    let tokens: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '.'))
-        .map(|token| token.trim_matches('.'))
-        .filter(|token| !token.is_empty())
-        .collect();
+    let tokens = tokens(&lower);
     let mut found: Vec<Term> = Vec::new();
     for (at, token) in tokens.iter().enumerate() {
         let term = if let Ok(value) = token.parse::<f64>() {
@@ -206,6 +293,16 @@ fn terms(text: &str) -> Vec<Term> {
         }
     }
     found
+}
+
+/// The tokens of `lower` (a lower-case text): its words and numbers (`4.5`), without the
+/// punctuation around them.
+fn tokens(lower: &str) -> Vec<&str> {
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '.'))
+        .map(|token| token.trim_matches('.'))
+        .filter(|token| !token.is_empty())
+        .collect()
 }
 
 /// The words of `text`, of any length, lower case.
@@ -250,6 +347,19 @@ impl Range {
         }
     }
 
+    /// The first range of `text` written as `<low> to <high> <unit>` (`23.1 to 32 kg`), with
+    /// its unit.
+    fn within(text: &str) -> Option<(Range, Vec<String>)> {
+        let lower = text.to_lowercase();
+        tokens(&lower).windows(4).find_map(|four| {
+            let low: f64 = four[0].parse().ok()?;
+            let high: f64 = four[2].parse().ok()?;
+            let unit = four[3];
+            (four[1] == "to" && low <= high && unit.chars().all(char::is_alphabetic))
+                .then(|| (Range { low, high }, vec![unit.to_owned()]))
+        })
+    }
+
     fn holds(self, number: f64) -> bool {
         (self.low..=self.high).contains(&number)
     }
@@ -258,6 +368,7 @@ impl Range {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::guided::reading::passages;
 
     fn table(rows: &[&str]) -> Table {
         Table {
@@ -338,6 +449,60 @@ mod tests {
         assert!(!states_a_number("Why is my internet connection so slow?"));
         // A digit inside a word (`v2`, `x86`) is a name, not a number stated.
         assert!(!states_a_number("Is IPv6 faster than IPv4?"));
+    }
+
+    #[test]
+    fn a_passage_is_looked_for_under_the_headings_that_share_the_most() {
+        let rules = "# Library\n\n## Loans\n\n| membership | books at a time |\n|---|---|\n| \
+                     child | 5 |\n| adult | 10 |\n\n## Late fees\n\n- books: 20p a day\n- DVDs: \
+                     £1 a day\n- anything borrowed by a child: no fee\n\n## Lost items\n\nA lost \
+                     book costs its price plus £5.\n";
+        let passages = passages(rules);
+        let texts = |question: &str| -> Vec<String> {
+            likely_passages(&passages, question)
+                .rows
+                .iter()
+                .map(|at| passages[*at].text.clone())
+                .collect()
+        };
+        // The heading decides the section, then the lines' words.
+        assert_eq!(
+            texts("My DVD is 3 days late; what is the fee?"),
+            ["DVDs: £1 a day"]
+        );
+        assert_eq!(
+            texts("My grandson has lost a book."),
+            ["A lost book costs its price plus £5."]
+        );
+        // Nothing in the section but its heading: the whole section.
+        assert_eq!(texts("What are the late fees?").len(), 3);
+        // No heading shares anything: every passage competes.
+        assert_eq!(
+            texts("How many books can an adult borrow?"),
+            ["membership: adult; books at a time: 10"]
+        );
+        assert_eq!(likely_passages(&passages, "Is it raining?").shared, 0);
+    }
+
+    #[test]
+    fn a_range_in_a_line_counts_in_its_unit_and_a_ranges_syntax_is_not_a_subject() {
+        let fees = passages(
+            "## Fees\n\n- Overweight bag, 23.1 to 32 kg: €70.\n- Extra bag: €55.\n- Bicycle: €80.",
+        );
+        let rows = likely_passages(&fees, "My suitcase weighs 27 kg, what do I pay?").rows;
+        assert_eq!(rows, [0]);
+        assert_eq!(
+            likely_passages(&fees, "My suitcase is 27 cm long, what do I pay?").shared,
+            0
+        );
+        let mut leave = table(&["under 2 | 22", "2 to 4 | 24", "15 or more | 30"]);
+        leave.header = vec!["completed years of service".to_owned(), "days".to_owned()];
+        // `under` is the first row's range, not a word the question shares with it.
+        assert_eq!(
+            likely_rows(&leave, "How much leave may I take under the policy?").shared,
+            0
+        );
+        assert_eq!(likely_rows(&leave, "I'm 17 years in").rows, [2]);
     }
 
     #[test]

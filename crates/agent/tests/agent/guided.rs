@@ -18,6 +18,9 @@ use tracing::span;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 
+use skillful_discovery::FileSkillsSource;
+use skillful_provider::SkillsProvider;
+
 use crate::common::{CountingRunner, MARATHON, client, example_provider};
 
 /// The reply of each decision's schema name (the table's row for a lookup), else (the answer)
@@ -306,6 +309,83 @@ async fn a_calculation_is_not_offered_for_a_request_that_states_no_number() {
         decisions(&server),
         ["answer", "skillful_selection", "answer"]
     );
+}
+
+#[tokio::test]
+async fn a_skill_without_scripts_is_answered_from_the_passage_under_the_heading_asked_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("library-rules");
+    std::fs::create_dir_all(skill.join("references")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: library-rules\ndescription: Answers questions about Elm Street Library's \
+         loans, late fees and lost items. Use when a member asks what a loan allows or what a \
+         fee is.\n---\n# Library rules\n\nThe rules are in `references/rules.md`: answer from \
+         the section that applies.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        skill.join("references/rules.md"),
+        "# Rules\n\n## Loans\n\n| membership | books at a time |\n|---|---|\n| child | 5 |\n| \
+         adult | 10 |\n\n## Late fees\n\n- books: 20p a day\n- DVDs: £1 a day\n- anything \
+         borrowed on a child's card: no fee\n",
+    )
+    .unwrap();
+    let source = FileSkillsSource::builder()
+        .root(dir.path())
+        .build()
+        .unwrap();
+    let server = TestServer::start().await;
+    server.respond(|request: &Value| {
+        match request["response_format"]["json_schema"]["name"].as_str() {
+            Some("skillful_selection") => Reply::text(SELECT),
+            Some("skillful_passage") => {
+                Reply::text(r#"{"row": "anything borrowed on a child's card: no fee"}"#)
+            }
+            _ => Reply::text("Nothing: a child's card pays no late fee."),
+        }
+    });
+    let agent = Agent::builder(client(server.url()))
+        .skills(Arc::new(SkillsProvider::new(Arc::new(source))))
+        .approval(ApprovalRules::new(AutoApprove::All))
+        .mode(Mode::Guided)
+        .build();
+
+    let response = agent
+        .run(
+            "My grandson's comic is late back to Elm Street Library. What is the late fee?",
+            &mut Session::new(),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(
+        decisions(&server),
+        ["skillful_selection", "skillful_passage", "answer"]
+    );
+    assert_eq!(
+        stages(&response),
+        [Stage::Select, Stage::Disclose, Stage::Lookup, Stage::Answer]
+    );
+    let requests = server.requests();
+    // The section the question names (`Late fees`) is offered, not the loans table's rows.
+    assert_eq!(
+        requests[1].body["response_format"]["json_schema"]["schema"]["properties"]["row"]["enum"],
+        json!([
+            "books: 20p a day",
+            "DVDs: £1 a day",
+            "anything borrowed on a child's card: no fee"
+        ])
+    );
+    let answer = requests[2].contents("user").join("\n");
+    assert!(
+        answer.contains(
+            "The line of `references/rules.md`, under \u{201c}Late fees\u{201d}, that applies to \
+             the question: anything borrowed on a child's card: no fee"
+        ),
+        "{answer}"
+    );
+    assert_eq!(response.text(), "Nothing: a child's card pays no late fee.");
 }
 
 #[tokio::test]
