@@ -46,6 +46,8 @@ fn a_script_cannot_read_the_environment_of_the_skills_process() {
     )
     .unwrap();
     fs::write(skill.join("scripts/peek.sh"), PEEK).unwrap();
+    // The working directory is not the home directory, which no write tier may write whole.
+    fs::create_dir_all(dir.path().join("work")).unwrap();
     open_to_everyone(dir.path());
     let binary = reachable_binary(dir.path());
 
@@ -56,7 +58,7 @@ fn a_script_cannot_read_the_environment_of_the_skills_process() {
         .args(&argv[1..])
         .args(["run-script", "peek", "scripts/peek.sh"])
         .arg(dir.path().join("root"))
-        .current_dir(dir.path())
+        .current_dir(dir.path().join("work"))
         .env("HOME", dir.path())
         .env("SKILLFUL_TEST_SECRET", "sk-secret-of-the-host")
         .env_remove("RUST_LOG");

@@ -85,6 +85,15 @@ impl Confinement {
                 }),
             });
         }
+        if profile.writes_working_dir()
+            && let (Some(dir), Some(home)) = (&config.working_dir, &config.home)
+            && home.starts_with(dir)
+        {
+            return Err(RunFailure::WorkingDirTooBroad {
+                tier: profile.tier(),
+                dir: dir.clone(),
+            });
+        }
         let scratch = tempfile::Builder::new()
             .prefix("skillful-script-")
             .tempdir()
@@ -101,7 +110,7 @@ impl Confinement {
                     error,
                 }
             })?;
-        let filter = seccomp_filter(network).map_err(|error| RunFailure::Sandbox {
+        let filter = seccomp_filter(network, abi).map_err(|error| RunFailure::Sandbox {
             action: "building the script's seccomp filter".into(),
             error,
         })?;
@@ -231,7 +240,8 @@ fn set_limit(resource: Resource, value: Option<u64>, grace: u64) -> io::Result<(
 
 /// The Landlock ruleset of `profile`: read and execute everywhere but the hidden paths; write
 /// in the scratch directory, and in the working and allowed directories as the profile says,
-/// never in the hidden paths or the skill's own directory; TCP and IPC scoped unless `network`.
+/// never in the hidden paths or the skill's own directory; TCP unless `network`; abstract Unix
+/// sockets and signals to processes outside the script's always (from ABI 6).
 fn ruleset(
     config: &SandboxConfig,
     profile: Profile,
@@ -251,7 +261,8 @@ fn ruleset(
             .handle_access(AccessNet::from_all(abi))
             .map_err(|error| error.to_string())?;
     }
-    if !network && abi >= ABI::V6 {
+    // The network declaration grants TCP, not other programs' sockets or signals.
+    if abi >= ABI::V6 {
         ruleset = ruleset
             .scope(Scope::AbstractUnixSocket | Scope::Signal)
             .map_err(|error| error.to_string())?;
@@ -362,43 +373,157 @@ fn is_dir(fd: &OwnedFd) -> bool {
     }
 }
 
-/// The seccomp program: `EPERM` for `io_uring` (which can open sockets past the filter) and,
-/// without `network`, for every `socket`, `connect`, `bind`, `listen` and `accept`, and for
-/// datagram `socketpair`s (whose messages can name another process's socket); stream
-/// `socketpair`s (pipes between a script's own processes) stay allowed.
-fn seccomp_filter(network: bool) -> Result<BpfProgram, String> {
+/// The calls that change an inode's mode, owner, times or extended attributes. Landlock has no
+/// rule for them, so without this a `read` script could make a private key world-readable or
+/// an interpreter setuid; seccomp cannot tell a path inside a writable root from one outside,
+/// so every tier is denied them (a script creates files with the mode it needs).
+fn metadata_calls() -> Vec<i64> {
+    let mut calls = vec![
+        libc::SYS_fchmod,
+        libc::SYS_fchmodat,
+        FCHMODAT2,
+        libc::SYS_fchown,
+        libc::SYS_fchownat,
+        libc::SYS_utimensat,
+        libc::SYS_setxattr,
+        libc::SYS_lsetxattr,
+        libc::SYS_fsetxattr,
+        SETXATTRAT,
+        libc::SYS_removexattr,
+        libc::SYS_lremovexattr,
+        libc::SYS_fremovexattr,
+        REMOVEXATTRAT,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        libc::SYS_chmod,
+        libc::SYS_chown,
+        libc::SYS_lchown,
+        libc::SYS_utime,
+        libc::SYS_utimes,
+        libc::SYS_futimesat,
+    ]);
+    calls
+}
+
+/// `fchmodat2` (Linux 6.6), `setxattrat` and `removexattrat` (Linux 6.13): numbers of the
+/// common system call table, the same on every architecture, which `libc` may not name yet.
+const FCHMODAT2: i64 = 452;
+const SETXATTRAT: i64 = 463;
+const REMOVEXATTRAT: i64 = 466;
+
+/// System V IPC and the kernel keyring: Landlock scopes neither, and through them a script
+/// reads another process's shared memory or the user's stored secrets.
+const IPC_AND_KEYS: &[i64] = &[
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semtimedop,
+    libc::SYS_semctl,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+];
+
+/// The terminal `ioctl`s that type into, or take over, the terminal a script inherited
+/// (`TIOCSTI` queues input for the user's shell): Landlock's device rule (ABI 5) does not stop
+/// them on a terminal opened before the script started.
+#[allow(clippy::unnecessary_cast)] // `libc::Ioctl` is `u64` with glibc, `c_int` with musl.
+const TERMINAL_INJECTION: &[u64] = &[libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
+
+/// The seccomp program, for every tier: `EPERM` for `io_uring` (which can open sockets past the
+/// filter), for changes to files' metadata ([`metadata_calls`]), System V IPC and the keyring
+/// ([`IPC_AND_KEYS`]), the terminal injection `ioctl`s, for `truncate` where Landlock (before
+/// ABI 3) cannot stop it, and for `socketpair`s but stream ones between Unix sockets (pipes
+/// between a script's own processes). Without `network` every `socket`, `connect`, `bind`,
+/// `listen` and `accept` is denied; with it, only IPv4 and IPv6 sockets may be made.
+fn seccomp_filter(network: bool, abi: ABI) -> Result<BpfProgram, String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|error| error.to_string())?;
+    let condition = |argument: u8, length: SeccompCmpArgLen, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(argument, length, op, value).map_err(|error| error.to_string())
+    };
+    let rule = |conditions: Vec<SeccompCondition>| {
+        SeccompRule::new(conditions).map_err(|error| error.to_string())
+    };
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for call in [
+    let mut denied = vec![
         libc::SYS_io_uring_setup,
         libc::SYS_io_uring_enter,
         libc::SYS_io_uring_register,
-    ] {
-        rules.insert(call, Vec::new());
+    ];
+    denied.extend(metadata_calls());
+    denied.extend(IPC_AND_KEYS);
+    if abi < ABI::V3 {
+        denied.push(libc::SYS_truncate);
     }
     if !network {
-        for call in [
+        denied.extend([
             libc::SYS_socket,
             libc::SYS_connect,
             libc::SYS_bind,
             libc::SYS_listen,
             libc::SYS_accept,
             libc::SYS_accept4,
-        ] {
-            rules.insert(call, Vec::new());
-        }
-        let datagram = SeccompCondition::new(
+        ]);
+    }
+    for call in denied {
+        rules.insert(call, Vec::new());
+    }
+    let mut injection = Vec::new();
+    for request in TERMINAL_INJECTION {
+        injection.push(rule(vec![condition(
             1,
             SeccompCmpArgLen::Dword,
-            SeccompCmpOp::MaskedEq(0xf),
-            libc::SOCK_DGRAM as u64,
-        )
-        .map_err(|error| error.to_string())?;
+            SeccompCmpOp::Eq,
+            *request,
+        )?])?);
+    }
+    rules.insert(libc::SYS_ioctl, injection);
+    if network {
+        // Any domain but IPv4 and IPv6: no Unix socket (another program's agent), no netlink.
         rules.insert(
-            libc::SYS_socketpair,
-            vec![SeccompRule::new(vec![datagram]).map_err(|error| error.to_string())?],
+            libc::SYS_socket,
+            vec![rule(vec![
+                condition(
+                    0,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::Ne,
+                    libc::AF_INET as u64,
+                )?,
+                condition(
+                    0,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::Ne,
+                    libc::AF_INET6 as u64,
+                )?,
+            ])?],
         );
     }
+    // A pair of Unix sockets of a stream type only: a datagram or raw one's messages can name
+    // another process's socket.
+    let mut pairs = vec![rule(vec![condition(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Ne,
+        libc::AF_UNIX as u64,
+    )?])?];
+    for kind in 0..16u64 {
+        if kind != libc::SOCK_STREAM as u64 && kind != libc::SOCK_SEQPACKET as u64 {
+            pairs.push(rule(vec![condition(
+                1,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::MaskedEq(0xf),
+                kind,
+            )?])?);
+        }
+    }
+    rules.insert(libc::SYS_socketpair, pairs);
     #[cfg(target_arch = "x86_64")]
     {
         // The same calls through the x32 ABI (the same architecture, numbers with bit 30 set).

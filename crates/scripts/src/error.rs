@@ -58,6 +58,19 @@ pub enum RunFailure {
         /// The script's tier.
         tier: skillful_core::RiskTier,
     },
+    /// The script's tier may write the working directory, and that is the home directory or
+    /// holds it: every project, shell startup file and configuration of the user would be
+    /// writable (the script did not start).
+    #[error(
+        "its risk tier `{tier}` may write the working directory {}, which is your home directory or holds it; run from a project's directory, or give one with `--workdir DIR`",
+        dir.display()
+    )]
+    WorkingDirTooBroad {
+        /// The script's tier.
+        tier: skillful_core::RiskTier,
+        /// The working directory.
+        dir: PathBuf,
+    },
     /// The sandbox could not be prepared (the script did not start).
     #[error(
         "{action} failed: {error}; run with `--sandbox off` only if you trust the script with everything you can do"

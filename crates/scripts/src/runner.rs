@@ -148,7 +148,7 @@ impl ProcessRunner {
     /// Whether scripts are isolated by the kernel: the sandbox is on and this machine enforces
     /// it. When not, a script runs as the user with only the resource limits, whatever its tier.
     pub fn isolates(&self) -> bool {
-        self.config.sandbox.confines()
+        self.config.sandbox.isolates()
     }
 
     /// Why scripts are not isolated, as one line a host shows before it runs any (`None` when
@@ -185,9 +185,14 @@ impl ProcessRunner {
             Some(_) if self.config.sandbox.mode == SandboxMode::Off => {
                 "off — not isolated (--sandbox off): the script can do whatever the user can".into()
             }
-            Some(_) if !self.isolates() => {
+            Some(_) if !self.config.sandbox.confines() => {
                 "none — this machine cannot isolate scripts: the script can do whatever the user can".into()
             }
+            Some(profile) if !self.isolates() => format!(
+                "{}, but not isolated: {}",
+                profile.summary(self.config.sandbox.network && network),
+                self.config.sandbox.support.missing().unwrap_or_default()
+            ),
             Some(profile) => profile.summary(self.config.sandbox.network && network),
         }
     }
@@ -543,6 +548,7 @@ pub struct ProcessRunnerBuilder {
     sandbox: SandboxMode,
     hidden: Option<Vec<PathBuf>>,
     also_hidden: Vec<PathBuf>,
+    landlock_abi_at_most: Option<u32>,
     writable_dir: Option<PathBuf>,
     allowed_writes: Vec<PathBuf>,
     network: bool,
@@ -568,6 +574,7 @@ impl Default for ProcessRunnerBuilder {
             sandbox: SandboxMode::Enforce,
             hidden: None,
             also_hidden: Vec::new(),
+            landlock_abi_at_most: None,
             writable_dir: None,
             allowed_writes: Vec::new(),
             network: true,
@@ -700,6 +707,14 @@ impl ProcessRunnerBuilder {
         self
     }
 
+    /// Confines scripts with the Landlock rules of ABI `abi` at most, as a kernel that offers
+    /// no more would (Linux 6.1 offers ABI 2, 6.6 ABI 4): to see what scripts may do there, on
+    /// a newer kernel. The runner then isolates only what that ABI can.
+    pub fn landlock_abi_at_most(mut self, abi: u32) -> Self {
+        self.landlock_abi_at_most = Some(abi);
+        self
+    }
+
     /// Checks the configuration and builds the runner; the allowed variables are read from the
     /// host environment now.
     ///
@@ -762,8 +777,17 @@ impl ProcessRunnerBuilder {
                 .map(|dir| std::fs::canonicalize(&dir).unwrap_or(dir))
                 .collect(),
             network: self.network,
+            home: home
+                .as_deref()
+                .map(|home| std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf())),
             limits: self.limits,
-            support: SandboxSupport::detect(),
+            support: {
+                let mut support = SandboxSupport::detect();
+                if let Some(most) = self.landlock_abi_at_most {
+                    support.landlock_abi = support.landlock_abi.map(|abi| abi.min(most));
+                }
+                support
+            },
         };
         ProcessRunner {
             config: Arc::new(Config {

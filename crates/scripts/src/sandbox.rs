@@ -72,10 +72,15 @@ impl Profile {
 
     /// The profile's name, its tier's (`read`).
     pub fn name(self) -> &'static str {
+        self.tier().as_str()
+    }
+
+    /// The tier whose profile this is.
+    pub fn tier(self) -> RiskTier {
         match self {
-            Self::Read => RiskTier::Read.as_str(),
-            Self::WriteLow => RiskTier::WriteLow.as_str(),
-            Self::WriteHigh => RiskTier::WriteHigh.as_str(),
+            Self::Read => RiskTier::Read,
+            Self::WriteLow => RiskTier::WriteLow,
+            Self::WriteHigh => RiskTier::WriteHigh,
         }
     }
 
@@ -195,33 +200,56 @@ impl SandboxSupport {
         }
     }
 
-    /// Whether scripts are isolated: the file rules (Landlock) and the socket filter (seccomp)
-    /// are both enforced.
-    pub fn isolates(&self) -> bool {
+    /// Whether a script's process can be confined at all: Landlock (of any ABI) and seccomp.
+    /// Where it can, the runner applies every rule this kernel has, isolated or not.
+    pub fn confines(&self) -> bool {
         self.landlock_abi.is_some() && self.seccomp
     }
 
+    /// Whether scripts are isolated: every rule of every profile is enforced. Seccomp makes up
+    /// for what Landlock lacks before ABI 3 (`truncate`) and 5 (the terminal `ioctl`s that type
+    /// into the user's shell), but nothing makes up for the signal and abstract-socket scopes
+    /// of ABI 6: below it a script can signal the user's other processes.
+    pub fn isolates(&self) -> bool {
+        self.confines()
+            && self
+                .landlock_abi
+                .is_some_and(|abi| abi >= MIN_ISOLATING_LANDLOCK_ABI)
+    }
+
     /// What is missing for scripts to be isolated, as one phrase (`None` when nothing is):
-    /// `this kernel has no Landlock`, `this platform has no Landlock (Linux only)`.
+    /// `this kernel has no Landlock`, `this platform has no Landlock (Linux only)`, `this
+    /// kernel's Landlock (ABI 4) does not scope signals …`.
     pub fn missing(&self) -> Option<String> {
         let mut missing = Vec::new();
-        if self.landlock_abi.is_none() {
-            missing.push(if cfg!(target_os = "linux") {
-                "this kernel has no Landlock (Linux 5.13 or later, with `landlock` in the `lsm=` boot list)"
+        match self.landlock_abi {
+            None => missing.push(if cfg!(target_os = "linux") {
+                "this kernel has no Landlock (Linux 5.13 or later, with `landlock` in the `lsm=` boot list)".to_owned()
             } else {
-                "this platform has no Landlock (Linux only)"
-            });
+                "this platform has no Landlock (Linux only)".to_owned()
+            }),
+            Some(abi) if abi < MIN_ISOLATING_LANDLOCK_ABI => missing.push(format!(
+                "this kernel's Landlock (ABI {abi}) does not keep a script from signalling your \
+                 other processes or reaching abstract Unix sockets (ABI \
+                 {MIN_ISOLATING_LANDLOCK_ABI}, Linux 6.12, does); scripts still run confined by \
+                 every rule it has"
+            )),
+            Some(_) => {}
         }
         if !self.seccomp {
             missing.push(if cfg!(target_os = "linux") {
-                "seccomp filters cannot be installed here"
+                "seccomp filters cannot be installed here".to_owned()
             } else {
-                "this platform has no seccomp (Linux only)"
+                "this platform has no seccomp (Linux only)".to_owned()
             });
         }
         (!missing.is_empty()).then(|| missing.join(", and "))
     }
 }
+
+/// The Landlock ABI that has every rule a profile needs: the signal and abstract Unix socket
+/// scopes came last (ABI 6, Linux 6.12).
+pub const MIN_ISOLATING_LANDLOCK_ABI: u32 = 6;
 
 /// Whether unprivileged user namespaces are available (what bubblewrap-style sandboxes need;
 /// skillful's sandbox does not), from `/proc/sys`.
@@ -265,13 +293,20 @@ pub(crate) struct SandboxConfig {
     pub(crate) allowed_writes: Vec<PathBuf>,
     /// Whether `write-high` scripts whose skill declares the network may use it.
     pub(crate) network: bool,
+    /// The user's home directory (canonical), which no tier may write whole.
+    pub(crate) home: Option<PathBuf>,
     pub(crate) limits: Limits,
     pub(crate) support: SandboxSupport,
 }
 
 impl SandboxConfig {
-    /// Whether scripts are confined on this machine.
+    /// Whether scripts are confined on this machine (by every rule it has).
     pub(crate) fn confines(&self) -> bool {
+        self.mode == SandboxMode::Enforce && self.support.confines()
+    }
+
+    /// Whether scripts are isolated on this machine: confined by every rule of their profile.
+    pub(crate) fn isolates(&self) -> bool {
         self.mode == SandboxMode::Enforce && self.support.isolates()
     }
 }
@@ -504,6 +539,17 @@ mod tests {
             seccomp: true,
         };
         assert_eq!(full.missing(), None);
+        // The 6.6 LTS kernel's Landlock confines but does not isolate.
+        let lts = SandboxSupport {
+            landlock_abi: Some(4),
+            seccomp: true,
+        };
+        assert!(lts.confines() && !lts.isolates());
+        let missing = lts.missing().unwrap();
+        assert!(
+            missing.contains("ABI 4") && missing.contains("signalling"),
+            "{missing}"
+        );
     }
 
     #[test]

@@ -11,7 +11,9 @@ use std::time::Duration;
 use common::{request, script};
 use serde_json::json;
 use skillful_core::RiskTier;
-use skillful_scripts::{Limits, ProcessRunner, ScriptOutput};
+use skillful_scripts::{
+    Limits, MIN_ISOLATING_LANDLOCK_ABI, ProcessRunner, SandboxSupport, ScriptOutput,
+};
 
 /// Runs `text` as a `read` script under `limits`; `None` when this machine cannot confine.
 async fn run_limited(limits: Limits, name: &str, text: &str) -> Option<ScriptOutput> {
@@ -173,4 +175,110 @@ async fn a_working_directory_below_a_hidden_one_is_the_scripts_and_only_it() {
         std::fs::read_to_string(work.join("out.txt")).unwrap(),
         "written"
     );
+}
+
+#[tokio::test]
+async fn the_rulesets_of_older_landlock_abis_deny_what_this_ones_does_and_do_not_isolate() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
+    let detected = SandboxSupport::detect();
+    let Some(newest) = detected.landlock_abi.filter(|_| detected.isolates()) else {
+        skillful_test_support::prerequisite_missing(
+            "this kernel cannot isolate scripts (Landlock ABI 6 and seccomp)",
+        );
+        return;
+    };
+    let victim = tempfile::tempdir().unwrap();
+    let notes = victim.path().join("notes.txt");
+    std::fs::write(&notes, "keep").unwrap();
+    let text = "import os, sys\n\
+                target = sys.argv[1]\n\
+                for name, act in [('truncate', lambda: os.truncate(target, 0)),\n\
+                                  ('append', lambda: open(target, 'a').write('x')),\n\
+                                  ('chmod', lambda: os.chmod(target, 0o666))]:\n\
+                \x20   try:\n\
+                \x20       act()\n\
+                \x20       print(name, 'allowed')\n\
+                \x20   except OSError:\n\
+                \x20       print(name, 'denied')\n";
+    let skill = tempfile::tempdir().unwrap();
+    let path = script(skill.path(), "scripts/touch.py", text, false);
+    for abi in 1..=newest {
+        let runner = ProcessRunner::builder()
+            .landlock_abi_at_most(abi)
+            .build()
+            .unwrap();
+        assert_eq!(
+            runner.isolates(),
+            abi >= MIN_ISOLATING_LANDLOCK_ABI,
+            "ABI {abi}"
+        );
+        let summary = runner.profile_summary(RiskTier::Read, false);
+        assert_eq!(
+            summary.contains("not isolated"),
+            abi < MIN_ISOLATING_LANDLOCK_ABI,
+            "ABI {abi}: {summary}"
+        );
+        let run = request(&path, json!([notes.display().to_string()])).with_risk(RiskTier::Read);
+        let output = runner.execute(&run).await.unwrap();
+        assert!(
+            output
+                .stdout
+                .starts_with("truncate denied\nappend denied\nchmod denied\n"),
+            "ABI {abi}: {output:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&notes).unwrap(),
+            "keep",
+            "ABI {abi}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_write_tier_whose_working_directory_is_the_home_directory_does_not_start() {
+    let home = tempfile::tempdir().unwrap();
+    let runner = ProcessRunner::builder()
+        .host_env([
+            ("HOME", home.path()),
+            ("PATH", std::path::Path::new("/usr/bin:/bin")),
+        ])
+        .working_dir(home.path())
+        .build()
+        .unwrap();
+    if !SandboxSupport::detect().confines() {
+        skillful_test_support::prerequisite_missing("this kernel cannot confine scripts");
+        return;
+    }
+    let skill = tempfile::tempdir().unwrap();
+    let path = script(
+        skill.path(),
+        "scripts/write.sh",
+        "#!/bin/sh\necho hi > x\n",
+        true,
+    );
+    for tier in [RiskTier::WriteLow, RiskTier::WriteHigh] {
+        let error = runner
+            .execute(&request(&path, json!(null)).with_risk(tier))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                error.reason,
+                skillful_scripts::RunFailure::WorkingDirTooBroad { .. }
+            ),
+            "{error}"
+        );
+        assert!(error.to_string().contains("--workdir"), "{error}");
+    }
+    assert!(!home.path().join("x").exists());
+    // A read script may run there: it writes only its scratch directory.
+    let read = runner
+        .execute(&request(&path, json!(null)).with_risk(RiskTier::Read))
+        .await
+        .unwrap();
+    assert!(!read.succeeded(), "{read:?}");
+    assert!(!home.path().join("x").exists());
 }

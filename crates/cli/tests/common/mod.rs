@@ -13,6 +13,10 @@ use std::sync::LazyLock;
 /// The per-user state directory of every test run (remembered approvals): never the real one.
 static STATE: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
 
+/// An empty home directory, not the directory the commands run in (a write tier refuses a
+/// working directory that is the home directory).
+static HOME: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
+
 pub const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
 /// `skills ARGS`, its environment cleared of the user's settings, stdio piped.
@@ -27,7 +31,7 @@ pub fn command_with_state(args: &[String], state: &Path) -> Command {
     command
         .args(args)
         .current_dir(here)
-        .env("HOME", here)
+        .env("HOME", HOME.path())
         .env("XDG_STATE_HOME", state)
         .env_remove("RUST_LOG")
         .env_remove("SKILLS_ENDPOINT")
