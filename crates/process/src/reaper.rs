@@ -60,6 +60,7 @@ fn become_reaper() -> io::Result<()> {
             -1 => Err(io::Error::last_os_error()),
             0 => {
                 libc::sigprocmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut());
+                close_inherited_on_exec();
                 Ok(())
             }
             child => reap(child, &terminate),
@@ -100,6 +101,48 @@ extern "C" fn kill_child(_signal: c_int) {
     }
 }
 
+/// Marks every descriptor but the standard streams close-on-exec, so that the program starts
+/// with those three only: none the host inherited without the flag (a shell's `3>>~/.bashrc`)
+/// reaches it. Marked, not closed: `std`'s pipe that reports a failed `exec` stays open until
+/// the `exec`.
+///
+/// # Safety
+/// Only between `fork` and `exec`.
+unsafe fn close_inherited_on_exec() {
+    // SAFETY: flags on descriptors of this process, which is about to `exec`.
+    unsafe {
+        if libc::syscall(
+            libc::SYS_close_range,
+            3,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        ) == 0
+        {
+            return;
+        }
+        // Kernels before 5.11: one by one up to the descriptor limit.
+        for descriptor in 3..descriptor_limit() {
+            libc::fcntl(descriptor, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+}
+
+/// The highest descriptor number worth closing or marking (bounded).
+///
+/// # Safety
+/// Async-signal-safe: one system call on the stack.
+unsafe fn descriptor_limit() -> c_int {
+    // SAFETY: getrlimit into a struct on the stack.
+    unsafe {
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            limit.rlim_cur.min(1 << 20) as c_int
+        } else {
+            1024
+        }
+    }
+}
+
 /// Closes every inherited descriptor: the child's pipes, the error pipe `std` uses to report a
 /// failed `exec` (its parent reads it to its end), and the host's files.
 unsafe fn close_every_descriptor() {
@@ -109,14 +152,8 @@ unsafe fn close_every_descriptor() {
             return;
         }
         // Kernels before 5.9: close one by one up to the descriptor limit.
-        let mut limit: libc::rlimit = std::mem::zeroed();
-        let last = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-            limit.rlim_cur.min(1 << 20)
-        } else {
-            1024
-        };
-        for descriptor in 0..last {
-            libc::close(descriptor as c_int);
+        for descriptor in 0..descriptor_limit() {
+            libc::close(descriptor);
         }
     }
 }

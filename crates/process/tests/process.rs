@@ -145,6 +145,33 @@ async fn the_environment_holds_only_what_the_child_was_given() {
 }
 
 #[tokio::test]
+async fn a_child_gets_no_descriptor_the_host_inherited_but_the_standard_streams() {
+    // A descriptor without close-on-exec, as a shell's `3>>~/.bashrc` leaves one to the host.
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let opened = std::fs::OpenOptions::new()
+        .append(true)
+        .open(file.path())
+        .unwrap();
+    const INHERITED: i32 = 871;
+    // SAFETY: dup2 onto a number this test owns; the copy has no close-on-exec flag.
+    let copied = unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&opened), INHERITED) };
+    assert_eq!(copied, INHERITED);
+
+    let finished = shell("ls /proc/self/fd").collect(None, 4096).await.unwrap();
+
+    // SAFETY: closing the copy made above.
+    unsafe { libc::close(INHERITED) };
+    let descriptors: Vec<String> = finished
+        .stdout
+        .into_text()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    // 0-2, and the one `ls` opened to list the directory.
+    assert_eq!(descriptors, ["0", "1", "2", "3"], "{:?}", finished.stderr);
+}
+
+#[tokio::test]
 async fn output_past_the_bound_is_cut_and_reported() {
     let mut child = shell("head -c 100000 /dev/zero | tr '\\0' a; echo done >&2");
     let finished = child.collect(None, 1000).await.unwrap();
