@@ -28,6 +28,7 @@
 //! assert_eq!((report.findings[0].line, report.findings[0].column), (5, 1));
 //! ```
 
+mod normalize;
 mod rules;
 mod sarif;
 
@@ -326,8 +327,11 @@ fn declared(dir: &Path) -> (Option<String>, String, Option<skillful_core::Declar
     }
 }
 
-/// Reads the file at `path` (`file` in findings) and checks its text, counting it; a binary
-/// file is counted unchecked, and one that cannot be read safely is a finding.
+/// Reads the file at `path` (`file` in findings) and checks its text, counting it. Text is
+/// what the runtime serves as text: valid UTF-8, whatever bytes (a NUL) it holds. A file that
+/// is not is a finding: a script or a document is still checked as far as it reads (a shell
+/// runs a script in Latin-1 all the same), another file (an image) is not; one that cannot be
+/// read safely is a finding too.
 fn check_file(
     report: &mut Report,
     path: &Path,
@@ -336,24 +340,54 @@ fn check_file(
     class: FileClass,
     read_only: bool,
 ) {
-    match read_text(path, Limits::default().max_file_bytes) {
-        Ok(Some((text, bytes))) => {
-            report.files += 1;
-            report.bytes += bytes;
-            rules::check_text(
-                &text,
-                &mut FileScan {
-                    file,
-                    skill,
-                    class,
-                    read_only,
-                    findings: &mut report.findings,
+    let bytes = match skillful_manifest::read_bounded(path, Limits::default().max_file_bytes) {
+        Ok(bytes) => bytes,
+        Err(error) => return push_unsafe(report, file, skill, &error),
+    };
+    report.files += 1;
+    report.bytes += bytes.len() as u64;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            let severity = if class == FileClass::Other {
+                rules::NOT_TEXT.severity
+            } else {
+                Severity::Medium
+            };
+            let valid = error.utf8_error().valid_up_to();
+            report.findings.push(Finding {
+                rule_id: rules::NOT_TEXT.id,
+                rule_name: rules::NOT_TEXT.name,
+                severity,
+                message: if class == FileClass::Other {
+                    format!("not UTF-8 text (from byte {valid}): not scanned")
+                } else {
+                    format!(
+                        "not UTF-8 text (from byte {valid}): scanned with the bytes that are not \
+                         replaced"
+                    )
                 },
-            );
+                file: file.to_owned(),
+                line: 1,
+                column: 1,
+                skill: skill.map(str::to_owned),
+            });
+            if class == FileClass::Other {
+                return;
+            }
+            String::from_utf8_lossy(error.as_bytes()).into_owned()
         }
-        Ok(None) => report.files += 1,
-        Err(error) => push_unsafe(report, file, skill, &error),
-    }
+    };
+    rules::check_text(
+        &text,
+        &mut FileScan {
+            file,
+            skill,
+            class,
+            read_only,
+            findings: &mut report.findings,
+        },
+    );
 }
 
 /// The finding that the skill in `dir` (its `SKILL.md` named `skill_md`) ships scripts its
@@ -390,15 +424,4 @@ fn push_unsafe(report: &mut Report, file: &str, skill: Option<&str>, error: &Man
         column: 1,
         skill: skill.map(str::to_owned),
     });
-}
-
-/// The file's text (lossy UTF-8) and size, or `None` for a binary file (a NUL byte in its first
-/// 8 KiB).
-fn read_text(path: &Path, limit: u64) -> Result<Option<(String, u64)>, ManifestError> {
-    let bytes = skillful_manifest::read_bounded(path, limit)?;
-    let size = bytes.len() as u64;
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Ok(None);
-    }
-    Ok(Some((String::from_utf8_lossy(&bytes).into_owned(), size)))
 }

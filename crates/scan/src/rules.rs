@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use unicode_general_category::{GeneralCategory, get_general_category};
 
+use crate::normalize::{Line, Normalized};
 use crate::{Finding, Severity};
 
 /// One rule of the scanner.
@@ -82,6 +83,9 @@ rules! {
     UNSAFE_FILES = "SKL060" "unsafe-skill-files" High
         "The skill's files cannot be read safely: a symbolic link leaving the skill, a special file, an unsafe file name, or over the size limits."
         "Remove the offending entry named in the message.";
+    NOT_TEXT = "SKL061" "file-not-text" Low
+        "A file that is not UTF-8 text, which the scanner cannot read as the model would; medium for a script or a document, which are scanned as far as they read."
+        "Save scripts and documents as UTF-8; ship binary files only where the skill needs them.";
 }
 
 /// What kind of file a text is, which decides the rules that apply to it.
@@ -149,6 +153,19 @@ impl FileScan<'_> {
         });
     }
 
+    /// A finding at the byte offset `at` of the normalised `line`.
+    fn push_found(
+        &mut self,
+        rule: &Rule,
+        severity: Severity,
+        line: &Line<'_>,
+        at: usize,
+        message: String,
+    ) {
+        let (number, column) = line.place(at);
+        self.push(rule, severity, number, column, message);
+    }
+
     /// A document's findings are `lowered` there; a script's keep the rule's severity.
     fn script_severity(&self, rule: &Rule, lowered: Severity) -> Severity {
         if self.class == FileClass::Script {
@@ -159,45 +176,50 @@ impl FileScan<'_> {
     }
 }
 
-/// Runs every rule that applies to the file's class over `text`.
+/// Runs every rule that applies to the file's class over `text`: the Unicode and link rules
+/// over its lines as they are, the pattern rules over its lines as a reader takes them
+/// ([`Normalized`]).
 pub(crate) fn check_text(text: &str, scan: &mut FileScan<'_>) {
-    // Each group's patterns run over the whole text first (one pass of the regex engine); only
-    // a text they match is looked at line by line, for the exact places.
-    let any = |patterns: &[&Regex]| patterns.iter().any(|pattern| pattern.is_match(text));
     let unicode = !text.is_ascii();
-    let (prompt, urls) = match scan.class {
-        FileClass::Document => (
-            any(&[&OVERRIDE, &CONCEAL, &WITHOUT_ASKING]),
-            text.contains("](") || text.to_ascii_lowercase().contains("<img"),
-        ),
-        _ => (false, false),
-    };
-    let commands = scan.class != FileClass::Other
-        && (PIPE_SHELL
-            .iter()
-            .chain(DECODE_EXEC.iter())
-            .any(|p| p.is_match(text))
-            || any(&[&CREDENTIALS, &DOTENV]));
-    let network = scan.class == FileClass::Script && scan.read_only && NETWORK.is_match(text);
-    if !(unicode || prompt || urls || commands || network) {
+    let urls = scan.class == FileClass::Document
+        && (text.contains("](") || text.to_ascii_lowercase().contains("<img"));
+    if unicode || urls {
+        for (index, line) in text.lines().enumerate() {
+            if unicode {
+                check_unicode(line, index + 1, scan);
+            }
+            if urls {
+                check_urls(line, index + 1, scan);
+            }
+        }
+    }
+    if scan.class == FileClass::Other {
         return;
     }
-    for (index, line) in text.lines().enumerate() {
-        let number = index + 1;
-        if unicode {
-            check_unicode(line, number, scan);
-        }
+    let normalized = Normalized::of(text, scan.class);
+    let read = normalized.text();
+    // Each group's patterns run over the whole text first (one pass of the regex engine); only
+    // a text they match is looked at line by line, for the exact places.
+    let any = |patterns: &[&Regex]| patterns.iter().any(|pattern| pattern.is_match(read));
+    let prompt = scan.class == FileClass::Document && any(&[&OVERRIDE, &CONCEAL, &WITHOUT_ASKING]);
+    let commands = PIPE_SHELL
+        .iter()
+        .chain(DECODE_EXEC.iter())
+        .any(|p| p.is_match(read))
+        || any(&[&CREDENTIALS, &DOTENV]);
+    let network = scan.class == FileClass::Script && scan.read_only && NETWORK.is_match(read);
+    if !(prompt || commands || network) {
+        return;
+    }
+    for line in normalized.lines() {
         if prompt {
-            check_prompt(line, number, scan);
-        }
-        if urls {
-            check_urls(line, number, scan);
+            check_prompt(&line, scan);
         }
         if commands {
-            check_commands(line, number, scan);
+            check_commands(&line, scan);
         }
         if network {
-            check_network(line, number, scan);
+            check_network(&line, scan);
         }
     }
 }
@@ -307,41 +329,41 @@ static WITHOUT_ASKING: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Prompt-injection phrases in documents.
-fn check_prompt(line: &str, number: usize, scan: &mut FileScan<'_>) {
-    if let Some(found) = OVERRIDE.find(line) {
+fn check_prompt(line: &Line<'_>, scan: &mut FileScan<'_>) {
+    if let Some(found) = OVERRIDE.find(line.text) {
         let message = format!("\"{}\"", excerpt(found.as_str()));
-        scan.push(
+        scan.push_found(
             &OVERRIDE_INSTRUCTIONS,
             OVERRIDE_INSTRUCTIONS.severity,
-            number,
-            column(line, found.start()),
+            line,
+            found.start(),
             message,
         );
     }
-    if let Some(found) = CONCEAL.find(line) {
+    if let Some(found) = CONCEAL.find(line.text) {
         // "do not tell the user to run it" gives the model advice on wording, hiding nothing.
-        let rest = line[found.end()..].trim_start().to_ascii_lowercase();
+        let rest = line.text[found.end()..].trim_start().to_ascii_lowercase();
         let advice = ["to ", "how ", "that you ", "what to "]
             .iter()
             .any(|word| rest.starts_with(word));
         if !advice {
             let message = format!("\"{}\"", excerpt(found.as_str()));
-            scan.push(
+            scan.push_found(
                 &CONCEAL_FROM_USER,
                 CONCEAL_FROM_USER.severity,
-                number,
-                column(line, found.start()),
+                line,
+                found.start(),
                 message,
             );
         }
     }
-    if let Some(found) = WITHOUT_ASKING.find(line) {
+    if let Some(found) = WITHOUT_ASKING.find(line.text) {
         let message = format!("\"{}\"", excerpt(found.as_str()));
-        scan.push(
+        scan.push_found(
             &ACT_WITHOUT_ASKING,
             ACT_WITHOUT_ASKING.severity,
-            number,
-            column(line, found.start()),
+            line,
+            found.start(),
             message,
         );
     }
@@ -458,46 +480,34 @@ static DOTENV: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Downloads run unseen, encoded code run, credential stores read.
-fn check_commands(line: &str, number: usize, scan: &mut FileScan<'_>) {
-    if let Some(found) = PIPE_SHELL.iter().find_map(|pattern| pattern.find(line)) {
+fn check_commands(line: &Line<'_>, scan: &mut FileScan<'_>) {
+    if let Some(found) = PIPE_SHELL
+        .iter()
+        .find_map(|pattern| pattern.find(line.text))
+    {
         let severity = scan.script_severity(&PIPE_TO_SHELL, Severity::Medium);
         let message = format!("\"{}\"", excerpt(found.as_str()));
-        scan.push(
-            &PIPE_TO_SHELL,
-            severity,
-            number,
-            column(line, found.start()),
-            message,
-        );
+        scan.push_found(&PIPE_TO_SHELL, severity, line, found.start(), message);
     }
-    if let Some(found) = DECODE_EXEC.iter().find_map(|pattern| pattern.find(line)) {
+    if let Some(found) = DECODE_EXEC
+        .iter()
+        .find_map(|pattern| pattern.find(line.text))
+    {
         let severity = scan.script_severity(&DECODE_AND_EXECUTE, Severity::Medium);
         let message = format!("\"{}\"", excerpt(found.as_str()));
-        scan.push(
-            &DECODE_AND_EXECUTE,
-            severity,
-            number,
-            column(line, found.start()),
-            message,
-        );
+        scan.push_found(&DECODE_AND_EXECUTE, severity, line, found.start(), message);
     }
-    if let Some(found) = CREDENTIALS.find(line) {
+    if let Some(found) = CREDENTIALS.find(line.text) {
         let severity = scan.script_severity(&CREDENTIAL_READ, Severity::Medium);
         let message = format!("names the credential store \"{}\"", excerpt(found.as_str()));
-        scan.push(
-            &CREDENTIAL_READ,
-            severity,
-            number,
-            column(line, found.start()),
-            message,
-        );
-    } else if let Some(found) = DOTENV.find(line) {
+        scan.push_found(&CREDENTIAL_READ, severity, line, found.start(), message);
+    } else if let Some(found) = DOTENV.find(line.text) {
         let message = format!("reads a .env file: \"{}\"", excerpt(found.as_str()));
-        scan.push(
+        scan.push_found(
             &CREDENTIAL_READ,
             Severity::Medium,
-            number,
-            column(line, found.start()),
+            line,
+            found.start(),
             message,
         );
     }
@@ -510,17 +520,17 @@ static NETWORK: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Network calls in a script that declares `risk: read`.
-fn check_network(line: &str, number: usize, scan: &mut FileScan<'_>) {
-    if let Some(found) = NETWORK.find(line) {
+fn check_network(line: &Line<'_>, scan: &mut FileScan<'_>) {
+    if let Some(found) = NETWORK.find(line.text) {
         let message = format!(
             "opens a network connection (\"{}\") under risk: read",
             excerpt(found.as_str().trim())
         );
-        scan.push(
+        scan.push_found(
             &UNDECLARED_NETWORK,
             UNDECLARED_NETWORK.severity,
-            number,
-            column(line, found.start()),
+            line,
+            found.start(),
             message,
         );
     }
