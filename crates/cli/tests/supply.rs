@@ -434,7 +434,7 @@ fn refused(build: impl FnOnce(&Path), expected: &str) {
 fn a_link_leaving_the_skill_is_refused() {
     refused(
         |work| std::os::unix::fs::symlink("/etc/passwd", work.join("evil/passwd")).unwrap(),
-        "leaves the skill's directory",
+        "does not name a file of the skill",
     );
 }
 
@@ -588,6 +588,55 @@ fn install_restores_a_deleted_and_a_tampered_skill_and_fetches_a_missing_one() {
         })
         .collect();
     assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+#[test]
+fn a_skill_at_the_repositorys_root_is_installed_without_the_fetchs_git_and_restored_as_locked() {
+    let env = Env::new();
+    let work = env.temp.path().join("solo");
+    fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "--quiet", "--initial-branch=main"]);
+    write(&work, "SKILL.md", &skill_md("solo", "At the root.\n"));
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "--quiet", "-m", "one"]);
+    let output = env.skills(&["add", &format!("file://{}", work.display()), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(env.skills_dir().join("solo/SKILL.md").exists());
+    assert!(!env.skills_dir().join("solo/.git").exists());
+    let files = env.lock()["skills"]["solo"]["files"].to_string();
+    assert!(!files.contains(".git/"), "{files}");
+
+    // Removed, it is fetched again and matches the lock.
+    fs::remove_dir_all(env.skills_dir().join("solo")).unwrap();
+    let output = env.skills(&["install", "--frozen"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_lock_entry_whose_digest_is_not_its_file_lists_is_refused() {
+    let env = Env::new();
+    let (_work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@v1", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    // The file list loses a file; the digest still names the fetched tree.
+    let lock_path = env.home().join(".agents/skills-lock.json");
+    let mut lock = env.lock();
+    let files = lock["skills"]["alpha"]["files"].as_array_mut().unwrap();
+    files.retain(|entry| entry["path"] != "scripts/run.py");
+    fs::write(&lock_path, serde_json::to_vec_pretty(&lock).unwrap()).unwrap();
+    fs::remove_dir_all(env.skills_dir().join("alpha")).unwrap();
+
+    for args in [&["install", "--frozen"][..], &["verify"][..]] {
+        let output = env.skills(args);
+        assert_ne!(output.status.code(), Some(0), "{args:?}: {}", text(&output));
+        assert!(
+            text(&output).contains("skill alpha: its digest is not the digest of its file list"),
+            "{args:?}: {}",
+            text(&output)
+        );
+    }
+    assert!(!env.skills_dir().join("alpha").exists());
 }
 
 #[test]

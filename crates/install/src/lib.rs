@@ -335,7 +335,14 @@ impl Installer {
         };
         let dirs = skillful_scan::find_skill_dirs(&base).map_err(io(&base))?;
         let submodules = match &source {
-            Source::Git { .. } => git::submodules(&root)?,
+            Source::Git { .. } => {
+                let submodules = git::submodules(&root)?;
+                // The fetch's own repository is not the skill's: a skill at the repository's
+                // root would carry it (and no later fetch could restore it as locked).
+                let repository = root.join(".git");
+                fs::remove_dir_all(&repository).map_err(io(&repository))?;
+                submodules
+            }
             Source::Local(_) => Vec::new(),
         };
         let mut candidates = Vec::new();

@@ -92,7 +92,8 @@ impl LockFile {
     /// Reads the lock file at `path`; a missing file is an empty lock.
     ///
     /// # Errors
-    /// [`InstallError::Lock`] when it cannot be read, is not valid JSON or has another version.
+    /// [`InstallError::Lock`] when it cannot be read, is not valid JSON, has another version
+    /// or an entry whose digest is not its file list's.
     pub fn read(path: &Path) -> Result<Self, InstallError> {
         let bytes = match skillful_state::read_bounded(path, 64 * 1024 * 1024) {
             Ok(Some(bytes)) => bytes,
@@ -116,6 +117,21 @@ impl LockFile {
                 reason: format!(
                     "version {} is not {LOCK_VERSION}, the one this skills understands",
                     lock.version
+                ),
+            });
+        }
+        // A digest is what a fetch is checked against, the file list what `verify` compares:
+        // an entry whose two disagree would install files the list does not show.
+        if let Some((name, _)) = lock
+            .skills
+            .iter()
+            .find(|(_, entry)| entry.files.digest() != entry.digest)
+        {
+            return Err(InstallError::Lock {
+                path: path.to_owned(),
+                reason: format!(
+                    "skill {name}: its digest is not the digest of its file list (the lock was \
+                     edited); remove the entry and add the skill again"
                 ),
             });
         }

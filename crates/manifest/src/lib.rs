@@ -52,7 +52,7 @@ use sha2::{Digest, Sha256};
 use skillful_state::hex;
 
 use cache::Cached;
-use walk::{Kind, hash_file, link_stays_inside, walk};
+use walk::{Kind, hash_file, link_target, walk};
 
 /// Why a directory has no manifest.
 #[derive(Debug, thiserror::Error)]
@@ -72,8 +72,10 @@ pub enum ManifestError {
         /// The path given.
         path: PathBuf,
     },
-    /// A symbolic link whose target could leave the skill's directory.
-    #[error("{}: a symbolic link to {} leaves the skill's directory; replace it with the file itself", path.display(), target.display())]
+    /// A symbolic link that does not name one of the skill's files directly: its target could
+    /// leave the skill's directory, passes through another link, or is a directory, a link or
+    /// nothing.
+    #[error("{}: a symbolic link to {} does not name a file of the skill through no other link (it could leave the skill's directory, or names a directory, a link or nothing); replace it with the file itself", path.display(), target.display())]
     LinkEscapes {
         /// The link.
         path: PathBuf,
@@ -245,7 +247,20 @@ impl Manifest {
         let key = dir.to_str().map(str::to_owned);
         let mut files = Vec::new();
         let mut digests = BTreeMap::new();
-        for found in walk(dir, limits, &|_| false)? {
+        let walked = walk(dir, limits, &|_| false)?;
+        let of_kind = |link: bool| -> std::collections::BTreeSet<PathBuf> {
+            walked
+                .iter()
+                .filter(|found| match found.kind {
+                    Kind::Link(_) => link,
+                    Kind::File(_) => !link,
+                    Kind::Special => false,
+                })
+                .map(|found| found.relative.clone())
+                .collect()
+        };
+        let (links, regular) = (of_kind(true), of_kind(false));
+        for found in walked {
             let path = relative_name(&found.path, &found.relative)?;
             let entry = match found.kind {
                 Kind::File(stamp) => {
@@ -277,7 +292,10 @@ impl Manifest {
                     }
                 }
                 Kind::Link(target) => {
-                    if !link_stays_inside(&found.relative, &target) {
+                    let names_a_file =
+                        link_target(&found.relative, &target, |path| links.contains(path))
+                            .is_some_and(|file| regular.contains(&file));
+                    if !names_a_file {
                         return Err(ManifestError::LinkEscapes {
                             path: found.path,
                             target,

@@ -150,25 +150,36 @@ fn sorted_names(dir: &Path) -> Result<Vec<std::ffi::OsString>, ManifestError> {
     Ok(names)
 }
 
-/// Whether a link at `relative` (below the walked directory) pointing at `target` stays inside
-/// it, judged on the text alone: an absolute target, or one whose `..` climbs above the walked
-/// directory, escapes.
-pub(crate) fn link_stays_inside(relative: &Path, target: &Path) -> bool {
-    let mut depth: usize = relative
-        .parent()
-        .map_or(0, |parent| parent.components().count());
-    for component in target.components() {
+/// The file a link at `relative` (below the walked directory) pointing at `target` names, as
+/// the kernel resolves it: `None` when the target is absolute, climbs above the walked
+/// directory, or passes through a link (`is_link` of a path on the way), whose own target the
+/// text does not show (with `b -> .`, `../b/b/../../x` leaves the directory although its text
+/// seems not to). The one place a link's target is judged.
+pub(crate) fn link_target(
+    relative: &Path,
+    target: &Path,
+    is_link: impl Fn(&Path) -> bool,
+) -> Option<PathBuf> {
+    let mut at: PathBuf = relative.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut components = target.components().peekable();
+    while let Some(component) = components.next() {
         match component {
-            Component::Normal(_) => depth += 1,
+            Component::Normal(name) => {
+                at.push(name);
+                if components.peek().is_some() && is_link(&at) {
+                    return None;
+                }
+            }
             Component::CurDir => {}
-            Component::ParentDir => match depth.checked_sub(1) {
-                Some(up) => depth = up,
-                None => return false,
-            },
-            Component::RootDir | Component::Prefix(_) => return false,
+            Component::ParentDir => {
+                if !at.pop() {
+                    return None;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
         }
     }
-    true
+    Some(at)
 }
 
 /// A failure of reading the file at `path` as the manifest says it.
@@ -222,18 +233,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn links_are_judged_from_their_own_directory() {
-        assert!(link_stays_inside(
-            Path::new("a/l"),
-            Path::new("../SKILL.md")
-        ));
-        assert!(link_stays_inside(Path::new("l"), Path::new("scripts/./x")));
-        assert!(!link_stays_inside(Path::new("l"), Path::new("../x")));
-        assert!(!link_stays_inside(Path::new("a/l"), Path::new("../../x")));
-        assert!(!link_stays_inside(
-            Path::new("a/l"),
-            Path::new("b/../../../x")
-        ));
-        assert!(!link_stays_inside(Path::new("l"), Path::new("/etc/passwd")));
+    fn links_are_judged_from_their_own_directory_through_no_other_link() {
+        let none = |_: &Path| false;
+        let target = |relative: &str, target: &str| {
+            link_target(Path::new(relative), Path::new(target), none)
+        };
+        assert_eq!(
+            target("a/l", "../SKILL.md"),
+            Some(PathBuf::from("SKILL.md"))
+        );
+        assert_eq!(target("l", "scripts/./x"), Some(PathBuf::from("scripts/x")));
+        assert_eq!(target("l", "../x"), None);
+        assert_eq!(target("a/l", "../../x"), None);
+        assert_eq!(target("a/l", "b/../../../x"), None);
+        assert_eq!(target("l", "/etc/passwd"), None);
+        // With `b -> .`, the text stays inside but the path does not.
+        let b_is_a_link = |path: &Path| path == Path::new("b");
+        assert_eq!(
+            link_target(Path::new("a/l"), Path::new("../b/b/../../x"), b_is_a_link),
+            None
+        );
+        // A link named last is a chain: the caller refuses a target that is not a file.
+        assert_eq!(
+            link_target(Path::new("l"), Path::new("b"), b_is_a_link),
+            Some(PathBuf::from("b"))
+        );
     }
 }

@@ -151,6 +151,31 @@ fn a_link_inside_is_recorded_not_followed_and_a_link_out_is_refused() {
         matches!(error, ManifestError::LinkEscapes { .. }),
         "{error}"
     );
+    fs::remove_file(dir.join("scripts/up")).unwrap();
+
+    // With `b -> .`, a link whose text stays inside leaves through `b`; a link to a directory
+    // and a link to a link are refused too.
+    symlink(".", dir.join("b")).unwrap();
+    let error = Manifest::of_dir(dir, &Limits::default()).unwrap_err();
+    assert!(
+        error.to_string().contains("/b"),
+        "a link to a directory: {error}"
+    );
+    fs::remove_file(dir.join("b")).unwrap();
+    fs::create_dir(dir.join("b")).unwrap();
+    symlink("..", dir.join("b/b")).unwrap();
+    symlink("../b/b/../../x", dir.join("scripts/sneaky")).unwrap();
+    let error = Manifest::of_dir(dir, &Limits::default()).unwrap_err();
+    assert!(
+        matches!(error, ManifestError::LinkEscapes { .. }),
+        "{error}"
+    );
+    fs::remove_file(dir.join("scripts/sneaky")).unwrap();
+    fs::remove_file(dir.join("b/b")).unwrap();
+    symlink("../SKILL.md", dir.join("b/first")).unwrap();
+    symlink("first", dir.join("b/second")).unwrap();
+    let error = Manifest::of_dir(dir, &Limits::default()).unwrap_err();
+    assert!(error.to_string().contains("b/second"), "a chain: {error}");
 }
 
 #[test]
