@@ -29,6 +29,13 @@ pub const DEFAULT_MAX_FILES: usize = 16;
 pub const MAX_ARGS_BYTES: usize = 16 << 10;
 /// Reasons are cut to this many characters.
 const MAX_REASON_CHARS: usize = 1024;
+/// Any other text of a record (a session or call id a client chose, a name) longer than this
+/// many characters keeps this many and the digest of the whole: one client's long ids cannot
+/// rotate everyone's history away.
+pub const MAX_FIELD_CHARS: usize = 200;
+/// Where the last rotation left the chain: the number and digest of the newest record it
+/// removed, so that [`AuditLog::verify`] tells records rotated away from records deleted.
+const ANCHOR: &str = "rotation-anchor.json";
 
 /// Where audit records go. The file sink ([`FileAuditSink`]) is the one `skills` uses; a host can
 /// send them elsewhere (a SIEM, a database) with its own.
@@ -258,53 +265,31 @@ impl FileAuditSink {
     }
 
     /// The head after the last complete line `last` of the current file (or, when it has none,
-    /// of the newest rotated file).
+    /// of the newest rotated file, or, when every file is gone, of the last rotation's anchor).
     fn head_after(
         &self,
         last: Option<Vec<u8>>,
         path: &Path,
         identity: (u64, u64, u64),
     ) -> Result<Head, AuditError> {
-        let last = match last {
-            Some(line) => Some((line, path.to_path_buf())),
+        let end = match last {
+            Some(line) => Some(record_end(&line, path)?),
             None => match rotated_files(&self.dir)?.pop() {
-                Some(rotated) => {
-                    let mut file = File::open(&rotated).map_err(|e| AuditError::io(&rotated, e))?;
-                    let length = file
-                        .metadata()
-                        .map_err(|error| AuditError::io(&rotated, error))?
-                        .len();
-                    tail(&mut file, &rotated, length)?
-                        .0
-                        .map(|line| (line, rotated))
-                }
-                None => None,
+                Some(rotated) => last_record(&rotated)?,
+                None => read_anchor(&self.dir)?.map(|anchor| (anchor.seq, anchor.digest)),
             },
         };
-        let Some((line, from)) = last else {
-            return Ok(Head {
+        Ok(match end {
+            Some((seq, digest)) => Head {
+                next_seq: seq + 1,
+                prev: Some(digest),
+                file: identity,
+            },
+            None => Head {
                 next_seq: 0,
                 prev: None,
                 file: identity,
-            });
-        };
-        let value: Value = serde_json::from_slice(&line).map_err(|error| AuditError::Corrupt {
-            path: from.clone(),
-            line: 0,
-            reason: format!("its last line: {error}"),
-        })?;
-        let seq = value
-            .get("seq")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| AuditError::Corrupt {
-                path: from,
-                line: 0,
-                reason: "its last line has no `seq`".to_owned(),
-            })?;
-        Ok(Head {
-            next_seq: seq + 1,
-            prev: Some(json_digest(&value)),
-            file: identity,
+            },
         })
     }
 
@@ -315,6 +300,16 @@ impl FileAuditSink {
         fs::rename(path, &rotated).map_err(|error| AuditError::io(&rotated, error))?;
         let files = rotated_files(&self.dir)?;
         let excess = files.len().saturating_sub(self.max_files);
+        if excess == 0 {
+            return Ok(());
+        }
+        // The anchor first: a crash before the files go leaves an anchor of records still
+        // here, which verifies; never files gone without one.
+        if let Some((seq, digest)) = last_record(&files[excess - 1])? {
+            let anchor = serde_json::json!({"seq": seq, "digest": digest});
+            let path = self.dir.join(ANCHOR);
+            skillful_state::write_private(&path, anchor.to_string().as_bytes())?;
+        }
         for old in &files[..excess] {
             fs::remove_file(old).map_err(|error| AuditError::io(old, error))?;
         }
@@ -365,7 +360,50 @@ fn bounded(mut event: AuditEvent) -> AuditEvent {
     {
         *reason = reason.chars().take(MAX_REASON_CHARS).collect::<String>() + "…";
     }
+    for text in [&mut event.user, &mut event.host] {
+        bound_field(text);
+    }
+    let optional = [
+        &mut event.session,
+        &mut event.tool,
+        &mut event.call_id,
+        &mut event.script,
+        &mut event.script_digest,
+        &mut event.resource,
+        &mut event.risk,
+        &mut event.args_digest,
+        &mut event.decision,
+        &mut event.decided_by,
+        &mut event.sandbox,
+        &mut event.result_digest,
+    ];
+    for text in optional.into_iter().flatten() {
+        bound_field(text);
+    }
+    if let Some(skill) = &mut event.skill {
+        for text in [&mut skill.name, &mut skill.origin, &mut skill.scope] {
+            bound_field(text);
+        }
+        for text in [&mut skill.location, &mut skill.digest]
+            .into_iter()
+            .flatten()
+        {
+            bound_field(text);
+        }
+    }
     event
+}
+
+/// `text` cut to [`MAX_FIELD_CHARS`] characters with the sha256 of the whole after them, when
+/// it is longer.
+fn bound_field(text: &mut String) {
+    if text.chars().count() > MAX_FIELD_CHARS {
+        let digest = sha256_hex(text.as_bytes());
+        *text = format!(
+            "{}… (sha256 {digest})",
+            text.chars().take(MAX_FIELD_CHARS).collect::<String>()
+        );
+    }
 }
 
 fn open_append(path: &Path) -> Result<File, AuditError> {
@@ -467,6 +505,59 @@ fn rotated_files(dir: &Path) -> Result<Vec<PathBuf>, AuditError> {
     Ok(files)
 }
 
+/// The number and digest of the record on `line` of the file at `path`.
+fn record_end(line: &[u8], path: &Path) -> Result<(u64, String), AuditError> {
+    let value: Value = serde_json::from_slice(line).map_err(|error| AuditError::Corrupt {
+        path: path.to_owned(),
+        line: 0,
+        reason: format!("its last line: {error}"),
+    })?;
+    let seq = value
+        .get("seq")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| AuditError::Corrupt {
+            path: path.to_owned(),
+            line: 0,
+            reason: "its last line has no `seq`".to_owned(),
+        })?;
+    Ok((seq, json_digest(&value)))
+}
+
+/// The number and digest of the last complete record of the file at `path`, if it has one.
+fn last_record(path: &Path) -> Result<Option<(u64, String)>, AuditError> {
+    let mut file = File::open(path).map_err(|error| AuditError::io(path, error))?;
+    let length = file
+        .metadata()
+        .map_err(|error| AuditError::io(path, error))?
+        .len();
+    match tail(&mut file, path, length)?.0 {
+        Some(line) => record_end(&line, path).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The newest record the last rotation removed: its number and digest.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+struct Anchor {
+    seq: u64,
+    digest: String,
+}
+
+/// The last rotation's anchor in `dir`, if a rotation removed files.
+fn read_anchor(dir: &Path) -> Result<Option<Anchor>, AuditError> {
+    let path = dir.join(ANCHOR);
+    let Some(bytes) = skillful_state::read_private(&path, 4096)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|error| AuditError::Corrupt {
+            path,
+            line: 1,
+            reason: error.to_string(),
+        })
+}
+
 /// The largest file of the log read.
 const MAX_READ_BYTES: u64 = 1 << 30;
 
@@ -545,6 +636,36 @@ impl Previous {
             )));
         }
         None
+    }
+}
+
+/// What is wrong with the log's first record `record` (number `seq`), given the last
+/// rotation's `anchor`: records before it gone and no rotation accounting for them.
+fn gone_before(seq: u64, record: &AuditRecord, anchor: Option<&Anchor>) -> Option<String> {
+    if seq == 0 {
+        return None;
+    }
+    match anchor {
+        None => Some(format!(
+            "records 0–{} are gone and no rotation removed them (they were deleted)",
+            seq - 1
+        )),
+        Some(anchor) if anchor.seq + 1 == seq => {
+            (record.prev.as_deref() != Some(anchor.digest.as_str())).then(|| {
+                format!(
+                    "record {seq} does not follow record {}, the last one a rotation removed",
+                    anchor.seq
+                )
+            })
+        }
+        // A rotation stopped before its files went: the anchor's record is checked on the way.
+        Some(anchor) if anchor.seq >= seq => None,
+        Some(anchor) => Some(format!(
+            "records {}–{} are gone: a rotation removed records up to {}, the rest were deleted",
+            anchor.seq + 1,
+            seq - 1,
+            anchor.seq
+        )),
     }
 }
 
@@ -657,6 +778,7 @@ impl AuditLog {
         let mut verified = 0;
         let mut first_seq = None;
         let mut previous: Option<Previous> = None;
+        let anchor = read_anchor(&self.dir)?;
         for line in self.lines()? {
             let broken = |seq, problem: String| Broken {
                 path: line.path.clone(),
@@ -687,6 +809,15 @@ impl AuditLog {
                 }
             };
             let seq = record.seq;
+            if let Some(anchor) = &anchor
+                && anchor.seq == seq
+                && anchor.digest != json_digest(value)
+            {
+                return Ok(finish(broken(
+                    Some(seq),
+                    "the record is not the one the last rotation recorded as removed".to_owned(),
+                )));
+            }
             match &previous {
                 None => {
                     if seq == 0 && record.prev.is_some() {
@@ -694,6 +825,9 @@ impl AuditLog {
                             Some(seq),
                             "the first record names a previous record".to_owned(),
                         )));
+                    }
+                    if let Some(problem) = gone_before(seq, record, anchor.as_ref()) {
+                        return Ok(finish(broken(Some(seq), problem)));
                     }
                     first_seq = Some(seq);
                 }

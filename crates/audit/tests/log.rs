@@ -214,6 +214,65 @@ fn rotation_keeps_the_chain_across_files_and_drops_the_oldest() {
 }
 
 #[test]
+fn a_rotated_file_deleted_is_told_from_one_rotated_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = FileAuditSink::at(dir.path()).unwrap().rotate_at(1200, 3);
+    for index in 0..30 {
+        sink.record(event(&format!("tool{index}"))).unwrap();
+    }
+    let log = AuditLog::at(dir.path());
+    let rotated_away = log.verify().unwrap();
+    assert_eq!(rotated_away.broken, None, "rotation leaves an anchor");
+    assert!(rotated_away.first_seq.unwrap() > 0);
+
+    // Someone deletes the oldest file left: the records it held are reported gone.
+    let mut rotated: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("audit-") && name.ends_with(".jsonl")
+        })
+        .collect();
+    rotated.sort();
+    fs::remove_file(&rotated[0]).unwrap();
+    let broken = log.verify().unwrap().broken.expect("the deletion is found");
+    assert!(
+        broken.problem.contains("the rest were deleted"),
+        "{}",
+        broken.problem
+    );
+
+    // Without the anchor, nothing accounts for the missing records at all.
+    fs::remove_file(dir.path().join("rotation-anchor.json")).unwrap();
+    let broken = log.verify().unwrap().broken.expect("the deletion is found");
+    assert!(
+        broken.problem.contains("no rotation removed them"),
+        "{}",
+        broken.problem
+    );
+}
+
+#[test]
+fn a_clients_long_ids_are_kept_as_a_prefix_and_a_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = FileAuditSink::at(dir.path()).unwrap();
+    let mut long = event("tools/call");
+    long.call_id = Some("x".repeat(4 << 20));
+    long.session = Some("s".repeat(10_000));
+    sink.record(long).unwrap();
+    let size = fs::metadata(dir.path().join("audit.jsonl")).unwrap().len();
+    assert!(size < 4096, "the record is {size} bytes");
+    let record = AuditLog::at(dir.path()).records().unwrap().remove(0);
+    let call_id = record.event.call_id.unwrap();
+    assert!(call_id.starts_with(&"x".repeat(200)), "{call_id}");
+    assert!(
+        call_id.ends_with(')') && call_id.contains("sha256 "),
+        "{call_id}"
+    );
+}
+
+#[test]
 fn appended_records_are_in_the_log_before_they_are_synced() {
     let dir = tempfile::tempdir().unwrap();
     let sink = FileAuditSink::at(dir.path()).unwrap().rotate_at(1200, 8);
