@@ -381,9 +381,13 @@ struct Scopes {
 
 fn has_project_content(project: &Project) -> bool {
     let agents = project.dir.join(AGENTS_DIR);
-    ["skills", "plugins", crate::environment::PROJECT_CONFIG_FILE]
-        .iter()
-        .any(|name| agents.join(name).exists())
+    [
+        crate::environment::SKILLS_DIR,
+        crate::environment::PLUGINS_DIR,
+        crate::environment::PROJECT_CONFIG_FILE,
+    ]
+    .iter()
+    .any(|name| agents.join(name).exists())
 }
 
 /// Something the user should know about how the skills were composed.

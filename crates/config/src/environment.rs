@@ -16,6 +16,12 @@ pub const DEFAULT_ADMIN_SKILLS: &str = "/etc/agent-skills/skills";
 /// The directory, inside a project or a home directory, that holds `skills/` and `plugins/`.
 pub const AGENTS_DIR: &str = ".agents";
 
+/// The skills directory inside [`AGENTS_DIR`].
+pub(crate) const SKILLS_DIR: &str = "skills";
+
+/// The plugins directory inside a project's [`AGENTS_DIR`].
+pub(crate) const PLUGINS_DIR: &str = "plugins";
+
 /// The project configuration file, inside [`AGENTS_DIR`].
 pub const PROJECT_CONFIG_FILE: &str = "skillful.toml";
 
@@ -49,7 +55,7 @@ pub struct Project {
 impl Project {
     /// `.agents/skills` of the project.
     pub fn skills(&self) -> PathBuf {
-        self.dir.join(AGENTS_DIR).join("skills")
+        self.dir.join(AGENTS_DIR).join(SKILLS_DIR)
     }
 
     /// `.agents/skillful.toml` of the project.
@@ -144,7 +150,7 @@ impl Environment {
     pub fn user_skills(&self) -> Vec<PathBuf> {
         let mut roots = Vec::new();
         if let Some(home) = &self.home {
-            roots.push(home.join(AGENTS_DIR).join("skills"));
+            roots.push(home.join(AGENTS_DIR).join(SKILLS_DIR));
         }
         roots.push(self.dirs.config().join("skills"));
         roots

@@ -1,10 +1,12 @@
 //! What makes a directory unsafe to take a project from: it is (or holds) the home directory,
-//! another user owns it, or every user may write in it; the same for its `.agents`.
+//! another user owns it, or every user may write in it; the same for its `.agents` and for what
+//! would be loaded from there (the skills directory, each skill, the settings), where it
+//! resolves to, which must also stay inside the project.
 
 use std::fs::Metadata;
 use std::path::Path;
 
-use crate::environment::AGENTS_DIR;
+use crate::environment::{AGENTS_DIR, PLUGINS_DIR, PROJECT_CONFIG_FILE, SKILLS_DIR};
 
 /// Why a directory is not trusted by default, and a project in it refused (as git refuses a
 /// repository of dubious ownership).
@@ -36,6 +38,20 @@ pub enum Risk {
         /// The mode bits of `.agents`.
         mode: u32,
     },
+    /// What would be loaded from its `.agents` (the skills directory, a skill in it, the
+    /// settings), where it resolves to, belongs to another user.
+    LoadedOwner {
+        /// The owner.
+        uid: u32,
+    },
+    /// Every user may write in what would be loaded from its `.agents`.
+    LoadedShared {
+        /// The mode bits.
+        mode: u32,
+    },
+    /// What would be loaded from its `.agents` resolves outside the project (a symbolic link
+    /// into another directory, whose owner may change what it holds).
+    LoadedOutside,
 }
 
 impl std::fmt::Display for Risk {
@@ -59,6 +75,19 @@ impl std::fmt::Display for Risk {
             Self::AgentsShared { mode } => write!(
                 f,
                 "has a {AGENTS_DIR} that is writable by every user (mode {mode:o})"
+            ),
+            Self::LoadedOwner { uid } => write!(
+                f,
+                "has skills or settings in {AGENTS_DIR} that are owned by another user (uid {uid})"
+            ),
+            Self::LoadedShared { mode } => write!(
+                f,
+                "has skills or settings in {AGENTS_DIR} that every user may write (mode {mode:o})"
+            ),
+            Self::LoadedOutside => write!(
+                f,
+                "has skills or settings in {AGENTS_DIR} that lead outside the project (a symbolic \
+                 link); trust it with --force if that directory is yours"
             ),
         }
     }
@@ -105,6 +134,48 @@ pub(crate) fn ownership_risks(dir: &Path) -> Vec<Risk> {
         }
         if let Some(mode) = shared_mode(&metadata) {
             risks.push(Risk::AgentsShared { mode });
+        }
+    }
+    for risk in loaded_risks(dir) {
+        if !risks.contains(&risk) {
+            risks.push(risk);
+        }
+    }
+    risks
+}
+
+/// The risks of what would be loaded from `dir`'s `.agents` where it resolves to: the skills
+/// and plugins directories, each entry of the skills directory and the settings file, each the
+/// user's (or root's), not writable by every user, and inside `dir`.
+fn loaded_risks(dir: &Path) -> Vec<Risk> {
+    let agents = dir.join(AGENTS_DIR);
+    let skills = agents.join(SKILLS_DIR);
+    let mut loaded = vec![
+        skills.clone(),
+        agents.join(PLUGINS_DIR),
+        agents.join(PROJECT_CONFIG_FILE),
+    ];
+    if let Ok(entries) = std::fs::read_dir(&skills) {
+        loaded.extend(entries.flatten().map(|entry| entry.path()));
+    }
+    let inside = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut risks = Vec::new();
+    for path in loaded {
+        let Ok(resolved) = std::fs::canonicalize(&path) else {
+            continue;
+        };
+        let Ok(metadata) = std::fs::metadata(&resolved) else {
+            continue;
+        };
+        let found = [
+            foreign_owner(&metadata).map(|uid| Risk::LoadedOwner { uid }),
+            shared_mode(&metadata).map(|mode| Risk::LoadedShared { mode }),
+            (!resolved.starts_with(&inside)).then_some(Risk::LoadedOutside),
+        ];
+        for risk in found.into_iter().flatten() {
+            if !risks.contains(&risk) {
+                risks.push(risk);
+            }
         }
     }
     risks

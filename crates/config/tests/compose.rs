@@ -220,6 +220,54 @@ fn an_entry_of_the_old_format_is_verified_and_recorded_or_not_honoured() {
 }
 
 #[cfg(unix)]
+#[cfg(unix)]
+#[test]
+fn a_trusted_projects_skills_that_lead_into_another_directory_are_refused() {
+    let world = World::new();
+    let project = world.path("project");
+    fs::create_dir_all(project.join(".agents")).unwrap();
+    TrustStore::trust(&world.environment, &project, false).unwrap();
+    let found = world.environment.project().unwrap();
+    let store = TrustStore::load(&world.environment).unwrap();
+    assert!(matches!(
+        store.verdict(&found),
+        skillful_config::Verdict::Trusted { .. }
+    ));
+
+    // Its skills directory becomes a link into a directory someone else may fill later.
+    let elsewhere = world.path("shared/skills");
+    fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, project.join(".agents/skills")).unwrap();
+    let verdict = store.verdict(&found);
+    assert_eq!(
+        verdict,
+        skillful_config::Verdict::Refused {
+            risks: vec![skillful_config::Risk::LoadedOutside]
+        }
+    );
+    let error = TrustStore::trust(&world.environment, &project, false).unwrap_err();
+    assert!(
+        error.to_string().contains("lead outside the project"),
+        "{error}"
+    );
+
+    // A skill inside it linked out is found the same way.
+    fs::remove_file(project.join(".agents/skills")).unwrap();
+    fs::create_dir_all(project.join(".agents/skills")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, project.join(".agents/skills/planted")).unwrap();
+    assert!(matches!(
+        store.verdict(&found),
+        skillful_config::Verdict::Refused { .. }
+    ));
+    // Trusted with --force, the user vouches for where it leads.
+    TrustStore::trust(&world.environment, &project, true).unwrap();
+    let store = TrustStore::load(&world.environment).unwrap();
+    assert!(matches!(
+        store.verdict(&found),
+        skillful_config::Verdict::Trusted { .. }
+    ));
+}
+
 #[test]
 fn a_directory_name_that_is_not_utf8_is_stored_byte_for_byte() {
     use std::os::unix::ffi::OsStrExt;
