@@ -210,6 +210,18 @@ async fn sessions_are_bounded_in_all_and_per_peer_and_a_closed_one_frees_its_pla
     assert_eq!(initialize(addr, a).await.0, 200);
     // A third for the same peer is over its share.
     assert_eq!(initialize(addr, a).await, (503, None));
+    if cfg!(target_os = "linux") {
+        // Another loopback address of the same local user is the same peer.
+        assert_eq!(initialize(addr, b).await, (503, None));
+        let mut stream = connect_from(addr, a).await;
+        let delete = format!(
+            "DELETE /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nmcp-session-id: {first}\r\nconnection: close\r\n\r\n"
+        );
+        let (status, _) = exchange(&mut stream, &delete).await;
+        assert!((200..300).contains(&status), "{status}");
+        assert_eq!(initialize(addr, b).await.0, 200);
+        return;
+    }
     // Another peer gets the last place; then nobody gets one.
     assert_eq!(initialize(addr, b).await.0, 200);
     assert_eq!(initialize(addr, c).await, (503, None));
@@ -222,6 +234,23 @@ async fn sessions_are_bounded_in_all_and_per_peer_and_a_closed_one_frees_its_pla
     let (status, _) = exchange(&mut stream, &delete).await;
     assert!((200..300).contains(&status), "{status}");
     assert_eq!(initialize(addr, c).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_body_sent_slowly_is_answered_408_at_the_request_deadline() {
+    let limits = HttpLimits {
+        request_deadline: Duration::from_millis(300),
+        ..HttpLimits::default()
+    };
+    let (addr, _root) = serve(limits).await;
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    // The headers promise a body that never comes.
+    let (status, _) = exchange(
+        &mut slow,
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n{\"jsonrpc\"",
+    )
+    .await;
+    assert_eq!(status, 408);
 }
 
 #[tokio::test]

@@ -1,6 +1,9 @@
 //! The bounds of the HTTP server: connections served at once (one more is answered 503), a
-//! header-read timeout (which is also how long an idle kept-alive connection is kept), and
-//! `initialize` sessions kept at once, in all and per peer address.
+//! header-read timeout (which is also how long an idle kept-alive connection is kept), a
+//! deadline for each request (a body sent slowly holds nothing past it), and `initialize`
+//! sessions kept at once, in all and per peer: the local user who owns the client's socket (on
+//! Linux, for a loopback client: its other loopback addresses are the same user), else the
+//! peer's address.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -31,19 +34,23 @@ pub struct HttpLimits {
     /// `initialize` sessions (protocol 2025-11-25 and older) kept at once; one more
     /// `initialize` is answered 503 until a session ends. 2026-07-28 requests keep none.
     pub max_sessions: usize,
-    /// Sessions kept at once for one peer (IP address), so that one client cannot take them
-    /// all.
+    /// Sessions kept at once for one peer (the local user owning a loopback client's socket on
+    /// Linux, else the IP address), so that one client cannot take them all.
     pub max_sessions_per_peer: usize,
     /// How long a session may go without a request before it is closed.
     pub session_idle: Duration,
     /// How long a connection may take to send a request's headers; also how long an idle
     /// kept-alive connection waits for its next request before it is closed.
     pub header_read_timeout: Duration,
+    /// How long a request may take from its headers to its answer (its body included); past
+    /// it the answer is `408 Request Timeout`. A stream's events after its answer begins are
+    /// not bound by it.
+    pub request_deadline: Duration,
 }
 
 impl Default for HttpLimits {
     /// 128 connections, 64 sessions (16 per peer) closed after 2 minutes idle, headers within
-    /// 5 seconds.
+    /// 5 seconds, a request answered within 30.
     fn default() -> Self {
         Self {
             max_connections: 128,
@@ -51,6 +58,7 @@ impl Default for HttpLimits {
             max_sessions_per_peer: 16,
             session_idle: Duration::from_secs(120),
             header_read_timeout: Duration::from_secs(5),
+            request_deadline: Duration::from_secs(30),
         }
     }
 }
@@ -71,8 +79,52 @@ tokio::task_local! {
 }
 
 struct Admission {
-    peer: IpAddr,
+    peer: Peer,
     refused: Cell<bool>,
+}
+
+/// Who a connection's sessions count against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Peer {
+    /// The local user owning the client's socket.
+    User(u32),
+    /// The client's address, where its user cannot be known.
+    Address(IpAddr),
+}
+
+impl Peer {
+    /// The peer of a connection from `client` to `server`.
+    fn of(client: SocketAddr, server: Option<SocketAddr>) -> Self {
+        if client.ip().is_loopback()
+            && let Some(server) = server
+            && let Some(uid) = socket_owner(client, server)
+        {
+            return Self::User(uid);
+        }
+        Self::Address(client.ip())
+    }
+}
+
+/// Elsewhere than on Linux a socket's owner is not known here.
+#[cfg(not(target_os = "linux"))]
+fn socket_owner(_client: SocketAddr, _server: SocketAddr) -> Option<u32> {
+    None
+}
+
+/// The user owning the TCP socket at `client` connected to `server`, from `/proc/net/tcp` (or
+/// `tcp6`).
+#[cfg(target_os = "linux")]
+fn socket_owner(client: SocketAddr, server: SocketAddr) -> Option<u32> {
+    let sockets = if client.is_ipv4() {
+        procfs::net::tcp()
+    } else {
+        procfs::net::tcp6()
+    }
+    .ok()?;
+    sockets
+        .into_iter()
+        .find(|socket| socket.local_address == client && socket.remote_address == server)
+        .map(|socket| socket.uid)
 }
 
 /// Serves `router` on `listener` under `limits`, until the process ends.
@@ -115,14 +167,22 @@ async fn connection(
     limits: HttpLimits,
     _permit: OwnedSemaphorePermit,
 ) {
+    let owner = Peer::of(peer, stream.local_addr().ok());
     let service = hyper::service::service_fn(move |request| {
         let mut router = router.clone();
         let admission = Admission {
-            peer: peer.ip(),
+            peer: owner,
             refused: Cell::new(false),
         };
         ADMISSION.scope(admission, async move {
-            let response = tower_service::Service::call(&mut router, request).await;
+            let answered = tokio::time::timeout(
+                limits.request_deadline,
+                tower_service::Service::call(&mut router, request),
+            )
+            .await;
+            let Ok(response) = answered else {
+                return Ok(request_timeout());
+            };
             if ADMISSION.with(|admission| admission.refused.get()) {
                 return Ok(sessions_full());
             }
@@ -151,6 +211,16 @@ fn sessions_full() -> axum::response::Response {
         .into_response()
 }
 
+fn request_timeout() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    (
+        axum::http::StatusCode::REQUEST_TIMEOUT,
+        [(axum::http::header::CONNECTION, "close")],
+        "the request was not received and answered within the server's deadline\n",
+    )
+        .into_response()
+}
+
 /// Answers a connection over the limit 503 and closes it.
 async fn refuse(mut stream: TcpStream, _permit: OwnedSemaphorePermit) {
     if stream.write_all(UNAVAILABLE).await.is_err() || stream.shutdown().await.is_err() {
@@ -175,14 +245,14 @@ pub(super) enum SessionsError {
 
 #[derive(Debug, Default)]
 struct Counts {
-    peers: HashMap<SessionId, Option<IpAddr>>,
+    peers: HashMap<SessionId, Option<Peer>>,
     /// Sessions kept and being created.
     total: usize,
-    per_peer: HashMap<IpAddr, usize>,
+    per_peer: HashMap<Peer, usize>,
 }
 
 impl Counts {
-    fn release(&mut self, peer: Option<IpAddr>) {
+    fn release(&mut self, peer: Option<Peer>) {
         self.total = self.total.saturating_sub(1);
         if let Some(peer) = peer
             && let Some(count) = self.per_peer.get_mut(&peer)
@@ -195,7 +265,7 @@ impl Counts {
     }
 }
 
-/// rmcp's in-memory sessions, at most `max` of them (`per_peer` for one address).
+/// rmcp's in-memory sessions, at most `max` of them (`per_peer` for one [`Peer`]).
 #[derive(Debug)]
 pub(super) struct BoundedSessions {
     inner: LocalSessionManager,
