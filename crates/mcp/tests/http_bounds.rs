@@ -213,12 +213,7 @@ async fn sessions_are_bounded_in_all_and_per_peer_and_a_closed_one_frees_its_pla
     if cfg!(target_os = "linux") {
         // Another loopback address of the same local user is the same peer.
         assert_eq!(initialize(addr, b).await, (503, None));
-        let mut stream = connect_from(addr, a).await;
-        let delete = format!(
-            "DELETE /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nmcp-session-id: {first}\r\nconnection: close\r\n\r\n"
-        );
-        let (status, _) = exchange(&mut stream, &delete).await;
-        assert!((200..300).contains(&status), "{status}");
+        end_session(addr, a, &first).await;
         assert_eq!(initialize(addr, b).await.0, 200);
         return;
     }
@@ -227,13 +222,18 @@ async fn sessions_are_bounded_in_all_and_per_peer_and_a_closed_one_frees_its_pla
     assert_eq!(initialize(addr, c).await, (503, None));
 
     // Ending a session frees its place.
-    let mut stream = connect_from(addr, a).await;
+    end_session(addr, a, &first).await;
+    assert_eq!(initialize(addr, c).await.0, 200);
+}
+
+/// Ends the session `id` (`DELETE` from `from`).
+async fn end_session(addr: SocketAddr, from: [u8; 4], id: &str) {
+    let mut stream = connect_from(addr, from).await;
     let delete = format!(
-        "DELETE /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nmcp-session-id: {first}\r\nconnection: close\r\n\r\n"
+        "DELETE /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nmcp-session-id: {id}\r\nconnection: close\r\n\r\n"
     );
     let (status, _) = exchange(&mut stream, &delete).await;
     assert!((200..300).contains(&status), "{status}");
-    assert_eq!(initialize(addr, c).await.0, 200);
 }
 
 #[tokio::test]
