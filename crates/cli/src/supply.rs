@@ -206,17 +206,26 @@ pub(crate) fn add(args: AddArgs) -> anyhow::Result<Outcome> {
     install(&installer, &prepared, args.yes, args.allow_findings, false)
 }
 
-pub(crate) fn install_locked(args: InstallArgs) -> anyhow::Result<Outcome> {
-    if args.scope.project {
+/// With `--project`, refuses an untrusted project: `command` fetches the sources its
+/// `skills-lock.json` names.
+fn require_trusted_lock(scope: &ScopeArgs, command: &str) -> anyhow::Result<()> {
+    if scope.project {
         let environment = Environment::from_process()?;
         if let Some(project) = environment.project() {
             skillful_config::require_trusted(
                 &environment,
                 &project,
-                "`skills install --project` fetches the sources its skills-lock.json names",
+                &format!(
+                    "`skills {command} --project` fetches the sources its skills-lock.json names"
+                ),
             )?;
         }
     }
+    Ok(())
+}
+
+pub(crate) fn install_locked(args: InstallArgs) -> anyhow::Result<Outcome> {
+    require_trusted_lock(&args.scope, "install")?;
     let installer = args.scope.installer()?;
     let plans = installer.plan_locked()?;
     let mut out = output::stdout();
@@ -322,6 +331,7 @@ pub(crate) fn remove(args: RemoveArgs) -> anyhow::Result<Outcome> {
 }
 
 pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Outcome> {
+    require_trusted_lock(&args.scope, "update")?;
     let installer = args.scope.installer()?;
     let lock = installer.lock()?;
     let mut outcome = Outcome::Ok;
@@ -329,10 +339,7 @@ pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Outcome> {
         if entry.source_type != "git" || !(args.names.is_empty() || args.names.contains(name)) {
             continue;
         }
-        let source = Source::Git {
-            url: entry.source.clone(),
-            reference: entry.reference.clone(),
-        };
+        let source = installer.locked_source(name, entry, false)?;
         let selection = Selection {
             skills: vec![name.clone()],
             path: (entry.path != ".").then(|| entry.path.clone()),
@@ -365,6 +372,7 @@ pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Outcome> {
 }
 
 pub(crate) fn outdated(args: OutdatedArgs) -> anyhow::Result<Outcome> {
+    require_trusted_lock(&args.scope, "outdated")?;
     let installer = args.scope.installer()?;
     let outdated = installer.outdated()?;
     let mut out = output::stdout();

@@ -891,13 +891,16 @@ fn install_refuses_a_lock_whose_source_is_an_option() {
     lock["skills"]["beta"]["source"] = "--upload-pack=touch /tmp/pwned".into();
     fs::write(&path, serde_json::to_string_pretty(&lock).unwrap()).unwrap();
     fs::remove_dir_all(env.skills_dir().join("beta")).unwrap();
-    let output = env.skills(&["install"]);
-    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
-    assert!(
-        text(&output).contains("is not one skills add takes"),
-        "{}",
-        text(&output)
-    );
+    // Every command that fetches what the lock names reads it the same way.
+    for args in [&["install"][..], &["outdated"], &["update", "--yes"]] {
+        let output = env.skills(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", text(&output));
+        assert!(
+            text(&output).contains("is not one skills add takes"),
+            "{args:?}: {}",
+            text(&output)
+        );
+    }
     assert!(env.installed().is_empty());
 }
 
@@ -916,12 +919,21 @@ fn install_into_a_project_fetches_nothing_until_the_project_is_trusted() {
     )
     .unwrap();
 
-    let output = env.skills_in(&project, &["install", "--project"]);
-    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
-    let said = text(&output);
-    assert!(said.contains("the project is not trusted"), "{said}");
-    assert!(said.contains("skills-lock.json names"), "{said}");
-    assert!(!project.join(".agents/skills").exists(), "{said}");
+    for args in [
+        &["install", "--project"][..],
+        &["outdated", "--project"],
+        &["update", "--project", "--yes"],
+    ] {
+        let output = env.skills_in(&project, args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", text(&output));
+        let said = text(&output);
+        assert!(
+            said.contains("the project is not trusted"),
+            "{args:?}: {said}"
+        );
+        assert!(said.contains("skills-lock.json names"), "{args:?}: {said}");
+        assert!(!project.join(".agents/skills").exists(), "{args:?}: {said}");
+    }
 
     let output = env.skills_in(&project, &["trust"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));

@@ -8,10 +8,14 @@
 //!
 //! git sees only the host variables it needs ([`GIT_ENV`] on top of
 //! [`skillful_process::DEFAULT_ALLOWED_ENV`]): a credential helper, `ssh` or a proxy it starts
-//! gets no API key of the host's (`SKILLS_API_KEY`, `OPENAI_API_KEY`, `AWS_*`).
+//! gets no API key of the host's (`SKILLS_API_KEY`, `OPENAI_API_KEY`, `AWS_*`). Each command is
+//! started through `skillful-process` and stopped, with everything it started, after
+//! [`GIT_TIMEOUT`].
 
 use std::path::Path;
-use std::process::Command;
+use std::time::Duration;
+
+use skillful_process::ChildCommand;
 
 use crate::InstallError;
 
@@ -47,13 +51,19 @@ const GIT_ENV: [&str; 26] = [
     "GIT_PROXY_COMMAND",
 ];
 
+/// How long one git command may take before it is stopped with everything it started (a
+/// server that accepts and never answers, a credential helper that waits).
+const GIT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The most bytes of git's output kept (a `ls-files` of a large repository).
+const MAX_GIT_OUTPUT: usize = 64 << 20;
+
 /// A `git` command with every setting that could run code or prompt turned off, and only the
-/// host variables it needs ([`GIT_ENV`]).
-fn git(dir: &Path) -> Command {
-    let mut command = Command::new("git");
-    command
-        .env_clear()
-        .envs(skillful_process::allowed_environment(GIT_ENV))
+/// host variables it needs ([`GIT_ENV`]), started as every child is
+/// ([`ChildCommand`]: its own process group, a reaper, no inherited descriptor).
+fn git(dir: &Path) -> ChildCommand {
+    let mut git = ChildCommand::new("git", &skillful_process::allowed_environment(GIT_ENV));
+    git.command_mut()
         .arg("-C")
         .arg(dir)
         .args([
@@ -71,24 +81,36 @@ fn git(dir: &Path) -> Command {
             "advice.detachedHead=false",
         ])
         .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_ASKPASS", "/bin/false")
-        .stdin(std::process::Stdio::null());
-    command
+        .env("GIT_ASKPASS", "/bin/false");
+    git
 }
 
-fn run(mut command: Command, what: &str) -> Result<String, InstallError> {
-    let output = command.output().map_err(|source| InstallError::Git {
+fn run(command: ChildCommand, what: &str) -> Result<String, InstallError> {
+    let failed = |message: String| InstallError::Git {
         action: what.to_owned(),
-        message: format!("cannot run git ({source}); install git"),
-    })?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(InstallError::Git {
-            action: what.to_owned(),
-            message: skillful_core::text::one_line(stderr.trim()).into_owned(),
-        });
+        message,
+    };
+    let finished = command
+        .run_blocking(GIT_TIMEOUT, MAX_GIT_OUTPUT)
+        .map_err(|source| failed(format!("cannot run git ({source}); install git")))?;
+    if finished.timed_out {
+        return Err(failed(format!(
+            "git took longer than {} s and was stopped; check the URL and the network",
+            GIT_TIMEOUT.as_secs()
+        )));
     }
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    if !finished.status.success() {
+        let stderr = finished.stderr.into_text();
+        return Err(failed(
+            skillful_core::text::one_line(stderr.trim()).into_owned(),
+        ));
+    }
+    if finished.stdout.truncated() {
+        return Err(failed(format!(
+            "git printed more than {MAX_GIT_OUTPUT} bytes"
+        )));
+    }
+    Ok(finished.stdout.into_text().trim().to_owned())
 }
 
 /// Fetches `reference` (a tag, branch or commit; `HEAD` when none) of `url` with depth 1 into
@@ -103,11 +125,12 @@ pub(crate) fn fetch(
         source,
     })?;
     let mut init = git(dir);
-    init.args(["init", "--quiet"]);
+    init.command_mut().args(["init", "--quiet"]);
     run(init, "init")?;
     let wanted = reference.unwrap_or("HEAD");
     let mut fetch = git(dir);
     fetch
+        .command_mut()
         .args([
             "fetch",
             "--quiet",
@@ -121,10 +144,14 @@ pub(crate) fn fetch(
         .arg(wanted);
     run(fetch, &format!("fetch {wanted} from {url}"))?;
     let mut resolve = git(dir);
-    resolve.args(["rev-parse", "--verify", "FETCH_HEAD^{commit}"]);
+    resolve
+        .command_mut()
+        .args(["rev-parse", "--verify", "FETCH_HEAD^{commit}"]);
     let commit = run(resolve, "rev-parse")?;
     let mut checkout = git(dir);
-    checkout.args(["checkout", "--quiet", "--detach", &commit]);
+    checkout
+        .command_mut()
+        .args(["checkout", "--quiet", "--detach", &commit]);
     run(checkout, &format!("checkout {commit}"))?;
     Ok(commit)
 }
@@ -139,7 +166,11 @@ pub(crate) fn remote_commit(
         return Ok(Some(wanted.to_owned()));
     }
     let mut command = git(Path::new("."));
-    command.args(["ls-remote", "--"]).arg(url).arg(wanted);
+    command
+        .command_mut()
+        .args(["ls-remote", "--"])
+        .arg(url)
+        .arg(wanted);
     let listing = run(command, &format!("ls-remote {url}"))?;
     // An annotated tag lists its commit as `REF^{}`; prefer that line.
     let mut commit = None;
@@ -156,7 +187,7 @@ pub(crate) fn remote_commit(
 /// The paths of the submodules (gitlinks) of the checkout in `dir`.
 pub(crate) fn submodules(dir: &Path) -> Result<Vec<String>, InstallError> {
     let mut command = git(dir);
-    command.args(["ls-files", "--stage", "-z"]);
+    command.command_mut().args(["ls-files", "--stage", "-z"]);
     let listing = run(command, "ls-files")?;
     Ok(listing
         .split('\0')

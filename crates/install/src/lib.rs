@@ -613,27 +613,7 @@ impl Installer {
                 });
                 continue;
             }
-            // A lock may come from elsewhere (a project's, in version control): its source is
-            // read as `skills add` reads one, never handed to git as it stands.
-            let source = match (entry.source_type.as_str(), Source::parse(&entry.source)) {
-                ("git", Ok(Source::Git { url, .. })) => Source::Git {
-                    url,
-                    reference: entry.commit.clone().or_else(|| entry.reference.clone()),
-                },
-                ("local", _) => Source::Local(PathBuf::from(&entry.source)),
-                (kind, parsed) => {
-                    return Err(InstallError::Lock {
-                        path: self.lock_path.clone(),
-                        reason: format!(
-                            "skill {name}: the {kind} source {:?} is not one skills add takes{}",
-                            entry.source,
-                            parsed
-                                .err()
-                                .map_or_else(String::new, |error| format!(" ({error})"))
-                        ),
-                    });
-                }
-            };
+            let source = self.locked_source(&name, entry, true)?;
             let selection = Selection {
                 skills: vec![name.clone()],
                 path: (entry.path != ".").then(|| entry.path.clone()),
@@ -732,10 +712,10 @@ impl Installer {
             let Some(locked) = &entry.commit else {
                 continue;
             };
-            if entry.source_type != "git" {
+            let Source::Git { url, reference } = self.locked_source(name, entry, false)? else {
                 continue;
-            }
-            if let Some(latest) = git::remote_commit(&entry.source, entry.reference.as_deref())?
+            };
+            if let Some(latest) = git::remote_commit(&url, reference.as_deref())?
                 && &latest != locked
             {
                 outdated.push(Outdated {
@@ -746,6 +726,43 @@ impl Installer {
             }
         }
         Ok(outdated)
+    }
+
+    /// The source the lock entry `entry` of skill `name` names, read as `skills add` reads one
+    /// (a lock may come from elsewhere, a project's in version control: its source is never
+    /// handed to git as it stands; `fd::3` or `-uhelper` is refused), at its commit when
+    /// `pinned`, else at its reference. Every command that fetches what a lock names reads it
+    /// here.
+    ///
+    /// # Errors
+    /// [`InstallError::Lock`] naming the skill when its source is not one `skills add` takes.
+    pub fn locked_source(
+        &self,
+        name: &str,
+        entry: &LockedSkill,
+        pinned: bool,
+    ) -> Result<Source, InstallError> {
+        match (entry.source_type.as_str(), Source::parse(&entry.source)) {
+            ("git", Ok(Source::Git { url, .. })) => Ok(Source::Git {
+                url,
+                reference: if pinned {
+                    entry.commit.clone().or_else(|| entry.reference.clone())
+                } else {
+                    entry.reference.clone()
+                },
+            }),
+            ("local", _) => Ok(Source::Local(PathBuf::from(&entry.source))),
+            (kind, parsed) => Err(InstallError::Lock {
+                path: self.lock_path.clone(),
+                reason: format!(
+                    "skill {name}: the {kind} source {:?} is not one skills add takes{}",
+                    entry.source,
+                    parsed
+                        .err()
+                        .map_or_else(String::new, |error| format!(" ({error})"))
+                ),
+            }),
+        }
     }
 }
 

@@ -86,6 +86,25 @@ impl ChildCommand {
     pub fn spawn(mut self) -> io::Result<Running> {
         self.command.spawn().map(Running::new)
     }
+
+    /// Runs the child to its end from blocking code (an installer's `git`), as
+    /// [`Running::collect`] does: at most `max_bytes` of each stream kept, and past `timeout` the
+    /// child stopped with everything it started ([`Finished::timed_out`]). It runs on a thread
+    /// of its own with a runtime of its own, so it may be called anywhere, an async runtime's
+    /// thread included (which it blocks).
+    ///
+    /// # Errors
+    /// The operating system's, starting or waiting for the child.
+    pub fn run_blocking(self, timeout: Duration, max_bytes: usize) -> io::Result<Finished> {
+        std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(async move { self.spawn()?.collect(Some(timeout), max_bytes).await })
+        })
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("the thread running a child panicked")))
+    }
 }
 
 /// What [`Running::collect`] saw: how the child ended and the first bytes of each stream.

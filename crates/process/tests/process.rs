@@ -171,6 +171,33 @@ async fn a_child_gets_no_descriptor_the_host_inherited_but_the_standard_streams(
     assert_eq!(descriptors, ["0", "1", "2", "3"], "{:?}", finished.stderr);
 }
 
+#[test]
+fn a_blocking_run_collects_the_output_and_stops_a_child_past_its_time() {
+    let mut quick = ChildCommand::new("sh", &environment());
+    quick
+        .command_mut()
+        .args(["-c", "echo done; echo oops >&2; exit 4"]);
+    let finished = quick.run_blocking(Duration::from_secs(20), 1024).unwrap();
+    assert_eq!(finished.status.code(), Some(4));
+    assert_eq!(finished.stdout.into_text(), "done\n");
+    assert_eq!(finished.stderr.into_text(), "oops\n");
+    assert!(!finished.timed_out);
+
+    // From inside an async runtime too, and a child past its time is stopped with its own.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let finished = runtime.block_on(async {
+        let mut slow = ChildCommand::new("sh", &environment());
+        slow.command_mut().args(["-c", "sleep 30 & echo $!; wait"]);
+        slow.run_blocking(Duration::from_millis(300), 1024).unwrap()
+    });
+    assert!(finished.timed_out);
+    let sleeper = pids(&finished.stdout.into_text())[0];
+    assert!(exits(sleeper), "the child's own child is gone too");
+}
+
 #[tokio::test]
 async fn output_past_the_bound_is_cut_and_reported() {
     let mut child = shell("head -c 100000 /dev/zero | tr '\\0' a; echo done >&2");
