@@ -136,17 +136,13 @@ pub(crate) fn ownership_risks(dir: &Path) -> Vec<Risk> {
             risks.push(Risk::AgentsShared { mode });
         }
     }
-    for risk in loaded_risks(dir) {
-        if !risks.contains(&risk) {
-            risks.push(risk);
-        }
-    }
+    risks.extend(loaded_risks(dir));
     risks
 }
 
-/// The risks of what would be loaded from `dir`'s `.agents` where it resolves to: the skills
-/// and plugins directories, each entry of the skills directory and the settings file, each the
-/// user's (or root's), not writable by every user, and inside `dir`.
+/// The risks (each once) of what would be loaded from `dir`'s `.agents` where it resolves to:
+/// the skills and plugins directories, each entry of the skills directory and the settings
+/// file, each the user's (or root's), not writable by every user, and inside `dir`.
 fn loaded_risks(dir: &Path) -> Vec<Risk> {
     let agents = dir.join(AGENTS_DIR);
     let skills = agents.join(SKILLS_DIR);

@@ -630,20 +630,24 @@ impl<'a> Guided<'a> {
         body: &str,
         state: &SkillState,
     ) -> Result<Vec<(String, String)>, AgentError> {
-        let texts: Vec<(String, String)> = if state.disclosed.is_empty() {
-            vec![("the skill's instructions".to_owned(), body.to_owned())]
+        let texts: Vec<(&str, &str)> = if state.disclosed.is_empty() {
+            vec![("the skill's instructions", body)]
         } else {
-            state.disclosed.clone()
+            state
+                .disclosed
+                .iter()
+                .map(|(name, text)| (name.as_str(), text.as_str()))
+                .collect()
         };
-        let found: Vec<(&str, Passage)> = texts
+        // Each passage, and the name of the text it is in.
+        let (names, all): (Vec<&str>, Vec<Passage>) = texts
             .iter()
             .flat_map(|(name, text)| {
                 passages(text)
                     .into_iter()
-                    .map(move |passage| (name.as_str(), passage))
+                    .map(move |passage| (*name, passage))
             })
-            .collect();
-        let all: Vec<Passage> = found.iter().map(|(_, passage)| passage.clone()).collect();
+            .unzip();
         let likely = likely_passages(&all, &self.question);
         let mut record = StageRecord::new(Stage::Lookup, "");
         let chosen = match likely.rows[..] {
@@ -667,17 +671,14 @@ impl<'a> Guided<'a> {
                 None
             }
             _ => {
-                let names: Vec<&str> = likely.rows.iter().map(|at| found[*at].0).collect();
-                let place = if names.iter().all(|name| *name == names[0]) {
-                    format!("`{}`", names[0])
+                let first = names[likely.rows[0]];
+                let place = if likely.rows.iter().all(|at| names[*at] == first) {
+                    format!("`{first}`")
                 } else {
                     "the skill's resources".to_owned()
                 };
-                let choices: Vec<String> = likely
-                    .rows
-                    .iter()
-                    .map(|at| found[*at].1.text.clone())
-                    .collect();
+                let choices: Vec<String> =
+                    likely.rows.iter().map(|at| all[*at].text.clone()).collect();
                 let context = state.context(skill, body, &self.question, &[]);
                 let messages = context.passage(&place);
                 self.choose("passage", messages, &choices, &mut record)
@@ -690,7 +691,7 @@ impl<'a> Guided<'a> {
             self.made.stages.push(record);
             return Ok(Vec::new());
         };
-        let (resource, passage) = &found[at];
+        let (resource, passage) = (names[at], &all[at]);
         record.detail = format!("{resource}: {}", passage.text);
         self.made.stages.push(record);
         let what = if passage.first_cell.is_some() {
