@@ -159,6 +159,7 @@ impl Engine {
         Installer {
             fetcher,
             root: self.dirs.cache().join("engine"),
+            environment: skillful_process::allowed_environment(self.allowed_env.iter().cloned()),
         }
     }
 

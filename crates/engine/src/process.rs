@@ -5,8 +5,6 @@ use std::fs;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::Child;
-#[cfg(not(unix))]
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -189,62 +187,28 @@ pub(crate) fn process_identity(pid: u32) -> Option<String> {
 
 /// Whether a process with this id exists (and may be signalled by this user).
 pub(crate) fn is_alive(pid: u32) -> bool {
-    #[cfg(unix)]
-    {
-        let Ok(pid) = libc::pid_t::try_from(pid) else {
-            return false;
-        };
-        // An engine this process started and let go of is its child: once it has exited it is
-        // a zombie until reaped, which would still count as existing.
-        // SAFETY: waitpid with WNOHANG and no status pointer only reaps an exited child of ours.
-        if unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) } == pid {
-            return false;
-        }
-        // SAFETY: signal 0 only checks that the process exists and may be signalled.
-        unsafe { libc::kill(pid, 0) == 0 }
-    }
-    #[cfg(not(unix))]
-    {
-        Command::new("tasklist")
-            .args(["/FI", &format!("PID eq {pid}"), "/NH"])
-            .output()
-            .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains(&pid.to_string()))
-    }
+    skillful_process::process_exists(pid)
 }
 
 /// Asks engine `pid` and every process of its group to end (SIGTERM), then forces them
 /// (SIGKILL) after `grace`; waits until it is gone.
 pub(crate) fn terminate(pid: u32, port: u16, grace: Duration) -> Result<(), EngineError> {
+    use skillful_process::{Signal, signal_group};
     let stop_error = |reason: String| EngineError::Stop { pid, port, reason };
-    #[cfg(unix)]
-    {
-        use skillful_process::{Signal, signal_group};
-        match signal_group(pid, Signal::Terminate) {
-            Ok(true) => {}
-            Ok(false) => return Ok(()),
-            Err(error) => return Err(stop_error(error.to_string())),
-        }
-        let deadline = Instant::now() + grace;
-        while is_alive(pid) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        // Whatever is left of the group: the engine if it ignored SIGTERM, and what it started.
-        let _ = signal_group(pid, Signal::Kill);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while is_alive(pid) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+    match signal_group(pid, Signal::Terminate) {
+        Ok(true) => {}
+        Ok(false) => return Ok(()),
+        Err(error) => return Err(stop_error(error.to_string())),
     }
-    #[cfg(not(unix))]
-    {
-        let _ = grace;
-        let status = Command::new("taskkill")
-            .args(["/F", "/T", "/PID", &pid.to_string()])
-            .status()
-            .map_err(|error| stop_error(error.to_string()))?;
-        if !status.success() {
-            return Err(stop_error(format!("taskkill exited with {status}")));
-        }
+    let deadline = Instant::now() + grace;
+    while is_alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Whatever is left of the group: the engine if it ignored SIGTERM, and what it started.
+    let _ = signal_group(pid, Signal::Kill);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while is_alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
     }
     if is_alive(pid) {
         return Err(stop_error("it is still running".to_owned()));

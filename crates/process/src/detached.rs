@@ -76,8 +76,54 @@ pub fn signal_group(group: u32, signal: Signal) -> io::Result<bool> {
     }
     #[cfg(not(unix))]
     {
-        let _ = (group, signal);
-        Ok(false)
+        // No groups: the process and its descendants, as `taskkill` finds them (`/F` forces).
+        if !process_exists(group) {
+            return Ok(false);
+        }
+        let mut taskkill = Command::new("taskkill");
+        if signal == Signal::Kill {
+            taskkill.arg("/F");
+        }
+        let status = taskkill
+            .args(["/T", "/PID", &group.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()?;
+        if status.success() {
+            Ok(true)
+        } else {
+            Err(io::Error::other(format!("taskkill exited with {status}")))
+        }
+    }
+}
+
+/// Whether a process with id `pid` exists (and, on Unix, may be signalled by this user). A
+/// child of this process that has exited is reaped first: until then it is a zombie, which would
+/// count as existing.
+pub fn process_exists(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        if pid <= 0 {
+            return false;
+        }
+        // SAFETY: waitpid with WNOHANG and no status pointer only reaps an exited child of ours.
+        if unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) } == pid {
+            return false;
+        }
+        // SAFETY: signal 0 only checks that the process exists and may be signalled.
+        unsafe { libc::kill(pid, 0) == 0 }
+    }
+    #[cfg(not(unix))]
+    {
+        Command::new("tasklist")
+            .args(["/FI", &format!("PID eq {pid}"), "/NH"])
+            .stdin(Stdio::null())
+            .output()
+            .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains(&pid.to_string()))
     }
 }
 

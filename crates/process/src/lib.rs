@@ -29,7 +29,7 @@ mod output;
 mod reaper;
 mod running;
 
-pub use detached::{Signal, detached_command, signal_group};
+pub use detached::{Signal, detached_command, process_exists, signal_group};
 pub use environment::{DEFAULT_ALLOWED_ENV, allowed_environment, filter_environment};
 pub use output::Captured;
 pub use running::{ChildCommand, Finished, Running};
