@@ -47,9 +47,15 @@ enum EngineCommand {
     Models,
 }
 
+/// The engine of the environment ([`Engine::from_env`]), its installation shown on the
+/// terminal.
+pub(crate) fn from_env() -> Result<Engine, skillful_engine::EngineError> {
+    Ok(Engine::from_env()?.progress(std::sync::Arc::new(output::TerminalProgress::default())))
+}
+
 /// Runs `skills engine`.
 pub(crate) async fn run(args: EngineArgs) -> anyhow::Result<Outcome> {
-    let engine = Engine::from_env()?;
+    let engine = from_env()?;
     let mut out = output::stdout();
     match args.command {
         EngineCommand::Start {

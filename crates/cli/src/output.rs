@@ -57,6 +57,58 @@ pub(crate) fn stdout_or_stderr(to_stderr: bool) -> Writer<Box<dyn Write>> {
     }
 }
 
+/// The engine's installation shown on standard error: each step a line, each download a bar
+/// on a terminal (a line with its title elsewhere). Titles are escaped as everything else this
+/// module writes.
+#[derive(Debug, Default)]
+pub(crate) struct TerminalProgress {
+    bar: std::sync::Mutex<Option<indicatif::ProgressBar>>,
+}
+
+impl TerminalProgress {
+    fn bar(&self) -> std::sync::MutexGuard<'_, Option<indicatif::ProgressBar>> {
+        self.bar
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl skillful_engine::InstallProgress for TerminalProgress {
+    fn step(&self, line: &str) {
+        let _ = writeln!(stderr(), "{line}");
+    }
+
+    fn download_started(&self, title: &str, total: u64) {
+        if !io::stderr().is_terminal() {
+            self.step(title);
+            return;
+        }
+        let style = indicatif::ProgressStyle::with_template(
+            "{msg}\n{wide_bar} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::stderr(),
+        )
+        .with_style(style)
+        .with_message(one_line(title).into_owned());
+        *self.bar() = Some(bar);
+    }
+
+    fn downloaded(&self, bytes: u64) {
+        if let Some(bar) = self.bar().as_ref() {
+            bar.inc(bytes);
+        }
+    }
+
+    fn download_finished(&self) {
+        if let Some(bar) = self.bar().take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 impl<W: Write> Writer<W> {
     /// Writes formatted text with every control character (newline and tab excepted) escaped;
     /// what `write!` and `writeln!` call.

@@ -1,11 +1,11 @@
-//! Files from the package index: found through its JSON simple API (PEP 691), downloaded with a
-//! progress bar, continued where an earlier download stopped, and checked against a sha256.
+//! Files from the package index: found through its JSON simple API (PEP 691), downloaded with
+//! their progress reported ([`InstallProgress`]), continued where an earlier download stopped,
+//! and checked against a sha256.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_RANGE, RANGE};
 use tokio::io::AsyncWriteExt;
@@ -13,49 +13,13 @@ use tokio::io::AsyncWriteExt;
 use skillful_http::redact_url;
 
 use crate::EngineError;
+use crate::progress::InstallProgress;
 
 /// PyPI's simple index.
 pub const DEFAULT_INDEX_URL: &str = "https://pypi.org/simple/";
 
 /// The most bytes of one project's index page read (PyPI's largest pages are a few MiB).
 const MAX_INDEX_PAGE: usize = 32 << 20;
-
-/// How downloads and installation steps show themselves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Progress {
-    /// On stderr: a progress bar per download when stderr is a terminal, else one line per step.
-    #[default]
-    Stderr,
-    /// Nothing is shown.
-    Quiet,
-}
-
-impl Progress {
-    /// One line about a step (not shown when quiet).
-    pub(crate) fn note(self, line: &str) {
-        if self == Progress::Stderr {
-            eprintln!("{line}");
-        }
-    }
-
-    /// A bar counting `total` bytes, titled `message`; on a non-terminal, the title alone.
-    pub(crate) fn bar(self, total: u64, message: String) -> ProgressBar {
-        if self == Progress::Quiet {
-            return ProgressBar::hidden();
-        }
-        if !std::io::stderr().is_terminal() {
-            eprintln!("{message}");
-            return ProgressBar::hidden();
-        }
-        let style = ProgressStyle::with_template(
-            "{msg}\n{wide_bar} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
-            .with_style(style)
-            .with_message(message)
-    }
-}
 
 /// A file the index lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,11 +38,14 @@ pub(crate) struct Fetcher {
     http: reqwest::Client,
     /// The simple index: an `http` or `https` URL whose path is a base for project pages.
     index: reqwest::Url,
-    pub(crate) progress: Progress,
+    pub(crate) progress: Arc<dyn InstallProgress>,
 }
 
 impl Fetcher {
-    pub(crate) fn new(index: &str, progress: Progress) -> Result<Self, EngineError> {
+    pub(crate) fn new(
+        index: &str,
+        progress: Arc<dyn InstallProgress>,
+    ) -> Result<Self, EngineError> {
         let invalid = |reason: &str| EngineError::InvalidIndexUrl {
             url: redact_url(index),
             reason: reason.to_owned(),
@@ -180,7 +147,6 @@ impl Fetcher {
         sha256: &str,
         size: Option<u64>,
         max_size: u64,
-        bar: &ProgressBar,
     ) -> Result<(), EngineError> {
         let transfer = Transfer {
             url,
@@ -189,7 +155,7 @@ impl Fetcher {
             sha256,
             size,
             max_size,
-            bar,
+            progress: self.progress.as_ref(),
         };
         if transfer.already_done().await? {
             return Ok(());
@@ -209,7 +175,7 @@ struct Transfer<'a> {
     sha256: &'a str,
     size: Option<u64>,
     max_size: u64,
-    bar: &'a ProgressBar,
+    progress: &'a dyn InstallProgress,
 }
 
 impl Transfer<'_> {
@@ -226,7 +192,7 @@ impl Transfer<'_> {
     async fn already_done(&self) -> Result<bool, EngineError> {
         if self.dest.exists() {
             if sha256_file(self.dest.to_path_buf()).await? == self.sha256 {
-                self.bar.inc(self.size.unwrap_or(0));
+                self.progress.downloaded(self.size.unwrap_or(0));
                 return Ok(true);
             }
             remove(self.dest)?;
@@ -236,7 +202,7 @@ impl Transfer<'_> {
             && self.size == Some(on_disk)
             && sha256_file(self.partial.clone()).await? == self.sha256
         {
-            self.bar.inc(on_disk);
+            self.progress.downloaded(on_disk);
             std::fs::rename(&self.partial, self.dest)
                 .map_err(|error| EngineError::io(self.dest, error))?;
             return Ok(true);
@@ -300,7 +266,7 @@ impl Transfer<'_> {
             .await
             .map_err(|error| EngineError::io(partial, error))?;
         let offset = resumed_at.unwrap_or(0);
-        self.bar.inc(offset);
+        self.progress.downloaded(offset);
         let mut written = offset;
         while let Some(chunk) = response
             .chunk()
@@ -319,7 +285,7 @@ impl Transfer<'_> {
             file.write_all(&chunk)
                 .await
                 .map_err(|error| EngineError::io(partial, error))?;
-            self.bar.inc(chunk.len() as u64);
+            self.progress.downloaded(chunk.len() as u64);
         }
         file.flush()
             .await
@@ -412,8 +378,24 @@ pub(crate) fn root_cause(error: reqwest::Error) -> String {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
     use super::*;
+    use crate::progress::Quiet;
     use crate::test_index::Index;
+
+    /// Counts the bytes reported downloaded.
+    #[derive(Debug, Default)]
+    struct Counted(AtomicU64);
+
+    impl InstallProgress for Counted {
+        fn step(&self, _line: &str) {}
+        fn download_started(&self, _title: &str, _total: u64) {}
+        fn downloaded(&self, bytes: u64) {
+            self.0.fetch_add(bytes, Ordering::Relaxed);
+        }
+        fn download_finished(&self) {}
+    }
 
     #[test]
     fn project_names_are_normalized_as_the_index_spells_them() {
@@ -433,7 +415,7 @@ pub(crate) mod tests {
             "some_project-1.0-py3-none-any.whl",
             b"wheel bytes",
         );
-        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let fetcher = Fetcher::new(&index.url(), Arc::new(Quiet)).unwrap();
         let file = fetcher
             .find("Some_Project", "some_project-1.0-py3-none-any.whl")
             .await
@@ -456,7 +438,7 @@ pub(crate) mod tests {
 
     #[tokio::test(flavor = "multi_thread")]
     async fn credentials_in_the_index_url_are_never_shown() {
-        let fetcher = Fetcher::new("http://me:s3cret@127.0.0.1:1/simple", Progress::Quiet).unwrap();
+        let fetcher = Fetcher::new("http://me:s3cret@127.0.0.1:1/simple", Arc::new(Quiet)).unwrap();
         let error = fetcher.find("x", "x-1.whl").await.unwrap_err().to_string();
         assert!(
             !error.contains("s3cret") && !error.contains("me@"),
@@ -470,7 +452,7 @@ pub(crate) mod tests {
         let index = Index::start().await;
         index.add("p", "p-1.whl", b"wheel");
         let url = format!("{}?token=s3cret#frag", index.url());
-        let fetcher = Fetcher::new(&url, Progress::Quiet).unwrap();
+        let fetcher = Fetcher::new(&url, Arc::new(Quiet)).unwrap();
         // The project goes into the path, before the query string the mirror asked for.
         let file = fetcher.find("p", "p-1.whl").await.unwrap();
         assert_eq!(file.url, format!("{}files/p-1.whl", index.root()));
@@ -484,7 +466,7 @@ pub(crate) mod tests {
             error.contains(&format!("{}simple/p/:", index.root())),
             "{error}"
         );
-        let unreachable = Fetcher::new("http://127.0.0.1:1/simple/?token=s3cret", Progress::Quiet)
+        let unreachable = Fetcher::new("http://127.0.0.1:1/simple/?token=s3cret", Arc::new(Quiet))
             .unwrap()
             .find("x", "x-1.whl")
             .await
@@ -500,7 +482,7 @@ pub(crate) mod tests {
             "not a url?token=s3cret",
             "mailto:me@example.com",
         ] {
-            let error = Fetcher::new(url, Progress::Quiet).unwrap_err().to_string();
+            let error = Fetcher::new(url, Arc::new(Quiet)).unwrap_err().to_string();
             assert!(error.contains("PIP_INDEX_URL"), "{error}");
             assert!(!error.contains("s3cret"), "{error}");
         }
@@ -508,7 +490,7 @@ pub(crate) mod tests {
 
     #[tokio::test(flavor = "multi_thread")]
     async fn an_unreachable_index_says_what_to_do() {
-        let fetcher = Fetcher::new("http://127.0.0.1:1/simple", Progress::Quiet).unwrap();
+        let fetcher = Fetcher::new("http://127.0.0.1:1/simple", Arc::new(Quiet)).unwrap();
         let error = fetcher.find("x", "x-1.whl").await.unwrap_err();
         assert!(matches!(error, EngineError::PackageIndex { .. }), "{error}");
         assert!(
@@ -524,32 +506,32 @@ pub(crate) mod tests {
         let index = Index::start().await;
         let content: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
         index.add("p", "p-1.whl", &content);
-        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let counted = Arc::new(Counted::default());
+        let fetcher = Fetcher::new(&index.url(), counted.clone()).unwrap();
         let file = fetcher.find("p", "p-1.whl").await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("p-1.whl");
         // An earlier download stopped after 30,000 bytes.
         std::fs::write(with_suffix(&dest, ".part"), &content[..30_000]).unwrap();
 
-        let bar = ProgressBar::hidden();
         fetcher
-            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20, &bar)
+            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20)
             .await
             .unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), content);
         assert!(!with_suffix(&dest, ".part").exists());
         assert_eq!(index.ranges(), [Some("bytes=30000-".to_owned())]);
-        assert_eq!(bar.position(), 100_000);
+        assert_eq!(counted.0.load(Ordering::Relaxed), 100_000);
 
         // Already there and intact: not fetched again; nor is a whole download left unchecked.
         std::fs::rename(&dest, with_suffix(&dest, ".part")).unwrap();
         fetcher
-            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20, &bar)
+            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20)
             .await
             .unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), content);
         fetcher
-            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20, &bar)
+            .download(&file.url, &dest, &file.sha256, file.size, 1 << 20)
             .await
             .unwrap();
         assert_eq!(index.ranges().len(), 1);
@@ -559,20 +541,13 @@ pub(crate) mod tests {
     async fn a_file_with_another_hash_is_removed_and_reported() {
         let index = Index::start().await;
         index.add("p", "p-1.whl", b"what the index serves");
-        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let fetcher = Fetcher::new(&index.url(), Arc::new(Quiet)).unwrap();
         let file = fetcher.find("p", "p-1.whl").await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("p-1.whl");
         let pinned = sha256_bytes(b"what was pinned");
         let error = fetcher
-            .download(
-                &file.url,
-                &dest,
-                &pinned,
-                None,
-                1 << 20,
-                &ProgressBar::hidden(),
-            )
+            .download(&file.url, &dest, &pinned, None, 1 << 20)
             .await
             .unwrap_err();
         assert!(
@@ -587,19 +562,12 @@ pub(crate) mod tests {
     async fn more_bytes_than_expected_are_refused() {
         let index = Index::start().await;
         index.add("p", "p-1.whl", &[7u8; 5000]);
-        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let fetcher = Fetcher::new(&index.url(), Arc::new(Quiet)).unwrap();
         let file = fetcher.find("p", "p-1.whl").await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("p-1.whl");
         let error = fetcher
-            .download(
-                &file.url,
-                &dest,
-                &file.sha256,
-                None,
-                4096,
-                &ProgressBar::hidden(),
-            )
+            .download(&file.url, &dest, &file.sha256, None, 4096)
             .await
             .unwrap_err()
             .to_string();

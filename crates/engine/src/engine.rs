@@ -2,16 +2,18 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Child;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::catalogue::{ENGINE, EnginePackage, Model, Template};
 use crate::dirs::{EngineDirs, create_dir};
-use crate::download::{DEFAULT_INDEX_URL, Fetcher, Progress};
+use crate::download::{DEFAULT_INDEX_URL, Fetcher};
 use crate::install::{Installation, Installer};
 use crate::process::{
     EngineRecord, Launch, Probe, Records, free_port, healthy, is_alive, probe, process_identity,
     spawn, stop_child, tail, terminate,
 };
+use crate::progress::{InstallProgress, Quiet};
 use crate::{EngineError, catalogue};
 
 /// The environment variable naming a stand-in for the engine: a program run as
@@ -60,7 +62,7 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 pub struct Engine {
     dirs: EngineDirs,
     index_url: String,
-    progress: Progress,
+    progress: Arc<dyn InstallProgress>,
     stand_in: Option<PathBuf>,
     startup_timeout: Duration,
     package: EnginePackage,
@@ -68,12 +70,13 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An engine keeping its files in `dirs`, installing from PyPI, showing progress on stderr.
+    /// An engine keeping its files in `dirs`, installing from PyPI, showing no progress
+    /// ([`Engine::progress`] says where to).
     pub fn new(dirs: EngineDirs) -> Self {
         Self {
             dirs,
             index_url: DEFAULT_INDEX_URL.to_owned(),
-            progress: Progress::default(),
+            progress: Arc::new(Quiet),
             stand_in: None,
             startup_timeout: Duration::from_secs(180),
             package: ENGINE,
@@ -116,9 +119,9 @@ impl Engine {
         self
     }
 
-    /// How downloads show their progress.
+    /// Where installations report their steps and downloads (nothing is shown by default).
     #[must_use]
-    pub fn progress(mut self, progress: Progress) -> Self {
+    pub fn progress(mut self, progress: Arc<dyn InstallProgress>) -> Self {
         self.progress = progress;
         self
     }
@@ -152,7 +155,7 @@ impl Engine {
     }
 
     fn fetcher(&self) -> Result<Fetcher, EngineError> {
-        Fetcher::new(&self.index_url, self.progress)
+        Fetcher::new(&self.index_url, self.progress.clone())
     }
 
     fn installer<'a>(&self, fetcher: &'a Fetcher) -> Installer<'a> {
@@ -172,7 +175,7 @@ impl Engine {
     /// Whether `model` is installed and checked (the engine itself is checked when it starts).
     pub fn is_installed(&self, model: &Model) -> bool {
         // Only a look: nothing is created.
-        let fetcher = Fetcher::new(&self.index_url, Progress::Quiet);
+        let fetcher = Fetcher::new(&self.index_url, Arc::new(Quiet));
         fetcher.is_ok_and(|fetcher| self.installer(&fetcher).model_ready(model))
     }
 

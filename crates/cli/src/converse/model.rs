@@ -4,7 +4,7 @@
 use anyhow::Context as _;
 use skillful_chat::DEFAULT_BASE_URL;
 use skillful_core::text::one_line;
-use skillful_engine::{Engine, EngineGuard};
+use skillful_engine::EngineGuard;
 
 use crate::output;
 
@@ -25,7 +25,7 @@ pub(crate) async fn model_server(
     if let Some(endpoint) = endpoint {
         return Ok((endpoint.to_owned(), None));
     }
-    let engine = Engine::from_env()?;
+    let engine = crate::engine::from_env()?;
     let model = skillful_engine::model_or_default(model);
     let guard = EngineGuard::ensure(&engine, DEFAULT_BASE_URL, model)
         .await
