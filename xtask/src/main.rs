@@ -12,6 +12,8 @@
 //!   127.0.0.1, from PyPI alone, through `skills engine start`/`stop` (`llm.rs`).
 //! - `check-links`: every relative link and anchor in `README.md`, `ARCHITECTURE.md` and the
 //!   book under `docs/src` resolves, and every chapter is in `SUMMARY.md` (`links.rs`).
+//! - `tidy`: the structural rules of `ARCHITECTURE.md` (layers, child processes, printing,
+//!   `unsafe`), checked on the source (`tidy.rs`).
 //! - `demo`: `skills run` on the example skills, which finds or starts a model itself
 //!   (`demo.rs`).
 //!
@@ -20,6 +22,8 @@
 //! never overwritten. Relative `--dir` and `--out` are relative to the current directory.
 //! "The workspace" is the one the current directory is in, found when the task runs (`cargo
 //! locate-project`), so a copied checkout that reuses a target directory writes into itself.
+
+#![forbid(unsafe_code)]
 
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +35,7 @@ use skillful_plugin_build::{PluginBuild, workspace_packages, workspace_root as w
 mod demo;
 mod links;
 mod llm;
+mod tidy;
 
 const TASKS: &str = "\
 cargo xtask TASK
@@ -55,6 +60,10 @@ Tasks:
   check-links                        every relative link and #anchor in README.md,
                                      ARCHITECTURE.md and docs/src resolves; every chapter
                                      is listed in docs/src/SUMMARY.md
+  tidy                               the crate layers of ARCHITECTURE.md hold; no library
+                                     starts a process outside skillful-process or prints;
+                                     unsafe code only in the crates listed, every unsafe fn
+                                     with a # Safety section
   demo                               `skills run` on examples/skills with a prompt that uses
                                      unit-converter, approving each call; the model is the
                                      server at SKILLS_ENDPOINT, else the one at
@@ -81,6 +90,7 @@ fn run() -> anyhow::Result<()> {
         "llm-server" => return llm::server(rest),
         "demo" => return demo::run(rest),
         "check-links" => return links::run(&workspace_root()?),
+        "tidy" => return tidy::run(&workspace_root()?),
         _ => {}
     }
     let mut options = Options::parse(rest)?;

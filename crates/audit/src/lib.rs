@@ -33,6 +33,8 @@
 //! assert!(log.verify().unwrap().broken.is_none());
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod canonical;
 mod error;
 mod log;

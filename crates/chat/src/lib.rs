@@ -23,6 +23,8 @@
 //! # }
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod body;
 mod client;
 mod endpoint;

@@ -5,6 +5,8 @@
 //! failed or timed out) and 2 (usage errors). Every line reaches the terminal through
 //! `output`, the terminal writer.
 
+#![forbid(unsafe_code)]
+
 // Printing goes through the terminal writer (`output.rs`), which escapes what it is given.
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 

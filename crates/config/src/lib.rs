@@ -27,6 +27,8 @@
 //!
 //! [`SkillsSource`]: skillful_core::SkillsSource
 
+#![forbid(unsafe_code)]
+
 mod compose;
 mod environment;
 mod error;

@@ -19,6 +19,8 @@
 //! assert_eq!(validated.diagnostics[0].field, "version");
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod capability;
 mod diagnostic;
 mod error;

@@ -31,6 +31,8 @@
 //! # let _ = client;
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod approval;
 mod calls;
 mod ensure_user;

@@ -23,6 +23,8 @@
 //!
 //! **It knows nothing of skills, agents or chat messages**: it serves a model and says where.
 
+#![forbid(unsafe_code)]
+
 mod catalogue;
 mod dirs;
 mod download;

@@ -53,6 +53,8 @@
 //! # }
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod benchmark;
 mod error;
 mod evaluate;

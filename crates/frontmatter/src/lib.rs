@@ -22,6 +22,8 @@
 //! assert_eq!(loaded.diagnostics.len(), 1);
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod document;
 mod error;
 mod load;

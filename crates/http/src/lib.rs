@@ -17,6 +17,8 @@
 //! # let _ = client;
 //! ```
 
+#![forbid(unsafe_code)]
+
 use std::sync::{Arc, OnceLock};
 
 mod redact;

@@ -15,6 +15,8 @@
 //!
 //! It knows git, directories, manifests and the lock; what is shown and asked is the caller's.
 
+#![forbid(unsafe_code)]
+
 mod git;
 mod lock;
 mod source;

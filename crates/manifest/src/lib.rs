@@ -40,6 +40,8 @@
 //! assert_eq!(manifest.digest().len(), 64);
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod cache;
 mod walk;
 

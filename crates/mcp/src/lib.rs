@@ -63,6 +63,8 @@
 //! # }
 //! ```
 
+#![forbid(unsafe_code)]
+
 #[cfg(feature = "client")]
 mod archive;
 #[cfg(feature = "client")]

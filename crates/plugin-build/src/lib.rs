@@ -23,6 +23,8 @@
 //! # Ok::<(), skillful_plugin_build::BuildError>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -167,6 +169,9 @@ pub struct Package {
     pub name: String,
     /// Its `Cargo.toml`.
     pub manifest_path: PathBuf,
+    /// The names of the packages it depends on to build its libraries and binaries (normal
+    /// dependencies, on any target; not dev- or build-dependencies).
+    pub normal_dependencies: Vec<String>,
 }
 
 /// The packages of the workspace of `manifest_path` (the current directory's when `None`), as
@@ -196,6 +201,13 @@ pub fn workspace_packages(manifest_path: Option<&Path>) -> Result<Vec<Package>, 
             Some(Package {
                 name: package["name"].as_str()?.to_owned(),
                 manifest_path: PathBuf::from(package["manifest_path"].as_str()?),
+                normal_dependencies: package["dependencies"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|dependency| dependency["kind"].is_null())
+                    .filter_map(|dependency| Some(dependency["name"].as_str()?.to_owned()))
+                    .collect(),
             })
         })
         .collect())

@@ -145,6 +145,10 @@ unsafe fn descriptor_limit() -> c_int {
 
 /// Closes every inherited descriptor: the child's pipes, the error pipe `std` uses to report a
 /// failed `exec` (its parent reads it to its end), and the host's files.
+///
+/// # Safety
+/// Only in the reaper after `fork`, before anything else opens a descriptor: every descriptor
+/// of the process is gone afterwards.
 unsafe fn close_every_descriptor() {
     // SAFETY: closing descriptors this process will never use again.
     unsafe {
@@ -160,6 +164,9 @@ unsafe fn close_every_descriptor() {
 
 /// Waits for the child to exit and reaps it, reaping whatever else dies meanwhile; its wait
 /// status.
+///
+/// # Safety
+/// Only in the reaper, whose children these are; async-signal-safe system calls only.
 unsafe fn wait_for_child(child: pid_t) -> c_int {
     // SAFETY: wait calls on this process's own children.
     unsafe {
@@ -188,6 +195,10 @@ unsafe fn wait_for_child(child: pid_t) -> c_int {
 
 /// Kills and reaps every remaining descendant: each round kills the reaper's children, whose own
 /// children are then reparented to it, until none is left.
+///
+/// # Safety
+/// Only in the reaper, a child subreaper whose descendants these are; async-signal-safe system
+/// calls only.
 unsafe fn kill_descendants() {
     // SAFETY: wait calls on this process's own children; signals sent to them only.
     unsafe {
@@ -219,6 +230,10 @@ unsafe fn kill_descendants() {
 
 /// Sends `SIGKILL` to every child listed in `/proc/thread-self/children` (the reaper has one
 /// thread); how many, or `None` when the list cannot be read.
+///
+/// # Safety
+/// Only in the reaper (one thread, so `thread-self` lists all its children); async-signal-safe
+/// system calls only.
 unsafe fn kill_children() -> Option<usize> {
     // SAFETY: reads a proc file into a stack buffer; signals only the listed children.
     unsafe {
@@ -265,6 +280,10 @@ unsafe fn kill_children() -> Option<usize> {
 }
 
 /// Ends the reaper with the child's wait status: its exit code, or the signal that ended it.
+///
+/// # Safety
+/// Only in the reaper, once its child is reaped: the process ends without running destructors or
+/// `atexit` handlers, which are not async-signal-safe.
 unsafe fn exit_as(status: c_int) -> ! {
     // SAFETY: ends this process.
     unsafe {

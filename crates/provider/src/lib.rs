@@ -55,6 +55,8 @@
 //! # });
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod calls;
 mod idempotency;
 mod kind;

@@ -27,6 +27,8 @@
 //! assert!(html.contains("unit-converter"));
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod html;
 mod usage;
 

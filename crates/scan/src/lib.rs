@@ -28,6 +28,8 @@
 //! assert_eq!((report.findings[0].line, report.findings[0].column), (5, 1));
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod normalize;
 mod rules;
 mod sarif;

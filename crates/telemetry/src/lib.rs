@@ -81,6 +81,8 @@
 //! # }
 //! ```
 
+#![forbid(unsafe_code)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

@@ -24,6 +24,8 @@
 //! # });
 //! ```
 
+#![forbid(unsafe_code)]
+
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 

@@ -1,0 +1,638 @@
+//! `cargo xtask tidy`: the structural rules of `ARCHITECTURE.md`, checked on the source so that
+//! they cannot drift into prose. Each [`Rule`] names what it keeps; `ARCHITECTURE.md` names the
+//! rule beside each invariant it keeps.
+//!
+//! The library crates are the packages in `crates/*`. Test code is not checked for child
+//! processes and printing: a `#[cfg(test)]` module (to the end of its file, as the workspace
+//! writes them) and a file declared as one (`#[cfg(test)] mod test_index;`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use skillful_plugin_build::{Package, workspace_packages};
+
+/// The crates that may hold `unsafe` code, and why: system calls `libc` has no safe wrapper
+/// for here (process groups, the reaper, `prctl`, `flock`), and the plugin ABI's export.
+pub(crate) const UNSAFE_CRATES: [&str; 5] = [
+    "skillful-process",
+    "skillful-scripts",
+    "skillful-plugin-abi",
+    "skillful-state",
+    "skillful-test-support",
+];
+
+/// The crates that may start a process themselves: `skillful-process` (which every other crate
+/// goes through), and the development tools that run the developer's own `cargo`, the tests'
+/// helpers and `useradd` (`skillful-plugin-build`, `skillful-test-support`).
+pub(crate) const CHILD_PROCESS_CRATES: [&str; 3] = [
+    "skillful-process",
+    "skillful-plugin-build",
+    "skillful-test-support",
+];
+
+/// The crates that may write to standard output and error: the CLI (through its terminal
+/// writer) and the tests' helpers (a skipped test says why).
+pub(crate) const PRINTING_CRATES: [&str; 2] = ["skillful-cli", "skillful-test-support"];
+
+/// What `tidy` checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rule {
+    /// Each library crate is in the layer table of `ARCHITECTURE.md` ("Crate layers") and
+    /// depends (normal dependencies) only on crates of lower layers.
+    Layers,
+    /// No crate but those of [`CHILD_PROCESS_CRATES`] starts a process (`Command::new`, or a
+    /// `use` of `std::process::Command`/`tokio::process::Command`).
+    ChildProcess,
+    /// No crate but those of [`PRINTING_CRATES`] prints (`println!`, `eprintln!`, `print!`,
+    /// `eprint!`, `dbg!`, `io::stdout()`, `io::stderr()`).
+    Printing,
+    /// Every crate but those of [`UNSAFE_CRATES`] has `#![forbid(unsafe_code)]`.
+    ForbidUnsafe,
+    /// Every `unsafe fn` has a `# Safety` section in its documentation.
+    SafetyDoc,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rule::Layers => "layers",
+            Rule::ChildProcess => "child-process",
+            Rule::Printing => "printing",
+            Rule::ForbidUnsafe => "forbid-unsafe",
+            Rule::SafetyDoc => "safety-doc",
+        })
+    }
+}
+
+/// One breach of a rule: where (a file and line, or a crate) and what.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Problem {
+    pub(crate) rule: Rule,
+    pub(crate) at: String,
+    pub(crate) what: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}: {}", self.rule, self.at, self.what)
+    }
+}
+
+/// Runs `cargo xtask tidy` on the workspace at `root`: every problem printed, an error when
+/// there is one.
+pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
+    let problems = check(root)?;
+    for problem in &problems {
+        eprintln!("{problem}");
+    }
+    if !problems.is_empty() {
+        bail!("tidy: {} problem(s)", problems.len());
+    }
+    println!("tidy: every rule holds");
+    Ok(())
+}
+
+/// The problems of the workspace at `root`, sorted by rule and place.
+pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<Problem>> {
+    let packages = workspace_packages(Some(&root.join("Cargo.toml")))
+        .context("cargo metadata of the workspace")?;
+    let crates: Vec<Crate> = packages
+        .into_iter()
+        .filter_map(|package| Crate::of(root, package))
+        .collect();
+    let mut problems = layers(root, &crates)?;
+    for krate in &crates {
+        problems.extend(krate.source_problems()?);
+    }
+    problems.sort();
+    Ok(problems)
+}
+
+/// A library crate: a package in `crates/*`.
+#[derive(Debug)]
+struct Crate {
+    package: Package,
+    /// `crates/NAME`, relative to the workspace.
+    dir: String,
+    /// Its directory.
+    path: PathBuf,
+}
+
+impl Crate {
+    fn of(root: &Path, package: Package) -> Option<Self> {
+        let path = package.manifest_path.parent()?.to_path_buf();
+        let relative = path.strip_prefix(root).ok()?;
+        let mut parts = relative.components();
+        let (Some(first), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
+            return None;
+        };
+        if first.as_os_str() != "crates" {
+            return None;
+        }
+        let dir = format!("crates/{}", name.as_os_str().to_string_lossy());
+        Some(Self { package, dir, path })
+    }
+
+    fn name(&self) -> &str {
+        &self.package.name
+    }
+
+    /// The problems of its source: forbid-unsafe, safety-doc, child-process, printing.
+    fn source_problems(&self) -> anyhow::Result<Vec<Problem>> {
+        let mut problems = Vec::new();
+        let src = self.path.join("src");
+        let root_file = ["lib.rs", "main.rs"]
+            .iter()
+            .map(|file| src.join(file))
+            .find(|file| file.is_file());
+        if !UNSAFE_CRATES.contains(&self.name())
+            && let Some(root_file) = &root_file
+        {
+            let text = std::fs::read_to_string(root_file)
+                .with_context(|| format!("reading {}", root_file.display()))?;
+            if !text.contains("#![forbid(unsafe_code)]") {
+                problems.push(Problem {
+                    rule: Rule::ForbidUnsafe,
+                    at: format!("{}/src/{}", self.dir, file_name(root_file)),
+                    what: format!(
+                        "{} has no #![forbid(unsafe_code)] and is not one of the crates that \
+                         may hold unsafe code (xtask/src/tidy.rs: UNSAFE_CRATES)",
+                        self.name()
+                    ),
+                });
+            }
+        }
+        let files = rust_files(&src)?;
+        let test_files = test_module_files(&files)?;
+        for file in &files {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let at = |line: usize| {
+                let relative = file.strip_prefix(&self.path).unwrap_or(file);
+                format!("{}/{}:{}", self.dir, relative.display(), line + 1)
+            };
+            let lines: Vec<&str> = text.lines().collect();
+            for (number, line) in lines.iter().enumerate() {
+                if is_code(line) && line.contains("unsafe fn ") && !has_safety_doc(&lines, number)
+                {
+                    problems.push(Problem {
+                        rule: Rule::SafetyDoc,
+                        at: at(number),
+                        what: "an unsafe fn without a `# Safety` section in its documentation"
+                            .to_owned(),
+                    });
+                }
+            }
+            if test_files.contains(file) {
+                continue;
+            }
+            let end = test_module_start(&lines).unwrap_or(lines.len());
+            for (number, line) in lines[..end].iter().enumerate() {
+                if !is_code(line) {
+                    continue;
+                }
+                if !CHILD_PROCESS_CRATES.contains(&self.name()) && starts_a_process(line) {
+                    problems.push(Problem {
+                        rule: Rule::ChildProcess,
+                        at: at(number),
+                        what: "a process started outside skillful-process: use \
+                               skillful_process::ChildCommand (its environment allow-list, \
+                               its process tree ended)"
+                            .to_owned(),
+                    });
+                }
+                if !PRINTING_CRATES.contains(&self.name()) && prints(line) {
+                    problems.push(Problem {
+                        rule: Rule::Printing,
+                        at: at(number),
+                        what: "a library prints: report to the caller (a return value, a \
+                               trait the CLI implements, or tracing)"
+                            .to_owned(),
+                    });
+                }
+            }
+        }
+        Ok(problems)
+    }
+}
+
+/// The layer table's problems: a crate missing from it, a dependency on a crate of the same or
+/// a higher layer, or a table naming a crate the workspace does not have.
+fn layers(root: &Path, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
+    let architecture = root.join("ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&architecture)
+        .with_context(|| format!("reading {}", architecture.display()))?;
+    let table = layer_table(&text).context(
+        "ARCHITECTURE.md has no layer table (a ```text block under \"## Crate layers\")",
+    )?;
+    let mut problems = Vec::new();
+    let mut layer_of: BTreeMap<&str, u32> = BTreeMap::new();
+    for (entry, layer) in &table {
+        let found = crates.iter().find(|krate| match &entry.dir {
+            Some(dir) => krate.dir == *dir,
+            None => {
+                krate.name() == entry.name || krate.name() == format!("skillful-{}", entry.name)
+            }
+        });
+        match found {
+            Some(krate) => {
+                layer_of.insert(krate.name(), *layer);
+            }
+            // The facade (`skillful (the facade)`) is no crate of `crates/`.
+            None if entry.dir.is_some() || entry.name == "skillful" => {}
+            None => problems.push(Problem {
+                rule: Rule::Layers,
+                at: "ARCHITECTURE.md".to_owned(),
+                what: format!("the layer table names `{}`, which is no crate of crates/", entry.name),
+            }),
+        }
+    }
+    for krate in crates {
+        let Some(layer) = layer_of.get(krate.name()) else {
+            problems.push(Problem {
+                rule: Rule::Layers,
+                at: krate.dir.clone(),
+                what: format!("{} is not in ARCHITECTURE.md's layer table", krate.name()),
+            });
+            continue;
+        };
+        for dependency in &krate.package.normal_dependencies {
+            match layer_of.get(dependency.as_str()) {
+                Some(below) if below < layer => {}
+                Some(other) => problems.push(Problem {
+                    rule: Rule::Layers,
+                    at: format!("{}/Cargo.toml", krate.dir),
+                    what: format!(
+                        "{} (layer {layer}) depends on {dependency} (layer {other}): a crate \
+                         depends only on crates of lower layers",
+                        krate.name()
+                    ),
+                }),
+                None => {}
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// One name of the layer table: a crate's short name (`core` for `skillful-core`), or one with
+/// its directory given (`skills (crates/cli)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    name: String,
+    dir: Option<String>,
+}
+
+/// The layer table of `ARCHITECTURE.md`: each name and its layer, from the first ```text block
+/// after "## Crate layers", whose lines are a layer's number and its crates.
+fn layer_table(text: &str) -> Option<Vec<(Entry, u32)>> {
+    let section = &text[text.find("## Crate layers")?..];
+    let block = &section[section.find("```text")? + "```text".len()..];
+    let block = &block[..block.find("```")?];
+    let mut table = Vec::new();
+    for line in block.lines() {
+        let mut words = line.split_whitespace();
+        let Some(layer) = words.next().and_then(|word| word.parse::<u32>().ok()) else {
+            continue;
+        };
+        let mut aside: Option<String> = None;
+        for word in words {
+            if let Some(open) = &mut aside {
+                open.push(' ');
+                open.push_str(word);
+            } else if word.starts_with('(') {
+                aside = Some(word.to_owned());
+            } else {
+                table.push((
+                    Entry {
+                        name: word.to_owned(),
+                        dir: None,
+                    },
+                    layer,
+                ));
+            }
+            if let Some(closed) = aside.take_if(|text| text.ends_with(')')) {
+                let inside = closed.trim_start_matches('(').trim_end_matches(')');
+                if inside.starts_with("crates/")
+                    && let Some((entry, _)) = table.last_mut()
+                {
+                    entry.dir = Some(inside.to_owned());
+                }
+            }
+        }
+    }
+    Some(table)
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry
+                .with_context(|| format!("listing {}", dir.display()))?
+                .path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The files of `files` that are test modules: declared `#[cfg(test)] mod NAME;` by another.
+fn test_module_files(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut tests = Vec::new();
+    for file in files {
+        let text =
+            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        let lines: Vec<&str> = text.lines().collect();
+        for (number, line) in lines.iter().enumerate() {
+            if line.trim() != "#[cfg(test)]" {
+                continue;
+            }
+            let Some(name) = lines.get(number + 1).and_then(|next| declared_module(next)) else {
+                continue;
+            };
+            // `lib.rs`, `main.rs` and `mod.rs` declare their directory's files; others a
+            // directory of their own name.
+            let Some(parent) = file.parent() else { continue };
+            let stem = file.file_stem().unwrap_or_default();
+            let base = if ["lib", "main", "mod"].iter().any(|root| stem == *root) {
+                parent.to_path_buf()
+            } else {
+                parent.join(stem)
+            };
+            tests.push(base.join(format!("{name}.rs")));
+            tests.push(base.join(name).join("mod.rs"));
+        }
+    }
+    Ok(tests)
+}
+
+/// The name of the module `line` declares without a body (`mod name;`, `pub(crate) mod name;`).
+fn declared_module(line: &str) -> Option<&str> {
+    let line = line.trim();
+    let rest = line.strip_prefix("pub(crate) ").unwrap_or(line);
+    let rest = rest.strip_prefix("pub ").unwrap_or(rest);
+    rest.strip_prefix("mod ")?.strip_suffix(';')
+}
+
+/// Where the file's `#[cfg(test)]` module with a body begins (the workspace puts it last).
+fn test_module_start(lines: &[&str]) -> Option<usize> {
+    lines.iter().enumerate().position(|(number, line)| {
+        line.trim() == "#[cfg(test)]"
+            && lines.get(number + 1).is_some_and(|next| {
+                let next = next.trim();
+                next.contains("mod ") && next.ends_with('{')
+            })
+    })
+}
+
+/// Whether `line` is code (not a comment or documentation).
+fn is_code(line: &str) -> bool {
+    !line.trim_start().starts_with("//")
+}
+
+/// Whether the `unsafe fn` on line `at` has `# Safety` in the documentation above it
+/// (attributes between them are skipped).
+fn has_safety_doc(lines: &[&str], at: usize) -> bool {
+    lines[..at]
+        .iter()
+        .rev()
+        .map(|line| line.trim())
+        .skip_while(|line| line.starts_with("#["))
+        .take_while(|line| line.starts_with("///"))
+        .any(|line| line == "/// # Safety")
+}
+
+/// Whether `line` starts a process or imports a process command type to start one with.
+fn starts_a_process(line: &str) -> bool {
+    let trimmed = line.trim();
+    let imports = trimmed.starts_with("use ")
+        && (trimmed.contains("process::Command")
+            || (trimmed.contains("process::{") && has_word(trimmed, "Command")));
+    imports || has_word_before(line, "Command::new(")
+}
+
+/// Whether `line` prints to the process's standard streams.
+fn prints(line: &str) -> bool {
+    ["println!(", "print!(", "eprintln!(", "eprint!(", "dbg!("]
+        .iter()
+        .any(|call| has_word_before(line, call))
+        || ["io::stdout()", "io::stderr()"]
+            .iter()
+            .any(|call| has_word_before(line, call))
+}
+
+/// Whether `text` holds `word` as a whole word.
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_identifier) && !after.is_some_and(is_identifier)
+    })
+}
+
+/// Whether `text` holds `call` not preceded by an identifier's character (`ChildCommand::new(`
+/// is not `Command::new(`).
+fn has_word_before(text: &str, call: &str) -> bool {
+    text.match_indices(call)
+        .any(|(at, _)| !text[..at].chars().next_back().is_some_and(is_identifier))
+}
+
+fn is_identifier(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small workspace: `skillful-core` (layer 0), `skillful-process` (layer 0, may hold
+    /// unsafe code and start processes) and `skillful-agent` (layer 1, on core), each tidy.
+    struct Workspace {
+        dir: tempfile::TempDir,
+    }
+
+    impl Workspace {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let workspace = Self { dir };
+            workspace.write(
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"3\"\n",
+            );
+            workspace.write(
+                "ARCHITECTURE.md",
+                "# Architecture\n\n## Crate layers\n\n```text\n1  agent\n0  core   process\n```\n",
+            );
+            workspace.krate("core", "");
+            workspace.krate("process", "");
+            workspace.krate(
+                "agent",
+                "skillful-core = { path = \"../core\" }\n",
+            );
+            workspace.write(
+                "crates/process/src/lib.rs",
+                "//! Processes.\n\n/// Starts one.\npub fn start() {\n    let _ = std::process::Command::new(\"true\");\n}\n",
+            );
+            workspace
+        }
+
+        fn krate(&self, name: &str, dependencies: &str) {
+            self.write(
+                &format!("crates/{name}/Cargo.toml"),
+                &format!(
+                    "[package]\nname = \"skillful-{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\n{dependencies}"
+                ),
+            );
+            self.write(
+                &format!("crates/{name}/src/lib.rs"),
+                "//! A crate.\n\n#![forbid(unsafe_code)]\n",
+            );
+        }
+
+        fn write(&self, path: &str, text: &str) {
+            let path = self.dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+
+        fn append(&self, path: &str, text: &str) {
+            let path = self.dir.path().join(path);
+            let mut old = std::fs::read_to_string(&path).unwrap();
+            old.push_str(text);
+            std::fs::write(path, old).unwrap();
+        }
+
+        /// The rules broken, each once per problem.
+        fn broken(&self) -> Vec<(Rule, String)> {
+            check(self.dir.path())
+                .unwrap()
+                .into_iter()
+                .map(|problem| (problem.rule, problem.at))
+                .collect()
+        }
+    }
+
+    #[test]
+    fn a_tidy_workspace_has_no_problem() {
+        assert_eq!(Workspace::new().broken(), []);
+    }
+
+    #[test]
+    fn a_dependency_on_the_same_or_a_higher_layer_breaks_the_layers() {
+        let workspace = Workspace::new();
+        workspace.append(
+            "crates/core/Cargo.toml",
+            "skillful-process = { path = \"../process\" }\n",
+        );
+        assert_eq!(
+            workspace.broken(),
+            [(Rule::Layers, "crates/core/Cargo.toml".to_owned())]
+        );
+        let workspace = Workspace::new();
+        workspace.krate("eval", "");
+        assert_eq!(
+            workspace.broken(),
+            [(Rule::Layers, "crates/eval".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_process_started_outside_skillful_process_is_a_problem_outside_tests() {
+        let workspace = Workspace::new();
+        workspace.append(
+            "crates/agent/src/lib.rs",
+            "\n/// Runs git.\npub fn git() {\n    let _ = std::process::Command::new(\"git\");\n}\n",
+        );
+        assert_eq!(
+            workspace.broken(),
+            [(Rule::ChildProcess, "crates/agent/src/lib.rs:7".to_owned())]
+        );
+        let workspace = Workspace::new();
+        workspace.append(
+            "crates/agent/src/lib.rs",
+            "\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn date() {\n        let _ = std::process::Command::new(\"date\");\n    }\n}\n",
+        );
+        workspace.append("crates/agent/src/lib.rs", "\n#[cfg(test)]\nmod helpers;\n");
+        workspace.write(
+            "crates/agent/src/helpers.rs",
+            "use std::process::Command;\n",
+        );
+        assert_eq!(workspace.broken(), []);
+    }
+
+    #[test]
+    fn a_library_that_prints_is_a_problem() {
+        let workspace = Workspace::new();
+        workspace.write(
+            "crates/agent/src/say.rs",
+            "/// Says hello.\npub fn hello() {\n    eprintln!(\"hello\");\n}\n",
+        );
+        assert_eq!(
+            workspace.broken(),
+            [(Rule::Printing, "crates/agent/src/say.rs:3".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_crate_without_forbid_unsafe_code_is_a_problem_unless_listed() {
+        let workspace = Workspace::new();
+        workspace.write("crates/agent/src/lib.rs", "//! A crate.\n");
+        workspace.write("crates/process/src/lib.rs", "//! Processes.\n");
+        assert_eq!(
+            workspace.broken(),
+            [(Rule::ForbidUnsafe, "crates/agent/src/lib.rs".to_owned())]
+        );
+    }
+
+    #[test]
+    fn an_unsafe_fn_needs_a_safety_section() {
+        let workspace = Workspace::new();
+        workspace.append(
+            "crates/process/src/lib.rs",
+            "\n/// Forks.\n#[inline]\npub unsafe fn fork() {}\n\n/// Waits.\n///\n/// # Safety\n/// Only for children.\npub unsafe fn wait() {}\n",
+        );
+        assert_eq!(
+            workspace.broken(),
+            [(Rule::SafetyDoc, "crates/process/src/lib.rs:10".to_owned())]
+        );
+    }
+
+    #[test]
+    fn the_layer_table_names_crates_and_directories() {
+        let text = "## Crate layers\n\n```text\n6  skills (crates/cli)   skillful (the facade)\n0  core  http\n```\n";
+        let table = layer_table(text).unwrap();
+        let entries: Vec<(&str, Option<&str>, u32)> = table
+            .iter()
+            .map(|(entry, layer)| (entry.name.as_str(), entry.dir.as_deref(), *layer))
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                ("skills", Some("crates/cli"), 6),
+                ("skillful", None, 6),
+                ("core", None, 0),
+                ("http", None, 0)
+            ]
+        );
+    }
+}
