@@ -49,7 +49,6 @@
 //!
 
 #![forbid(unsafe_code)]
-
 // The book's "Use it from Rust" chapter includes this file (mdBook's `{{#include}}`), so that its
 // code is a tested doctest.
 #![cfg_attr(

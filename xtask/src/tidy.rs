@@ -175,8 +175,7 @@ impl Crate {
             };
             let lines: Vec<&str> = text.lines().collect();
             for (number, line) in lines.iter().enumerate() {
-                if is_code(line) && line.contains("unsafe fn ") && !has_safety_doc(&lines, number)
-                {
+                if is_code(line) && line.contains("unsafe fn ") && !has_safety_doc(&lines, number) {
                     problems.push(Problem {
                         rule: Rule::SafetyDoc,
                         at: at(number),
@@ -245,7 +244,10 @@ fn layers(root: &Path, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
             None => problems.push(Problem {
                 rule: Rule::Layers,
                 at: "ARCHITECTURE.md".to_owned(),
-                what: format!("the layer table names `{}`, which is no crate of crates/", entry.name),
+                what: format!(
+                    "the layer table names `{}`, which is no crate of crates/",
+                    entry.name
+                ),
             }),
         }
     }
@@ -365,7 +367,9 @@ fn test_module_files(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
             };
             // `lib.rs`, `main.rs` and `mod.rs` declare their directory's files; others a
             // directory of their own name.
-            let Some(parent) = file.parent() else { continue };
+            let Some(parent) = file.parent() else {
+                continue;
+            };
             let stem = file.file_stem().unwrap_or_default();
             let base = if ["lib", "main", "mod"].iter().any(|root| stem == *root) {
                 parent.to_path_buf()
@@ -485,10 +489,7 @@ mod tests {
             );
             workspace.krate("core", "");
             workspace.krate("process", "");
-            workspace.krate(
-                "agent",
-                "skillful-core = { path = \"../core\" }\n",
-            );
+            workspace.krate("agent", "skillful-core = { path = \"../core\" }\n");
             workspace.write(
                 "crates/process/src/lib.rs",
                 "//! Processes.\n\n/// Starts one.\npub fn start() {\n    let _ = std::process::Command::new(\"true\");\n}\n",

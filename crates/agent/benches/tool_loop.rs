@@ -206,7 +206,8 @@ async fn run(agent: &Agent) {
     black_box(session);
 }
 
-/// Warnings to stderr, as `skills` always has them.
+/// Warnings to stderr, as `skills` always has them (a bench writes its own diagnostics).
+#[allow(clippy::disallowed_methods)]
 fn warnings<S>() -> impl tracing_subscriber::Layer<S>
 where
     S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,

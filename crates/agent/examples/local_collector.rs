@@ -119,7 +119,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Our spans to the collector, warnings (a collector that is not there) to stderr.
+    // Our spans to the collector, warnings (a collector that is not there) to stderr: an
+    // example program writes its own diagnostics.
+    #[allow(clippy::disallowed_methods)]
     tracing_subscriber::registry()
         .with(telemetry.as_ref().map(|telemetry| telemetry.layer()))
         .with(

@@ -6,7 +6,6 @@
 //! `output`, the terminal writer.
 
 #![forbid(unsafe_code)]
-
 // Printing goes through the terminal writer (`output.rs`), which escapes what it is given.
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 

@@ -9,7 +9,7 @@
 //! [`skillful_core::text::one_line`], so that a value cannot start a line of its own (and pass
 //! for one of our prompts). `print!`, `eprintln!` and friends, and `std::io::stdout`/`stderr`,
 //! are denied everywhere else in the crate by clippy (`print_stdout`, `print_stderr`,
-//! `disallowed_methods` in `crates/cli/clippy.toml`).
+//! `disallowed_methods` in the workspace's `clippy.toml`).
 
 // The one place allowed to touch the process's standard streams.
 #![allow(clippy::disallowed_methods)]
