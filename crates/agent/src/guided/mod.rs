@@ -72,7 +72,9 @@ use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
 use reading::{Passage, Table, answer_step, body_of, names, passages, steps_naming, tables};
-use relevance::{Likely, heading_fits, likely_passages, likely_rows, states_a_number};
+use relevance::{
+    Likely, columns_asked, heading_fits, likely_passages, likely_rows, states_a_number,
+};
 use shapes::{Action, Arguments, Choices};
 
 /// One turn in the guided strategy.
@@ -692,7 +694,29 @@ impl<'a> Guided<'a> {
             return Ok(Vec::new());
         };
         let (resource, passage) = (names[at], &all[at]);
-        record.detail = format!("{resource}: {}", passage.text);
+        // A row with several columns shows the ones the question asks about: read whole, a
+        // fare's row answered the cabin bags' question with the checked bags' weight.
+        let columns: Vec<String> = passage
+            .cells
+            .iter()
+            .skip(1)
+            .map(|(column, _)| column.clone())
+            .collect();
+        let text = match columns_asked(&columns, &self.question) {
+            Some(asked) => {
+                record.notes.push(format!(
+                    "the columns asked about: {}",
+                    asked
+                        .iter()
+                        .map(|at| columns[*at].as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                passage.with_columns(&asked)
+            }
+            None => passage.text.clone(),
+        };
+        record.detail = format!("{resource}: {text}");
         self.made.stages.push(record);
         let what = if passage.first_cell.is_some() {
             "The row of the table in"
@@ -703,7 +727,7 @@ impl<'a> Guided<'a> {
             Some(heading) => format!("{what} `{resource}`, under \u{201c}{heading}\u{201d},"),
             None => format!("{what} `{resource}`"),
         };
-        Ok(vec![(place, passage.text.clone())])
+        Ok(vec![(place, text)])
     }
 
     /// The lookups: for each table of the disclosed resources (at most [`MAX_LOOKUPS`]), the

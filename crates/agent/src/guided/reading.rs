@@ -93,6 +93,28 @@ pub(crate) struct Passage {
     pub(crate) text: String,
     /// A table row's first cell and its column's name (what a range in that cell counts).
     pub(crate) first_cell: Option<(String, String)>,
+    /// A table row's cells, each with its column's name (empty for other passages).
+    pub(crate) cells: Vec<(String, String)>,
+}
+
+impl Passage {
+    /// A table row's text with only its first cell and the cells of `columns` (indices of
+    /// [`Passage::cells`] after the first), each named by its column.
+    pub(crate) fn with_columns(&self, columns: &[usize]) -> String {
+        self.cells
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| *at == 0 || columns.contains(&(at - 1)))
+            .map(|(_, (column, cell))| {
+                if column.is_empty() {
+                    cell.clone()
+                } else {
+                    format!("{column}: {cell}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 /// The passages of `text`, in its order (not its headings, nor code blocks).
@@ -114,6 +136,14 @@ pub(crate) fn passages(text: &str) -> Vec<Passage> {
                         heading: heading.clone(),
                         text: table.labelled(at),
                         first_cell: cells.first().map(|cell| (cell.clone(), column.clone())),
+                        cells: cells
+                            .iter()
+                            .enumerate()
+                            .map(|(at, cell)| {
+                                let name = table.header.get(at).cloned().unwrap_or_default();
+                                (name, cell.clone())
+                            })
+                            .collect(),
                     });
                 }
             }
@@ -121,6 +151,7 @@ pub(crate) fn passages(text: &str) -> Vec<Passage> {
                 heading: heading.clone(),
                 text,
                 first_cell: None,
+                cells: Vec::new(),
             }),
         }
     }
@@ -366,5 +397,26 @@ mod tests {
             Some(("Light".to_owned(), "fare".to_owned()))
         );
         assert_eq!(found[2].first_cell, None);
+        assert_eq!(
+            found[1].cells,
+            [
+                ("fare".to_owned(), "Light".to_owned()),
+                ("bag".to_owned(), "€35".to_owned())
+            ]
+        );
+        assert!(found[2].cells.is_empty());
+    }
+
+    #[test]
+    fn a_row_is_shown_with_its_first_cell_and_the_columns_asked_about() {
+        let found = passages(
+            "| fare | cabin bag | checked bags |\n|---|---|---|\n| Business | 2 bags, 18 kg \
+             together | 2 bags, up to 32 kg each |\n",
+        );
+        assert_eq!(
+            found[0].with_columns(&[0]),
+            "fare: Business; cabin bag: 2 bags, 18 kg together"
+        );
+        assert_eq!(found[0].with_columns(&[0, 1]), found[0].text);
     }
 }

@@ -39,12 +39,24 @@ pub(crate) fn likely_rows(table: &Table, question: &str) -> Likely {
 /// leave`, `Fees`) and a question names the section's subject more often than its lines'
 /// words (`grandmother` for the line `grandparent … 3 days`).
 pub(crate) fn likely_passages(passages: &[Passage], question: &str) -> Likely {
-    let headings: Vec<Candidate> = passages
+    let in_range = holding_a_number(passages, question);
+    let pool: Vec<usize> = match in_range.len() {
+        0 => (0..passages.len()).collect(),
+        // Its number is what it shares; the words below tell apart only several.
+        1 => {
+            return Likely {
+                rows: in_range,
+                shared: 1,
+            };
+        }
+        _ => in_range,
+    };
+    let headings: Vec<Candidate> = pool
         .iter()
-        .map(|passage| Candidate::new(passage.heading.as_deref().unwrap_or(""), None))
+        .map(|at| Candidate::new(passages[*at].heading.as_deref().unwrap_or(""), None))
         .collect();
     let by_heading = likely(&headings, question);
-    let within = by_heading.rows;
+    let within: Vec<usize> = by_heading.rows.iter().map(|at| pool[*at]).collect();
     let candidates: Vec<Candidate> = within
         .iter()
         .map(|at| {
@@ -61,10 +73,52 @@ pub(crate) fn likely_passages(passages: &[Passage], question: &str) -> Likely {
         })
         .collect();
     let by_text = likely(&candidates, question);
+    let shared = by_heading.shared + by_text.shared;
     Likely {
         rows: by_text.rows.iter().map(|at| within[*at]).collect(),
-        shared: by_heading.shared + by_text.shared,
+        // Passages holding the question's number share that much, however alike their words.
+        shared: if pool.len() < passages.len() {
+            shared.max(1)
+        } else {
+            shared
+        },
     }
+}
+
+/// The passages whose range holds a number of `question` in the range's unit (`27 kg` in
+/// `Overweight checked bag, 23.1 to 32 kg`): a question's measurement names its rule more
+/// surely than its words, which name the section it is asked from (`Classic fare`).
+fn holding_a_number(passages: &[Passage], question: &str) -> Vec<usize> {
+    let numbers: Vec<Term> = terms(question)
+        .into_iter()
+        .filter(|term| matches!(term, Term::Number { unit: Some(_), .. }))
+        .collect();
+    (0..passages.len())
+        .filter(|at| {
+            let passage = &passages[*at];
+            let first = passage
+                .first_cell
+                .as_ref()
+                .map(|(cell, column)| (cell.as_str(), column.as_str()));
+            let candidate = Candidate {
+                terms: Vec::new(),
+                range: Candidate::new(&passage.text, first).range,
+            };
+            numbers.iter().any(|number| candidate.shares(number))
+        })
+        .collect()
+}
+
+/// The columns of a table's row (after its first, which names the row) that `question` asks
+/// about: those whose names share the most with it; `None` when none shares anything, or all
+/// share as much.
+pub(crate) fn columns_asked(columns: &[String], question: &str) -> Option<Vec<usize>> {
+    let candidates: Vec<Candidate> = columns
+        .iter()
+        .map(|column| Candidate::new(column, None))
+        .collect();
+    let likely = likely(&candidates, question);
+    (likely.shared > 0 && likely.rows.len() < columns.len()).then_some(likely.rows)
 }
 
 /// What a question is matched against: a text's terms, and the range the text stands for with
@@ -503,6 +557,57 @@ mod tests {
             0
         );
         assert_eq!(likely_rows(&leave, "I'm 17 years in").rows, [2]);
+    }
+
+    #[test]
+    fn a_number_in_a_passages_range_finds_it_before_the_sections_words() {
+        let rules = passages(
+            "## Included in each fare
+
+| fare | checked bags |
+|---|---|
+| Light | none |
+|              Classic | 1 bag, up to 23 kg |
+
+Frequent flyers get 1 extra checked bag on any              fare.
+
+## Fees
+
+- Overweight checked bag, 23.1 to 32 kg: €70 per flight.
+-              Over 32 kg: send it as cargo.
+- Extra checked bag: €55.
+",
+        );
+        // The heading `Included in each fare` shares `fare`, the Classic row `Classic`: the
+        // suitcase's weight is what names the rule.
+        let question = "I'm on a Classic fare and my suitcase weighs 27 kg. Do I pay extra?";
+        let likely = likely_passages(&rules, question);
+        assert_eq!(likely.rows, [3]);
+        assert!(likely.shared > 0);
+        // Without a number in a range, the sections' words decide as before.
+        assert_eq!(
+            likely_passages(&rules, "What does a Classic fare include?").rows,
+            [1]
+        );
+    }
+
+    #[test]
+    fn the_columns_asked_about_are_those_whose_names_share_the_most() {
+        let columns = [
+            "personal item (under the seat)".to_owned(),
+            "cabin bag (55 x 40 x 23 cm)".to_owned(),
+            "checked bags".to_owned(),
+        ];
+        // `bags` is in two columns' names, `cabin` in one.
+        assert_eq!(
+            columns_asked(&columns, "What's the total weight allowed for cabin bags?"),
+            Some(vec![1])
+        );
+        assert_eq!(
+            columns_asked(&columns, "How many checked bags are included?"),
+            Some(vec![2])
+        );
+        assert_eq!(columns_asked(&columns, "What does the fare include?"), None);
     }
 
     #[test]
