@@ -52,6 +52,9 @@ pub(crate) enum Rule {
     ForbidUnsafe,
     /// Every `unsafe fn` has a `# Safety` section in its documentation.
     SafetyDoc,
+    /// Every subcommand of the CLI (`crates/cli/src/main.rs`, its `Command` enum) is named in
+    /// `ARCHITECTURE.md`'s section on the CLI.
+    Commands,
 }
 
 impl fmt::Display for Rule {
@@ -62,6 +65,7 @@ impl fmt::Display for Rule {
             Rule::Printing => "printing",
             Rule::ForbidUnsafe => "forbid-unsafe",
             Rule::SafetyDoc => "safety-doc",
+            Rule::Commands => "commands",
         })
     }
 }
@@ -103,6 +107,7 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<Problem>> {
         .filter_map(|package| Crate::of(root, package))
         .collect();
     let mut problems = layers(root, &crates)?;
+    problems.extend(commands(root)?);
     for krate in &crates {
         problems.extend(krate.source_problems()?);
     }
@@ -277,6 +282,68 @@ fn layers(root: &Path, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
         }
     }
     Ok(problems)
+}
+
+/// The subcommands of `crates/cli/src/main.rs` that `ARCHITECTURE.md`'s section on the CLI
+/// does not name (as `` `run-script` ``); none when the workspace has no CLI.
+fn commands(root: &Path) -> anyhow::Result<Vec<Problem>> {
+    let main = root.join("crates/cli/src/main.rs");
+    let Ok(source) = std::fs::read_to_string(&main) else {
+        return Ok(Vec::new());
+    };
+    let architecture =
+        std::fs::read_to_string(root.join("ARCHITECTURE.md")).context("reading ARCHITECTURE.md")?;
+    let section = architecture
+        .find("### `crates/cli`")
+        .map(|start| {
+            let rest = &architecture[start + 3..];
+            &rest[..rest.find("\n### ").unwrap_or(rest.len())]
+        })
+        .context("ARCHITECTURE.md has no section \"### `crates/cli`\"")?;
+    Ok(subcommands(&source)
+        .into_iter()
+        .filter(|name| !section.contains(&format!("`{name}`")))
+        .map(|name| Problem {
+            rule: Rule::Commands,
+            at: "ARCHITECTURE.md".to_owned(),
+            what: format!("the section on crates/cli does not name the command `{name}`"),
+        })
+        .collect())
+}
+
+/// The subcommands of the CLI's `enum Command` in `source`, as typed (`RunScript` is
+/// `run-script`).
+fn subcommands(source: &str) -> Vec<String> {
+    let Some(start) = source.find("enum Command {") else {
+        return Vec::new();
+    };
+    source[start..]
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.starts_with('}'))
+        .filter_map(|line| {
+            let variant = line.strip_prefix("    ")?;
+            let name: String = variant
+                .chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .collect();
+            let first = name.chars().next()?;
+            (first.is_ascii_uppercase() && variant[name.len()..].starts_with(['(', ',', ' ', '{']))
+                .then(|| kebab(&name))
+        })
+        .collect()
+}
+
+/// `RunScript` as `run-script`.
+fn kebab(name: &str) -> String {
+    let mut kebab = String::new();
+    for c in name.chars() {
+        if c.is_ascii_uppercase() && !kebab.is_empty() {
+            kebab.push('-');
+        }
+        kebab.push(c.to_ascii_lowercase());
+    }
+    kebab
 }
 
 /// One name of the layer table: a crate's short name (`core` for `skillful-core`), or one with
@@ -615,6 +682,30 @@ mod tests {
         assert_eq!(
             workspace.broken(),
             [(Rule::SafetyDoc, "crates/process/src/lib.rs:10".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_command_the_architecture_does_not_name_is_a_problem() {
+        let workspace = Workspace::new();
+        workspace.write(
+            "crates/cli/src/main.rs",
+            "enum Command {\n    /// Checks.\n    Validate(validate::Args),\n    /// Runs one.\n    \
+             #[command(alias = \"x\")]\n    RunScript(run_script::Args),\n    Doctor,\n}\n",
+        );
+        workspace.append(
+            "ARCHITECTURE.md",
+            "\n### `crates/cli` (`skillful-cli`)\nThe commands `validate` and `doctor`.\n\n### Next\n\
+             `run-script` is named in another section.\n",
+        );
+        let problems = commands(workspace.dir.path()).unwrap();
+        let named: Vec<&str> = problems
+            .iter()
+            .map(|problem| problem.what.as_str())
+            .collect();
+        assert_eq!(
+            named,
+            ["the section on crates/cli does not name the command `run-script`"]
         );
     }
 

@@ -4,24 +4,20 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::AuditError;
 
-/// `time` as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+/// `time` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (a time before 1970 or past jiff's range as the
+/// nearest it can write).
 pub fn format_time(time: SystemTime) -> String {
-    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let seconds = since.as_secs();
-    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
-    let of_day = seconds % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        of_day / 3600,
-        of_day / 60 % 60,
-        of_day % 60,
-        since.subsec_millis()
-    )
+    let timestamp = jiff::Timestamp::try_from(time).unwrap_or(if time < UNIX_EPOCH {
+        jiff::Timestamp::UNIX_EPOCH
+    } else {
+        jiff::Timestamp::MAX
+    });
+    timestamp.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// The start of a period, as the record times it compares with: an RFC 3339 time in UTC
-/// (`2026-12-01T10:00:00Z`, seconds and fraction optional), a date (`2026-12-01`, its midnight
-/// UTC), or a span back from `now` (`30m`, `12h`, `7d`).
+/// The start of a period, as the record times it compares with: an RFC 3339 time (`Z` or an
+/// offset; `2026-12-01T10:00:00Z`, seconds and fraction optional; taken to the second), a date
+/// (`2026-12-01`, its midnight UTC), or a span back from `now` (`30m`, `12h`, `7d`).
 ///
 /// # Errors
 /// [`AuditError::BadTime`] for anything else.
@@ -43,50 +39,13 @@ pub fn parse_since(text: &str, now: SystemTime) -> Result<String, AuditError> {
         let back = Duration::from_secs(count.checked_mul(seconds).ok_or_else(bad)?);
         return Ok(format_time(now.checked_sub(back).unwrap_or(UNIX_EPOCH)));
     }
-    let bytes = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| {
-        bytes
-            .get(range)
-            .filter(|part| part.iter().all(u8::is_ascii_digit))
-            .map(|part| std::str::from_utf8(part).unwrap_or_default().to_owned())
-    };
-    let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
-        return Err(bad());
-    };
-    if bytes.get(4) != Some(&b'-') || bytes.get(7) != Some(&b'-') {
-        return Err(bad());
+    if text.len() == 10 {
+        let date: jiff::civil::Date = text.parse().map_err(|_| bad())?;
+        return Ok(format!("{date}T00:00:00.000Z"));
     }
-    if bytes.len() == 10 {
-        return Ok(format!("{year}-{month}-{day}T00:00:00.000Z"));
-    }
-    if !matches!(bytes.get(10), Some(b'T' | b't' | b' ')) || !text.ends_with(['Z', 'z']) {
-        return Err(bad());
-    }
-    let (Some(hour), Some(minute)) = (digits(11..13), digits(14..16)) else {
-        return Err(bad());
-    };
-    let second = if bytes.get(16) == Some(&b':') {
-        digits(17..19).ok_or_else(bad)?
-    } else {
-        "00".to_owned()
-    };
-    Ok(format!(
-        "{year}-{month}-{day}T{hour}:{minute}:{second}.000Z"
-    ))
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let timestamp: jiff::Timestamp = text.parse().map_err(|_| bad())?;
+    let to_the_second = jiff::Timestamp::from_second(timestamp.as_second()).map_err(|_| bad())?;
+    Ok(to_the_second.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
 }
 
 #[cfg(test)]

@@ -16,28 +16,26 @@ pub const MAX_INPUT_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// The most bytes of output files shown to the judge, over all of them.
 const MAX_JUDGED_OUTPUT_BYTES: u64 = 16 * 1024;
 
-/// Reads at most `limit` bytes of `path`; a longer file is refused.
+/// The file `path` whole, read as `skillful-state` reads a file it did not write: a final
+/// symbolic link, a FIFO or a device refused ([`EvalError::Files`]), nothing past `limit` read
+/// ([`EvalError::TooLarge`]).
 ///
 /// # Errors
-/// [`EvalError::Io`] when it cannot be read; [`EvalError::TooLarge`] past `limit`.
+/// [`EvalError::Io`] when it does not exist; [`EvalError::TooLarge`] past `limit`;
+/// [`EvalError::Files`] for a link or a file that is not regular, or one that cannot be read.
 pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, EvalError> {
-    let io = |source| EvalError::Io {
-        action: "read",
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(EvalError::TooLarge {
+    match skillful_state::read_bounded(path, limit) {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => Err(EvalError::Io {
+            action: "read",
             path: path.to_path_buf(),
-            limit,
-        });
+            source: std::io::ErrorKind::NotFound.into(),
+        }),
+        Err(skillful_state::StateError::TooLarge { path, limit }) => {
+            Err(EvalError::TooLarge { path, limit })
+        }
+        Err(error) => Err(error.into()),
     }
-    Ok(bytes)
 }
 
 /// The regular file `name` (a relative `/`-separated name) inside `dir`, resolved: after every

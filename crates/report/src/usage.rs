@@ -76,38 +76,19 @@ impl Usage {
 /// Every day from `start` to `end` (`YYYY-MM-DD`, both included); none when either is not a day
 /// or `end` is before `start`.
 fn days_between(start: &str, end: &str) -> Vec<String> {
-    let (Some(mut day), Some(last)) = (day_number(start), day_number(end)) else {
+    let (Ok(mut day), Ok(last)) = (
+        start.parse::<jiff::civil::Date>(),
+        end.parse::<jiff::civil::Date>(),
+    ) else {
         return Vec::new();
     };
     let mut days = Vec::new();
     while day <= last {
-        days.push(civil(day));
-        day += 1;
+        days.push(day.to_string());
+        let Ok(next) = day.tomorrow() else { break };
+        day = next;
     }
     days
-}
-
-/// The day `YYYY-MM-DD` counted from 1970-01-01 (Howard Hinnant's `days_from_civil`).
-fn day_number(text: &str) -> Option<i64> {
-    let year: i64 = text.get(0..4)?.parse().ok()?;
-    let month: i64 = text.get(5..7)?.parse().ok()?;
-    let day: i64 = text.get(8..10)?.parse().ok()?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year - era * 400;
-    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
-
-/// The day `number` (from 1970-01-01) as `YYYY-MM-DD`.
-fn civil(number: i64) -> String {
-    let seconds = u64::try_from(number * 86_400).unwrap_or(0);
-    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
-    skillful_audit::format_time(time)[..10].to_owned()
 }
 
 #[cfg(test)]
@@ -123,6 +104,6 @@ mod tests {
         assert_eq!(days_between("2026-12-31", "2027-01-01").len(), 2);
         assert!(days_between("2026-12-02", "2026-12-01").is_empty());
         assert!(days_between("yesterday", "2026-12-01").is_empty());
-        assert_eq!(day_number("1970-01-01"), Some(0));
+        assert_eq!(days_between("1970-01-01", "1970-01-01"), ["1970-01-01"]);
     }
 }

@@ -313,10 +313,20 @@ pub fn scan_skill(dir: &Path, display: &str) -> Report {
     report
 }
 
+/// The text of `dir/SKILL.md`, read as every file of a skill is read here (no link followed,
+/// no FIFO waited on, nothing past the manifest's file limit); `None` when it cannot be read or
+/// is not UTF-8 (its findings are the file's own).
+fn read_skill_md(dir: &Path) -> Option<String> {
+    let bytes =
+        skillful_manifest::read_bounded(&dir.join("SKILL.md"), Limits::default().max_file_bytes)
+            .ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 /// What the skill in `dir` declares in its frontmatter: its name, description and risk; none
 /// of them when `SKILL.md` cannot be read or parsed (the files are scanned all the same).
 fn declared(dir: &Path) -> (Option<String>, String, Option<skillful_core::DeclaredRisk>) {
-    let Ok(text) = fs::read_to_string(dir.join("SKILL.md")) else {
+    let Some(text) = read_skill_md(dir) else {
         return (None, String::new(), None);
     };
     match FrontmatterLoader::new(ValidationMode::Lenient).load(&text, None) {
@@ -395,8 +405,7 @@ fn check_file(
 /// The finding that the skill in `dir` (its `SKILL.md` named `skill_md`) ships scripts its
 /// description does not mention, at the description's line.
 fn undeclared_scripts(dir: &Path, skill_md: String, skill: Option<String>) -> Finding {
-    let line = fs::read_to_string(dir.join("SKILL.md"))
-        .ok()
+    let line = read_skill_md(dir)
         .and_then(|text| {
             text.lines()
                 .position(|line| line.starts_with("description:"))
