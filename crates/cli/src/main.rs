@@ -16,25 +16,22 @@ use clap::{Parser, Subcommand};
 use skillful_core::text::one_line;
 
 mod audit;
+mod commands;
 mod compose;
 mod converse;
-mod doctor;
-mod engine;
-mod eval;
 mod inspect;
-mod mcp;
 mod outcome;
 mod output;
-mod reference;
-mod run_script;
 mod sandbox;
-mod scan;
-mod search;
 mod settings;
 mod supply;
 mod telemetry;
-mod validate;
 
+use commands::{
+    add, audit as audit_log, catalog, chat, completions, disable, doctor, enable, engine, eval,
+    install, list, man, outdated, read, remove, report, run as run_prompt, run_script, scan,
+    search, serve, show, stats, trust, untrust, update, validate, verify,
+};
 use outcome::{Outcome, UsageError};
 
 #[derive(Debug, Parser)]
@@ -55,18 +52,18 @@ enum Command {
     Validate(validate::Args),
     /// List the skills under the roots (name and description; `--json` for every field).
     #[command(after_help = "Example:\n  skills list examples/skills --json")]
-    List(inspect::ListArgs),
+    List(list::Args),
     /// Print what `load_skill` returns for a skill.
     #[command(after_help = "Example:\n  skills show unit-converter examples/skills")]
-    Show(inspect::ShowArgs),
+    Show(show::Args),
     /// Print what `read_skill_resource` returns for a resource of a skill.
     #[command(
         after_help = "Example:\n  skills read unit-converter references/conversion-table.md examples/skills"
     )]
-    Read(inspect::ReadArgs),
+    Read(read::Args),
     /// Print the exact system-prompt text the skills provider injects.
     #[command(after_help = "Example:\n  skills catalog examples/skills")]
-    Catalog(inspect::CatalogArgs),
+    Catalog(catalog::Args),
     /// Find the skills that match a request, as the `search_skills` tool ranks them.
     #[command(
         after_help = "Example:\n  skills search \"convert miles to km\" examples/skills --limit 3"
@@ -79,7 +76,7 @@ enum Command {
     RunScript(run_script::RunScriptArgs),
     /// Serve the skills under the roots as an MCP server (stdio, or streamable HTTP).
     #[command(after_help = "Example:\n  skills serve examples/skills --stdio")]
-    Serve(mcp::ServeArgs),
+    Serve(serve::ServeArgs),
     /// Ask a model once, with the skills as tools (OpenAI-compatible server; approvals asked).
     #[command(
         after_help = "Example:\n  skills run \"A marathon is 26.2 miles. How many km is that?\" --skills examples/skills"
@@ -90,10 +87,10 @@ enum Command {
     Chat(converse::ChatArgs),
     /// Trust a project: load its .agents/skills, plugins and settings (`--list`: show trusted).
     #[command(after_help = "Example:\n  skills trust ~/src/repo")]
-    Trust(settings::TrustArgs),
+    Trust(trust::Args),
     /// Stop trusting a directory.
     #[command(after_help = "Example:\n  skills untrust ~/src/repo")]
-    Untrust(settings::UntrustArgs),
+    Untrust(untrust::Args),
     /// Offer a skill again (user settings; `--project` for the project's).
     #[command(after_help = "Example:\n  skills enable pdf-tools --project")]
     Enable(settings::ToggleArgs),
@@ -113,44 +110,44 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// Print the audit log of skill tool calls (`--verify`: check its hash chain).
     #[command(after_help = "Example:\n  skills audit --since 12h --skill unit-converter")]
-    Audit(audit::AuditArgs),
+    Audit(audit_log::Args),
     /// Usage per skill from the audit log: activations, calls, failures, latency, tokens.
     #[command(after_help = "Example:\n  skills stats --since 7d")]
-    Stats(audit::StatsArgs),
+    Stats(stats::Args),
     /// One HTML page of usage per skill over time and the latest evaluations, with charts.
     #[command(
         after_help = "Example:\n  skills report --since 30d --out report.html && xdg-open report.html"
     )]
-    Report(audit::ReportArgs),
+    Report(report::Args),
     /// Scan skills for hidden text, prompt injection, exfiltration and risky scripts.
     #[command(after_help = "Example:\n  skills scan examples/skills --sarif > scan.sarif")]
     Scan(scan::ScanArgs),
     /// Install skills from a git repository or a directory (fetched, validated, scanned, locked).
     #[command(after_help = "Example:\n  skills add anthropics/skills@main --skill pdf")]
-    Add(supply::AddArgs),
+    Add(add::Args),
     /// Make the installed skills match skills-lock.json (`--frozen`: fail instead of re-locking).
     #[command(after_help = "Example:\n  skills install --frozen --project")]
-    Install(supply::InstallArgs),
+    Install(install::Args),
     /// Compare installed skills with skills-lock.json; exit 1 on any difference.
     #[command(after_help = "Example:\n  skills verify")]
-    Verify(supply::VerifyArgs),
+    Verify(verify::Args),
     /// Remove an installed skill and its lock entry.
     #[command(after_help = "Example:\n  skills remove pdf")]
-    Remove(supply::RemoveArgs),
+    Remove(remove::Args),
     /// Fetch the newest commit of each locked skill's ref, show the changes and findings, re-lock.
     #[command(after_help = "Example:\n  skills update pdf")]
-    Update(supply::UpdateArgs),
+    Update(update::Args),
     /// List the locked skills whose ref points at a newer commit (exit 1 when any).
     #[command(after_help = "Example:\n  skills outdated")]
-    Outdated(supply::OutdatedArgs),
+    Outdated(outdated::Args),
     /// Print a shell completion script for `skills` (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Example:\n  skills completions bash > ~/.local/share/bash-completion/completions/skills"
     )]
-    Completions(reference::CompletionsArgs),
+    Completions(completions::Args),
     /// Write the man pages of `skills` and of each command (roff), or print the main one.
     #[command(after_help = "Example:\n  skills man --out ~/.local/share/man/man1")]
-    Man(reference::ManArgs),
+    Man(man::Args),
 }
 
 fn main() -> ExitCode {
@@ -233,35 +230,35 @@ fn exports_traces(command: &Command) -> bool {
 fn run(runtime: &tokio::runtime::Runtime, command: Command) -> anyhow::Result<Outcome> {
     runtime.block_on(async {
         match command {
-            Command::List(args) => inspect::list(args).await,
-            Command::Show(args) => inspect::show(args).await,
-            Command::Read(args) => inspect::read(args).await,
-            Command::Catalog(args) => inspect::catalog(args).await,
+            Command::List(args) => list::run(args).await,
+            Command::Show(args) => show::run(args).await,
+            Command::Read(args) => read::run(args).await,
+            Command::Catalog(args) => catalog::run(args).await,
             Command::Search(args) => search::search(args).await,
             Command::RunScript(args) => run_script::run_script(args).await,
             Command::Validate(args) => validate::run(args).await,
-            Command::Serve(args) => mcp::serve(args).await,
-            Command::Run(args) => converse::run(args).await,
-            Command::Chat(args) => converse::chat(args).await,
-            Command::Trust(args) => settings::trust(args),
-            Command::Untrust(args) => settings::untrust(args),
-            Command::Enable(args) => settings::toggle(args, true),
-            Command::Disable(args) => settings::toggle(args, false),
+            Command::Serve(args) => serve::serve(args).await,
+            Command::Run(args) => run_prompt::run(args).await,
+            Command::Chat(args) => chat::run(args).await,
+            Command::Trust(args) => trust::run(args),
+            Command::Untrust(args) => untrust::run(args),
+            Command::Enable(args) => enable::run(args),
+            Command::Disable(args) => disable::run(args),
             Command::Engine(args) => engine::run(args).await,
             Command::Eval(args) => eval::run(args).await,
             Command::Doctor(args) => doctor::doctor(args),
-            Command::Audit(args) => audit::audit(args),
-            Command::Stats(args) => audit::stats(args).await,
-            Command::Report(args) => audit::report(args).await,
+            Command::Audit(args) => audit_log::run(args),
+            Command::Stats(args) => stats::run(args).await,
+            Command::Report(args) => report::run(args).await,
             Command::Scan(args) => scan::scan(args),
-            Command::Add(args) => supply::add(args),
-            Command::Install(args) => supply::install_locked(args),
-            Command::Verify(args) => supply::verify(args),
-            Command::Remove(args) => supply::remove(args),
-            Command::Update(args) => supply::update(args),
-            Command::Outdated(args) => supply::outdated(args),
-            Command::Completions(args) => reference::completions(&args),
-            Command::Man(args) => reference::man(&args),
+            Command::Add(args) => add::run(args),
+            Command::Install(args) => install::run(args),
+            Command::Verify(args) => verify::run(args),
+            Command::Remove(args) => remove::run(args),
+            Command::Update(args) => update::run(args),
+            Command::Outdated(args) => outdated::run(args),
+            Command::Completions(args) => completions::run(&args),
+            Command::Man(args) => man::run(&args),
         }
     })
 }

@@ -1,13 +1,12 @@
-//! `skills add`, `install`, `verify`, `remove`, `update` and `outdated`: skills from git repositories and
-//! directories, installed into a scope's skills directory and recorded in its `skills-lock.json`
-//! (the logic is `skillful-install`'s; this parses, shows, asks and prints).
+//! What the supply-chain commands share (`commands/add.rs`, `install.rs`, `verify.rs`,
+//! `remove.rs`, `update.rs`, `outdated.rs`): the scope flags, what a fetched source would
+//! install, the question before installing it, and the trust a project's lock needs.
 
 use std::io::{self, BufRead, IsTerminal, Write};
 
-use anyhow::Context;
 use skillful_config::Environment;
 use skillful_core::text::one_line;
-use skillful_install::{Installer, LockedAction, Prepared, Selection, Source, Verified};
+use skillful_install::{Installer, Prepared};
 use skillful_scan::Severity;
 
 use crate::output::{self, Writer};
@@ -25,7 +24,7 @@ pub(crate) struct ScopeArgs {
 }
 
 impl ScopeArgs {
-    fn installer(&self) -> anyhow::Result<Installer> {
+    pub(crate) fn installer(&self) -> anyhow::Result<Installer> {
         let environment = Environment::from_process()?;
         let dir = if self.project {
             environment
@@ -43,77 +42,8 @@ impl ScopeArgs {
     }
 }
 
-#[derive(Debug, clap::Args)]
-pub(crate) struct AddArgs {
-    /// A git URL (https://, ssh://, file://, git@host:path), owner/repo (GitHub) or a
-    /// directory; `@REF` pins a tag, branch or commit.
-    source: String,
-    /// Only the skill of this name (repeatable).
-    #[arg(long = "skill", value_name = "NAME")]
-    skills: Vec<String>,
-    /// Only the skills below this directory of the source.
-    #[arg(long, value_name = "SUBDIR")]
-    path: Option<String>,
-    /// Install without asking, scripts included.
-    #[arg(long)]
-    yes: bool,
-    /// Install even when the scan has findings at or above high.
-    #[arg(long)]
-    allow_findings: bool,
-    #[command(flatten)]
-    scope: ScopeArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct InstallArgs {
-    /// Fail (exit 1, naming the skill and what differs) instead of changing the lock: for CI.
-    #[arg(long)]
-    frozen: bool,
-    /// Re-lock even when the scan of a changed skill has findings at or above high.
-    #[arg(long)]
-    allow_findings: bool,
-    #[command(flatten)]
-    scope: ScopeArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct VerifyArgs {
-    /// The skills to check (all locked skills when none).
-    names: Vec<String>,
-    #[command(flatten)]
-    scope: ScopeArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct RemoveArgs {
-    /// The skill to remove.
-    name: String,
-    #[command(flatten)]
-    scope: ScopeArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct UpdateArgs {
-    /// The skills to update (all locked git skills when none).
-    names: Vec<String>,
-    /// Update without asking.
-    #[arg(long)]
-    yes: bool,
-    /// Update even when the scan has findings at or above high.
-    #[arg(long)]
-    allow_findings: bool,
-    #[command(flatten)]
-    scope: ScopeArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct OutdatedArgs {
-    #[command(flatten)]
-    scope: ScopeArgs,
-}
-
 /// Prints what `prepared` would install; whether any finding is at or above high.
-fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Result<bool> {
+pub(crate) fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Result<bool> {
     let mut blocking = false;
     if let Some(commit) = &prepared.commit {
         writeln!(out, "{} at {commit}", one_line(&prepared.source.location()))?;
@@ -138,7 +68,7 @@ fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Result<bool> 
         for diagnostic in &candidate.diagnostics {
             writeln!(out, "  strict: {}", one_line(&diagnostic.to_string()))?;
         }
-        crate::scan::print_table(out, &candidate.report)?;
+        crate::commands::scan::print_table(out, &candidate.report)?;
         blocking |= candidate
             .report
             .at_or_above(Severity::High)
@@ -164,7 +94,9 @@ fn confirm(question: &str) -> anyhow::Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
-fn install(
+/// Shows what `prepared` installs, refuses it on high findings unless `allow_findings`, asks
+/// unless `yes`, and installs it (`replace`: over an installed skill of the same name).
+pub(crate) fn install(
     installer: &Installer,
     prepared: &Prepared,
     yes: bool,
@@ -195,20 +127,9 @@ fn install(
     Ok(Outcome::Ok)
 }
 
-pub(crate) fn add(args: AddArgs) -> anyhow::Result<Outcome> {
-    let installer = args.scope.installer()?;
-    let source = Source::parse(&args.source).map_err(|e| UsageError(e.to_string()))?;
-    let selection = Selection {
-        skills: args.skills,
-        path: args.path,
-    };
-    let prepared = installer.prepare(source, &selection)?;
-    install(&installer, &prepared, args.yes, args.allow_findings, false)
-}
-
 /// With `--project`, refuses an untrusted project: `command` fetches the sources its
 /// `skills-lock.json` names.
-fn require_trusted_lock(scope: &ScopeArgs, command: &str) -> anyhow::Result<()> {
+pub(crate) fn require_trusted_lock(scope: &ScopeArgs, command: &str) -> anyhow::Result<()> {
     if scope.project {
         let environment = Environment::from_process()?;
         if let Some(project) = environment.project() {
@@ -222,172 +143,4 @@ fn require_trusted_lock(scope: &ScopeArgs, command: &str) -> anyhow::Result<()> 
         }
     }
     Ok(())
-}
-
-pub(crate) fn install_locked(args: InstallArgs) -> anyhow::Result<Outcome> {
-    require_trusted_lock(&args.scope, "install")?;
-    let installer = args.scope.installer()?;
-    let plans = installer.plan_locked()?;
-    let mut out = output::stdout();
-    if !args.frozen {
-        // What re-locking would install is new to the lock: shown and scanned as `add` does.
-        let mut blocking = false;
-        for plan in &plans {
-            if let (LockedAction::Relock(_), Some(prepared)) = (&plan.action, plan.prepared()) {
-                blocking |= show(&mut out, prepared)?;
-            }
-        }
-        if blocking && !args.allow_findings {
-            writeln!(
-                out,
-                "refused: the scan found high or critical findings; pass --allow-findings to re-lock anyway"
-            )?;
-            return Ok(Outcome::Invalid);
-        }
-    }
-    installer.apply_locked(&plans, args.frozen)?;
-    for plan in &plans {
-        let name = one_line(&plan.name);
-        let was = match &plan.found {
-            Verified::Intact => continue,
-            Verified::Missing => "missing".to_owned(),
-            Verified::Unreadable(reason) => format!("unreadable: {}", one_line(reason)),
-            Verified::Modified(diff) => format!(
-                "{} added, {} removed, {} changed file(s)",
-                diff.added.len(),
-                diff.removed.len(),
-                diff.changed.len()
-            ),
-        };
-        let done = match plan.action {
-            LockedAction::Relock(_) => "installed and re-locked",
-            _ => "restored",
-        };
-        writeln!(out, "{name}: {done} (was {was})")?;
-    }
-    writeln!(
-        out,
-        "{} skill(s) match {}",
-        plans.len(),
-        installer.lock_path().display()
-    )?;
-    Ok(Outcome::Ok)
-}
-
-pub(crate) fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
-    let installer = args.scope.installer()?;
-    let results = installer.verify(&args.names)?;
-    let mut out = output::stdout();
-    let mut differ = false;
-    for (name, verified) in &results {
-        let name = one_line(name);
-        match verified {
-            Verified::Intact => {}
-            Verified::Missing => {
-                differ = true;
-                writeln!(out, "{name}: missing")?;
-            }
-            Verified::Unreadable(reason) => {
-                differ = true;
-                writeln!(out, "{name}: unreadable: {}", one_line(reason))?;
-            }
-            Verified::Modified(diff) => {
-                differ = true;
-                for (what, paths) in [
-                    ("added", &diff.added),
-                    ("removed", &diff.removed),
-                    ("changed", &diff.changed),
-                ] {
-                    for path in paths {
-                        writeln!(out, "{name}: {what} {}", one_line(path))?;
-                    }
-                }
-            }
-        }
-    }
-    writeln!(
-        out,
-        "{} skill(s) verified against {}: {}",
-        results.len(),
-        installer.lock_path().display(),
-        if differ {
-            "differences found"
-        } else {
-            "all intact"
-        }
-    )?;
-    Ok(if differ {
-        Outcome::Invalid
-    } else {
-        Outcome::Ok
-    })
-}
-
-pub(crate) fn remove(args: RemoveArgs) -> anyhow::Result<Outcome> {
-    let installer = args.scope.installer()?;
-    installer.remove(&args.name)?;
-    writeln!(output::stdout(), "removed {}", one_line(&args.name))?;
-    Ok(Outcome::Ok)
-}
-
-pub(crate) fn update(args: UpdateArgs) -> anyhow::Result<Outcome> {
-    require_trusted_lock(&args.scope, "update")?;
-    let installer = args.scope.installer()?;
-    let lock = installer.lock()?;
-    let mut outcome = Outcome::Ok;
-    for (name, entry) in &lock.skills {
-        if entry.source_type != "git" || !(args.names.is_empty() || args.names.contains(name)) {
-            continue;
-        }
-        let source = installer.locked_source(name, entry, false)?;
-        let selection = Selection {
-            skills: vec![name.clone()],
-            path: (entry.path != ".").then(|| entry.path.clone()),
-        };
-        let prepared = installer
-            .prepare(source, &selection)
-            .with_context(|| format!("updating {name}"))?;
-        if prepared.commit == entry.commit {
-            writeln!(output::stdout(), "{}: up to date", one_line(name))?;
-            continue;
-        }
-        if let Some(candidate) = prepared.candidates.first() {
-            let diff = candidate.manifest.diff(&entry.files);
-            writeln!(
-                output::stdout(),
-                "{}: {} added, {} removed, {} changed file(s)",
-                one_line(name),
-                diff.added.len(),
-                diff.removed.len(),
-                diff.changed.len()
-            )?;
-        }
-        if let Outcome::Invalid =
-            install(&installer, &prepared, args.yes, args.allow_findings, true)?
-        {
-            outcome = Outcome::Invalid;
-        }
-    }
-    Ok(outcome)
-}
-
-pub(crate) fn outdated(args: OutdatedArgs) -> anyhow::Result<Outcome> {
-    require_trusted_lock(&args.scope, "outdated")?;
-    let installer = args.scope.installer()?;
-    let outdated = installer.outdated()?;
-    let mut out = output::stdout();
-    for entry in &outdated {
-        writeln!(
-            out,
-            "{}: {} -> {}",
-            one_line(&entry.name),
-            entry.locked,
-            entry.latest
-        )?;
-    }
-    Ok(if outdated.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Invalid
-    })
 }

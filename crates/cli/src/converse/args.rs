@@ -161,24 +161,24 @@ pub(crate) struct AgentArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunArgs {
     /// What to ask. May be left out with `--session FILE` to answer a pending approval.
-    pub(super) prompt: Option<String>,
+    pub(crate) prompt: Option<String>,
     /// Load this skill for the prompt before the model's first call (repeatable).
     #[arg(long = "skill", value_name = "NAME")]
-    pub(super) invoke: Vec<String>,
+    pub(crate) invoke: Vec<String>,
     /// Print one JSON object on stdout instead of the transcript: the answer, every step (tool,
     /// arguments, result, who made it, approval), tokens and time (approval questions go to
     /// stderr).
     #[arg(long)]
-    pub(super) json: bool,
+    pub(crate) json: bool,
     #[command(flatten)]
-    pub(super) agent: AgentArgs,
+    pub(crate) agent: AgentArgs,
 }
 
 /// `skills chat`'s arguments.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ChatArgs {
     #[command(flatten)]
-    pub(super) agent: AgentArgs,
+    pub(crate) agent: AgentArgs,
 }
 
 impl AgentArgs {
@@ -256,7 +256,7 @@ impl AgentArgs {
 
     /// The session: read from `--session FILE`, held (locked) until the command ends; waits,
     /// saying so, while another process holds it. A new session without `--session`.
-    pub(super) async fn session(&self) -> anyhow::Result<(Option<SessionFile>, Session)> {
+    pub(crate) async fn session(&self) -> anyhow::Result<(Option<SessionFile>, Session)> {
         let Some(path) = &self.session else {
             return Ok((None, Session::new()));
         };

@@ -1,5 +1,6 @@
-//! `skills run` and `skills chat`: the agent over the skills, against an OpenAI-compatible
-//! server, with approvals answered on the terminal.
+//! What `skills run` and `skills chat` share (`commands/run.rs`, `commands/chat.rs`): the agent
+//! over the skills, against an OpenAI-compatible server, with approvals answered on the
+//! terminal.
 //!
 //! The terminal shows text, never control sequences: everything that comes from skills, models,
 //! servers and scripts goes through `for_terminal`/`one_line`. And content cannot pass for our
@@ -11,10 +12,8 @@
 //! (`prompt.rs`) and prints.
 
 mod args;
-mod chat;
 mod model;
 mod prompt;
-mod run;
 mod terminal;
 mod transcript;
 
@@ -24,9 +23,7 @@ use skillful_core::text::one_line;
 use skillful_engine::EngineGuard;
 
 pub(crate) use args::{Approve, ChatArgs, ModeArg, RunArgs, asked_mode};
-pub(crate) use chat::chat;
 pub(crate) use model::ModelArgs;
-pub(crate) use run::run;
 
 use crate::UsageError;
 use args::AgentArgs;
@@ -35,19 +32,19 @@ use terminal::Terminal;
 
 /// A conversation on the terminal: the agent, its session and the terminal, and the engine
 /// started for it, if any (stopped when the conversation ends, however it ends).
-struct Conversation<'a> {
+pub(crate) struct Conversation<'a> {
     agent: Agent,
     args: &'a AgentArgs,
     session: Session,
     /// The terminal and the session file.
-    asking: Asking,
+    pub(crate) asking: Asking,
     _engine: Option<EngineGuard>,
 }
 
 impl<'a> Conversation<'a> {
     /// A conversation; `live` for one of many turns, whose skills are reloaded when their
     /// files change.
-    async fn new(
+    pub(crate) async fn new(
         args: &'a AgentArgs,
         (file, session): (Option<SessionFile>, Session),
         live: bool,
@@ -83,7 +80,11 @@ impl<'a> Conversation<'a> {
 
     /// Runs `input`, asking about every held call on the terminal and resuming, until the model
     /// answers or the terminal closes (said, with how to answer later).
-    async fn turn(&mut self, input: Input, options: &RunOptions) -> anyhow::Result<Turn> {
+    pub(crate) async fn turn(
+        &mut self,
+        input: Input,
+        options: &RunOptions,
+    ) -> anyhow::Result<Turn> {
         let turn = self
             .agent
             .run_approving(input, &mut self.session, options, &mut self.asking)
@@ -97,7 +98,7 @@ impl<'a> Conversation<'a> {
 
     /// Asks about the calls the session holds and resumes; `None` when the terminal closed
     /// first.
-    async fn resume(&mut self, options: &RunOptions) -> anyhow::Result<Option<Turn>> {
+    pub(crate) async fn resume(&mut self, options: &RunOptions) -> anyhow::Result<Option<Turn>> {
         let turn = self
             .agent
             .resume_approving(&mut self.session, options, &mut self.asking)
@@ -110,7 +111,7 @@ impl<'a> Conversation<'a> {
     }
 
     /// Says that a call waits for an answer, and how to give it later.
-    fn say_pending(&self) -> anyhow::Result<()> {
+    pub(crate) fn say_pending(&self) -> anyhow::Result<()> {
         let resume = match &self.args.session {
             Some(path) => format!(
                 "; answer it later with `skills run --session {}`",
@@ -125,7 +126,7 @@ impl<'a> Conversation<'a> {
 
 /// An error as one line of text: whatever a server or a skill put in it is shown, not obeyed.
 /// Usage errors are ours and keep their type (exit code 2).
-fn one_line_error(error: anyhow::Error) -> anyhow::Error {
+pub(crate) fn one_line_error(error: anyhow::Error) -> anyhow::Error {
     if error.is::<UsageError>() {
         return error;
     }

@@ -25,7 +25,7 @@ pub(crate) async fn model_server(
     if let Some(endpoint) = endpoint {
         return Ok((endpoint.to_owned(), None));
     }
-    let engine = crate::engine::from_env()?;
+    let engine = crate::commands::engine::from_env()?;
     let model = skillful_engine::model_or_default(model);
     let guard = EngineGuard::ensure(&engine, DEFAULT_BASE_URL, model)
         .await

@@ -16,8 +16,8 @@ use crate::output;
 /// Approvals asked on `terminal`; the session saved to `file` (locked for as long as this
 /// lasts) after every response. The conversation owns it beside the agent and the session, so
 /// that a run can borrow all three at once.
-pub(super) struct Asking {
-    pub(super) terminal: Terminal,
+pub(crate) struct Asking {
+    pub(crate) terminal: Terminal,
     pub(super) file: Option<SessionFile>,
     /// `--max-tokens`, named when an answer was cut off at it.
     pub(super) max_tokens: u32,

@@ -11,7 +11,7 @@ use crate::output;
 ///
 /// Stdin is read on a thread of its own, so that the runtime keeps running while the user
 /// types: the skills watcher reloads (and says so) between turns.
-pub(super) struct Terminal {
+pub(crate) struct Terminal {
     lines: Option<tokio::sync::mpsc::UnboundedReceiver<io::Result<String>>>,
     /// Whether questions go to stderr and no transcript is shown (`--json`).
     json: bool,
@@ -34,7 +34,7 @@ impl Terminal {
     }
 
     /// Writes `text` with no newline, flushed: a prompt the next line read answers.
-    pub(super) fn prompt(&self, text: &str) -> io::Result<()> {
+    pub(crate) fn prompt(&self, text: &str) -> io::Result<()> {
         let mut out = self.out();
         write!(out, "{text}")?;
         out.flush()
@@ -57,7 +57,7 @@ impl Terminal {
 
     /// Reads a line answering a prompt; shown after it when stdin is not a terminal (which
     /// would have echoed it), so the transcript reads the same.
-    pub(super) async fn read_answer(&mut self) -> io::Result<Option<String>> {
+    pub(crate) async fn read_answer(&mut self) -> io::Result<Option<String>> {
         let line = self.read_line().await?;
         if !io::stdin().is_terminal() {
             let mut out = self.out();

@@ -5,8 +5,7 @@ use std::time::Instant;
 
 use skillful_agent::{RunOptions, RunReport};
 
-use super::args::RunArgs;
-use super::{Conversation, one_line_error};
+use crate::converse::{Conversation, RunArgs, one_line_error};
 use crate::{Outcome, UsageError, output};
 
 /// Runs `skills run`.

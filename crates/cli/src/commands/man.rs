@@ -1,40 +1,23 @@
-//! `skills completions` and `skills man`: the shell completion scripts and man pages, generated
-//! from the same argument definitions the command parses.
+//! `skills man`: the man pages of `skills` and of each command (roff), generated from the same
+//! argument definitions the command parses.
 
 use std::path::PathBuf;
 
 use clap::CommandFactory;
-use clap_complete::Shell;
 
 use crate::{Cli, Outcome, output};
 
 #[derive(Debug, clap::Args)]
-pub(crate) struct CompletionsArgs {
-    /// The shell to complete for.
-    #[arg(value_name = "SHELL")]
-    shell: Shell,
-}
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct ManArgs {
+pub(crate) struct Args {
     /// Write `skills.1` and one `skills-COMMAND.1` per command into DIR (created if missing);
     /// without it, `skills.1` is printed.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
 
-/// The command's name as the shell sees it.
-const BIN: &str = "skills";
-
-pub(crate) fn completions(args: &CompletionsArgs) -> anyhow::Result<Outcome> {
-    let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), BIN, &mut script);
-    write!(output::stdout(), "{}", String::from_utf8(script)?)?;
-    Ok(Outcome::Ok)
-}
-
-pub(crate) fn man(args: &ManArgs) -> anyhow::Result<Outcome> {
-    let command = Cli::command().name(BIN);
+/// Runs `skills man`.
+pub(crate) fn run(args: &Args) -> anyhow::Result<Outcome> {
+    let command = Cli::command();
     match &args.out {
         Some(dir) => {
             std::fs::create_dir_all(dir)

@@ -4,8 +4,7 @@
 use skillful_agent::RunOptions;
 use skillful_core::text::one_line;
 
-use super::args::ChatArgs;
-use super::{Conversation, one_line_error};
+use crate::converse::{ChatArgs, Conversation, one_line_error};
 use crate::{Outcome, UsageError, output};
 
 /// A chat line `/NAME rest of the request`: the skill to load for the turn, and the request
@@ -21,7 +20,7 @@ fn invoked(line: &str) -> Option<(&str, &str)> {
 }
 
 /// Runs `skills chat`.
-pub(crate) async fn chat(args: ChatArgs) -> anyhow::Result<Outcome> {
+pub(crate) async fn run(args: ChatArgs) -> anyhow::Result<Outcome> {
     chat_turns(args).await.map_err(one_line_error)
 }
 

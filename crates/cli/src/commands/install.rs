@@ -1,0 +1,71 @@
+//! `skills install`: the scope's skills made to match its `skills-lock.json` (missing or changed
+//! ones restored, new sources fetched, scanned and shown first); `--frozen` for CI.
+
+use skillful_core::text::one_line;
+use skillful_install::{LockedAction, Verified};
+
+use crate::supply::{ScopeArgs, require_trusted_lock, show};
+use crate::{Outcome, output};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Fail (exit 1, naming the skill and what differs) instead of changing the lock: for CI.
+    #[arg(long)]
+    frozen: bool,
+    /// Re-lock even when the scan of a changed skill has findings at or above high.
+    #[arg(long)]
+    allow_findings: bool,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// Runs `skills install`.
+pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
+    require_trusted_lock(&args.scope, "install")?;
+    let installer = args.scope.installer()?;
+    let plans = installer.plan_locked()?;
+    let mut out = output::stdout();
+    if !args.frozen {
+        // What re-locking would install is new to the lock: shown and scanned as `add` does.
+        let mut blocking = false;
+        for plan in &plans {
+            if let (LockedAction::Relock(_), Some(prepared)) = (&plan.action, plan.prepared()) {
+                blocking |= show(&mut out, prepared)?;
+            }
+        }
+        if blocking && !args.allow_findings {
+            writeln!(
+                out,
+                "refused: the scan found high or critical findings; pass --allow-findings to re-lock anyway"
+            )?;
+            return Ok(Outcome::Invalid);
+        }
+    }
+    installer.apply_locked(&plans, args.frozen)?;
+    for plan in &plans {
+        let name = one_line(&plan.name);
+        let was = match &plan.found {
+            Verified::Intact => continue,
+            Verified::Missing => "missing".to_owned(),
+            Verified::Unreadable(reason) => format!("unreadable: {}", one_line(reason)),
+            Verified::Modified(diff) => format!(
+                "{} added, {} removed, {} changed file(s)",
+                diff.added.len(),
+                diff.removed.len(),
+                diff.changed.len()
+            ),
+        };
+        let done = match plan.action {
+            LockedAction::Relock(_) => "installed and re-locked",
+            _ => "restored",
+        };
+        writeln!(out, "{name}: {done} (was {was})")?;
+    }
+    writeln!(
+        out,
+        "{} skill(s) match {}",
+        plans.len(),
+        installer.lock_path().display()
+    )?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,113 @@
+//! `skills list`: the skills the roots and settings offer (and, with `--all`, those they do
+//! not), by name and description, or every field as JSON.
+
+use skillful_config::{Composition, ListedSkill, Loaded, Status};
+use skillful_core::SourceContext;
+use skillful_core::text::one_line;
+
+use crate::inspect::{Roots, print_findings};
+use crate::{Outcome, output};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Print a JSON array with every field of every skill.
+    #[arg(long)]
+    json: bool,
+    /// Also list the skills that are not offered: disabled, or shadowed by a skill of the same
+    /// name with higher precedence.
+    #[arg(long)]
+    all: bool,
+    #[command(flatten)]
+    roots: Roots,
+}
+
+/// Exit 1 when a skill was skipped as broken.
+fn outcome(loaded: &Loaded) -> Outcome {
+    if loaded.has_errors() {
+        Outcome::Invalid
+    } else {
+        Outcome::Ok
+    }
+}
+
+/// Runs `skills list`.
+pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
+    let composition = args.roots.compose()?;
+    let loaded = composition.load(&SourceContext::default()).await?;
+    let entries: Vec<_> = loaded
+        .entries
+        .iter()
+        .filter(|entry| args.all || entry.status.is_offered())
+        .collect();
+    if loaded.entries.is_empty() {
+        say_where_looked(&composition)?;
+    }
+    let mut out = output::stdout();
+    if args.json {
+        let listed: Vec<ListedSkill> = entries
+            .iter()
+            .map(|entry| ListedSkill::from(*entry))
+            .collect();
+        out.json(&listed)?;
+        print_findings(&[], &loaded.plugin_errors)?;
+    } else {
+        print_findings(&loaded.diagnostics, &loaded.plugin_errors)?;
+        let width = entries
+            .iter()
+            .map(|entry| one_line(entry.skill.name()).chars().count())
+            .max()
+            .unwrap_or(0);
+        for entry in entries {
+            let frontmatter = entry.skill.frontmatter();
+            let status = match &entry.status {
+                Status::Active => String::new(),
+                Status::Modified { offered: true, .. } => "[modified] ".to_owned(),
+                Status::Modified { offered: false, .. } => "[modified, not offered] ".to_owned(),
+                Status::Disabled { by } => format!("[disabled by {} settings] ", by_word(*by)),
+                Status::Shadowed { by_name, by } => {
+                    format!("[shadowed by {} of {by}] ", one_line(by_name))
+                }
+                _ => "[not offered] ".to_owned(),
+            };
+            writeln!(
+                out,
+                "{:width$}  {status}{}",
+                one_line(&frontmatter.name),
+                one_line(&frontmatter.description)
+            )?;
+        }
+    }
+    Ok(outcome(&loaded))
+}
+
+/// On stderr, for a list that came out empty: the roots read and how to get a skill there.
+fn say_where_looked(composition: &Composition) -> anyhow::Result<()> {
+    let mut err = output::stderr();
+    let roots = composition.file_roots();
+    if roots.is_empty() {
+        writeln!(err, "skills: no skills found, and no skill root exists")?;
+    } else {
+        writeln!(err, "skills: no skills found; looked in:")?;
+        for (root, scope) in roots {
+            writeln!(
+                err,
+                "  {} ({})",
+                one_line(&root.display().to_string()),
+                scope.as_str()
+            )?;
+        }
+    }
+    writeln!(
+        err,
+        "add one with `skills add SOURCE` (into ~/.agents/skills), or name a ROOT: `skills list DIR`"
+    )?;
+    Ok(())
+}
+
+fn by_word(level: skillful_config::SettingsLevel) -> &'static str {
+    match level {
+        skillful_config::SettingsLevel::User => "the user's",
+        skillful_config::SettingsLevel::Project => "the project's",
+        _ => "this run's",
+    }
+}

@@ -1,0 +1,34 @@
+//! `skills outdated`: the locked git skills whose source has moved on (exit 1 when any has).
+
+use skillful_core::text::one_line;
+
+use crate::supply::{ScopeArgs, require_trusted_lock};
+use crate::{Outcome, output};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// Runs `skills outdated`.
+pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
+    require_trusted_lock(&args.scope, "outdated")?;
+    let installer = args.scope.installer()?;
+    let outdated = installer.outdated()?;
+    let mut out = output::stdout();
+    for entry in &outdated {
+        writeln!(
+            out,
+            "{}: {} -> {}",
+            one_line(&entry.name),
+            entry.locked,
+            entry.latest
+        )?;
+    }
+    Ok(if outdated.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Invalid
+    })
+}
