@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use anyhow::Context as _;
 use skillful_agent::AuditSettings;
-use skillful_audit::{FileAuditSink, parse_since};
+use skillful_audit::{AuditLog, AuditRecord, FileAuditSink, parse_since};
 use skillful_core::SourceContext;
 
 use crate::UsageError;
@@ -36,16 +36,33 @@ pub(crate) fn since(text: Option<&str>) -> anyhow::Result<Option<String>> {
         .map_err(|error| UsageError(error.to_string()).into())
 }
 
-/// The names of the skills under `roots`, sorted.
-pub(crate) async fn known_skills(roots: &Roots) -> anyhow::Result<Vec<String>> {
-    let composition = roots.compose()?;
-    let mut known: Vec<String> = composition
-        .source()
-        .skills(&SourceContext::default())
-        .await?
-        .iter()
-        .map(|skill| skill.name().to_owned())
-        .collect();
-    known.sort();
-    Ok(known)
+/// What usage is counted over (`skills stats`, `skills report`): the `--since` time, the
+/// records of the user's audit log, and the names of the skills under `roots` (sorted), which
+/// could have been used.
+pub(crate) struct Usage {
+    pub(crate) since: Option<String>,
+    pub(crate) records: Vec<AuditRecord>,
+    pub(crate) known: Vec<String>,
+}
+
+impl Usage {
+    /// The usage from `since_text` (as `--since` gives it) on, over the skills under `roots`.
+    pub(crate) async fn read(since_text: Option<&str>, roots: &Roots) -> anyhow::Result<Self> {
+        let since = since(since_text)?;
+        let records = AuditLog::per_user()?.records()?;
+        let composition = roots.compose()?;
+        let mut known: Vec<String> = composition
+            .source()
+            .skills(&SourceContext::default())
+            .await?
+            .iter()
+            .map(|skill| skill.name().to_owned())
+            .collect();
+        known.sort();
+        Ok(Self {
+            since,
+            records,
+            known,
+        })
+    }
 }

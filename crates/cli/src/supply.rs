@@ -42,6 +42,17 @@ impl ScopeArgs {
     }
 }
 
+/// Whether to install what a source gives without asking, and despite the scan's findings.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub(crate) struct InstallFlags {
+    /// Install without asking, scripts included.
+    #[arg(long)]
+    yes: bool,
+    /// Install even when the scan has findings at or above high.
+    #[arg(long)]
+    allow_findings: bool,
+}
+
 /// Prints what `prepared` would install; whether any finding is at or above high.
 pub(crate) fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Result<bool> {
     let mut blocking = false;
@@ -94,15 +105,18 @@ fn confirm(question: &str) -> anyhow::Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
-/// Shows what `prepared` installs, refuses it on high findings unless `allow_findings`, asks
-/// unless `yes`, and installs it (`replace`: over an installed skill of the same name).
+/// Shows what `prepared` installs, refuses it on high findings unless `--allow-findings`, asks
+/// unless `--yes`, and installs it (`replace`: over an installed skill of the same name).
 pub(crate) fn install(
     installer: &Installer,
     prepared: &Prepared,
-    yes: bool,
-    allow_findings: bool,
+    flags: &InstallFlags,
     replace: bool,
 ) -> anyhow::Result<Outcome> {
+    let InstallFlags {
+        yes,
+        allow_findings,
+    } = *flags;
     let mut out = output::stdout();
     let blocking = show(&mut out, prepared)?;
     if blocking && !allow_findings {

@@ -4,7 +4,7 @@
 
 use skillful_install::{Selection, Source};
 
-use crate::supply::{ScopeArgs, install};
+use crate::supply::{InstallFlags, ScopeArgs, install};
 use crate::{Outcome, UsageError};
 
 #[derive(Debug, clap::Args)]
@@ -18,12 +18,8 @@ pub(crate) struct Args {
     /// Only the skills below this directory of the source.
     #[arg(long, value_name = "SUBDIR")]
     path: Option<String>,
-    /// Install without asking, scripts included.
-    #[arg(long)]
-    yes: bool,
-    /// Install even when the scan has findings at or above high.
-    #[arg(long)]
-    allow_findings: bool,
+    #[command(flatten)]
+    install: InstallFlags,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -37,5 +33,5 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
         path: args.path,
     };
     let prepared = installer.prepare(source, &selection)?;
-    install(&installer, &prepared, args.yes, args.allow_findings, false)
+    install(&installer, &prepared, &args.install, false)
 }

@@ -4,13 +4,12 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use skillful_audit::AuditLog;
 use skillful_core::text::one_line;
 use skillful_eval::History;
 use skillful_report::Report;
 
 use crate::Outcome;
-use crate::audit::{known_skills, since};
+use crate::audit::Usage;
 use crate::inspect::Roots;
 use crate::output;
 
@@ -36,9 +35,11 @@ pub(crate) struct Args {
 
 /// Runs `skills report`.
 pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let since = since(args.since.as_deref())?;
-    let records = AuditLog::per_user()?.records()?;
-    let known = known_skills(&args.roots).await?;
+    let Usage {
+        since,
+        records,
+        known,
+    } = Usage::read(args.since.as_deref(), &args.roots).await?;
     let dirs = if args.evals.is_empty() {
         vec![History::default_dir()?]
     } else {

@@ -1,10 +1,10 @@
 //! `skills stats`: usage per skill from the audit log, and the skills never used.
 
-use skillful_audit::{AuditLog, Stats};
+use skillful_audit::Stats;
 use skillful_core::text::one_line;
 
 use crate::Outcome;
-use crate::audit::{known_skills, since};
+use crate::audit::Usage;
 use crate::inspect::Roots;
 use crate::output;
 
@@ -24,9 +24,11 @@ pub(crate) struct Args {
 
 /// Runs `skills stats`.
 pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let since = since(args.since.as_deref())?;
-    let records = AuditLog::per_user()?.records()?;
-    let known = known_skills(&args.roots).await?;
+    let Usage {
+        since,
+        records,
+        known,
+    } = Usage::read(args.since.as_deref(), &args.roots).await?;
     let stats = Stats::from_records(&records, since.as_deref(), &known);
     let mut out = output::stdout();
     if args.json {

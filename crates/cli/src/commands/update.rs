@@ -5,19 +5,15 @@ use anyhow::Context;
 use skillful_core::text::one_line;
 use skillful_install::Selection;
 
-use crate::supply::{ScopeArgs, install, require_trusted_lock};
+use crate::supply::{InstallFlags, ScopeArgs, install, require_trusted_lock};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The skills to update (all locked git skills when none).
     names: Vec<String>,
-    /// Update without asking.
-    #[arg(long)]
-    yes: bool,
-    /// Update even when the scan has findings at or above high.
-    #[arg(long)]
-    allow_findings: bool,
+    #[command(flatten)]
+    install: InstallFlags,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -55,9 +51,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
                 diff.changed.len()
             )?;
         }
-        if let Outcome::Invalid =
-            install(&installer, &prepared, args.yes, args.allow_findings, true)?
-        {
+        if let Outcome::Invalid = install(&installer, &prepared, &args.install, true)? {
             outcome = Outcome::Invalid;
         }
     }
