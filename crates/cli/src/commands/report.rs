@@ -35,11 +35,7 @@ pub(crate) struct Args {
 
 /// Runs `skills report`.
 pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let Usage {
-        since,
-        records,
-        known,
-    } = Usage::read(args.since.as_deref(), &args.roots).await?;
+    let usage = Usage::read(args.since.as_deref(), &args.roots).await?;
     let dirs = if args.evals.is_empty() {
         vec![History::default_dir()?]
     } else {
@@ -50,9 +46,9 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
         evals.extend(History::all_in(dir)?);
     }
     let html = Report::new(
-        &records,
-        since.as_deref(),
-        &known,
+        &usage.records,
+        usage.since.as_deref(),
+        &usage.known,
         &evals,
         SystemTime::now(),
     )

@@ -24,12 +24,8 @@ pub(crate) struct Args {
 
 /// Runs `skills stats`.
 pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let Usage {
-        since,
-        records,
-        known,
-    } = Usage::read(args.since.as_deref(), &args.roots).await?;
-    let stats = Stats::from_records(&records, since.as_deref(), &known);
+    let usage = Usage::read(args.since.as_deref(), &args.roots).await?;
+    let stats = Stats::from_records(&usage.records, usage.since.as_deref(), &usage.known);
     let mut out = output::stdout();
     if args.json {
         out.json(&stats)?;
@@ -60,7 +56,8 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
         writeln!(
             out,
             "never used{}: {}",
-            since
+            usage
+                .since
                 .map(|since| format!(" since {since}"))
                 .unwrap_or_default(),
             one_line(&stats.unused.join(", "))
