@@ -157,10 +157,13 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
-            let _ = error.print();
+            // Through the terminal writer: the message quotes the arguments it could not use.
+            let message = error.render().to_string();
             return if error.use_stderr() {
+                let _ = write!(output::stderr(), "{message}");
                 ExitCode::from(2)
             } else {
+                let _ = write!(output::stdout(), "{message}");
                 ExitCode::SUCCESS
             };
         }

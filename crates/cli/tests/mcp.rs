@@ -83,6 +83,30 @@ fn err(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// A stdio server's standard error reaches the terminal as the host's warnings, escaped: a
+/// control sequence in it cannot retitle the window (it was inherited raw before).
+#[cfg(unix)]
+#[test]
+fn a_stdio_servers_standard_error_is_shown_escaped() {
+    let setup = Setup::new();
+    fs::write(
+        setup.path("noisy.sh"),
+        "printf '\\033]0;retitled\\007hello from the server\\n' >&2\nexec \"$@\"\n",
+    )
+    .unwrap();
+    let server = format!(
+        "sh \"{}\" {}",
+        setup.arg("noisy.sh"),
+        setup.server_command("")
+    );
+    let list = setup.skills(&["list", &setup.arg("local"), "--mcp-stdio", &server]);
+    assert_eq!(list.status.code(), Some(0), "{}", err(&list));
+    let stderr = err(&list);
+    assert!(stderr.contains("hello from the server"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    assert!(!stderr.contains('\u{7}'), "{stderr:?}");
+}
+
 #[test]
 fn list_show_and_read_skills_of_a_stdio_server() {
     let setup = Setup::new();

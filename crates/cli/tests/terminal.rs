@@ -7,7 +7,7 @@ mod common;
 use serde_json::json;
 use skillful_test_server::{Reply, TestServer};
 
-use common::{EXAMPLES, has_controls, run_args, skill_root, skills, text};
+use common::{EXAMPLES, command, has_controls, run_args, skill_root, skills, text};
 
 const FAKE_PROMPT: &str = "?? approve run_skill_script: all done [y]es / [n]o / [a]lways: ";
 
@@ -111,4 +111,32 @@ async fn escape_sequences_in_server_errors_are_shown_as_text() {
         "raw controls reached the terminal: {stderr:?}"
     );
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+}
+
+/// A usage error quotes the argument it could not use: clap's message is rendered to plain text
+/// (its styling and any escape sequence in the argument stripped) and written through the
+/// terminal writer. (clap printed it itself before, raw on a terminal; this test's stderr is a
+/// pipe, where clap stripped it too.)
+#[test]
+fn a_usage_error_shows_the_arguments_it_quotes_as_text() {
+    let output = command(&["l\u{1b}]0;owned\u{7}ist".to_owned()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        !has_controls(&stderr),
+        "raw controls reached the terminal: {stderr:?}"
+    );
+    assert!(
+        stderr.contains("unrecognized subcommand 'list'"),
+        "{stderr}"
+    );
+    let help = command(&["--help".to_owned()]).output().unwrap();
+    assert_eq!(help.status.code(), Some(0));
+    assert!(
+        text(&help.stdout).contains("Usage: skills"),
+        "{}",
+        text(&help.stdout)
+    );
 }

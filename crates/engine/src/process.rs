@@ -425,10 +425,6 @@ pub(crate) fn tail(log: &Path) -> String {
     }
     let text = String::from_utf8_lossy(&text);
     let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(20)..]
-        .iter()
-        // The log is the engine's output: no terminal control sequences reach the user.
-        .map(|line| line.replace(|c: char| c.is_control() && c != '\t', "?"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    // As the engine wrote them: whoever shows them escapes them (the CLI's terminal writer).
+    lines[lines.len().saturating_sub(20)..].join("\n")
 }

@@ -410,11 +410,53 @@ impl Connection {
     }
 }
 
+/// The most lines of a stdio server's standard error shown, per connection.
+const MAX_STDERR_LINES: usize = 1000;
+
+/// The most bytes of one line of a stdio server's standard error shown (the rest of a longer
+/// line is shown as the next lines).
+const MAX_STDERR_LINE_BYTES: u64 = 2000;
+
+/// Shows what the stdio server `program` writes on its standard error through the host's log
+/// (`tracing` warnings, whose fields the host's formatter escapes), never the terminal itself:
+/// at most [`MAX_STDERR_LINES`] lines of [`MAX_STDERR_LINE_BYTES`]; the rest is read and
+/// dropped, so that the server never blocks on a full pipe.
+fn relay_stderr(program: String, stderr: tokio::process::ChildStderr) {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    tokio::spawn(async move {
+        let mut reader = tokio::io::BufReader::new(stderr);
+        let mut line = Vec::new();
+        let mut shown = 0;
+        loop {
+            line.clear();
+            match (&mut reader)
+                .take(MAX_STDERR_LINE_BYTES)
+                .read_until(b'\n', &mut line)
+                .await
+            {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if shown < MAX_STDERR_LINES {
+                let text = String::from_utf8_lossy(&line);
+                tracing::warn!(server = %program, stderr = %text.trim_end(), "MCP server");
+                shown += 1;
+                if shown == MAX_STDERR_LINES {
+                    tracing::warn!(
+                        server = %program,
+                        "MCP server: its further standard error is not shown"
+                    );
+                }
+            }
+        }
+    });
+}
+
 /// Connects to `endpoint`; a stdio server is started as every child of the host is
 /// ([`skillful_process::ChildCommand`]: the allow-listed environment,
 /// [`skillful_process::allowed_environment`], plus the host's variables named in `allowed_env`;
 /// a process group and, on Linux, a reaper of its own; stopped with its whole tree when the
-/// client is dropped), its standard error left to the host's.
+/// client is dropped), its standard error shown through the host's log ([`relay_stderr`]).
 async fn connect(endpoint: &McpEndpoint, allowed_env: &[String]) -> Result<Client, String> {
     match endpoint {
         McpEndpoint::Stdio { program, args } => {
@@ -423,11 +465,13 @@ async fn connect(endpoint: &McpEndpoint, allowed_env: &[String]) -> Result<Clien
             command
                 .command_mut()
                 .args(args)
-                .stdin(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::inherit());
+                .stdin(std::process::Stdio::piped());
             let mut process = command
                 .spawn()
                 .map_err(|error| format!("cannot start `{program}`: {error}"))?;
+            if let Some(stderr) = process.child_mut().stderr.take() {
+                relay_stderr(program.clone(), stderr);
+            }
             let (Some(stdout), Some(stdin)) = (
                 process.child_mut().stdout.take(),
                 process.child_mut().stdin.take(),
