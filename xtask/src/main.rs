@@ -13,7 +13,9 @@
 //! - `check-links`: every relative link and anchor in `README.md`, `ARCHITECTURE.md` and the
 //!   book under `docs/src` resolves, and every chapter is in `SUMMARY.md` (`links.rs`).
 //! - `tidy`: the structural rules of `ARCHITECTURE.md` (layers, child processes, printing,
-//!   `unsafe`), checked on the source (`tidy.rs`).
+//!   `unsafe`, the command list, the layout page), checked on the source (`tidy.rs`).
+//! - `layout`: the crates' table of `docs/src/development/layout.md`, written from cargo
+//!   metadata (`tidy.rs`).
 //! - `demo`: `skills run` on the example skills, which finds or starts a model itself
 //!   (`demo.rs`).
 //!
@@ -64,6 +66,8 @@ Tasks:
                                      starts a process outside skillful-process or prints;
                                      unsafe code only in the crates listed, every unsafe fn
                                      with a # Safety section
+  layout                             write the crates' table of docs/src/development/layout.md
+                                     from cargo metadata
   demo                               `skills run` on examples/skills with a prompt that uses
                                      unit-converter, approving each call; the model is the
                                      server at SKILLS_ENDPOINT, else the one at
@@ -91,6 +95,7 @@ fn run() -> anyhow::Result<()> {
         "demo" => return demo::run(rest),
         "check-links" => return links::run(&workspace_root()?),
         "tidy" => return tidy::run(&workspace_root()?),
+        "layout" => return tidy::write_layout(&workspace_root()?),
         _ => {}
     }
     let mut options = Options::parse(rest)?;

@@ -55,6 +55,9 @@ pub(crate) enum Rule {
     /// Every subcommand of the CLI (`crates/cli/src/main.rs`, its `Command` enum) is named in
     /// `ARCHITECTURE.md`'s section on the CLI.
     Commands,
+    /// The crates' table of `docs/src/development/layout.md` is the one `cargo xtask layout`
+    /// writes from cargo metadata (each crate's directory, name and description).
+    Layout,
 }
 
 impl fmt::Display for Rule {
@@ -66,6 +69,7 @@ impl fmt::Display for Rule {
             Rule::ForbidUnsafe => "forbid-unsafe",
             Rule::SafetyDoc => "safety-doc",
             Rule::Commands => "commands",
+            Rule::Layout => "layout",
         })
     }
 }
@@ -100,19 +104,99 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
 
 /// The problems of the workspace at `root`, sorted by rule and place.
 pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<Problem>> {
-    let packages = workspace_packages(Some(&root.join("Cargo.toml")))
-        .context("cargo metadata of the workspace")?;
-    let crates: Vec<Crate> = packages
-        .into_iter()
-        .filter_map(|package| Crate::of(root, package))
-        .collect();
+    let crates = crates(root)?;
     let mut problems = layers(root, &crates)?;
     problems.extend(commands(root)?);
+    problems.extend(layout(root, &crates)?);
     for krate in &crates {
         problems.extend(krate.source_problems()?);
     }
     problems.sort();
     Ok(problems)
+}
+
+/// The library crates of the workspace at `root`, as cargo metadata lists them.
+fn crates(root: &Path) -> anyhow::Result<Vec<Crate>> {
+    let packages = workspace_packages(Some(&root.join("Cargo.toml")))
+        .context("cargo metadata of the workspace")?;
+    Ok(packages
+        .into_iter()
+        .filter_map(|package| Crate::of(root, package))
+        .collect())
+}
+
+/// The page whose crates' table `cargo xtask layout` writes.
+const LAYOUT: &str = "docs/src/development/layout.md";
+
+/// The lines around the written table.
+const LAYOUT_BEGIN: &str =
+    "<!-- the crates: written by `cargo xtask layout` from cargo metadata -->";
+const LAYOUT_END: &str = "<!-- end of the crates -->";
+
+/// The crates' rows of the layout page: each crate's directory, name and description, by
+/// directory.
+fn layout_rows(crates: &[Crate]) -> String {
+    let mut rows: Vec<String> = crates
+        .iter()
+        .map(|krate| {
+            let description = krate.package.description.as_deref().unwrap_or("");
+            format!(
+                "| `{}` (`{}`) | {} |",
+                krate.dir,
+                krate.name(),
+                description.replace('|', "\\|")
+            )
+        })
+        .collect();
+    rows.sort();
+    format!("| crate | what |\n|---|---|\n{}", rows.join("\n"))
+}
+
+/// The layout page's text and where its written rows begin and end; `None` when the workspace
+/// has no such page.
+fn layout_page(root: &Path) -> anyhow::Result<Option<(String, usize, usize)>> {
+    let Ok(text) = std::fs::read_to_string(root.join(LAYOUT)) else {
+        return Ok(None);
+    };
+    let begin = text
+        .find(LAYOUT_BEGIN)
+        .with_context(|| format!("{LAYOUT} has no line {LAYOUT_BEGIN}"))?
+        + LAYOUT_BEGIN.len();
+    let end = text[begin..]
+        .find(LAYOUT_END)
+        .with_context(|| format!("{LAYOUT} has no line {LAYOUT_END}"))?
+        + begin;
+    Ok(Some((text, begin, end)))
+}
+
+/// The layout page's problem: its crates' rows are not those cargo metadata gives.
+fn layout(root: &Path, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
+    let Some((text, begin, end)) = layout_page(root)? else {
+        return Ok(Vec::new());
+    };
+    if text[begin..end].trim() == layout_rows(crates) {
+        return Ok(Vec::new());
+    }
+    Ok(vec![Problem {
+        rule: Rule::Layout,
+        at: LAYOUT.to_owned(),
+        what: "the crates' table is not cargo metadata's: run `cargo xtask layout`".to_owned(),
+    }])
+}
+
+/// `cargo xtask layout`: writes the crates' rows of the layout page from cargo metadata.
+pub(crate) fn write_layout(root: &Path) -> anyhow::Result<()> {
+    let crates = crates(root)?;
+    let (text, begin, end) = layout_page(root)?.with_context(|| format!("{LAYOUT} is missing"))?;
+    let written = format!(
+        "{}\n{}\n{}",
+        &text[..begin],
+        layout_rows(&crates),
+        &text[end..]
+    );
+    std::fs::write(root.join(LAYOUT), written).with_context(|| format!("writing {LAYOUT}"))?;
+    println!("{LAYOUT}: {} crates", crates.len());
+    Ok(())
 }
 
 /// A library crate: a package in `crates/*`.
@@ -707,6 +791,27 @@ mod tests {
             named,
             ["the section on crates/cli does not name the command `run-script`"]
         );
+    }
+
+    #[test]
+    fn a_layout_page_whose_crates_are_not_cargo_metadatas_is_a_problem_until_written() {
+        let workspace = Workspace::new();
+        workspace.write(
+            LAYOUT,
+            &format!(
+                "# Layout\n\n{LAYOUT_BEGIN}\n| crate | what |\n|---|---|\n| `crates/core` \
+                 (`skillful-core`) |  |\n{LAYOUT_END}\n\nThe book is in `docs/`.\n"
+            ),
+        );
+        assert_eq!(workspace.broken(), [(Rule::Layout, LAYOUT.to_owned())]);
+        write_layout(workspace.dir.path()).unwrap();
+        assert_eq!(workspace.broken(), []);
+        let page = std::fs::read_to_string(workspace.dir.path().join(LAYOUT)).unwrap();
+        assert!(
+            page.contains("| `crates/process` (`skillful-process`) |  |\n"),
+            "{page}"
+        );
+        assert!(page.ends_with("\n\nThe book is in `docs/`.\n"), "{page}");
     }
 
     #[test]

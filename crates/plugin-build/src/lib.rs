@@ -172,6 +172,8 @@ pub struct Package {
     /// The names of the packages it depends on to build its libraries and binaries (normal
     /// dependencies, on any target; not dev- or build-dependencies).
     pub normal_dependencies: Vec<String>,
+    /// Its `description`, if it has one.
+    pub description: Option<String>,
 }
 
 /// The packages of the workspace of `manifest_path` (the current directory's when `None`), as
@@ -208,6 +210,7 @@ pub fn workspace_packages(manifest_path: Option<&Path>) -> Result<Vec<Package>, 
                     .filter(|dependency| dependency["kind"].is_null())
                     .filter_map(|dependency| Some(dependency["name"].as_str()?.to_owned()))
                     .collect(),
+                description: package["description"].as_str().map(str::to_owned),
             })
         })
         .collect())
