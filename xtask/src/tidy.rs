@@ -105,8 +105,10 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
 /// The problems of the workspace at `root`, sorted by rule and place.
 pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<Problem>> {
     let crates = crates(root)?;
-    let mut problems = layers(root, &crates)?;
-    problems.extend(commands(root)?);
+    let architecture =
+        std::fs::read_to_string(root.join("ARCHITECTURE.md")).context("reading ARCHITECTURE.md")?;
+    let mut problems = layers(&architecture, &crates)?;
+    problems.extend(commands(root, &architecture)?);
     problems.extend(layout(root, &crates)?);
     for krate in &crates {
         problems.extend(krate.source_problems()?);
@@ -232,32 +234,34 @@ impl Crate {
     fn source_problems(&self) -> anyhow::Result<Vec<Problem>> {
         let mut problems = Vec::new();
         let src = self.path.join("src");
+        // Each file read once, for every rule.
+        let files: Vec<(PathBuf, String)> = rust_files(&src)?
+            .into_iter()
+            .map(|file| {
+                let text = std::fs::read_to_string(&file)
+                    .with_context(|| format!("reading {}", file.display()))?;
+                Ok((file, text))
+            })
+            .collect::<anyhow::Result<_>>()?;
         let root_file = ["lib.rs", "main.rs"]
             .iter()
-            .map(|file| src.join(file))
-            .find(|file| file.is_file());
+            .find_map(|name| files.iter().find(|(file, _)| *file == src.join(name)));
         if !UNSAFE_CRATES.contains(&self.name())
-            && let Some(root_file) = &root_file
+            && let Some((root_file, text)) = root_file
+            && !text.contains("#![forbid(unsafe_code)]")
         {
-            let text = std::fs::read_to_string(root_file)
-                .with_context(|| format!("reading {}", root_file.display()))?;
-            if !text.contains("#![forbid(unsafe_code)]") {
-                problems.push(Problem {
-                    rule: Rule::ForbidUnsafe,
-                    at: format!("{}/src/{}", self.dir, file_name(root_file)),
-                    what: format!(
-                        "{} has no #![forbid(unsafe_code)] and is not one of the crates that \
-                         may hold unsafe code (xtask/src/tidy.rs: UNSAFE_CRATES)",
-                        self.name()
-                    ),
-                });
-            }
+            problems.push(Problem {
+                rule: Rule::ForbidUnsafe,
+                at: format!("{}/src/{}", self.dir, file_name(root_file)),
+                what: format!(
+                    "{} has no #![forbid(unsafe_code)] and is not one of the crates that may \
+                     hold unsafe code (xtask/src/tidy.rs: UNSAFE_CRATES)",
+                    self.name()
+                ),
+            });
         }
-        let files = rust_files(&src)?;
-        let test_files = test_module_files(&files)?;
-        for file in &files {
-            let text = std::fs::read_to_string(file)
-                .with_context(|| format!("reading {}", file.display()))?;
+        let test_files = test_module_files(&files);
+        for (file, text) in &files {
             let at = |line: usize| {
                 let relative = file.strip_prefix(&self.path).unwrap_or(file);
                 format!("{}/{}:{}", self.dir, relative.display(), line + 1)
@@ -308,11 +312,8 @@ impl Crate {
 
 /// The layer table's problems: a crate missing from it, a dependency on a crate of the same or
 /// a higher layer, or a table naming a crate the workspace does not have.
-fn layers(root: &Path, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
-    let architecture = root.join("ARCHITECTURE.md");
-    let text = std::fs::read_to_string(&architecture)
-        .with_context(|| format!("reading {}", architecture.display()))?;
-    let table = layer_table(&text).context(
+fn layers(architecture: &str, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
+    let table = layer_table(architecture).context(
         "ARCHITECTURE.md has no layer table (a ```text block under \"## Crate layers\")",
     )?;
     let mut problems = Vec::new();
@@ -370,13 +371,11 @@ fn layers(root: &Path, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
 
 /// The subcommands of `crates/cli/src/main.rs` that `ARCHITECTURE.md`'s section on the CLI
 /// does not name (as `` `run-script` ``); none when the workspace has no CLI.
-fn commands(root: &Path) -> anyhow::Result<Vec<Problem>> {
+fn commands(root: &Path, architecture: &str) -> anyhow::Result<Vec<Problem>> {
     let main = root.join("crates/cli/src/main.rs");
     let Ok(source) = std::fs::read_to_string(&main) else {
         return Ok(Vec::new());
     };
-    let architecture =
-        std::fs::read_to_string(root.join("ARCHITECTURE.md")).context("reading ARCHITECTURE.md")?;
     let section = architecture
         .find("### `crates/cli`")
         .map(|start| {
@@ -502,12 +501,11 @@ fn rust_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The files of `files` that are test modules: declared `#[cfg(test)] mod NAME;` by another.
-fn test_module_files(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+/// The files (of `files`, each with its text) that are test modules: declared
+/// `#[cfg(test)] mod NAME;` by another.
+fn test_module_files(files: &[(PathBuf, String)]) -> Vec<PathBuf> {
     let mut tests = Vec::new();
-    for file in files {
-        let text =
-            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    for (file, text) in files {
         let lines: Vec<&str> = text.lines().collect();
         for (number, line) in lines.iter().enumerate() {
             if line.trim() != "#[cfg(test)]" {
@@ -531,7 +529,7 @@ fn test_module_files(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
             tests.push(base.join(name).join("mod.rs"));
         }
     }
-    Ok(tests)
+    tests
 }
 
 /// The name of the module `line` declares without a body (`mod name;`, `pub(crate) mod name;`).
@@ -782,7 +780,9 @@ mod tests {
             "\n### `crates/cli` (`skillful-cli`)\nThe commands `validate` and `doctor`.\n\n### Next\n\
              `run-script` is named in another section.\n",
         );
-        let problems = commands(workspace.dir.path()).unwrap();
+        let architecture =
+            std::fs::read_to_string(workspace.dir.path().join("ARCHITECTURE.md")).unwrap();
+        let problems = commands(workspace.dir.path(), &architecture).unwrap();
         let named: Vec<&str> = problems
             .iter()
             .map(|problem| problem.what.as_str())

@@ -10,8 +10,8 @@ use crate::dirs::{EngineDirs, create_dir};
 use crate::download::{DEFAULT_INDEX_URL, Fetcher};
 use crate::install::{Installation, Installer};
 use crate::process::{
-    EngineRecord, Launch, Probe, Records, free_port, healthy, is_alive, probe, process_identity,
-    spawn, stop_child, tail, terminate,
+    EngineRecord, Launch, Probe, Records, free_port, healthy, probe, process_identity, spawn,
+    stop_child, tail, terminate,
 };
 use crate::progress::{InstallProgress, Quiet};
 use crate::{EngineError, catalogue};
@@ -480,5 +480,7 @@ impl Drop for RunningEngine {
 /// Whether a recorded engine may be used by another command: alive, answering, and not started
 /// for the duration of a command that is still running.
 pub(crate) async fn reusable(record: &EngineRecord) -> bool {
-    !record.is_temporary() && is_alive(record.pid) && healthy(record.port).await
+    !record.is_temporary()
+        && skillful_process::process_exists(record.pid)
+        && healthy(record.port).await
 }

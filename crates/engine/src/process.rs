@@ -8,6 +8,7 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use skillful_process::process_exists;
 
 use crate::EngineError;
 
@@ -72,13 +73,13 @@ impl EngineRecord {
 
     /// Whether it was started for the duration of a command that is still running.
     pub fn is_temporary(&self) -> bool {
-        self.owner.is_some_and(is_alive)
+        self.owner.is_some_and(process_exists)
     }
 
     /// Whether its process is alive and proven to be the engine it recorded (on Linux, the
     /// same identity as recorded; elsewhere, alive).
     pub fn is_running(&self) -> bool {
-        if !is_alive(self.pid) {
+        if !process_exists(self.pid) {
             return false;
         }
         if cfg!(target_os = "linux") {
@@ -185,11 +186,6 @@ pub(crate) fn process_identity(pid: u32) -> Option<String> {
     Some(format!("{}:{start}", boot.trim()))
 }
 
-/// Whether a process with this id exists (and may be signalled by this user).
-pub(crate) fn is_alive(pid: u32) -> bool {
-    skillful_process::process_exists(pid)
-}
-
 /// Asks engine `pid` and every process of its group to end (SIGTERM), then forces them
 /// (SIGKILL) after `grace`; waits until it is gone.
 pub(crate) fn terminate(pid: u32, port: u16, grace: Duration) -> Result<(), EngineError> {
@@ -201,16 +197,16 @@ pub(crate) fn terminate(pid: u32, port: u16, grace: Duration) -> Result<(), Engi
         Err(error) => return Err(stop_error(error.to_string())),
     }
     let deadline = Instant::now() + grace;
-    while is_alive(pid) && Instant::now() < deadline {
+    while process_exists(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
     // Whatever is left of the group: the engine if it ignored SIGTERM, and what it started.
     let _ = signal_group(pid, Signal::Kill);
     let deadline = Instant::now() + Duration::from_secs(5);
-    while is_alive(pid) && Instant::now() < deadline {
+    while process_exists(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    if is_alive(pid) {
+    if process_exists(pid) {
         return Err(stop_error("it is still running".to_owned()));
     }
     Ok(())
