@@ -51,16 +51,25 @@ impl Table {
     /// Row `at` with each cell named by its column (`fare: Flex; checked bags: 2`), so a
     /// reader need not count columns.
     pub(crate) fn labelled(&self, at: usize) -> String {
-        let cells: Vec<String> = self.rows[at]
-            .iter()
-            .enumerate()
-            .map(|(column, cell)| match self.header.get(column) {
-                Some(name) if !name.is_empty() => format!("{name}: {cell}"),
-                _ => cell.clone(),
-            })
-            .collect();
-        cells.join("; ")
+        labelled(self.rows[at].iter().enumerate().map(|(column, cell)| {
+            let name = self.header.get(column).map_or("", String::as_str);
+            (name, cell.as_str())
+        }))
     }
+}
+
+/// Cells, each as `column: cell` (the cell alone where the column has no name), joined by `; `.
+fn labelled<'a>(cells: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let cells: Vec<String> = cells
+        .map(|(column, cell)| {
+            if column.is_empty() {
+                cell.to_owned()
+            } else {
+                format!("{column}: {cell}")
+            }
+        })
+        .collect();
+    cells.join("; ")
 }
 
 /// Each Markdown table in `text` that has from [`MIN_ROWS`] to [`MAX_ROWS`] rows.
@@ -101,19 +110,13 @@ impl Passage {
     /// A table row's text with only its first cell and the cells of `columns` (indices of
     /// [`Passage::cells`] after the first), each named by its column.
     pub(crate) fn with_columns(&self, columns: &[usize]) -> String {
-        self.cells
-            .iter()
-            .enumerate()
-            .filter(|(at, _)| *at == 0 || columns.contains(&(at - 1)))
-            .map(|(_, (column, cell))| {
-                if column.is_empty() {
-                    cell.clone()
-                } else {
-                    format!("{column}: {cell}")
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
+        labelled(
+            self.cells
+                .iter()
+                .enumerate()
+                .filter(|(at, _)| *at == 0 || columns.contains(&(at - 1)))
+                .map(|(_, (column, cell))| (column.as_str(), cell.as_str())),
+        )
     }
 }
 
