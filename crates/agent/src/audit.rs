@@ -297,7 +297,7 @@ impl CallObserver for Auditor {
 /// A script's exit code from its result as the model sees it: the last `[exit code: N]` line
 /// (the script runner writes it after the output, before its notes on a timeout, the sandbox or
 /// truncation), else 0 for a result that is no error.
-fn exit_code(result: &str, is_error: bool) -> Option<i32> {
+pub(crate) fn exit_code(result: &str, is_error: bool) -> Option<i32> {
     let code = result.lines().rev().find_map(|line| {
         line.strip_prefix("[exit code: ")
             .and_then(|rest| rest.strip_suffix(']'))

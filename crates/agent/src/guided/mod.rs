@@ -73,7 +73,8 @@ use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
 use reading::{Passage, Table, answer_step, body_of, names, passages, steps_naming, tables};
 use relevance::{
-    Likely, columns_asked, heading_fits, likely_passages, likely_rows, states_a_number,
+    Likely, columns_asked, flag_condition_met, heading_fits, likely_passages, likely_rows,
+    states_a_number,
 };
 use shapes::{Action, Arguments, Choices};
 
@@ -480,6 +481,13 @@ impl<'a> Guided<'a> {
             && steps.windows(2).all(|pair| pair[0] < pair[1]);
         loop {
             let state = self.skill_state(offered, &scripts);
+            for done in state.done.iter().filter(|done| done.failed()) {
+                if let Some(failed) = done.call.arguments["scriptName"].as_str()
+                    && let Some((_, shape)) = scripts.iter_mut().find(|(name, _)| name == failed)
+                {
+                    *shape = shape.clone().told_by(&done.result.result);
+                }
+            }
             let decided = state
                 .done
                 .iter()
@@ -544,6 +552,22 @@ impl<'a> Guided<'a> {
                     return Ok(Phase::Answer(Some(skill.to_owned())));
                 }
                 Action::Run { script, arguments } => {
+                    let shape = scripts.iter().find(|(name, _)| name == script);
+                    let (arguments, left_out) = match shape {
+                        Some((_, shape)) => without_unmet_flags(
+                            arguments.clone(),
+                            shape,
+                            &body,
+                            offered.skill.description(),
+                            &self.question,
+                        ),
+                        None => (arguments.clone(), Vec::new()),
+                    };
+                    for flag in left_out {
+                        record.notes.push(format!(
+                            "`{flag}` left out: the question meets none of its condition"
+                        ));
+                    }
                     record.detail = format!("run {script} {arguments}");
                     (
                         ToolKind::RunSkillScript,
@@ -561,12 +585,12 @@ impl<'a> Guided<'a> {
             self.made.stages.push(record);
             let repeated = state.done.iter().any(|done| {
                 done.author == Author::Decision
-                    && !done.result.is_error
                     && done.call.name == kind.name()
                     && done.call.arguments == arguments
             });
             if repeated {
-                // The model asks again for a result it has: that result is the answer's.
+                // The model asks again for a result it has: that result is the answer's (a
+                // call that failed fails again).
                 return Ok(Phase::Answer(Some(skill.to_owned())));
             }
             let Some(chosen) = tool(offered, kind) else {
@@ -894,7 +918,7 @@ impl<'a> Guided<'a> {
         let results: Vec<String> = ran.iter().map(|done| described(done)).collect();
         let succeeded: Vec<String> = ran
             .iter()
-            .filter(|done| !done.result.is_error)
+            .filter(|done| !done.failed())
             .filter_map(|done| {
                 done.call.arguments["scriptName"]
                     .as_str()
@@ -941,7 +965,7 @@ impl<'a> Guided<'a> {
                     .filter(|done| {
                         done.author == Author::Decision
                             && done.call.name == ToolKind::RunSkillScript.name()
-                            && !done.result.is_error
+                            && !done.failed()
                     })
                     .collect();
                 let outputs: Vec<String> = ran.iter().map(|done| described(done)).collect();
@@ -1269,6 +1293,17 @@ struct Done {
     author: Author,
 }
 
+impl Done {
+    /// Whether the call failed: its result is an error, or the script it ran exited with a
+    /// code other than 0 (a script's usage error is output the model is shown, not an error of
+    /// the tool: taken for a result, it sent the next script on with an invented value).
+    fn failed(&self) -> bool {
+        self.result.is_error
+            || (self.call.name == ToolKind::RunSkillScript.name()
+                && crate::audit::exit_code(&self.result.result, false) != Some(0))
+    }
+}
+
 /// What became of a load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Loaded {
@@ -1297,11 +1332,7 @@ fn described(done: &Done) -> String {
     let result = skillful_core::text::cut(done.result.result.trim(), MAX_RESULT_CHARS);
     match done.call.arguments["scriptName"].as_str() {
         Some(script) => {
-            let verb = if done.result.is_error {
-                "failed"
-            } else {
-                "printed"
-            };
+            let verb = if done.failed() { "failed" } else { "printed" };
             format!(
                 "`{script}` with {} {verb}:\n{result}",
                 done.call.arguments["arguments"]
@@ -1327,6 +1358,33 @@ fn plain_fields(output: &str) -> Option<Vec<(String, String)>> {
         })
         .collect();
     (fields.len() >= 2).then_some(fields)
+}
+
+/// `arguments` (of a script shaped `shape`) without the optional flags set to `true` whose
+/// condition in `body` the question does not meet ([`flag_condition_met`]), and the names of
+/// those left out.
+fn without_unmet_flags(
+    arguments: Value,
+    shape: &Arguments,
+    body: &str,
+    description: &str,
+    question: &str,
+) -> (Value, Vec<String>) {
+    let (Arguments::Options { required, .. }, Value::Object(mut options)) =
+        (shape, arguments.clone())
+    else {
+        return (arguments, Vec::new());
+    };
+    let unmet: Vec<String> = options
+        .iter()
+        .filter(|(name, value)| **value == Value::Bool(true) && !required.contains(name))
+        .filter(|(name, _)| flag_condition_met(name, body, description, question) == Some(false))
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in &unmet {
+        options.remove(name);
+    }
+    (Value::Object(options), unmet)
 }
 
 /// What became of a decision's call, in a few words.

@@ -231,6 +231,60 @@ pub(crate) fn states_a_number(text: &str) -> bool {
             .any(|word| NUMBER_WORDS.contains(&word.as_str()))
 }
 
+/// Whether `question` meets the condition the skill's `body` sets on the flag `name` (``add
+/// `"round-trip": true` when the user drives there and back``): `None` when the sentence that
+/// names it states no condition (after `when` or `if`), else whether the question shares a word
+/// with the condition or the flag's name. Words of the skill's `description` do not count: they
+/// are the skill's topic, which every question it is chosen for shares (a `drive` is not a
+/// drive there and back).
+///
+/// The 1.5B set every flag a skill names, whatever the question said ("one way").
+pub(crate) fn flag_condition_met(
+    name: &str,
+    body: &str,
+    description: &str,
+    question: &str,
+) -> Option<bool> {
+    let quoted = [
+        format!("`{name}`"),
+        format!("\"{name}\""),
+        format!("--{name}"),
+    ];
+    let sentence = body.split(['.', ';', '\n']).find(|sentence| {
+        quoted
+            .iter()
+            .any(|quoted| sentence.contains(quoted.as_str()))
+    })?;
+    let after_name = quoted
+        .iter()
+        .filter_map(|quoted| sentence.find(quoted.as_str()))
+        .min()
+        .map_or(sentence, |at| &sentence[at..]);
+    let lower = after_name.to_lowercase();
+    let condition = [" when ", " if ", " unless "]
+        .iter()
+        .filter_map(|word| lower.find(word).map(|at| &lower[at + word.len()..]))
+        .min_by_key(|rest| std::cmp::Reverse(rest.len()))?;
+    let topic = terms(description);
+    let telling: Vec<Term> = terms(condition)
+        .into_iter()
+        .chain(terms(&name.replace(['-', '_'], " ")))
+        .filter(
+            |term| matches!(term, Term::Word(word) if !CONDITION_FILLER.contains(&word.as_str())),
+        )
+        .filter(|term| !topic.iter().any(|known| known.matches(term)))
+        .collect();
+    let asked = terms(question);
+    Some(
+        telling
+            .iter()
+            .any(|term| asked.iter().any(|asked| asked.matches(term))),
+    )
+}
+
+/// Words of a condition that name no circumstance.
+const CONDITION_FILLER: &[&str] = &["user", "users", "one", "they", "their", "asks", "says"];
+
 /// The words that state a number.
 const NUMBER_WORDS: &[&str] = &[
     "one",
@@ -608,6 +662,36 @@ Frequent flyers get 1 extra checked bag on any              fare.
             Some(vec![2])
         );
         assert_eq!(columns_asked(&columns, "What does the fare include?"), None);
+    }
+
+    #[test]
+    fn a_flags_condition_is_met_by_a_word_of_the_question_beyond_the_skills_topic() {
+        let body = "1. Run `scripts/fuel.py` with the options `distance-km` (one way) and\n   \
+                    `consumption`; add `\"round-trip\": true` when the user drives there and back.\n\
+                    2. Pass `--metric` for the units.";
+        let description = "Estimates what a car trip's fuel costs. Use when someone asks what a \
+                           drive will cost.";
+        let met = |question| flag_condition_met("round-trip", body, description, question);
+        assert_eq!(
+            met("315 km to a festival and back: what does fuel cost?"),
+            Some(true)
+        );
+        assert_eq!(met("What will a round trip of 96 km cost?"), Some(true));
+        // `drive` and `trip` are the skill's topic; `one way` says nothing of a return.
+        assert_eq!(
+            met("What does a 1,260 km drive cost in diesel?"),
+            Some(false)
+        );
+        assert_eq!(met("My trip is 840 km, one way. Fuel cost?"), Some(false));
+        // A flag the body sets no condition on, or does not name, is not judged.
+        assert_eq!(
+            flag_condition_met("metric", body, description, "a drive"),
+            None
+        );
+        assert_eq!(
+            flag_condition_met("fast", body, description, "a drive"),
+            None
+        );
     }
 
     #[test]

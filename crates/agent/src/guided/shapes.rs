@@ -41,10 +41,12 @@ const MAX_ASKED_FOR: usize = 3;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Arguments {
     /// Named options (`--name value`, or the keys of a JSON object): every name the body gives
-    /// near the script, and those its example sets, which are required.
+    /// near the script, and those its example sets, which are required; `whole` are those the
+    /// script refused a fraction for ([`Arguments::told_by`]).
     Options {
         names: Vec<String>,
         required: Vec<String>,
+        whole: Vec<String>,
     },
     /// About this many positional arguments (the example's count).
     Positional(usize),
@@ -138,7 +140,11 @@ impl Arguments {
         if names.is_empty() {
             Arguments::Open
         } else {
-            Arguments::Options { names, required }
+            Arguments::Options {
+                names,
+                required,
+                whole: Vec::new(),
+            }
         }
     }
 
@@ -146,12 +152,23 @@ impl Arguments {
     pub(crate) fn schema(&self) -> Value {
         let scalar = json!({"anyOf": [{"type": "number"}, {"type": "string"}]});
         match self {
-            Arguments::Options { names, required } => {
+            Arguments::Options {
+                names,
+                required,
+                whole,
+            } => {
                 let value =
                     json!({"anyOf": [{"type": "number"}, {"type": "string"}, {"type": "boolean"}]});
                 let properties: serde_json::Map<String, Value> = names
                     .iter()
-                    .map(|name| (name.clone(), value.clone()))
+                    .map(|name| {
+                        let value = if whole.contains(name) {
+                            json!({"type": "integer"})
+                        } else {
+                            value.clone()
+                        };
+                        (name.clone(), value)
+                    })
                     .collect();
                 json!({
                     "type": "object",
@@ -179,6 +196,46 @@ impl Arguments {
                     {"type": "array", "items": scalar},
                 ]
             }),
+        }
+    }
+
+    /// This shape with what a failed run's `output` says of its options: an option the script
+    /// refused a fraction for (Python's argparse: `argument --doors: invalid int value: '2.4'`;
+    /// click: `Invalid value for '--doors': '2.4' is not a valid integer`) takes whole numbers.
+    /// Shown its own usage error, the 1.5B sent the same fraction again.
+    pub(crate) fn told_by(self, output: &str) -> Self {
+        let Arguments::Options {
+            names,
+            required,
+            mut whole,
+        } = self
+        else {
+            return self;
+        };
+        for line in output.lines() {
+            let option = if line.contains("invalid int value") {
+                line.split("argument ")
+                    .nth(1)
+                    .and_then(|rest| rest.split(':').next())
+            } else if line.contains("is not a valid integer") {
+                line.split("Invalid value for '")
+                    .nth(1)
+                    .and_then(|rest| rest.split('\'').next())
+            } else {
+                None
+            };
+            // `--doors/-d` names one option several ways.
+            let named = option.into_iter().flat_map(|option| option.split('/'));
+            for name in named.map(|name| name.trim().trim_start_matches('-')) {
+                if names.iter().any(|known| known == name) && !whole.iter().any(|w| w == name) {
+                    whole.push(name.to_owned());
+                }
+            }
+        }
+        Arguments::Options {
+            names,
+            required,
+            whole,
         }
     }
 
@@ -642,7 +699,8 @@ mod tests {
             Arguments::of("scripts/split.py", body),
             Arguments::Options {
                 names: names.clone(),
-                required: names
+                required: names,
+                whole: Vec::new(),
             }
         );
         let json = "1. Run `scripts/fuel.py` with the options `distance-km` and `consumption`; add\n   \
@@ -655,8 +713,31 @@ mod tests {
                     .map(String::from)
                     .to_vec(),
                 required: ["distance-km", "consumption"].map(String::from).to_vec(),
+                whole: Vec::new(),
             }
         );
+    }
+
+    #[test]
+    fn an_option_the_script_refused_a_fraction_for_takes_whole_numbers() {
+        let body = "Run `scripts/wall.py` with the options `height`, `doors` and `windows`.";
+        let shape = Arguments::of("scripts/wall.py", body);
+        let argparse = "[stderr]\nusage: wall.py [-h] --height HEIGHT [--doors DOORS]\n\
+                        wall.py: error: argument --doors: invalid int value: '2.4'\n\
+                        [exit code: 2]";
+        let click = "Error: Invalid value for '--windows/-w': '0.5' is not a valid integer.";
+        let told = shape.clone().told_by(argparse).told_by(click);
+        let schema = told.schema();
+        assert_eq!(schema["properties"]["doors"], json!({"type": "integer"}));
+        assert_eq!(schema["properties"]["windows"], json!({"type": "integer"}));
+        assert_eq!(
+            schema["properties"]["height"],
+            shape.schema()["properties"]["height"]
+        );
+        // Other failures, and options the skill does not name, change nothing.
+        let other = "error: argument --height: expected one argument\n\
+                     error: argument --rooms: invalid int value: '1.5'";
+        assert_eq!(shape.clone().told_by(other), shape);
     }
 
     #[test]

@@ -436,6 +436,48 @@ async fn a_number_found_in_no_result_is_asked_again_then_the_output_is_quoted() 
 }
 
 #[tokio::test]
+async fn a_script_that_exits_with_a_usage_error_is_offered_again_with_the_error_shown() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.push(Reply::text(SELECT));
+    server.push(Reply::text(LOOKUP));
+    server.push(Reply::text(
+        r#"{"script": "scripts/convert.py", "arguments": {"value": "26.2 miles", "factor": 1.609344}}"#,
+    ));
+    server.push(Reply::text(RUN));
+    server.push(Reply::text(VALUES));
+    server.push(Reply::text("A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+
+    assert_eq!(runner.runs(), 2, "the failed call, then the corrected one");
+    assert_eq!(
+        decisions(&server),
+        [
+            "skillful_selection",
+            "skillful_lookup",
+            "skillful_step",
+            "skillful_step",
+            "skillful_values",
+            "answer"
+        ]
+    );
+    // The second step is shown the first call as failed, with the script's own error.
+    let shown = server.requests()[3].contents("user").join("\n");
+    assert!(shown.contains("failed:"), "{shown}");
+    assert!(shown.contains("invalid float value"), "{shown}");
+    // The answer is asked from the output of the call that succeeded alone.
+    let answer = server.requests()[5].contents("user").join("\n");
+    assert!(answer.contains("\"result\": 42.1648"), "{answer}");
+    assert!(!answer.contains("invalid float value"), "{answer}");
+    assert_eq!(response.text(), "A marathon is 42.16 km.");
+}
+
+#[tokio::test]
 async fn an_answer_repeating_an_input_the_script_echoes_is_asked_for_the_value_asked_for() {
     if !python() {
         return;
