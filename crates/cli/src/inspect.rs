@@ -33,6 +33,12 @@ pub(crate) struct Roots {
 }
 
 impl Roots {
+    /// Whether roots were named on the command line (a command pointed at a tree that holds no
+    /// skill fails; the default roots may well be empty).
+    pub(crate) fn named(&self) -> bool {
+        !self.roots.is_empty()
+    }
+
     /// The composition of these roots and flags; file scripts run with the default runner.
     pub(crate) fn compose(&self) -> anyhow::Result<Composition> {
         self.compose_with(process_runner())
@@ -56,6 +62,30 @@ pub(crate) fn print_findings(
     for error in plugin_errors {
         writeln!(err, "skills: {}", one_line(&error.to_string()))?;
     }
+    Ok(())
+}
+
+/// On stderr, for a list that came out empty: the roots read and how to get a skill there.
+pub(crate) fn say_where_looked(composition: &Composition) -> anyhow::Result<()> {
+    let mut err = output::stderr();
+    let roots = composition.file_roots();
+    if roots.is_empty() {
+        writeln!(err, "skills: no skills found, and no skill root exists")?;
+    } else {
+        writeln!(err, "skills: no skills found; looked in:")?;
+        for (root, scope) in roots {
+            writeln!(
+                err,
+                "  {} ({})",
+                one_line(&root.display().to_string()),
+                scope.as_str()
+            )?;
+        }
+    }
+    writeln!(
+        err,
+        "add one with `skills add SOURCE` (into ~/.agents/skills), or name a ROOT: `skills list DIR`"
+    )?;
     Ok(())
 }
 

@@ -56,7 +56,8 @@ fn an_empty_list_says_where_it_looked_and_how_to_add_a_skill() {
     let root = home.path().join("empty-root");
     fs::create_dir_all(&root).unwrap();
     let output = skills_in(home.path(), home.path(), &["list", root.to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    // A root named on the command line that holds no skill fails, as `scan` and `validate` do.
+    assert_eq!(output.status.code(), Some(1), "{}", err(&output));
     assert_eq!(out(&output), "");
     let said = err(&output);
     assert!(said.contains("no skills found; looked in:"), "{said}");
@@ -65,6 +66,22 @@ fn an_empty_list_says_where_it_looked_and_how_to_add_a_skill() {
         "{said}"
     );
     assert!(said.contains("skills add SOURCE"), "{said}");
+    let catalog = skills_in(
+        home.path(),
+        home.path(),
+        &["catalog", root.to_str().unwrap()],
+    );
+    assert_eq!(catalog.status.code(), Some(1), "{}", err(&catalog));
+    assert_eq!(out(&catalog), "");
+    assert!(err(&catalog).contains("no skills found; looked in:"));
+    // The default roots, all empty, are no failure: nothing was pointed at.
+    let defaults = skills_in(home.path(), home.path(), &["list"]);
+    assert_eq!(defaults.status.code(), Some(0), "{}", err(&defaults));
+    assert!(
+        err(&defaults).contains("no skills found"),
+        "{}",
+        err(&defaults)
+    );
     // A list with skills says nothing of the kind.
     let full = skills(&["list", EXAMPLES]);
     assert!(!err(&full).contains("no skills found"), "{}", err(&full));

@@ -99,3 +99,48 @@ fn a_missing_path_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/skill"));
 }
+
+#[test]
+fn a_repository_keeping_skills_in_dot_directories_is_scanned_and_a_tree_without_skills_fails() {
+    // openai/skills' layout: every skill under skills/.curated, .system or .experimental.
+    let temp = tempfile::tempdir().unwrap();
+    let skills_dir = temp.path().join("skills");
+    write_skill(&skills_dir.join(".curated"), "gh-fix-ci", "Fix CI.\n");
+    write_skill(
+        &skills_dir.join(".system"),
+        "skill-creator",
+        "Make skills.\n",
+    );
+    write_skill(&skills_dir.join(".experimental"), "trial", "Try.\n");
+    let repository = temp.path().to_str().unwrap();
+    let output = skills(&["scan", repository]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(
+        stdout(&output).starts_with("3 skill(s), 3 file(s) scanned"),
+        "{}",
+        stdout(&output)
+    );
+    // `list` of the same tree sees the same three.
+    let listed = skills(&["list", repository]);
+    let listed = stdout(&listed);
+    for name in ["gh-fix-ci", "skill-creator", "trial"] {
+        assert!(listed.contains(name), "{listed}");
+    }
+
+    // A tree in which nothing is found says where it looked, and a gate does not pass.
+    let empty = tempfile::tempdir().unwrap();
+    fs::create_dir_all(empty.path().join("docs/.git")).unwrap();
+    fs::write(empty.path().join("docs/README.md"), "No skills here.\n").unwrap();
+    let output = skills(&["scan", empty.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        error.contains(&format!(
+            "{}: no skill found (no SKILL.md in it or in the 6 levels below",
+            empty.path().display()
+        )),
+        "{error}"
+    );
+    assert!(error.contains(".curated"), "{error}");
+}

@@ -2,10 +2,14 @@
 //! leaving them, and serves them as [`skillful_core::Skill`]s.
 //!
 //! Discovery follows the rules of Microsoft Agent Framework: a directory with `SKILL.md` is a
-//! skill (and is not searched further for skills), looked for at most two levels below a root;
-//! resources and scripts are the files of the skill with a listed extension, named by their
-//! `/`-separated path. On top of those rules: no symbolic link below a root is followed, hidden
-//! directories and `node_modules` are skipped, one bad skill never hides the others, and only
+//! skill (and is not searched further for skills); resources and scripts are the files of the
+//! skill with a listed extension, named by their `/`-separated path. Skills are looked for down
+//! to [`MAX_SKILL_DEPTH`] levels below a root (MAF looks two), entering the hidden directories
+//! public repositories keep skills in ([`SKILL_HOLDING_DOT_DIRS`]: `skills/.curated/`,
+//! `.claude/skills/`) and no other, so that a cloned repository is read as its authors lay it
+//! out; [`skill_dirs`] is the same walk for commands that only need the directories. On top of
+//! those rules: no symbolic link below a root is followed, `node_modules` is skipped, a skill's
+//! hidden directories hold no resources, one bad skill never hides the others, and only
 //! the frontmatter is read at discovery. Bodies and resources are read when asked for, after
 //! checking again that the file is still inside its skill and reached without a link.
 //!
@@ -56,3 +60,4 @@ pub use runner::{FileScriptRequest, FileScriptRunner, SharedScriptRunner};
 pub use skill::{FileSkill, FileVersion};
 pub use source::{Discovery, FileSkillsSource};
 pub use validate::{ValidateError, Validation, validate_paths};
+pub use walk::{MAX_SKILL_DEPTH, SKILL_HOLDING_DOT_DIRS, SkillDirs, skill_dirs};

@@ -191,7 +191,7 @@ impl FileSkillsSource {
                 };
                 if root.is_skill || first == SKILL_FILE {
                     *change = Change::Everything;
-                } else if !walk::is_ignored_dir(first) {
+                } else if walk::is_searched_dir(first) {
                     let entry = dir.join(first);
                     // An entry directly in the root, or a directory not seen before (its own
                     // creation may not have been reported): the root is listed again.

@@ -8,7 +8,7 @@ use skillful_core::validate::body_warning;
 use skillful_core::{Diagnostic, Skill};
 use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
 
-use crate::{BuildError, FileSkillsSource};
+use crate::{BuildError, FileSkillsSource, MAX_SKILL_DEPTH};
 
 /// Why [`validate_paths`] could not check a path at all.
 #[derive(Debug, thiserror::Error)]
@@ -50,7 +50,7 @@ impl Validation {
 }
 
 /// Checks the skills `paths` name, each a skill directory, its `SKILL.md`, or a root holding
-/// skills (two levels deep, as discovery looks), under `mode`.
+/// skills (as deep as discovery looks), under `mode`.
 ///
 /// A file that is not a `SKILL.md`, and a path under which no skill is found, are error
 /// diagnostics of their own; a body is not the specification's business, but what hides in one
@@ -78,7 +78,9 @@ pub async fn validate_paths(
             diagnostics.push(
                 Diagnostic::error(
                     "SKILL.md",
-                    "no SKILL.md found here or in the two levels below; point at a skill directory",
+                    format!(
+                        "no SKILL.md found here or in the {MAX_SKILL_DEPTH} levels below; point at a skill directory"
+                    ),
                 )
                 .with_path(path),
             );

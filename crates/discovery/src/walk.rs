@@ -18,8 +18,27 @@ use crate::builder::{Config, FileFilter};
 use crate::head::read_head;
 use crate::skill::{FileSkill, FoundSkill, SKILL_FILE, ScriptPolicy, SkillRoot};
 
-/// How many levels below a root a `SKILL.md` is looked for: `root/`, `root/a/`, `root/a/b/`.
-const MAX_SKILL_DEPTH: usize = 2;
+/// How many levels below a root a `SKILL.md` is looked for: `root/` to `root/a/b/c/d/e/f/`.
+/// Public repositories keep skills four levels down (`plugins/NAME/skills/SKILL/`), and one
+/// depth for every command means `list` and `scan` of a tree see the same skills; MAF looks
+/// two levels down.
+pub const MAX_SKILL_DEPTH: usize = 6;
+
+/// The hidden directories searched for skills: where public repositories and agent hosts keep
+/// them (`skills/.curated/`, `skills/.system/`, `skills/.experimental/` in openai/skills;
+/// `.claude/skills/`, `.agents/skills/`, `.github/skills/` in a project).
+pub const SKILL_HOLDING_DOT_DIRS: &[&str] = &[
+    ".agents",
+    ".claude",
+    ".codex",
+    ".copilot",
+    ".curated",
+    ".experimental",
+    ".gemini",
+    ".github",
+    ".goose",
+    ".system",
+];
 
 /// One directory entry, typed without following links.
 struct Entry {
@@ -41,9 +60,18 @@ fn warning(path: &Path, field: &str, message: String) -> Diagnostic {
     Diagnostic::warning(field, message).with_path(path)
 }
 
-/// Hidden directories (`.git`, `.venv`, ...) and `node_modules` hold no skills and no resources.
+/// Hidden directories (`.git`, `.venv`, ...) and `node_modules` hold no resources of a skill.
 pub(crate) fn is_ignored_dir(name: &std::ffi::OsStr) -> bool {
     name.as_encoded_bytes().starts_with(b".") || name == "node_modules"
+}
+
+/// Whether the search for skills enters the directory `name`: not `node_modules`, nor a hidden
+/// directory other than those of [`SKILL_HOLDING_DOT_DIRS`].
+pub(crate) fn is_searched_dir(name: &std::ffi::OsStr) -> bool {
+    !is_ignored_dir(name)
+        || name
+            .to_str()
+            .is_some_and(|name| SKILL_HOLDING_DOT_DIRS.contains(&name))
 }
 
 /// A skill's own `evals/` directory (its test cases with their expected answers, and the scripts
@@ -380,50 +408,114 @@ impl Searcher<'_> {
     /// Loads `dir` when it is a skill; otherwise returns its subdirectories to search, if any.
     fn visit(&mut self, dir: PathBuf, depth: usize) -> Vec<PathBuf> {
         let mut skipped = Vec::new();
-        let entries = read_entries(&dir, &mut skipped);
+        let visited = visit(dir, depth, &mut skipped);
         self.events.extend(skipped.into_iter().map(Event::Skipped));
-        let Some(entries) = entries else {
-            return Vec::new();
-        };
-        if let Some(skill_file) = entries.iter().find(|entry| entry.name == SKILL_FILE) {
-            let refusal = match skill_file.kind {
-                Kind::File => {
-                    let outcome = load(self.config, dir, entries);
-                    self.events.push(Event::Found(outcome));
-                    return Vec::new();
-                }
-                Kind::Symlink => Some(
-                    "skill skipped: SKILL.md is a symbolic link and links are not followed; copy the file instead",
-                ),
-                Kind::Other => Some("skill skipped: SKILL.md is not a regular file"),
-                // A directory that happens to be called SKILL.md: searched like any other.
-                Kind::Dir => None,
-            };
-            if let Some(refusal) = refusal {
-                self.skip(&dir.join(SKILL_FILE), SKILL_FILE, refusal.into());
-                return Vec::new();
+        match visited {
+            Visited::Skill(dir, entries) => {
+                let outcome = load(self.config, dir, entries);
+                self.events.push(Event::Found(outcome));
+                Vec::new()
             }
+            Visited::Search(subdirs) => subdirs,
         }
-        if depth >= MAX_SKILL_DEPTH {
-            return Vec::new();
-        }
-        let mut subdirs = Vec::new();
-        for entry in entries {
-            if is_ignored_dir(&entry.name) {
-                continue;
-            }
-            match entry.kind {
-                Kind::Dir => subdirs.push(dir.join(&entry.name)),
-                Kind::Symlink => self.skip(
-                    &dir.join(&entry.name),
-                    "path",
-                    "skipped: it is a symbolic link and links below a skills root are not followed; move the skill here or add its directory as a root".into(),
-                ),
-                Kind::File | Kind::Other => {}
-            }
-        }
-        subdirs
     }
+}
+
+/// What visiting one directory of the search for skills found.
+enum Visited {
+    /// The directory is a skill: it, and its entries.
+    Skill(PathBuf, Vec<Entry>),
+    /// It is not: its subdirectories to search (none below [`MAX_SKILL_DEPTH`]).
+    Search(Vec<PathBuf>),
+}
+
+/// Visits `dir`, `depth` levels below its root, for the search for skills: the one rule of
+/// which directories hold a skill and which are searched further, for discovery and for
+/// [`skill_dirs`] alike. What is skipped (links, unreadable entries) is added to `skipped`.
+fn visit(dir: PathBuf, depth: usize, skipped: &mut Vec<Diagnostic>) -> Visited {
+    let Some(entries) = read_entries(&dir, skipped) else {
+        return Visited::Search(Vec::new());
+    };
+    if let Some(skill_file) = entries.iter().find(|entry| entry.name == SKILL_FILE) {
+        let refusal = match skill_file.kind {
+            Kind::File => return Visited::Skill(dir, entries),
+            Kind::Symlink => Some(
+                "skill skipped: SKILL.md is a symbolic link and links are not followed; copy the file instead",
+            ),
+            Kind::Other => Some("skill skipped: SKILL.md is not a regular file"),
+            // A directory that happens to be called SKILL.md: searched like any other.
+            Kind::Dir => None,
+        };
+        if let Some(refusal) = refusal {
+            skipped.push(warning(&dir.join(SKILL_FILE), SKILL_FILE, refusal.into()));
+            return Visited::Search(Vec::new());
+        }
+    }
+    if depth >= MAX_SKILL_DEPTH {
+        return Visited::Search(Vec::new());
+    }
+    let mut subdirs = Vec::new();
+    for entry in entries {
+        if !is_searched_dir(&entry.name) {
+            continue;
+        }
+        match entry.kind {
+            Kind::Dir => subdirs.push(dir.join(&entry.name)),
+            Kind::Symlink => skipped.push(warning(
+                &dir.join(&entry.name),
+                "path",
+                "skipped: it is a symbolic link and links below a skills root are not followed; move the skill here or add its directory as a root".into(),
+            )),
+            Kind::File | Kind::Other => {}
+        }
+    }
+    Visited::Search(subdirs)
+}
+
+/// The skill directories found at or below `root` (those holding a `SKILL.md`, which are not
+/// searched further), in path order, as discovery finds them but without reading them: down to
+/// [`MAX_SKILL_DEPTH`] levels, entering no link, `node_modules` or hidden directory other than
+/// those of [`SKILL_HOLDING_DOT_DIRS`].
+///
+/// `scan`, `add` and `install` find skills with this; discovery (`list`, `validate`, `catalog`,
+/// `search`, the runtime) walks by the same rule.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SkillDirs {
+    /// The skill directories, in path order.
+    pub dirs: Vec<PathBuf>,
+    /// What was skipped on the way (a link, a `SKILL.md` that is not a regular file, a
+    /// directory that cannot be listed), each a warning naming its path.
+    pub skipped: Vec<Diagnostic>,
+}
+
+/// Searches `root` (a skill, or a directory holding skills) for skill directories: see
+/// [`SkillDirs`]. A root that is a symbolic link is followed, as a root given to discovery is.
+///
+/// # Example
+/// ```
+/// # let root = tempfile::tempdir().unwrap();
+/// # for dir in ["skills/.curated/fix-ci", "skills/lint", ".git/hooks"] {
+/// #     std::fs::create_dir_all(root.path().join(dir)).unwrap();
+/// # }
+/// # std::fs::write(root.path().join("skills/.curated/fix-ci/SKILL.md"), "---\n---\n").unwrap();
+/// # std::fs::write(root.path().join("skills/lint/SKILL.md"), "---\n---\n").unwrap();
+/// let found = skillful_discovery::skill_dirs(root.path());
+/// let names: Vec<_> = found.dirs.iter().map(|dir| dir.file_name().unwrap()).collect();
+/// assert_eq!(names, ["fix-ci", "lint"]);
+/// ```
+pub fn skill_dirs(root: &Path) -> SkillDirs {
+    let mut found = SkillDirs::default();
+    let mut pending = vec![(root.to_path_buf(), 0)];
+    while let Some((dir, depth)) = pending.pop() {
+        match visit(dir, depth, &mut found.skipped) {
+            Visited::Skill(dir, _) => found.dirs.push(dir),
+            // In reverse, so that the stack pops them in name order.
+            Visited::Search(subdirs) => {
+                pending.extend(subdirs.into_iter().rev().map(|subdir| (subdir, depth + 1)));
+            }
+        }
+    }
+    found
 }
 
 /// Reads the frontmatter of the skill in `dir` (whose `entries` are read), validates it, and

@@ -11,16 +11,86 @@ use skillful_core::{Severity, Skill, SkillsSource, SourceContext};
 use skillful_discovery::FileSkillsSource;
 
 #[tokio::test]
-async fn finds_skills_one_and_two_levels_below_the_root_but_not_three() {
+async fn finds_skills_down_to_six_levels_and_in_the_dot_directories_repositories_keep_them_in() {
     let tree = Tree::new();
     tree.skill("top");
     tree.skill("group/nested");
     tree.skill("l1/l2/l3");
+    tree.skill("d1/d2/d3/d4/d5/six");
+    tree.skill("e1/e2/e3/e4/e5/e6/seven");
+    // openai/skills, a project's host directories, a plugin marketplace.
+    tree.skill("skills/.curated/gh-fix-ci");
+    tree.skill("skills/.system/skill-creator");
+    tree.skill("skills/.experimental/trial");
+    tree.skill(".claude/skills/from-claude");
+    tree.skill(".agents/skills/from-agents");
+    tree.skill("plugins/review/skills/code-review");
+    // Hidden directories of other kinds, and packages, hold no skills.
+    tree.skill(".git/in-git");
+    tree.skill(".venv/in-venv");
+    tree.skill("node_modules/in-package");
 
     let found = discover(&[&tree.root]).await;
 
-    assert_eq!(names(&found), ["nested", "top"]);
+    let expected = [
+        "code-review",
+        "from-agents",
+        "from-claude",
+        "gh-fix-ci",
+        "l3",
+        "nested",
+        "six",
+        "skill-creator",
+        "top",
+        "trial",
+    ];
+    let mut found_names = names(&found);
+    found_names.sort();
+    assert_eq!(found_names, expected);
     assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    // The walk without reading finds the same directories.
+    let dirs = skillful_discovery::skill_dirs(&tree.root);
+    let mut by_walk: Vec<String> = dirs
+        .dirs
+        .iter()
+        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    by_walk.sort();
+    assert_eq!(by_walk, expected);
+    assert!(dirs.skipped.is_empty(), "{:?}", dirs.skipped);
+}
+
+#[test]
+fn the_walk_without_reading_lists_directories_in_path_order_and_says_what_it_skipped() {
+    let tree = Tree::new();
+    let outside = Tree::new();
+    outside.skill("linked");
+    tree.skill("b-skills/zeta");
+    tree.skill("a-skills/beta");
+    tree.skill("a-skills/alpha");
+    symlink(outside.path("linked"), tree.path("a-skills/linked")).unwrap();
+
+    let found = skillful_discovery::skill_dirs(&tree.root);
+
+    assert_eq!(
+        found.dirs,
+        [
+            tree.path("a-skills/alpha"),
+            tree.path("a-skills/beta"),
+            tree.path("b-skills/zeta")
+        ]
+    );
+    assert_eq!(found.skipped.len(), 1, "{:?}", found.skipped);
+    assert_eq!(
+        found.skipped[0].path.as_deref(),
+        Some(tree.path("a-skills/linked").as_path())
+    );
+    assert!(found.skipped[0].message.contains("symbolic link"));
+    // A skill given as the root is the one directory found.
+    assert_eq!(
+        skillful_discovery::skill_dirs(&tree.path("b-skills/zeta")).dirs,
+        [tree.path("b-skills/zeta")]
+    );
 }
 
 #[tokio::test]

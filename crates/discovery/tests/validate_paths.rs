@@ -59,7 +59,7 @@ async fn a_skill_md_its_directory_and_a_root_are_checked_other_files_and_empty_p
         messages,
         [
             "not a SKILL.md; point at a skill directory or its SKILL.md",
-            "no SKILL.md found here or in the two levels below; point at a skill directory",
+            "no SKILL.md found here or in the 6 levels below; point at a skill directory",
         ]
     );
     assert_eq!(neither.errors(), 2);

@@ -335,7 +335,7 @@ impl Installer {
             }
             None => root.clone(),
         };
-        let dirs = skillful_scan::find_skill_dirs(&base).map_err(io(&base))?;
+        let dirs = skillful_discovery::skill_dirs(&base).dirs;
         let submodules = match &source {
             Source::Git { .. } => {
                 let submodules = git::submodules(&root)?;
@@ -356,7 +356,10 @@ impl Installer {
         }
         if candidates.is_empty() {
             let reason = if selection.skills.is_empty() {
-                "no SKILL.md found".to_owned()
+                format!(
+                    "no SKILL.md found in it or in the {} levels below (as discovery looks)",
+                    skillful_discovery::MAX_SKILL_DEPTH
+                )
             } else {
                 format!("no skill named {}", selection.skills.join(", "))
             };

@@ -1,7 +1,7 @@
 //! A deterministic scanner of agent skills.
 //!
-//! [`scan_paths`] finds the skills below each path (directories holding a `SKILL.md`, not
-//! entered through symbolic links, hidden directories and `node_modules` left out) and runs
+//! [`scan_paths`] finds the skills below each path as discovery finds them
+//! ([`skillful_discovery::skill_dirs`]) and runs
 //! every [`RULES`] entry over each skill's files: invisible and bidirectional Unicode anywhere;
 //! instructions aimed at the model that override the user or hide actions, and images or links
 //! carrying data out, in documents; downloads piped into a shell, decoded-and-executed code and
@@ -179,16 +179,28 @@ pub enum ScanError {
         /// The failure.
         source: std::io::Error,
     },
+    /// A directory given to scan holds no skill where discovery looks
+    /// ([`skillful_discovery::skill_dirs`]): nothing was scanned there.
+    #[error(
+        "{}: no skill found (no SKILL.md in it or in the {} levels below, entering no link, \
+         `node_modules` or hidden directory but {}); point at a skill directory or a tree \
+         holding skills",
+        path.display(),
+        skillful_discovery::MAX_SKILL_DEPTH,
+        skillful_discovery::SKILL_HOLDING_DOT_DIRS.join(", ")
+    )]
+    NoSkills {
+        /// The directory.
+        path: PathBuf,
+    },
 }
 
-/// How deep below a scanned path skills are looked for.
-const MAX_SEARCH_DEPTH: usize = 6;
-
-/// Scans every skill below each path (a skill's directory, a directory holding skills at any
-/// depth up to six, or one file), in the order given.
+/// Scans every skill below each path (a skill's directory, a directory holding skills where
+/// discovery finds them, [`skillful_discovery::skill_dirs`], or one file), in the order given.
 ///
 /// # Errors
-/// [`ScanError::Io`] when a path cannot be read at all.
+/// [`ScanError::Io`] when a path cannot be read at all; [`ScanError::NoSkills`] when a
+/// directory holds no skill (a gate that scanned nothing must not pass).
 pub fn scan_paths(paths: &[PathBuf]) -> Result<Report, ScanError> {
     let mut report = Report::default();
     for path in paths {
@@ -200,10 +212,10 @@ pub fn scan_paths(paths: &[PathBuf]) -> Result<Report, ScanError> {
             report.extend(scan_file(path));
             continue;
         }
-        let skills = find_skill_dirs(path).map_err(|source| ScanError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let skills = skillful_discovery::skill_dirs(path).dirs;
+        if skills.is_empty() {
+            return Err(ScanError::NoSkills { path: path.clone() });
+        }
         for dir in skills {
             report.extend(scan_skill(&dir, &display(&dir)));
         }
@@ -213,42 +225,6 @@ pub fn scan_paths(paths: &[PathBuf]) -> Result<Report, ScanError> {
 
 fn display(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
-}
-
-/// The skill directories at or below `dir` (those holding a `SKILL.md`, which are not searched
-/// further), up to six levels down, in path order; hidden directories, `node_modules` and
-/// symbolic links are not entered.
-///
-/// # Errors
-/// The I/O error of a directory that cannot be read.
-pub fn find_skill_dirs(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut skills = Vec::new();
-    find_skills(dir, 0, &mut skills)?;
-    Ok(skills)
-}
-
-fn find_skills(dir: &Path, depth: usize, skills: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if fs::symlink_metadata(dir.join("SKILL.md")).is_ok() {
-        skills.push(dir.to_owned());
-        return Ok(());
-    }
-    if depth >= MAX_SEARCH_DEPTH {
-        return Ok(());
-    }
-    let mut children = Vec::new();
-    for entry in fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let hidden = name.to_string_lossy().starts_with('.');
-        if !hidden && name != "node_modules" && entry.file_type()?.is_dir() {
-            children.push(entry.path());
-        }
-    }
-    children.sort();
-    for child in children {
-        find_skills(&child, depth + 1, skills)?;
-    }
-    Ok(())
 }
 
 fn scan_file(path: &Path) -> Report {

@@ -4,7 +4,7 @@ use skillful_core::SourceContext;
 use skillful_core::text::for_terminal;
 
 use crate::compose::ListingFlags;
-use crate::inspect::Roots;
+use crate::inspect::{Roots, say_where_looked};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
@@ -17,10 +17,17 @@ pub(crate) struct Args {
 
 /// Runs `skills catalog`.
 pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let provider = args.listing.provider(args.roots.compose()?.source())?;
+    let composition = args.roots.compose()?;
+    let provider = args.listing.provider(composition.source())?;
     let run = provider.context(&SourceContext::default()).await?;
-    if let Some(instructions) = run.instructions() {
-        writeln!(output::stdout(), "{}", for_terminal(instructions))?;
+    match run.instructions() {
+        Some(instructions) => writeln!(output::stdout(), "{}", for_terminal(instructions))?,
+        None => {
+            say_where_looked(&composition)?;
+            if args.roots.named() {
+                return Ok(Outcome::Invalid);
+            }
+        }
     }
     Ok(Outcome::Ok)
 }

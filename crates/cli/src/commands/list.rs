@@ -1,11 +1,11 @@
 //! `skills list`: the skills the roots and settings offer (and, with `--all`, those they do
 //! not), by name and description, or every field as JSON.
 
-use skillful_config::{Composition, ListedSkill, Loaded, Status};
+use skillful_config::{ListedSkill, Loaded, Status};
 use skillful_core::SourceContext;
 use skillful_core::text::one_line;
 
-use crate::inspect::{Roots, print_findings};
+use crate::inspect::{Roots, print_findings, say_where_looked};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
@@ -21,9 +21,9 @@ pub(crate) struct Args {
     roots: Roots,
 }
 
-/// Exit 1 when a skill was skipped as broken.
-fn outcome(loaded: &Loaded) -> Outcome {
-    if loaded.has_errors() {
+/// Exit 1 when a skill was skipped as broken, or the roots named hold none.
+fn outcome(loaded: &Loaded, roots: &Roots) -> Outcome {
+    if loaded.has_errors() || (loaded.entries.is_empty() && roots.named()) {
         Outcome::Invalid
     } else {
         Outcome::Ok
@@ -77,31 +77,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
             )?;
         }
     }
-    Ok(outcome(&loaded))
-}
-
-/// On stderr, for a list that came out empty: the roots read and how to get a skill there.
-fn say_where_looked(composition: &Composition) -> anyhow::Result<()> {
-    let mut err = output::stderr();
-    let roots = composition.file_roots();
-    if roots.is_empty() {
-        writeln!(err, "skills: no skills found, and no skill root exists")?;
-    } else {
-        writeln!(err, "skills: no skills found; looked in:")?;
-        for (root, scope) in roots {
-            writeln!(
-                err,
-                "  {} ({})",
-                one_line(&root.display().to_string()),
-                scope.as_str()
-            )?;
-        }
-    }
-    writeln!(
-        err,
-        "add one with `skills add SOURCE` (into ~/.agents/skills), or name a ROOT: `skills list DIR`"
-    )?;
-    Ok(())
+    Ok(outcome(&loaded, &args.roots))
 }
 
 fn by_word(level: skillful_config::SettingsLevel) -> &'static str {
