@@ -230,42 +230,16 @@ fn create_new(dir: &Path, files: &[(&str, String)]) -> anyhow::Result<()> {
 }
 
 fn new_skill(name: &str, dir: PathBuf) -> anyhow::Result<()> {
-    let values = [("name", name)];
-    let skill_md = render(
-        include_str!("../templates/skill/SKILL.md.template"),
-        &values,
-    );
-    check_skill_name(name, &skill_md)?;
-    let skill_dir = dir.join(name);
-    create_new(
-        &skill_dir,
-        &[
-            ("SKILL.md", skill_md),
-            (
-                "references/REFERENCE.md",
-                render(
-                    include_str!("../templates/skill/REFERENCE.md.template"),
-                    &values,
-                ),
-            ),
-            ("scripts/.gitkeep", String::new()),
-            // Empty, for `skills eval`: test cases and trigger queries are the author's to write.
-            (
-                "evals/evals.json",
-                render(
-                    include_str!("../templates/skill/evals.json.template"),
-                    &values,
-                ),
-            ),
-            (
-                "evals/triggers.json",
-                include_str!("../templates/skill/triggers.json.template").to_owned(),
-            ),
-        ],
-    )?;
+    let made = skillful_install::scaffold_skill_in(&dir, name)?;
+    if let Some(asked) = &made.asked {
+        eprintln!(
+            "warning: `{asked}` is not a valid skill name; the skill is called `{}`",
+            made.name
+        );
+    }
     println!(
         "created skill {} (fill in the TODOs; add test cases to evals/evals.json for `skills eval`)",
-        skill_dir.display()
+        made.dir.display()
     );
     Ok(())
 }
@@ -410,25 +384,6 @@ mod tests {
             render("{{a}}-{{b}}-{{a}}", &[("a", "1"), ("b", "2")]),
             "1-2-1"
         );
-    }
-
-    #[test]
-    fn a_new_skill_has_empty_evals_that_parse() {
-        let dir = tempfile::tempdir().unwrap();
-        new_skill("fresh-skill", dir.path().to_path_buf()).unwrap();
-        let skill = dir.path().join("fresh-skill");
-        let evals: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(skill.join("evals/evals.json")).unwrap())
-                .unwrap();
-        assert_eq!(
-            evals,
-            serde_json::json!({"skill_name": "fresh-skill", "evals": []})
-        );
-        let triggers: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(skill.join("evals/triggers.json")).unwrap(),
-        )
-        .unwrap();
-        assert_eq!(triggers, serde_json::json!([]));
     }
 
     #[test]

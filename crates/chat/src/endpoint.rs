@@ -8,6 +8,21 @@ use reqwest::Url;
 use crate::error::ChatError;
 use skillful_http::redact_url;
 
+/// Checks that `base` is a base URL a client can post to (`http://` or `https://`, with a
+/// host), as [`OpenAiClient`](crate::OpenAiClient) checks it when built: for a command line to
+/// refuse a malformed `--endpoint` as a usage error before anything starts.
+///
+/// # Errors
+/// [`ChatError::InvalidUrl`], saying what is wrong.
+///
+/// ```
+/// assert!(skillful_chat::check_base_url("http://127.0.0.1:1234/v1").is_ok());
+/// assert!(skillful_chat::check_base_url("127.0.0.1:1234").is_err());
+/// ```
+pub fn check_base_url(base: &str) -> Result<(), ChatError> {
+    Endpoint::completions(base, false).map(drop)
+}
+
 /// Where requests go, and the same URL as it may be shown.
 #[derive(Clone)]
 pub(crate) struct Endpoint {

@@ -36,6 +36,7 @@ mod tool;
 mod wire;
 
 pub use client::ChatClient;
+pub use endpoint::check_base_url;
 pub use error::ChatError;
 pub use message::{
     ApprovalRequest, ApprovalResponse, Content, FunctionCall, FunctionResult, Message, Remember,

@@ -29,7 +29,7 @@ mod telemetry;
 
 use commands::{
     add, audit as audit_log, catalog, chat, completions, disable, doctor, enable, engine, eval,
-    install, list, man, outdated, read, remove, report, run as run_prompt, run_script, scan,
+    init, install, list, man, outdated, read, remove, report, run as run_prompt, run_script, scan,
     search, serve, show, stats, trust, untrust, update, validate, verify,
 };
 use outcome::{Outcome, UsageError};
@@ -122,6 +122,9 @@ enum Command {
     /// Scan skills for hidden text, prompt injection, exfiltration and risky scripts.
     #[command(after_help = "Example:\n  skills scan examples/skills --sarif > scan.sarif")]
     Scan(scan::ScanArgs),
+    /// Create a new skill: SKILL.md with valid frontmatter, references/, scripts/, evals/.
+    #[command(after_help = "Example:\n  skills init pdf-tools --dir .agents/skills")]
+    Init(init::Args),
     /// Install skills from a git repository or a directory (fetched, validated, scanned, locked).
     #[command(after_help = "Example:\n  skills add anthropics/skills@main --skill pdf")]
     Add(add::Args),
@@ -185,7 +188,14 @@ fn main() -> ExitCode {
             telemetry::start()
         })
         .flatten();
-    output::init_tracing(telemetry.as_ref().map(|telemetry| telemetry.layer()));
+    let reports_discovery = matches!(
+        cli.command,
+        Command::List(_) | Command::Search(_) | Command::Validate(_)
+    );
+    output::init_tracing(
+        telemetry.as_ref().map(|telemetry| telemetry.layer()),
+        reports_discovery,
+    );
     if let Err(error) = hardened {
         let _ = writeln!(
             output::stderr(),
@@ -203,6 +213,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Invalid | Outcome::Failed) => ExitCode::from(1),
+        Ok(Outcome::Pending) => ExitCode::from(3),
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             // One line, whatever the error quotes (a skill's text, a server's answer).
@@ -254,6 +265,7 @@ fn run(runtime: &tokio::runtime::Runtime, command: Command) -> anyhow::Result<Ou
             Command::Stats(args) => stats::run(args).await,
             Command::Report(args) => report::run(args).await,
             Command::Scan(args) => scan::scan(args),
+            Command::Init(args) => init::run(args),
             Command::Add(args) => add::run(args),
             Command::Install(args) => install::run(args),
             Command::Verify(args) => verify::run(args),

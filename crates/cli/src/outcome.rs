@@ -9,6 +9,8 @@ pub(crate) enum Outcome {
     Invalid,
     /// Done, and what was run failed (a script's non-zero exit or timeout).
     Failed,
+    /// Stopped with a call waiting for an approval (exit code 3): the answer is not given yet.
+    Pending,
 }
 
 /// A mistake in how the command was called, as opposed to a problem in the skills.

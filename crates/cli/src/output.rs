@@ -166,13 +166,23 @@ impl<W> fmt::Debug for Writer<W> {
 /// overrides the level. Every field value and the message are written through
 /// [`one_line`] (a path named with `ESC[2J` is shown as `\u{1b}[2J`). Colour only on a
 /// terminal, and never with `NO_COLOR` set. `otel`, when given, exports spans (its own filter:
-/// `RUST_LOG` only governs the terminal).
-pub(crate) fn init_tracing(otel: Option<skillful_telemetry::TelemetryLayer<Registry>>) {
+/// `RUST_LOG` only governs the terminal). A command that `reports_discovery` prints
+/// discovery's diagnostics itself, one line each: discovery's own log lines of them are left
+/// out, so that each warning is shown once.
+pub(crate) fn init_tracing(
+    otel: Option<skillful_telemetry::TelemetryLayer<Registry>>,
+    reports_discovery: bool,
+) {
     let colour =
         io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    // rmcp logs a failed connection itself; the one line the command prints says it all.
+    let default = if reports_discovery {
+        "warn,rmcp=off,skillful_discovery=error"
+    } else {
+        "warn,rmcp=off"
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        // rmcp logs a failed connection itself; the one line the command prints says it all.
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let terminal = tracing_subscriber::fmt::layer()
         .with_writer(io::stderr)
         .fmt_fields(escaped_fields())

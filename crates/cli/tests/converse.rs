@@ -138,7 +138,8 @@ async fn an_unanswered_approval_waits_in_the_session_file() {
     let session = file.to_str().unwrap();
 
     let first = skills(run_args(&server, &[MARATHON, "--session", session]), "").await;
-    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    // Exit 3: no answer yet, a call waits for an approval.
+    assert_eq!(first.status.code(), Some(3), "{}", text(&first.stderr));
     assert!(
         text(&first.stdout).contains(&format!(
             "(approval pending; answer it later with `skills run --session {session}`)"
@@ -364,7 +365,7 @@ async fn real_engine_pending_approval_resumes_in_a_second_process() {
     let first = bounded(args(Some(prompt)), "").await;
     let stdout = text(&first.stdout);
     eprintln!("{stdout}");
-    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert_eq!(first.status.code(), Some(3), "{}", text(&first.stderr));
     assert!(
         stdout.ends_with(&format!(
             "(approval pending; answer it later with `skills run --session {session}`)\n"

@@ -559,6 +559,55 @@ async fn runs_seeds_iterations_json_and_ungraded_statements() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn runs_the_server_failed_are_left_out_of_the_pass_rates_and_fail_the_command() {
+    if !python_runs() {
+        return;
+    }
+    let fixture = Fixture::new();
+    let server = TestServer::start().await;
+    // The baseline's requests (no skill tools offered, not the grader's) fail as a strict
+    // server fails them.
+    server.respond(|body: &Value| {
+        let offered = body["tools"]
+            .as_array()
+            .is_some_and(|tools| !tools.is_empty());
+        let grading = body["messages"][0]["content"]
+            .as_str()
+            .is_some_and(|system| system.starts_with("You grade"));
+        if offered || grading {
+            stand_in(body)
+        } else {
+            Reply::error(400, "No user query found in messages.")
+        }
+    });
+
+    let output = skills(
+        &fixture.state(),
+        eval_args(&fixture, &server, &["--no-judge", "--json"]),
+    )
+    .await;
+
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let said = text(&output.stderr);
+    assert!(
+        said.contains("runs ended with an error and are left out of the pass rates"),
+        "{said}"
+    );
+    assert!(said.contains("400"), "{said}");
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let summary = &printed["run_summary"];
+    // No baseline was measured: no pass rate for it, and no difference claimed.
+    assert_eq!(
+        summary["without_skill"]["pass_rate"],
+        Value::Null,
+        "{summary}"
+    );
+    assert_eq!(summary["delta"]["pass_rate"], Value::Null, "{summary}");
+    assert!(summary["without_skill"]["errors"].as_u64().unwrap() > 0);
+    assert_eq!(summary["with_skill"]["pass_rate"]["mean"], 1.0, "{summary}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn files_outside_the_skill_and_a_workspace_inside_it_are_refused() {
     let fixture = Fixture::new();
     let server = TestServer::start().await;
@@ -617,6 +666,23 @@ async fn a_server_that_is_not_there_is_an_error() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("cannot connect"), "{stderr}");
+
+    // A malformed URL is a usage error, refused before anything starts.
+    for endpoint in ["127.0.0.1:1234/v1", "ftp://127.0.0.1/v1", "http://"] {
+        let output = skills(
+            &fixture.state(),
+            vec![
+                "eval".to_owned(),
+                fixture.skill().display().to_string(),
+                "--endpoint".to_owned(),
+                endpoint.to_owned(),
+            ],
+        )
+        .await;
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{endpoint}: {stderr}");
+        assert!(stderr.contains("is not a usable endpoint"), "{stderr}");
+    }
 }
 
 /// With nothing configured, the embedded engine (here the stand-in engine of the engine's

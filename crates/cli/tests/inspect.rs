@@ -622,3 +622,30 @@ fn run_script_names_what_is_missing() {
     assert_eq!(output.status.code(), Some(1));
     assert!(err(&output).contains("no skill named 'unit-convertor'"));
 }
+
+#[test]
+fn list_search_and_validate_say_each_warning_once() {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "kept", "A skill that loads.");
+    let broken = root.path().join("broken-one");
+    fs::create_dir_all(&broken).unwrap();
+    fs::write(
+        broken.join("SKILL.md"),
+        "---\ndescription: No name.\n---\nBody.\n",
+    )
+    .unwrap();
+    let root_text = root.path().to_str().unwrap();
+    for args in [
+        vec!["list", root_text],
+        vec!["search", "anything", root_text],
+        vec!["validate", root_text],
+    ] {
+        let output = skills(&args);
+        let said = err(&output) + &out(&output);
+        assert_eq!(
+            said.matches("Skill name is required").count(),
+            1,
+            "{args:?} says the warning once: {said}"
+        );
+    }
+}

@@ -163,3 +163,69 @@ fn usage_errors_exit_2_with_one_clear_line() {
     );
     assert_eq!(skills(&["--help"]).status.code(), Some(0));
 }
+
+#[test]
+fn init_makes_a_skill_that_validates_strictly_and_never_overwrites_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let parent = temp.path().to_str().unwrap();
+    let made = skills(&["init", "Zoho Books", "--dir", parent]);
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    assert!(
+        stderr(&made)
+            .contains("`Zoho Books` is not a valid skill name; the skill is called `zoho-books`"),
+        "{}",
+        stderr(&made)
+    );
+    assert!(
+        stdout(&made).starts_with("created skill zoho-books in "),
+        "{}",
+        stdout(&made)
+    );
+    let skill = temp.path().join("zoho-books");
+    for file in [
+        "SKILL.md",
+        "references/REFERENCE.md",
+        "scripts/.gitkeep",
+        "evals/evals.json",
+    ] {
+        assert!(skill.join(file).is_file(), "{file}");
+    }
+    let checked = skills(&["validate", "--strict", skill.to_str().unwrap()]);
+    assert_eq!(checked.status.code(), Some(0), "{}", stdout(&checked));
+
+    // A second init of the same name changes nothing and says why.
+    fs::write(skill.join("SKILL.md"), "mine").unwrap();
+    let again = skills(&["init", "zoho-books", "--dir", parent]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(fs::read_to_string(skill.join("SKILL.md")).unwrap(), "mine");
+
+    // Without a name, the current directory becomes the skill when its name is valid.
+    let here = temp.path().join("notes");
+    fs::create_dir(&here).unwrap();
+    let in_here = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("init")
+        .current_dir(&here)
+        .output()
+        .unwrap();
+    assert_eq!(in_here.status.code(), Some(0), "{}", stderr(&in_here));
+    assert!(here.join("SKILL.md").is_file());
+    let spaced = temp.path().join("My Notes");
+    fs::create_dir(&spaced).unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("init")
+        .current_dir(&spaced)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("give a NAME (`skills init my-notes`)"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(fs::read_dir(&spaced).unwrap().count(), 0);
+}

@@ -92,7 +92,7 @@ impl Configuration {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RunResult {
-    /// As in `grading.json`.
+    /// As in `grading.json`; `None` for a run that ended with an error (see `errors`).
     pub pass_rate: Option<f64>,
     /// Expectations passed.
     pub passed: usize,
@@ -171,7 +171,7 @@ impl Stat {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ConfigurationSummary {
-    /// Over the runs that graded anything.
+    /// Over the runs that graded anything and did not end with an error.
     pub pass_rate: Option<Stat>,
     /// Wall-clock seconds per run.
     pub time_seconds: Option<Stat>,

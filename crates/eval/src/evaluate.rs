@@ -494,7 +494,10 @@ impl Evaluator {
             run_number,
             seed,
             result: RunResult {
-                pass_rate: summary.pass_rate,
+                // A run the model server ended (an HTTP error, a timeout) measured the server,
+                // not the skill: its expectations failed for want of an answer, and counted,
+                // they made a skill look better than a baseline that never ran.
+                pass_rate: summary.pass_rate.filter(|_| error.is_none()),
                 passed: summary.passed,
                 failed: summary.failed,
                 total: summary.total,

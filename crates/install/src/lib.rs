@@ -19,9 +19,11 @@
 
 mod git;
 mod lock;
+mod scaffold;
 mod source;
 
 pub use lock::{LOCK_FILE, LOCK_VERSION, LockFile, LockedSkill};
+pub use scaffold::{ScaffoldError, Scaffolded, scaffold_skill, scaffold_skill_in, skill_dir_name};
 pub use source::Source;
 
 use std::fs;

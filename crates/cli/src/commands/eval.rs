@@ -46,7 +46,7 @@ pub(crate) struct EvalArgs {
     runs: u32,
     /// Where expectations written as statements are graded (default: the same endpoint and
     /// model, at temperature 0).
-    #[arg(long, value_name = "URL", conflicts_with = "no_judge")]
+    #[arg(long, value_name = "URL", conflicts_with = "no_judge", value_parser = crate::converse::base_url)]
     judge_endpoint: Option<String>,
     /// Grade no statements: they are reported as ungraded.
     #[arg(long)]
@@ -146,6 +146,25 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
             [one] => out.json(one)?,
             many => out.json(&many)?,
         }
+    }
+    let failed = benchmarks
+        .iter()
+        .flat_map(|benchmark| &benchmark.runs)
+        .filter(|run| run.error.is_some());
+    let runs: usize = benchmarks
+        .iter()
+        .map(|benchmark| benchmark.runs.len())
+        .sum();
+    if let Some(first) = failed.clone().next() {
+        // The figures leave those runs out; a gate must not pass on what was not measured.
+        writeln!(
+            output::stderr(),
+            "skills: {} of {runs} runs ended with an error and are left out of the pass rates \
+             (the first: {})",
+            failed.count(),
+            one_line(first.error.as_deref().unwrap_or_default())
+        )?;
+        return Ok(Outcome::Failed);
     }
     Ok(Outcome::Ok)
 }

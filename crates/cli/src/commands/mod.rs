@@ -13,6 +13,7 @@ pub(crate) mod doctor;
 pub(crate) mod enable;
 pub(crate) mod engine;
 pub(crate) mod eval;
+pub(crate) mod init;
 pub(crate) mod install;
 pub(crate) mod list;
 pub(crate) mod man;

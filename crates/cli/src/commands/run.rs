@@ -1,5 +1,5 @@
 //! `skills run`: one prompt (or the answer to a pending approval), its transcript or one JSON
-//! report.
+//! report; exit code 3 when it stops with an approval pending.
 
 use std::time::Instant;
 
@@ -28,17 +28,22 @@ async fn run_turns(args: RunArgs) -> anyhow::Result<Outcome> {
         .invoke
         .iter()
         .fold(RunOptions::new(), |options, skill| options.skill(skill));
-    let responses = match args.prompt {
-        Some(prompt) => conversation.turn(prompt.into(), &options).await?.responses,
-        None => conversation
-            .resume(&options)
-            .await?
-            .map(|turn| turn.responses)
-            .unwrap_or_default(),
+    let turn = match args.prompt {
+        Some(prompt) => Some(conversation.turn(prompt.into(), &options).await?),
+        None => conversation.resume(&options).await?,
     };
+    // No turn: the terminal closed before the held call was answered.
+    let (responses, pending) =
+        turn.map_or((Vec::new(), true), |turn| (turn.responses, turn.pending));
     if args.json {
         let report = RunReport::new(&responses, started.elapsed());
         output::stdout().json(&report)?;
     }
-    Ok(Outcome::Ok)
+    // A run that stopped at an approval has not answered: a script must not read its empty
+    // output as the answer.
+    Ok(if pending {
+        Outcome::Pending
+    } else {
+        Outcome::Ok
+    })
 }

@@ -23,7 +23,7 @@ use skillful_core::text::one_line;
 use skillful_engine::EngineGuard;
 
 pub(crate) use args::{Approve, ChatArgs, ModeArg, RunArgs, asked_mode};
-pub(crate) use model::ModelArgs;
+pub(crate) use model::{ModelArgs, base_url};
 
 use crate::UsageError;
 use args::AgentArgs;

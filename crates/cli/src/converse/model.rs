@@ -48,7 +48,7 @@ pub(crate) struct ModelArgs {
     /// http://127.0.0.1:1234/v1 if one answers, else a running `skills engine`, else the
     /// embedded engine started for this command.
     // `--help` would print the variable's value, credentials included.
-    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true)]
+    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true, value_parser = base_url)]
     pub(crate) endpoint: Option<String>,
     /// The model to ask for; without it, local servers use the model they have loaded. A model
     /// of `skills engine models` is also the one the embedded engine starts with.
@@ -76,6 +76,13 @@ pub(crate) struct ModelArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub(crate) call_timeout: u64,
+}
+
+/// A server's base URL as `--endpoint` takes it: a malformed one is a usage error (exit 2).
+pub(crate) fn base_url(text: &str) -> Result<String, String> {
+    skillful_chat::check_base_url(text)
+        .map(|()| text.to_owned())
+        .map_err(|error| error.to_string())
 }
 
 impl ModelArgs {
