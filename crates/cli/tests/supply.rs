@@ -941,3 +941,90 @@ fn install_into_a_project_fetches_nothing_until_the_project_is_trusted() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert!(project.join(".agents/skills/alpha/SKILL.md").is_file());
 }
+
+/// A directory laid out as public repositories are: openai/skills' dot directories, a skill
+/// whose directory is not its name (vercel-labs/agent-skills), a name with spaces (Composio's).
+fn public_layouts(env: &Env) -> PathBuf {
+    let source = env.temp.path().join("layouts");
+    write(
+        &source,
+        "skills/.curated/gh-fix-ci/SKILL.md",
+        &skill_md("gh-fix-ci", ""),
+    );
+    write(
+        &source,
+        "skills/react-best-practices/SKILL.md",
+        &skill_md("vercel-react-best-practices", ""),
+    );
+    write(
+        &source,
+        "composio/Zoho Books Automation/SKILL.md",
+        "---\nname: Zoho Books Automation\ndescription: Automates Zoho Books.\n---\nDo it.\n",
+    );
+    source
+}
+
+#[test]
+fn add_picks_by_name_or_directory_suggests_on_a_miss_and_makes_names_valid() {
+    let env = Env::new();
+    let source = public_layouts(&env);
+    let source = source.to_str().unwrap();
+
+    // By its directory, though its name is longer.
+    let output = env.skills(&["add", source, "--skill", "react-best-practices", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(env.installed(), ["vercel-react-best-practices"]);
+
+    // A miss names the nearest skill and what the source has, and installs nothing.
+    let output = env.skills(&["add", source, "--skill", "gh-fix-cj", "--yes"]);
+    assert_ne!(output.status.code(), Some(0));
+    let said = text(&output);
+    assert!(
+        said.contains("no skill named gh-fix-cj (did you mean gh-fix-ci?)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("it has gh-fix-ci, vercel-react-best-practices, zoho-books-automation"),
+        "{said}"
+    );
+    // One name that matches and one that does not: the mistake is not dropped.
+    let output = env.skills(&[
+        "add",
+        source,
+        "--skill",
+        "gh-fix-ci",
+        "--skill",
+        "nope",
+        "--yes",
+    ]);
+    assert_ne!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(env.installed(), ["vercel-react-best-practices"]);
+
+    // A name with spaces is installed under a valid one, and said so.
+    let output = env.skills(&["add", source, "--skill", "Zoho Books Automation", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains("installed as `zoho-books-automation`"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(
+        env.installed(),
+        ["vercel-react-best-practices", "zoho-books-automation"]
+    );
+    assert!(env.lock()["skills"]["zoho-books-automation"].is_object());
+
+    // `*` takes every skill, those in dot directories too.
+    let everything = Env::new();
+    let source = public_layouts(&everything);
+    let output = everything.skills(&["add", source.to_str().unwrap(), "--skill", "*", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(
+        everything.installed(),
+        [
+            "gh-fix-ci",
+            "vercel-react-best-practices",
+            "zoho-books-automation"
+        ]
+    );
+}

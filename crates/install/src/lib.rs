@@ -151,8 +151,12 @@ pub struct Selection {
 /// A skill found in a fetched source, checked and ready to install.
 #[derive(Debug)]
 pub struct Candidate {
-    /// Its name (the frontmatter's), also its directory's name once installed.
+    /// Its name: the frontmatter's, made a valid one when it is not ([`skill_dir_name`]: `Zoho
+    /// Books` is `zoho-books`, with a warning in `diagnostics`); its directory's name once
+    /// installed, and its key in the lock.
     pub name: String,
+    /// The name its frontmatter gives.
+    pub declared_name: String,
     /// Its directory inside the source (`.` for the source's root).
     pub path: String,
     /// Every file.
@@ -350,11 +354,39 @@ impl Installer {
             Source::Local(_) => Vec::new(),
         };
         let mut candidates = Vec::new();
+        let mut offered = Vec::new();
+        let mut unmatched: Vec<&String> = selection.skills.iter().filter(|w| *w != "*").collect();
         for dir in dirs {
             let candidate = self.candidate(&root, &dir, &submodules)?;
-            if selection.skills.is_empty() || selection.skills.contains(&candidate.name) {
+            let names = candidate.names();
+            let wanted = selection.skills.is_empty()
+                || selection
+                    .skills
+                    .iter()
+                    .any(|wanted| wanted == "*" || names.contains(&wanted.as_str()));
+            unmatched.retain(|wanted| !names.contains(&wanted.as_str()));
+            offered.push(candidate.name.clone());
+            if wanted {
                 candidates.push(candidate);
             }
+        }
+        // A name that matched nothing is a mistake, even when others matched.
+        if !unmatched.is_empty() {
+            let missing: Vec<String> = unmatched
+                .iter()
+                .map(|wanted| match closest(wanted, &offered) {
+                    Some(close) => format!("{wanted} (did you mean {close}?)"),
+                    None => (*wanted).clone(),
+                })
+                .collect();
+            return Err(InstallError::NoSkills {
+                source_text: source.location(),
+                reason: format!(
+                    "no skill named {}; it has {}",
+                    missing.join(", "),
+                    offered_list(&offered)
+                ),
+            });
         }
         if candidates.is_empty() {
             let reason = if selection.skills.is_empty() {
@@ -384,8 +416,18 @@ impl Installer {
         dir: &Path,
         submodules: &[String],
     ) -> Result<Candidate, InstallError> {
-        let (frontmatter, diagnostics) = self.frontmatter(dir)?;
-        let name = frontmatter.name.clone();
+        let (frontmatter, mut diagnostics) = self.frontmatter(dir)?;
+        let declared_name = frontmatter.name.clone();
+        let name = skill_dir_name(&declared_name);
+        if name != declared_name {
+            diagnostics.push(Diagnostic::warning(
+                "name",
+                format!(
+                    "`{declared_name}` is not a valid skill name (lowercase letters, digits and \
+                     single hyphens): installed as `{name}`"
+                ),
+            ));
+        }
         check_directory_name(&name)?;
         let relative = dir
             .strip_prefix(root)
@@ -435,6 +477,7 @@ impl Installer {
         let report = skillful_scan::scan_skill(dir, &name);
         Ok(Candidate {
             name,
+            declared_name,
             path: relative,
             manifest,
             computed_hash,
@@ -882,6 +925,47 @@ fn copy_skill(candidate: &Candidate, to: &Path, limits: &Limits) -> Result<(), I
 }
 
 /// Refuses a skill name that cannot be the directory it is installed in.
+impl Candidate {
+    /// The names `--skill` picks it by: its name, its frontmatter's, its directory's.
+    fn names(&self) -> Vec<&str> {
+        let directory = self.path.rsplit('/').next().unwrap_or(&self.path);
+        vec![&self.name, &self.declared_name, directory]
+    }
+}
+
+/// Of `offered`, the name most like `wanted`: one holding it or held by it
+/// (`react-best-practices` in `vercel-react-best-practices`), else the nearest within a few
+/// edits (`pfd` for `pdf`).
+fn closest<'a>(wanted: &str, offered: &'a [String]) -> Option<&'a str> {
+    let wanted = wanted.to_lowercase();
+    if let Some(holding) = offered
+        .iter()
+        .find(|name| name.contains(&wanted) || wanted.contains(name.as_str()))
+    {
+        return Some(holding);
+    }
+    let most = (wanted.chars().count() / 3).max(2);
+    offered
+        .iter()
+        .map(|name| (strsim::damerau_levenshtein(&wanted, name), name))
+        .filter(|(distance, _)| *distance <= most)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name.as_str())
+}
+
+/// `offered` as a short list in name order: all of them up to twenty, else the first twenty and
+/// how many more.
+fn offered_list(offered: &[String]) -> String {
+    const SHOWN: usize = 20;
+    let mut sorted: Vec<&str> = offered.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    match sorted.len() {
+        0 => "no skill".to_owned(),
+        n if n <= SHOWN => sorted.join(", "),
+        n => format!("{}, and {} more", sorted[..SHOWN].join(", "), n - SHOWN),
+    }
+}
+
 fn check_directory_name(name: &str) -> Result<(), InstallError> {
     if name.is_empty() || name.contains('/') || name.starts_with('.') {
         return Err(InstallError::Refused {

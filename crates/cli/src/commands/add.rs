@@ -12,7 +12,8 @@ pub(crate) struct Args {
     /// A git URL (https://, ssh://, file://, git@host:path), owner/repo (GitHub) or a
     /// directory; `@REF` pins a tag, branch or commit.
     source: String,
-    /// Only the skill of this name (repeatable).
+    /// Only the skill of this name, or in a directory of this name (repeatable; `*` for all).
+    /// A name the source does not have fails, naming the nearest one it has.
     #[arg(long = "skill", value_name = "NAME")]
     skills: Vec<String>,
     /// Only the skills below this directory of the source.
