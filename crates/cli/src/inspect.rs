@@ -50,13 +50,17 @@ impl Roots {
     }
 }
 
-/// Prints findings to stderr (skills skipped, plugins refused), one line each.
+/// Prints findings to stderr (skills skipped, plugins refused), one line each; with `--quiet`,
+/// errors only.
 pub(crate) fn print_findings(
     diagnostics: &[Diagnostic],
     plugin_errors: &[Arc<PluginError>],
 ) -> io::Result<()> {
     let mut err = output::stderr();
-    for diagnostic in diagnostics {
+    let shown = diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.is_error() || !output::quiet());
+    for diagnostic in shown {
         writeln!(err, "{}", one_line(&diagnostic.to_string()))?;
     }
     for error in plugin_errors {
@@ -67,6 +71,9 @@ pub(crate) fn print_findings(
 
 /// On stderr, for a list that came out empty: the roots read and how to get a skill there.
 pub(crate) fn say_where_looked(composition: &Composition) -> anyhow::Result<()> {
+    if output::quiet() {
+        return Ok(());
+    }
     let mut err = output::stderr();
     let roots = composition.file_roots();
     if roots.is_empty() {

@@ -43,6 +43,13 @@ use outcome::{Outcome, UsageError};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print no warnings on stderr, only errors (`RUST_LOG` still sets the level).
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// Colour the warnings on stderr: auto (on a terminal, unless `NO_COLOR` is set), always,
+    /// never.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: output::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,7 +58,10 @@ enum Command {
     #[command(after_help = "Example:\n  skills validate --strict examples/skills")]
     Validate(validate::Args),
     /// List the skills under the roots (name and description; `--json` for every field).
-    #[command(after_help = "Example:\n  skills list examples/skills --json")]
+    #[command(
+        visible_alias = "ls",
+        after_help = "Example:\n  skills list examples/skills --json"
+    )]
     List(list::Args),
     /// Print what `load_skill` returns for a skill.
     #[command(after_help = "Example:\n  skills show unit-converter examples/skills")]
@@ -135,7 +145,7 @@ enum Command {
     #[command(after_help = "Example:\n  skills verify")]
     Verify(verify::Args),
     /// Remove an installed skill and its lock entry.
-    #[command(after_help = "Example:\n  skills remove pdf")]
+    #[command(visible_alias = "rm", after_help = "Example:\n  skills remove pdf")]
     Remove(remove::Args),
     /// Fetch the newest commit of each locked skill's ref, show the changes and findings, re-lock.
     #[command(after_help = "Example:\n  skills update pdf")]
@@ -194,7 +204,11 @@ fn main() -> ExitCode {
     );
     output::init_tracing(
         telemetry.as_ref().map(|telemetry| telemetry.layer()),
-        reports_discovery,
+        output::Logging {
+            reports_discovery,
+            quiet: cli.quiet,
+            color: cli.color,
+        },
     );
     if let Err(error) = hardened {
         let _ = writeln!(

@@ -162,24 +162,62 @@ impl<W> fmt::Debug for Writer<W> {
     }
 }
 
+/// `--quiet`, set once by [`init_tracing`].
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the command runs with `--quiet`: the warnings it prints itself are left out too.
+pub(crate) fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// When the libraries' log lines are coloured (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// What the command's log lines show.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Logging {
+    /// The command prints discovery's diagnostics itself, one line each: discovery's own log
+    /// lines of them are left out, so that each warning is shown once.
+    pub(crate) reports_discovery: bool,
+    /// `--quiet`: errors only.
+    pub(crate) quiet: bool,
+    /// `--color`.
+    pub(crate) color: ColorChoice,
+}
+
 /// The libraries' warnings (a skipped skill, a symbolic link refused) go to stderr; `RUST_LOG`
 /// overrides the level. Every field value and the message are written through
 /// [`one_line`] (a path named with `ESC[2J` is shown as `\u{1b}[2J`). Colour only on a
 /// terminal, and never with `NO_COLOR` set. `otel`, when given, exports spans (its own filter:
-/// `RUST_LOG` only governs the terminal). A command that `reports_discovery` prints
-/// discovery's diagnostics itself, one line each: discovery's own log lines of them are left
-/// out, so that each warning is shown once.
+/// `RUST_LOG` only governs the terminal), as `logging` says.
 pub(crate) fn init_tracing(
     otel: Option<skillful_telemetry::TelemetryLayer<Registry>>,
-    reports_discovery: bool,
+    logging: Logging,
 ) {
-    let colour =
-        io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let colour = match logging.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    };
+    QUIET.store(logging.quiet, std::sync::atomic::Ordering::Relaxed);
     // rmcp logs a failed connection itself; the one line the command prints says it all.
-    let default = if reports_discovery {
-        "warn,rmcp=off,skillful_discovery=error"
-    } else {
-        "warn,rmcp=off"
+    let default = match logging {
+        Logging { quiet: true, .. } => "error,rmcp=off",
+        Logging {
+            reports_discovery: true,
+            ..
+        } => "warn,rmcp=off,skillful_discovery=error",
+        _ => "warn,rmcp=off",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));

@@ -66,7 +66,8 @@ async fn always_is_kept_per_user_and_voided_when_the_script_changes() {
     std::fs::write(dir.join("scripts/a.py"), "print('changed')\n").unwrap();
     let third = run("").await;
     let stdout = text(&third.stdout);
-    assert_eq!(third.status.code(), Some(0), "{}", text(&third.stderr));
+    // Asked again, and no answer (end of input): the run stops pending, exit 3.
+    assert_eq!(third.status.code(), Some(3), "{}", text(&third.stderr));
     assert!(
         stdout.contains("?? approve run_skill_script("),
         "not asked: {stdout}"
@@ -115,7 +116,14 @@ async fn always_then_change(change: impl FnOnce(&std::path::Path)) -> [String; 3
             change(&dir);
         }
         let output = run(stdin).await;
-        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        // The last round is asked again and given no answer: it stops pending (exit 3).
+        let expected = if round == 2 { 3 } else { 0 };
+        assert_eq!(
+            output.status.code(),
+            Some(expected),
+            "{}",
+            text(&output.stderr)
+        );
         stdouts.push(text(&output.stdout));
     }
     let [first, second, third] = <[String; 3]>::try_from(stdouts).unwrap();
@@ -208,7 +216,7 @@ async fn the_question_shows_the_declared_capabilities_and_the_sandbox() {
     let state = tempfile::tempdir().unwrap();
     let output = run_with(command_with_state(&args, state.path()), String::new()).await;
     let stdout = text(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
     let lines: Vec<&str> = stdout.lines().collect();
     let at = lines
         .iter()

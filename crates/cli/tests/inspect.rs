@@ -648,4 +648,9 @@ fn list_search_and_validate_say_each_warning_once() {
             "{args:?} says the warning once: {said}"
         );
     }
+    // `-q` leaves warnings out; `ls` is `list`.
+    let quiet = skills(&["-q", "ls", root_text]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", err(&quiet));
+    assert_eq!(err(&quiet), "");
+    assert!(out(&quiet).contains("kept"), "{}", out(&quiet));
 }

@@ -121,11 +121,18 @@ fn warnings_name_a_hostile_path_as_text() {
         "name: fine\ndescription: Fine.\n",
         "Body.",
     );
-    let output = skills(&["list", root.path().to_str().unwrap()]);
+    // A log line (catalog leaves discovery's warnings to the log) and a report line (list
+    // prints discovery's diagnostics itself): both escaped.
+    let output = skills(&["catalog", root.path().to_str().unwrap()]);
     assert_clean(&output);
     let stderr = text(&output.stderr);
     assert!(stderr.contains("path="), "{stderr}");
     assert!(stderr.contains("x\\u{1b}[2Jx"), "{stderr}");
+    let output = skills(&["list", root.path().to_str().unwrap()]);
+    assert_clean(&output);
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("x\\u{1b}[2Jx"), "{stderr}");
+    assert!(stderr.contains("description"), "{stderr}");
 }
 
 #[test]

@@ -157,6 +157,8 @@ pub struct Candidate {
     pub name: String,
     /// The name its frontmatter gives.
     pub declared_name: String,
+    /// Its frontmatter's description.
+    pub description: String,
     /// Its directory inside the source (`.` for the source's root).
     pub path: String,
     /// Every file.
@@ -478,6 +480,7 @@ impl Installer {
         Ok(Candidate {
             name,
             declared_name,
+            description: frontmatter.description.clone(),
             path: relative,
             manifest,
             computed_hash,

@@ -87,6 +87,41 @@ impl Source {
         Ok(Self::Git { url, reference })
     }
 
+    /// Reads `text` as [`Source::parse`] does, and also a GitHub page of a directory,
+    /// `https://github.com/OWNER/REPO/tree/REF/PATH` (as a browser shows it, and as users of
+    /// `npx skills` and `gh skill` paste it): the repository at `REF`, and `PATH` (none for
+    /// the repository's root) to pick skills below. A `REF` holding a `/` cannot be told from
+    /// the path: give it as `OWNER/REPO@REF --path PATH`.
+    ///
+    /// # Errors
+    /// As [`Source::parse`].
+    ///
+    /// ```
+    /// use skillful_install::Source;
+    /// let (source, path) =
+    ///     Source::parse_located("https://github.com/openai/skills/tree/main/skills/.curated").unwrap();
+    /// assert_eq!(source, Source::Git {
+    ///     url: "https://github.com/openai/skills.git".into(),
+    ///     reference: Some("main".into()),
+    /// });
+    /// assert_eq!(path.as_deref(), Some("skills/.curated"));
+    /// ```
+    pub fn parse_located(text: &str) -> Result<(Self, Option<String>), InstallError> {
+        let page = text.strip_prefix("https://github.com/").and_then(|rest| {
+            let mut parts = rest.splitn(5, '/');
+            let (owner, repo, tree, reference) =
+                (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+            let path = parts.next().map(|path| path.trim_end_matches('/'));
+            (tree == "tree" && !reference.is_empty()).then_some((owner, repo, reference, path))
+        });
+        let Some((owner, repo, reference, path)) = page else {
+            return Ok((Self::parse(text)?, None));
+        };
+        let source = Self::parse(&format!("{owner}/{repo}@{reference}"))?;
+        let path = path.filter(|path| !path.is_empty()).map(str::to_owned);
+        Ok((source, path))
+    }
+
     /// The source as the lock file records it (the URL, or the directory).
     pub fn location(&self) -> String {
         match self {
@@ -105,6 +140,35 @@ mod tests {
             url: url.to_owned(),
             reference: reference.map(str::to_owned),
         }
+    }
+
+    #[test]
+    fn github_directory_pages_are_a_repository_a_ref_and_a_path() {
+        let located = |text| Source::parse_located(text).unwrap();
+        assert_eq!(
+            located("https://github.com/vercel-labs/agent-skills/tree/v2/skills/react/"),
+            (
+                git(
+                    "https://github.com/vercel-labs/agent-skills.git",
+                    Some("v2")
+                ),
+                Some("skills/react".to_owned())
+            )
+        );
+        assert_eq!(
+            located("https://github.com/obra/superpowers/tree/main"),
+            (
+                git("https://github.com/obra/superpowers.git", Some("main")),
+                None
+            )
+        );
+        // Anything else is read as parse reads it.
+        assert_eq!(
+            located("https://github.com/obra/superpowers"),
+            (git("https://github.com/obra/superpowers", None), None)
+        );
+        assert_eq!(located("owner/repo@v1").1, None);
+        assert!(Source::parse_located("https://github.com/a/b/tree/-x/p").is_err());
     }
 
     #[test]

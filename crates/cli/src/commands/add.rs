@@ -2,10 +2,11 @@
 //! into a scope's skills directory and recorded in its `skills-lock.json` (the logic is
 //! `skillful-install`'s).
 
-use skillful_install::{Selection, Source};
+use skillful_core::text::one_line;
+use skillful_install::{Candidate, Prepared, Selection, Source};
 
 use crate::supply::{InstallFlags, ScopeArgs, install};
-use crate::{Outcome, UsageError};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -19,6 +20,10 @@ pub(crate) struct Args {
     /// Only the skills below this directory of the source.
     #[arg(long, value_name = "SUBDIR")]
     path: Option<String>,
+    /// List what the source offers (name, directory, scan verdict, description); install
+    /// nothing.
+    #[arg(long)]
+    list: bool,
     #[command(flatten)]
     install: InstallFlags,
     #[command(flatten)]
@@ -28,11 +33,49 @@ pub(crate) struct Args {
 /// Runs `skills add`.
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
-    let source = Source::parse(&args.source).map_err(|e| UsageError(e.to_string()))?;
+    let (source, page_path) =
+        Source::parse_located(&args.source).map_err(|e| UsageError(e.to_string()))?;
     let selection = Selection {
         skills: args.skills,
-        path: args.path,
+        path: args.path.or(page_path),
     };
     let prepared = installer.prepare(source, &selection)?;
+    if args.list {
+        list(&prepared)?;
+        return Ok(Outcome::Ok);
+    }
     install(&installer, &prepared, &args.install, false)
+}
+
+/// One line per skill the source offers: name, directory, the scan's verdict, description.
+fn list(prepared: &Prepared) -> anyhow::Result<()> {
+    let mut out = output::stdout();
+    let width = |of: fn(&Candidate) -> &str| {
+        prepared
+            .candidates
+            .iter()
+            .map(|candidate| one_line(of(candidate)).chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (name_width, path_width) = (width(|c| &c.name), width(|c| &c.path));
+    for candidate in &prepared.candidates {
+        let verdict = candidate
+            .report
+            .max_severity()
+            .map_or("clean", |severity| severity.as_str());
+        writeln!(
+            out,
+            "{:name_width$}  {:path_width$}  {verdict:8}  {}",
+            one_line(&candidate.name),
+            one_line(&candidate.path),
+            one_line(&candidate.description)
+        )?;
+    }
+    writeln!(
+        out,
+        "{} skill(s); add one with --skill NAME, all with --skill '*'",
+        prepared.candidates.len()
+    )?;
+    Ok(())
 }
