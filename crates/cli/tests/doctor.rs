@@ -47,6 +47,9 @@ fn a_clean_state_passes_and_says_what_the_machine_enforces() {
         "approvals store: ",
         "settings: ",
         "engine: ",
+        "git: ",
+        "python: ",
+        "lock: no skill installed",
     ] {
         assert!(
             stdout.lines().any(|line| line.starts_with(start)),
@@ -142,5 +145,45 @@ fn a_state_directory_another_user_owns_fails_naming_it() {
             state.display()
         )),
         "{stdout}"
+    );
+}
+
+#[test]
+fn git_python_and_the_skills_of_other_hosts_are_named() {
+    let temp = tempfile::tempdir().unwrap();
+    for skill in ["one", "two"] {
+        let dir = temp.path().join("home/.claude/skills").join(skill);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {skill}\ndescription: A skill.\n---\nDo.\n"),
+        )
+        .unwrap();
+    }
+    let output = doctor(temp.path());
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let claude = temp.path().join("home/.claude/skills");
+    assert!(
+        stdout.contains(&format!(
+            "Claude Code: 2 skills in {}, not read by default: name it as a root",
+            claude.display()
+        )),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Codex:"), "{stdout}");
+    // This machine (and CI) has git and a Python with venv.
+    let git = stdout
+        .lines()
+        .find(|line| line.starts_with("git: "))
+        .unwrap();
+    assert!(git.starts_with("git: git version "), "{git}");
+    let python = stdout
+        .lines()
+        .find(|line| line.starts_with("python: "))
+        .unwrap();
+    assert!(
+        python.ends_with("with venv (the embedded engine installs itself with it)"),
+        "{python}"
     );
 }

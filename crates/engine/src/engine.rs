@@ -149,6 +149,17 @@ impl Engine {
         self
     }
 
+    /// The system Python the engine installs itself with, checked as an installation checks
+    /// it (3.10 or newer, with `venv`): its version (`skills doctor`).
+    ///
+    /// # Errors
+    /// [`EngineError::PythonUnavailable`], saying what is missing.
+    pub fn system_python(&self) -> Result<String, EngineError> {
+        crate::install::system_python(&skillful_process::allowed_environment(
+            self.allowed_env.iter().cloned(),
+        ))
+    }
+
     /// Where it keeps its files.
     pub fn dirs(&self) -> &EngineDirs {
         &self.dirs

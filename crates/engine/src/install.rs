@@ -56,6 +56,48 @@ where
     Ok(finished)
 }
 
+/// The system's Python, which makes the engine's virtual environment.
+const SYSTEM_PYTHON: &str = if cfg!(windows) { "python" } else { "python3" };
+
+/// The system's Python (`python3`; `python` on Windows) as the engine needs it: version
+/// 3.10 or newer, with the `venv` and `ensurepip` modules (Debian ships those apart, in
+/// `python3-venv`), run with `environment`; its version.
+pub(crate) fn system_python(environment: &[(OsString, OsString)]) -> Result<String, EngineError> {
+    let system = SYSTEM_PYTHON;
+    let unavailable = |problem: String| EngineError::PythonUnavailable {
+        program: system.to_owned(),
+        problem,
+    };
+    let version = run_python(
+        system,
+        [
+            "-c",
+            "import sys; print('%d.%d' % sys.version_info[:2]); import venv, ensurepip",
+        ],
+        environment,
+    );
+    let version = match version {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(unavailable("was not found".to_owned()));
+        }
+        Err(error) => return Err(unavailable(format!("did not start ({error})"))),
+        Ok(output) if !output.status.success() => {
+            let stderr = last_lines(output.stderr.bytes());
+            let problem = if stderr.contains("No module named") {
+                format!("has no venv module ({stderr}); install it, e.g. apt install python3-venv")
+            } else {
+                format!("failed: {stderr}")
+            };
+            return Err(unavailable(problem));
+        }
+        Ok(output) => output.stdout.into_text().trim().to_owned(),
+    };
+    if !at_least(&version, (3, 10)) {
+        return Err(unavailable(format!("is Python {version}")));
+    }
+    Ok(version)
+}
+
 /// What an installation gives: the Python to run the engine with, and the model file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installation {
@@ -168,32 +210,12 @@ impl Installer<'_> {
     }
 
     fn create_venv(&self) -> Result<(), EngineError> {
-        let system = if cfg!(windows) { "python" } else { "python3" };
-        let version = run_python(
-            system,
-            ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-            &self.environment,
-        );
+        system_python(&self.environment)?;
+        let system = SYSTEM_PYTHON;
         let unavailable = |problem: String| EngineError::PythonUnavailable {
             program: system.to_owned(),
             problem,
         };
-        let version = match version {
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Err(unavailable("was not found".to_owned()));
-            }
-            Err(error) => return Err(unavailable(format!("did not start ({error})"))),
-            Ok(output) if !output.status.success() => {
-                return Err(unavailable(format!(
-                    "failed: {}",
-                    last_lines(output.stderr.bytes())
-                )));
-            }
-            Ok(output) => output.stdout.into_text().trim().to_owned(),
-        };
-        if !at_least(&version, (3, 10)) {
-            return Err(unavailable(format!("is Python {version}")));
-        }
         let venv = self.venv();
         let venv_args: [&OsStr; 3] = ["-m".as_ref(), "venv".as_ref(), venv.as_os_str()];
         let output = run_python(system, venv_args, &self.environment)

@@ -85,6 +85,13 @@ fn git(dir: &Path) -> ChildCommand {
     git
 }
 
+/// `git --version`, run as every git command is.
+pub(crate) fn version() -> Result<String, InstallError> {
+    let mut command = git(Path::new("."));
+    command.command_mut().arg("--version");
+    run(command, "version")
+}
+
 fn run(command: ChildCommand, what: &str) -> Result<String, InstallError> {
     let failed = |message: String| InstallError::Git {
         action: what.to_owned(),

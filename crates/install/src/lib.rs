@@ -928,6 +928,15 @@ fn copy_skill(candidate: &Candidate, to: &Path, limits: &Limits) -> Result<(), I
 }
 
 /// Refuses a skill name that cannot be the directory it is installed in.
+/// The version `git` reports (`git version 2.47.1`): `skills add` and `install` of git
+/// sources need it (`skills doctor` says whether it is there).
+///
+/// # Errors
+/// [`InstallError::Git`] when git cannot be run.
+pub fn git_version() -> Result<String, InstallError> {
+    git::version()
+}
+
 impl Candidate {
     /// The names `--skill` picks it by: its name, its frontmatter's, its directory's.
     fn names(&self) -> Vec<&str> {

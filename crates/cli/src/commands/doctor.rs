@@ -74,6 +74,9 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
     approvals_lines(&mut report, state)?;
     settings_lines(&mut report, &environment);
     engine_line(&mut report, state);
+    tool_lines(&mut report);
+    lock_line(&mut report, &environment);
+    other_hosts_lines(&mut report, &environment);
 
     let mut out = output::stdout();
     for line in &report.lines {
@@ -181,6 +184,89 @@ fn settings_lines(report: &mut Report, environment: &Environment) {
                 settings.allow_write.len()
             )),
             Err(error) => report.line(format!("  cannot be read: {}", one_line(&error.to_string()))),
+        }
+    }
+}
+
+/// The programs skillful starts: git (for `add` and `install` of git sources) and the system
+/// Python the embedded engine installs itself with.
+fn tool_lines(report: &mut Report) {
+    report.line(match skillful_install::git_version() {
+        Ok(version) => format!("git: {}", one_line(&version)),
+        Err(error) => format!(
+            "git: not usable ({}): `skills add` and `install` of git sources need it",
+            one_line(&error.to_string())
+        ),
+    });
+    report.line(
+        match Engine::from_env().and_then(|engine| engine.system_python()) {
+            Ok(version) => {
+                format!("python: {version} with venv (the embedded engine installs itself with it)")
+            }
+            Err(error) => format!(
+                "python: {}: the embedded engine cannot be installed; a model server given with \
+                 --endpoint still works",
+                one_line(&error.to_string())
+            ),
+        },
+    );
+}
+
+/// The user's lock: how many skills it holds, and whether their files are as locked.
+fn lock_line(report: &mut Report, environment: &Environment) {
+    let Some(dir) = environment.user_skills().into_iter().next() else {
+        return;
+    };
+    let installer = skillful_install::Installer::new(dir);
+    report.line(match installer.verify(&[]) {
+        Ok(verified) if verified.is_empty() => "lock: no skill installed with `skills add`".into(),
+        Ok(verified) => {
+            let differ: Vec<&str> = verified
+                .iter()
+                .filter(|(_, state)| !matches!(state, skillful_install::Verified::Intact))
+                .map(|(name, _)| name.as_str())
+                .collect();
+            if differ.is_empty() {
+                format!("lock: {} skills, every file as locked", verified.len())
+            } else {
+                format!(
+                    "lock: {} skills; {} differ from the lock ({}): see `skills verify`",
+                    verified.len(),
+                    differ.len(),
+                    one_line(&differ.join(", "))
+                )
+            }
+        }
+        Err(error) => format!("lock: {}", one_line(&error.to_string())),
+    });
+}
+
+/// The skill directories of other agent hosts (Claude Code, Codex, Gemini CLI, Copilot,
+/// goose) in the home directory: skills there are not read unless named as roots.
+const OTHER_HOSTS: &[(&str, &str)] = &[
+    ("Claude Code", ".claude/skills"),
+    ("Codex", ".codex/skills"),
+    ("Gemini CLI", ".gemini/skills"),
+    ("Copilot", ".copilot/skills"),
+    ("goose", ".config/goose/skills"),
+];
+
+/// Skills in other hosts' directories, which skillful does not read, and how to read them.
+fn other_hosts_lines(report: &mut Report, environment: &Environment) {
+    let Some(home) = environment.home() else {
+        return;
+    };
+    for (host, relative) in OTHER_HOSTS {
+        let dir = home.join(relative);
+        let found = skillful_discovery::skill_dirs(&dir).dirs.len();
+        if found > 0 {
+            let shown = one_line(&dir.display().to_string()).into_owned();
+            report.line(format!(
+                "{host}: {found} skill{} in {shown}, not read by default: name it as a root \
+                 (`skills list {shown}`, `skills run --skills {shown}`) or copy them with \
+                 `skills add {shown}`",
+                if found == 1 { "" } else { "s" }
+            ));
         }
     }
 }
