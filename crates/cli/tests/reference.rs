@@ -102,4 +102,41 @@ fn man_pages_are_written_per_command() {
         assert!(page.contains(&format!(".TH skills-{command} 1")), "{page}");
     }
     assert!(out.join("skills.1").is_file());
+    // The reference sections, from the book's chapter, on the main page and on each command's.
+    for page in ["skills.1", "skills-run.1", "skills-engine-start.1"] {
+        let page = std::fs::read_to_string(out.join(page)).unwrap();
+        for section in [
+            ".SH \"EXIT STATUS\"",
+            ".SH \"ENVIRONMENT\"",
+            ".SH \"FILES\"",
+        ] {
+            assert_eq!(page.matches(section).count(), 1, "{section} in {page}");
+        }
+        assert!(
+            page.contains(".TP\n3\nskills run stopped with a call waiting"),
+            "{page}"
+        );
+        assert!(page.contains(".TP\nSKILLS_ENDPOINT\n"), "{page}");
+    }
+}
+
+#[test]
+fn the_books_command_table_names_every_command() {
+    let chapter = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/src/guide/cli.md"
+    ))
+    .unwrap();
+    let table = chapter
+        .split("```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the chapter opens with the command table");
+    for command in commands() {
+        assert!(
+            table.contains(&format!("skills {command} "))
+                || table.contains(&format!("skills {command}\n")),
+            "docs/src/guide/cli.md's command table lacks `skills {command}`"
+        );
+    }
 }
