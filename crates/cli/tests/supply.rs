@@ -277,14 +277,17 @@ fn add_a_tag_verify_tamper_and_remove() {
         assert!(shown.contains(line), "{line}: {shown}");
     }
 
-    // Adding again is refused; removing takes the directory and the entry away.
+    // Adding again replaces the tampered copy with the source's, saying what changes against
+    // the lock (nothing: the same commit); then it verifies. Removing takes the directory and
+    // the entry away.
     let output = env.skills(&["add", &source, "--skill", "alpha", "--yes"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert!(
-        text(&output).contains("installed already"),
+        text(&output).contains("alpha is installed: this add replaces it (no file changes)"),
         "{}",
         text(&output)
     );
+    assert_eq!(env.skills(&["verify", "alpha"]).status.code(), Some(0));
     let output = env.skills(&["remove", "alpha"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert!(env.installed().is_empty());
@@ -1058,4 +1061,56 @@ fn add_list_shows_what_a_source_offers_and_installs_nothing() {
         "4 skill(s); add one with --skill NAME, all with --skill '*'"
     );
     assert!(env.installed().is_empty());
+}
+
+#[test]
+fn adding_an_installed_skill_again_shows_the_changes_and_replaces_it() {
+    let env = Env::new();
+    let source = env.temp.path().join("source");
+    write(&source, "pdf/SKILL.md", &skill_md("pdf", "Version one.\n"));
+    write(&source, "pdf/references/old.md", "old\n");
+    let source_text = source.to_str().unwrap();
+    let first = env.skills(&["add", source_text, "--yes"]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+
+    write(&source, "pdf/SKILL.md", &skill_md("pdf", "Version two.\n"));
+    fs::remove_file(source.join("pdf/references/old.md")).unwrap();
+    write(&source, "pdf/references/new.md", "new\n");
+    let again = env.skills(&["add", source_text, "--yes"]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        text(&again).contains(
+            "pdf is installed: this add replaces it (added references/new.md; removed \
+             references/old.md; changed SKILL.md)"
+        ),
+        "{}",
+        text(&again)
+    );
+    let installed = fs::read_to_string(env.skills_dir().join("pdf/SKILL.md")).unwrap();
+    assert!(installed.contains("Version two."), "{installed}");
+    assert!(!env.skills_dir().join("pdf/references/old.md").exists());
+    let locked = &env.lock()["skills"]["pdf"]["files"];
+    assert!(locked.to_string().contains("references/new.md"), "{locked}");
+
+    // A directory the lock does not know is not replaced.
+    fs::create_dir_all(env.skills_dir().join("mine")).unwrap();
+    write(
+        &env.skills_dir(),
+        "mine/SKILL.md",
+        &skill_md("mine", "Hand-made.\n"),
+    );
+    write(
+        &source,
+        "mine/SKILL.md",
+        &skill_md("mine", "From the source.\n"),
+    );
+    let refused = env.skills(&["add", source_text, "--skill", "mine", "--yes"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("was not installed by `skills add`"),
+        "{}",
+        text(&refused)
+    );
+    let kept = fs::read_to_string(env.skills_dir().join("mine/SKILL.md")).unwrap();
+    assert!(kept.contains("Hand-made."), "{kept}");
 }

@@ -3,7 +3,7 @@
 //! `skillful-install`'s).
 
 use skillful_core::text::one_line;
-use skillful_install::{Candidate, Prepared, Selection, Source};
+use skillful_install::{Candidate, Installer, Prepared, Selection, Source};
 
 use crate::supply::{InstallFlags, ScopeArgs, install};
 use crate::{Outcome, UsageError, output};
@@ -44,7 +44,55 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
         list(&prepared)?;
         return Ok(Outcome::Ok);
     }
-    install(&installer, &prepared, &args.install, false)
+    let replace = say_replaced(&installer, &prepared)?;
+    install(&installer, &prepared, &args.install, replace)
+}
+
+/// For each skill `prepared` holds that is installed already: what this add changes in it.
+/// Whether any is (then the add replaces it, as `update` does, after the same question). A
+/// directory of that name the lock does not know is not skillful's to replace: refused.
+fn say_replaced(installer: &Installer, prepared: &Prepared) -> anyhow::Result<bool> {
+    let lock = installer.lock()?;
+    let mut replace = false;
+    let mut out = output::stdout();
+    for candidate in &prepared.candidates {
+        let target = installer.skills_dir().join(&candidate.name);
+        if std::fs::symlink_metadata(&target).is_err() {
+            continue;
+        }
+        let Some(entry) = lock.skills.get(&candidate.name) else {
+            return Err(UsageError(format!(
+                "{} exists and was not installed by `skills add` (the lock does not list it); \
+                 move it away or remove it first",
+                one_line(&target.display().to_string())
+            ))
+            .into());
+        };
+        replace = true;
+        let diff = candidate.manifest.diff(&entry.files);
+        let named = |kind: &str, paths: &[String]| {
+            (!paths.is_empty()).then(|| format!("{kind} {}", one_line(&paths.join(", "))))
+        };
+        let changes: Vec<String> = [
+            named("added", &diff.added),
+            named("removed", &diff.removed),
+            named("changed", &diff.changed),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        writeln!(
+            out,
+            "{} is installed: this add replaces it ({})",
+            one_line(&candidate.name),
+            if changes.is_empty() {
+                "no file changes".to_owned()
+            } else {
+                changes.join("; ")
+            }
+        )?;
+    }
+    Ok(replace)
 }
 
 /// One line per skill the source offers: name, directory, the scan's verdict, description.
