@@ -24,6 +24,16 @@ pub(crate) struct ScopeArgs {
 }
 
 impl ScopeArgs {
+    /// The other scope (the project's for the user's, and the reverse), and its flag.
+    pub(crate) fn other(&self) -> (ScopeArgs, &'static str) {
+        let other = ScopeArgs {
+            user: self.project,
+            project: !self.project,
+        };
+        let flag = if self.project { "--user" } else { "--project" };
+        (other, flag)
+    }
+
     pub(crate) fn installer(&self) -> anyhow::Result<Installer> {
         let environment = Environment::from_process()?;
         let dir = if self.project {

@@ -1114,3 +1114,45 @@ fn adding_an_installed_skill_again_shows_the_changes_and_replaces_it() {
     let kept = fs::read_to_string(env.skills_dir().join("mine/SKILL.md")).unwrap();
     assert!(kept.contains("Hand-made."), "{kept}");
 }
+
+#[test]
+fn remove_takes_several_names_and_points_at_the_other_scope() {
+    let env = Env::new();
+    let source = env.temp.path().join("source");
+    for name in ["one", "two", "three"] {
+        write(&source, &format!("{name}/SKILL.md"), &skill_md(name, ""));
+    }
+    // Added by a relative path, from the source's parent: the lock records where it is.
+    let added = env.skills_in(env.temp.path(), &["add", "source", "--yes"]);
+    assert_eq!(added.status.code(), Some(0), "{}", text(&added));
+    assert_eq!(
+        env.lock()["skills"]["one"]["source"],
+        fs::canonicalize(&source).unwrap().to_str().unwrap()
+    );
+
+    // A name the lock lacks: nothing is removed, and the message says where to look.
+    let refused = env.skills(&["remove", "one", "nope"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("nope is not in "),
+        "{}",
+        text(&refused)
+    );
+    assert_eq!(env.installed(), ["one", "three", "two"]);
+
+    let removed = env.skills(&["rm", "one", "two"]);
+    assert_eq!(removed.status.code(), Some(0), "{}", text(&removed));
+    assert_eq!(text(&removed), "removed one\nremoved two\n");
+    assert_eq!(env.installed(), ["three"]);
+
+    // Installed in the user's scope, removed as the project's: the flag that reaches it is named.
+    let project = env.temp.path().join("project");
+    fs::create_dir_all(project.join(".agents")).unwrap();
+    let elsewhere = env.skills_in(&project, &["remove", "three", "--project"]);
+    assert_eq!(elsewhere.status.code(), Some(2), "{}", text(&elsewhere));
+    assert!(
+        text(&elsewhere).contains("it is installed in the other scope: pass --user"),
+        "{}",
+        text(&elsewhere)
+    );
+}

@@ -15,7 +15,7 @@ pub enum Source {
         /// The tag, branch or commit asked for (`@REF`); none means the remote's `HEAD`.
         reference: Option<String>,
     },
-    /// A local directory, copied as it is.
+    /// A local directory (absolute, links resolved), copied as it is.
     Local(PathBuf),
 }
 
@@ -43,7 +43,10 @@ impl Source {
                 host.contains('@') && !host.contains('/') && !host.is_empty()
             });
         if !is_url && !scp_like && Path::new(text).is_dir() {
-            return Ok(Self::Local(PathBuf::from(text)));
+            // Absolute and resolved: the lock records it, and is read from other directories.
+            let dir = std::fs::canonicalize(text)
+                .map_err(|error| refuse(&format!("the directory cannot be resolved ({error})")))?;
+            return Ok(Self::Local(dir));
         }
         // `@REF` after the last path segment's start (the `@` of `git@host:` comes before it).
         let last_slash = text.rfind(['/', ':']).map_or(0, |at| at + 1);

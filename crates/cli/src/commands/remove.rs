@@ -1,22 +1,50 @@
-//! `skills remove`: a skill removed from the scope's skills directory and its lock.
+//! `skills remove`: skills removed from the scope's skills directory and its lock.
 
 use skillful_core::text::one_line;
 
 use crate::supply::ScopeArgs;
-use crate::{Outcome, output};
+use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The skill to remove.
-    name: String,
+    /// The skills to remove.
+    #[arg(required = true, value_name = "NAME")]
+    names: Vec<String>,
     #[command(flatten)]
     scope: ScopeArgs,
 }
 
-/// Runs `skills remove`.
+/// Runs `skills remove`: every name is checked against the scope's lock before any is removed;
+/// a name the other scope's lock lists is named with the flag that reaches it.
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
-    installer.remove(&args.name)?;
-    writeln!(output::stdout(), "removed {}", one_line(&args.name))?;
+    let lock = installer.lock()?;
+    if let Some(missing) = args
+        .names
+        .iter()
+        .find(|name| !lock.skills.contains_key(name.as_str()))
+    {
+        let (other, flag) = args.scope.other();
+        let elsewhere = other
+            .installer()
+            .ok()
+            .and_then(|other| other.lock().ok())
+            .is_some_and(|other| other.skills.contains_key(missing.as_str()));
+        let hint = if elsewhere {
+            format!("; it is installed in the other scope: pass {flag}")
+        } else {
+            "; `skills list` shows what is there".to_owned()
+        };
+        return Err(UsageError(format!(
+            "{} is not in {}{hint}; nothing was removed",
+            one_line(missing),
+            installer.lock_path().display()
+        ))
+        .into());
+    }
+    for name in &args.names {
+        installer.remove(name)?;
+        writeln!(output::stdout(), "removed {}", one_line(name))?;
+    }
     Ok(Outcome::Ok)
 }
