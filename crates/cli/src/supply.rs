@@ -56,7 +56,7 @@ impl ScopeArgs {
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub(crate) struct InstallFlags {
     /// Install without asking, scripts included.
-    #[arg(long)]
+    #[arg(short, long)]
     yes: bool,
     /// Install even when the scan has findings at or above high.
     #[arg(long)]

@@ -1140,6 +1140,9 @@ fn remove_takes_several_names_and_points_at_the_other_scope() {
     );
     assert_eq!(env.installed(), ["one", "three", "two"]);
 
+    // `-y` is `--yes`.
+    let again = env.skills_in(env.temp.path(), &["add", "source", "--skill", "one", "-y"]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     let removed = env.skills(&["rm", "one", "two"]);
     assert_eq!(removed.status.code(), Some(0), "{}", text(&removed));
     assert_eq!(text(&removed), "removed one\nremoved two\n");
