@@ -155,9 +155,13 @@ impl Engine {
     /// # Errors
     /// [`EngineError::PythonUnavailable`], saying what is missing.
     pub fn system_python(&self) -> Result<String, EngineError> {
-        crate::install::system_python(&skillful_process::allowed_environment(
-            self.allowed_env.iter().cloned(),
-        ))
+        crate::install::system_python(&self.child_environment())
+    }
+
+    /// The whole environment of the engine's children (Python, pip, the server): the
+    /// allow-listed host variables and those `SKILLS_ENGINE_ALLOW_ENV` adds.
+    fn child_environment(&self) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+        skillful_process::allowed_environment(self.allowed_env.iter().cloned())
     }
 
     /// Where it keeps its files.
@@ -173,7 +177,7 @@ impl Engine {
         Installer {
             fetcher,
             root: self.dirs.cache().join("engine"),
-            environment: skillful_process::allowed_environment(self.allowed_env.iter().cloned()),
+            environment: self.child_environment(),
         }
     }
 
@@ -245,7 +249,7 @@ impl Engine {
         let logs = cache.join("logs");
         create_dir(&logs)?;
         let log = logs.join(format!("engine-{port}.log"));
-        let environment = skillful_process::allowed_environment(self.allowed_env.iter().cloned());
+        let environment = self.child_environment();
         let child = spawn(&launch, port, template_path.as_deref(), &log, &environment)?;
         let record = EngineRecord {
             pid: child.id(),

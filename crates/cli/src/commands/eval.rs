@@ -147,22 +147,20 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
             many => out.json(&many)?,
         }
     }
-    let failed = benchmarks
-        .iter()
-        .flat_map(|benchmark| &benchmark.runs)
-        .filter(|run| run.error.is_some());
-    let runs: usize = benchmarks
-        .iter()
-        .map(|benchmark| benchmark.runs.len())
-        .sum();
-    if let Some(first) = failed.clone().next() {
+    let runs = benchmarks.iter().flat_map(|benchmark| &benchmark.runs);
+    let failed: Vec<&str> = runs
+        .clone()
+        .filter_map(|run| run.error.as_deref())
+        .collect();
+    if let Some(first) = failed.first() {
         // The figures leave those runs out; a gate must not pass on what was not measured.
         writeln!(
             output::stderr(),
-            "skills: {} of {runs} runs ended with an error and are left out of the pass rates \
+            "skills: {} of {} runs ended with an error and are left out of the pass rates \
              (the first: {})",
-            failed.count(),
-            one_line(first.error.as_deref().unwrap_or_default())
+            failed.len(),
+            runs.count(),
+            one_line(first)
         )?;
         return Ok(Outcome::Failed);
     }
