@@ -6,7 +6,7 @@ use std::io::{self, BufRead, IsTerminal, Write};
 
 use skillful_config::Environment;
 use skillful_core::text::one_line;
-use skillful_install::{Installer, Prepared};
+use skillful_install::{InstallOutcome, Installation, Installer, Prepared, Replacement};
 use skillful_scan::Severity;
 
 use crate::output::{self, Writer};
@@ -63,9 +63,20 @@ pub(crate) struct InstallFlags {
     allow_findings: bool,
 }
 
-/// Prints what `prepared` would install; whether any finding is at or above high.
-pub(crate) fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Result<bool> {
-    let mut blocking = false;
+/// Whether the scan found anything at or above high in what `prepared` would install: then it
+/// is refused unless `--allow-findings`.
+pub(crate) fn blocking(prepared: &Prepared) -> bool {
+    prepared.candidates.iter().any(|candidate| {
+        candidate
+            .report
+            .at_or_above(Severity::High)
+            .next()
+            .is_some()
+    })
+}
+
+/// Prints what `prepared` would install.
+pub(crate) fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Result<()> {
     if let Some(commit) = &prepared.commit {
         writeln!(out, "{} at {commit}", one_line(&prepared.source.location()))?;
     }
@@ -90,65 +101,104 @@ pub(crate) fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Re
             writeln!(out, "  strict: {}", one_line(&diagnostic.to_string()))?;
         }
         crate::commands::scan::print_table(out, &candidate.report)?;
-        blocking |= candidate
-            .report
-            .at_or_above(Severity::High)
-            .next()
-            .is_some();
     }
-    Ok(blocking)
+    Ok(())
 }
 
-/// Asks on the terminal; refuses without one.
-fn confirm(question: &str) -> anyhow::Result<bool> {
+/// The question before installing.
+const QUESTION: &str = "install these skills";
+
+/// Asks on the terminal; `None` without one (nothing to ask on).
+fn confirm() -> anyhow::Result<Option<bool>> {
     if !io::stdin().is_terminal() {
-        return Err(UsageError(format!(
-            "{question}: pass --yes to confirm without a terminal"
-        ))
-        .into());
+        return Ok(None);
     }
     let mut err = output::stderr();
-    write!(err, "{question} [y/N] ")?;
+    write!(err, "{QUESTION} [y/N] ")?;
     err.flush()?;
     let mut answer = String::new();
     io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+    Ok(Some(matches!(answer.trim(), "y" | "Y" | "yes")))
 }
 
-/// Shows what `prepared` installs, refuses it on high findings unless `--allow-findings`, asks
-/// unless `--yes`, and installs it (`replace`: over an installed skill of the same name).
+/// The error of an install that could not ask (exit 2): after the report, which says
+/// `unconfirmed`.
+pub(crate) fn unconfirmed() -> anyhow::Error {
+    UsageError(format!(
+        "{QUESTION}: pass --yes to confirm without a terminal (--json never asks)"
+    ))
+    .into()
+}
+
+/// The exit of an install that ended as `outcome` (after its report is printed).
+pub(crate) fn outcome_of(outcome: InstallOutcome) -> anyhow::Result<Outcome> {
+    match outcome {
+        InstallOutcome::Refused => Ok(Outcome::Invalid),
+        InstallOutcome::Unconfirmed => Err(unconfirmed()),
+        _ => Ok(Outcome::Ok),
+    }
+}
+
+/// Shows what `prepared` installs (unless `json`), refuses it on high findings unless
+/// `--allow-findings`, asks unless `--yes` (never with `json`: the install is then
+/// unconfirmed, as without a terminal), and installs it, replacing the skills of `replaces`.
 pub(crate) fn install(
     installer: &Installer,
     prepared: &Prepared,
     flags: &InstallFlags,
-    replace: bool,
-) -> anyhow::Result<Outcome> {
+    replaces: Vec<Replacement>,
+    json: bool,
+) -> anyhow::Result<Installation> {
     let InstallFlags {
         yes,
         allow_findings,
     } = *flags;
+    let mut installation = Installation {
+        offer: prepared.offer(),
+        outcome: InstallOutcome::Unconfirmed,
+        installed: Vec::new(),
+        skills_dir: installer.skills_dir().to_owned(),
+        replaces,
+    };
     let mut out = output::stdout();
-    let blocking = show(&mut out, prepared)?;
-    if blocking && !allow_findings {
-        writeln!(
-            out,
-            "refused: the scan found high or critical findings; pass --allow-findings to install anyway"
-        )?;
-        return Ok(Outcome::Invalid);
+    if !json {
+        show(&mut out, prepared)?;
     }
-    if !yes && !confirm("install these skills")? {
-        writeln!(out, "nothing installed")?;
-        return Ok(Outcome::Ok);
+    if blocking(prepared) && !allow_findings {
+        if !json {
+            writeln!(
+                out,
+                "refused: the scan found high or critical findings; pass --allow-findings to install anyway"
+            )?;
+        }
+        installation.outcome = InstallOutcome::Refused;
+        return Ok(installation);
     }
-    for name in installer.install(prepared, replace)? {
-        writeln!(
-            out,
-            "installed {} in {}",
-            one_line(&name),
-            installer.skills_dir().display()
-        )?;
+    if !yes {
+        match if json { None } else { confirm()? } {
+            None => return Ok(installation),
+            Some(false) => {
+                writeln!(out, "nothing installed")?;
+                installation.outcome = InstallOutcome::Declined;
+                return Ok(installation);
+            }
+            Some(true) => {}
+        }
     }
-    Ok(Outcome::Ok)
+    let replace = !installation.replaces.is_empty();
+    installation.installed = installer.install(prepared, replace)?;
+    installation.outcome = InstallOutcome::Installed;
+    if !json {
+        for name in &installation.installed {
+            writeln!(
+                out,
+                "installed {} in {}",
+                one_line(name),
+                installer.skills_dir().display()
+            )?;
+        }
+    }
+    Ok(installation)
 }
 
 /// With `--project`, refuses an untrusted project: `command` fetches the sources its

@@ -3,22 +3,31 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
 fn doctor(root: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skills"))
+    doctor_command(root)
+        .output()
+        .expect("the skills binary runs")
+}
+
+/// `skills doctor` with every per-user directory under `root`, for a test to add to.
+fn doctor_command(root: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
+    command
         .arg("doctor")
         .current_dir(root)
         .env("HOME", root.join("home"))
         .env("XDG_CONFIG_HOME", root.join("config"))
         .env("XDG_STATE_HOME", root.join("state"))
         .env("XDG_CACHE_HOME", root.join("cache"))
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("the skills binary runs")
+        .env_remove("RUST_LOG");
+    command
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -186,4 +195,36 @@ fn git_python_and_the_skills_of_other_hosts_are_named() {
         python.ends_with("with venv (the embedded engine installs itself with it)"),
         "{python}"
     );
+}
+
+#[test]
+fn json_says_each_check_and_its_status_and_keeps_the_exit_code() {
+    let temp = tempfile::tempdir().unwrap();
+    let output = doctor_command(temp.path()).arg("--json").output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report = common::json_of("doctor", &output);
+    let checks = report["checks"].as_array().unwrap();
+    let topics: Vec<&str> = checks
+        .iter()
+        .map(|c| c["topic"].as_str().unwrap())
+        .collect();
+    for topic in ["landlock", "state directory", "trust store", "git", "lock"] {
+        assert!(topics.contains(&topic), "{topics:?}");
+    }
+    assert!(checks.iter().all(|c| c["status"] != "unsafe"), "{report}");
+
+    let state = temp.path().join("state/skillful");
+    fs::create_dir_all(&state).unwrap();
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
+    let output = doctor_command(temp.path()).arg("--json").output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let report = common::json_of("doctor", &output);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["topic"] == "state directory")
+        .unwrap();
+    assert_eq!(check["status"], "unsafe", "{report}");
+    assert_eq!(check["path"], state.display().to_string());
 }

@@ -4,6 +4,8 @@
 // Processes are watched through /proc.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -323,6 +325,14 @@ fn engine_start_status_stop_and_a_run_that_finds_the_running_engine() {
         text(&output.stdout)
     );
 
+    let output = home.skills(&["engine", "status", "--json"], &[], "");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let status = common::json_of("engine-status", &output);
+    assert_eq!(status["engines"][0]["pid"], pid);
+    assert_eq!(status["engines"][0]["endpoint"], endpoint.as_str());
+    assert_eq!(status["engines"][0]["answering"], true);
+    assert_eq!(status["engines"][0]["temporary"], false);
+
     let output = home.skills(&["run", "Hello?", "--skills", EXAMPLES], &[], "");
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(
@@ -343,6 +353,11 @@ fn engine_start_status_stop_and_a_run_that_finds_the_running_engine() {
     assert!(gone(pid));
     let output = home.skills(&["engine", "status"], &[], "");
     assert_eq!(text(&output.stdout), "no engine is running\n");
+    let output = home.skills(&["engine", "status", "--json"], &[], "");
+    assert_eq!(
+        common::json_of("engine-status", &output)["engines"],
+        serde_json::json!([])
+    );
     let output = home.skills(&["engine", "stop"], &[], "");
     assert_eq!(text(&output.stdout), "no engine is running\n");
 }
@@ -366,6 +381,15 @@ fn engine_models_lists_the_catalogue_with_size_licence_and_whether_installed() {
     );
     let cache = home.dir.path().join("cache/skillful/engine");
     assert_eq!(lines[3], format!("installed into {}", cache.display()));
+    assert!(!Path::new(&cache).exists(), "listing installs nothing");
+
+    let output = home.skills(&["engine", "models", "--json"], &[], "");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let models = common::json_of("engine-models", &output);
+    assert_eq!(models["models"][0]["name"], "qwen2.5-coder-1.5b");
+    assert_eq!(models["models"][0]["default"], true);
+    assert_eq!(models["models"][0]["installed"], false);
+    assert_eq!(models["cache"], cache.display().to_string());
     assert!(!Path::new(&cache).exists(), "listing installs nothing");
 }
 

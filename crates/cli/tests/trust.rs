@@ -277,3 +277,28 @@ fn a_directory_whose_name_is_not_utf8_is_trusted_itself_never_its_look_alike() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn trust_list_json_names_each_directory_and_whether_it_is_honoured() {
+    let world = World::new();
+    let home = world.home();
+    let output = skills(&world.root, &home, &["trust", "--list", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(
+        common::json_of("trust-list", &output)["directories"],
+        serde_json::json!([])
+    );
+
+    let repo = world.root.join("repo");
+    project(&repo, "mine");
+    trust_here(&repo, &home);
+    let output = skills(&world.root, &home, &["trust", "--list", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(
+        common::json_of("trust-list", &output)["directories"],
+        serde_json::json!([{ "dir": repo.display().to_string(), "honoured": true, "forced": false }])
+    );
+    // --json lists; it trusts nothing.
+    let output = skills(&world.root, &home, &["trust", "--json"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+}

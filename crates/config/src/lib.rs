@@ -52,6 +52,6 @@ pub use mcp::{McpError, McpLabel, McpServer, McpServers};
 pub use safety::Risk;
 pub use settings::{AGENT_MODES, Enablement, Settings, SettingsLevel};
 pub use trust::{
-    DirIdentity, TRUST_FILE, TRUST_FORMAT_VERSION, TrustEntry, TrustStore, Trusted, Verdict,
-    shown_path,
+    DirIdentity, TRUST_FILE, TRUST_FORMAT_VERSION, TrustEntry, TrustListing, TrustStore, Trusted,
+    TrustedDir, Verdict, shown_path,
 };

@@ -93,6 +93,29 @@ impl TrustEntry {
     }
 }
 
+/// One trusted directory as `skills trust --list` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TrustedDir {
+    /// The directory, losslessly ([`TrustEntry::shown`]).
+    pub dir: String,
+    /// Whether it is honoured: `false` for an entry an older version recorded that could not be
+    /// verified (trust it again).
+    pub honoured: bool,
+    /// Whether it was trusted with `--force` despite its risks.
+    pub forced: bool,
+}
+
+/// `skills trust --list`: the trusted directories ([`TrustStore::listing`]); one JSON document
+/// with `--json` (its JSON Schema, the `schema` feature, is committed under
+/// `docs/src/reference/schemas/`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TrustListing {
+    /// In the order they were trusted.
+    pub directories: Vec<TrustedDir>,
+}
+
 /// A directory just trusted ([`TrustStore::trust`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -206,6 +229,21 @@ impl TrustStore {
     /// The trusted directories, in the order they were trusted.
     pub fn entries(&self) -> &[TrustEntry] {
         &self.entries
+    }
+
+    /// The trusted directories as `skills trust --list` shows them.
+    pub fn listing(&self) -> TrustListing {
+        TrustListing {
+            directories: self
+                .entries
+                .iter()
+                .map(|entry| TrustedDir {
+                    dir: entry.shown(),
+                    honoured: entry.identity.is_some(),
+                    forced: entry.forced,
+                })
+                .collect(),
+        }
     }
 
     /// The entries that trust far more than a project, with why: the user's `home` or a

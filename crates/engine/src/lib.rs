@@ -34,6 +34,7 @@ mod guard;
 mod install;
 mod process;
 mod progress;
+mod report;
 #[cfg(test)]
 mod test_index;
 
@@ -52,3 +53,4 @@ pub use guard::{EngineGuard, Serving};
 pub use install::Installation;
 pub use process::EngineRecord;
 pub use progress::{InstallProgress, Quiet};
+pub use report::{EngineStatus, ModelStatus, ModelsReport, StatusReport};

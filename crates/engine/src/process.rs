@@ -41,8 +41,10 @@ stop.wait()
 os._exit(0)
 "#;
 
-/// A running engine as recorded in the state directory.
+/// A running engine as recorded in the state directory (and as `skills engine status --json`
+/// shows it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EngineRecord {
     /// The engine's process id.
     pub pid: u32,

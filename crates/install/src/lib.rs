@@ -19,10 +19,16 @@
 
 mod git;
 mod lock;
+mod report;
 mod scaffold;
 mod source;
 
 pub use lock::{LOCK_FILE, LOCK_VERSION, LockFile, LockedSkill};
+pub use report::{
+    InstallOutcome, Installation, LockedOutcome, LockedReport, LockedSkillReport, Offer, Offered,
+    OfferedScript, OutdatedReport, Removal, Replacement, SkillUpdate, UpdateReport, Verification,
+    VerifiedSkill,
+};
 pub use scaffold::{ScaffoldError, Scaffolded, scaffold_skill, scaffold_skill_in, skill_dir_name};
 pub use source::Source;
 
@@ -122,6 +128,13 @@ pub enum InstallError {
         /// The lock file.
         lock: PathBuf,
     },
+    /// A directory of a skill's name is in the skills directory, and the lock does not list
+    /// it: not skillful's to replace.
+    #[error("{} exists and was not installed by `skills add` (the lock does not list it); move it away or remove it first", dir.display())]
+    NotOurs {
+        /// The directory.
+        dir: PathBuf,
+    },
     /// No skill of that name is in the lock.
     #[error("skill {name} is not in {}", lock.display())]
     NotLocked {
@@ -196,8 +209,11 @@ impl Drop for Staging {
     }
 }
 
-/// How an installed skill compares with its lock entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How an installed skill compares with its lock entry; in JSON, `state` and, when modified or
+/// unreadable, `detail` (the differences, or why).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "state", content = "detail", rename_all = "kebab-case")]
 pub enum Verified {
     /// Every file as locked.
     Intact,
@@ -210,7 +226,8 @@ pub enum Verified {
 }
 
 /// A locked skill whose ref now points at another commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Outdated {
     /// The skill.
     pub name: String,
@@ -220,8 +237,11 @@ pub struct Outdated {
     pub latest: String,
 }
 
-/// What [`Installer::apply_locked`] does for one locked skill.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What [`Installer::apply_locked`] does for one locked skill; in JSON, `action` and, for a
+/// re-lock, `changes`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "action", content = "changes", rename_all = "kebab-case")]
 pub enum LockedAction {
     /// Its files are as locked: nothing.
     Keep,
@@ -583,6 +603,32 @@ impl Installer {
                 let _ = fs::remove_dir_all(entry.path());
             }
         }
+    }
+
+    /// The skills of `prepared` that are installed already, each with how the fetched files
+    /// differ from the locked ones: installing `prepared` replaces them (as `skills update`
+    /// does), after saying so.
+    ///
+    /// # Errors
+    /// [`InstallError::NotOurs`] for a directory of a candidate's name that the lock does not
+    /// list (a user's own skill is never replaced), or [`InstallError::Lock`].
+    pub fn replacements(&self, prepared: &Prepared) -> Result<Vec<Replacement>, InstallError> {
+        let lock = self.lock()?;
+        let mut replacements = Vec::new();
+        for candidate in &prepared.candidates {
+            let target = self.skills_dir.join(&candidate.name);
+            if fs::symlink_metadata(&target).is_err() {
+                continue;
+            }
+            let Some(entry) = lock.skills.get(&candidate.name) else {
+                return Err(InstallError::NotOurs { dir: target });
+            };
+            replacements.push(Replacement {
+                name: candidate.name.clone(),
+                changes: candidate.manifest.diff(&entry.files),
+            });
+        }
+        Ok(replacements)
     }
 
     /// Compares the installed files of `names` (every locked skill when empty) with the lock.

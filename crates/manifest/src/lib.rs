@@ -204,8 +204,11 @@ pub struct Manifest {
     files: Vec<ManifestEntry>,
 }
 
-/// How one manifest differs from another ([`Manifest::diff`]), each list in path order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// How one manifest differs from another ([`Manifest::diff`]), each list in path order. It is
+/// part of the `--json` output of `skills verify`, `install`, `add` and `update` (serialized
+/// as it reads; the `schema` feature derives its JSON Schema).
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ManifestDiff {
     /// Paths present now and not in the expected manifest.
     pub added: Vec<String>,

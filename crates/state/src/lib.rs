@@ -21,6 +21,7 @@
 //! ```
 
 pub mod blocking;
+mod checkup;
 mod digest;
 mod inspect;
 #[cfg(unix)]
@@ -32,6 +33,7 @@ mod verified;
 #[path = "verified_portable.rs"]
 mod verified;
 
+pub use checkup::{Check, CheckDetail, CheckStatus, Checkup};
 pub use digest::{FileDigest, hex, sha256_file, sha256_hex};
 pub use inspect::{PathState, inspect_private};
 #[cfg(unix)]

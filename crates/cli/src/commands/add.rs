@@ -3,9 +3,9 @@
 //! `skillful-install`'s).
 
 use skillful_core::text::one_line;
-use skillful_install::{Candidate, Installer, Prepared, Selection, Source};
+use skillful_install::{Candidate, InstallError, Prepared, Replacement, Selection, Source};
 
-use crate::supply::{InstallFlags, ScopeArgs, install};
+use crate::supply::{InstallFlags, ScopeArgs, install, outcome_of};
 use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
@@ -24,6 +24,10 @@ pub(crate) struct Args {
     /// nothing.
     #[arg(long)]
     list: bool,
+    /// Print one JSON document on stdout (schema: add.schema.json in the book; with --list,
+    /// add-list.schema.json). Never asks: without --yes nothing is installed (exit 2).
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     install: InstallFlags,
     #[command(flatten)]
@@ -41,35 +45,35 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     };
     let prepared = installer.prepare(source, &selection)?;
     if args.list {
-        list(&prepared)?;
+        if args.json {
+            output::stdout().json(&prepared.offer())?;
+        } else {
+            list(&prepared)?;
+        }
         return Ok(Outcome::Ok);
     }
-    let replace = say_replaced(&installer, &prepared)?;
-    install(&installer, &prepared, &args.install, replace)
+    let replaces = match installer.replacements(&prepared) {
+        Err(error @ InstallError::NotOurs { .. }) => {
+            return Err(UsageError(error.to_string()).into());
+        }
+        result => result?,
+    };
+    if !args.json {
+        say_replaced(&replaces)?;
+    }
+    let installation = install(&installer, &prepared, &args.install, replaces, args.json)?;
+    if args.json {
+        output::stdout().json(&installation)?;
+    }
+    outcome_of(installation.outcome)
 }
 
-/// For each skill `prepared` holds that is installed already: what this add changes in it.
-/// Whether any is (then the add replaces it, as `update` does, after the same question). A
-/// directory of that name the lock does not know is not skillful's to replace: refused.
-fn say_replaced(installer: &Installer, prepared: &Prepared) -> anyhow::Result<bool> {
-    let lock = installer.lock()?;
-    let mut replace = false;
+/// For each skill that is installed already: what this add changes in it (the add replaces it,
+/// as `update` does, after the same question).
+fn say_replaced(replaces: &[Replacement]) -> anyhow::Result<()> {
     let mut out = output::stdout();
-    for candidate in &prepared.candidates {
-        let target = installer.skills_dir().join(&candidate.name);
-        if std::fs::symlink_metadata(&target).is_err() {
-            continue;
-        }
-        let Some(entry) = lock.skills.get(&candidate.name) else {
-            return Err(UsageError(format!(
-                "{} exists and was not installed by `skills add` (the lock does not list it); \
-                 move it away or remove it first",
-                one_line(&target.display().to_string())
-            ))
-            .into());
-        };
-        replace = true;
-        let diff = candidate.manifest.diff(&entry.files);
+    for replacement in replaces {
+        let diff = &replacement.changes;
         let named = |kind: &str, paths: &[String]| {
             (!paths.is_empty()).then(|| format!("{kind} {}", one_line(&paths.join(", "))))
         };
@@ -84,7 +88,7 @@ fn say_replaced(installer: &Installer, prepared: &Prepared) -> anyhow::Result<bo
         writeln!(
             out,
             "{} is installed: this add replaces it ({})",
-            one_line(&candidate.name),
+            one_line(&replacement.name),
             if changes.is_empty() {
                 "no file changes".to_owned()
             } else {
@@ -92,9 +96,8 @@ fn say_replaced(installer: &Installer, prepared: &Prepared) -> anyhow::Result<bo
             }
         )?;
     }
-    Ok(replace)
+    Ok(())
 }
-
 /// One line per skill the source offers: name, directory, the scan's verdict, description.
 fn list(prepared: &Prepared) -> anyhow::Result<()> {
     let mut out = output::stdout();

@@ -10,42 +10,65 @@ use skillful_config::{Environment, Settings, SettingsLevel, TRUST_FILE, TrustSto
 use skillful_core::text::one_line;
 use skillful_engine::Engine;
 use skillful_scripts::{SandboxSupport, user_namespaces};
-use skillful_state::{PathState, inspect_private};
+use skillful_state::{Check, CheckDetail, CheckStatus, Checkup, PathState, inspect_private};
 
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
-pub(crate) struct DoctorArgs {}
+pub(crate) struct DoctorArgs {
+    /// Print one JSON document on stdout (schema: doctor.schema.json in the book); the exit code
+    /// is the same.
+    #[arg(long)]
+    json: bool,
+}
 
-/// The lines of the report, and whether any says something is unsafe.
+/// The checks so far.
 #[derive(Default)]
 struct Report {
-    lines: Vec<String>,
-    unsafe_count: usize,
+    checkup: Checkup,
 }
 
 impl Report {
-    fn line(&mut self, line: String) {
-        self.lines.push(line);
+    /// A check of `topic` that looked at no one file.
+    fn check(&mut self, topic: &str, status: CheckStatus, message: String) {
+        self.checkup.checks.push(Check {
+            topic: topic.to_owned(),
+            path: None,
+            status,
+            message,
+            details: Vec::new(),
+        });
+    }
+
+    /// A line under the last check.
+    fn detail(&mut self, status: CheckStatus, message: String) {
+        if let Some(check) = self.checkup.checks.last_mut() {
+            check.details.push(CheckDetail { status, message });
+        }
     }
 
     /// `what` at `path`: its state; `true` when it may be read further (it exists and is
     /// private).
     fn place(&mut self, what: &str, path: &Path, dir: bool) -> bool {
         let shown = one_line(&path.display().to_string()).into_owned();
-        let (said, readable) = match inspect_private(path, dir) {
-            Ok(PathState::Missing) => ("missing (created private when first needed)".into(), false),
-            Ok(PathState::Private) => ("private".into(), true),
+        let (status, said, readable) = match inspect_private(path, dir) {
+            Ok(PathState::Missing) => (
+                CheckStatus::Notice,
+                "missing (created private when first needed)".into(),
+                false,
+            ),
+            Ok(PathState::Private) => (CheckStatus::Ok, "private".into(), true),
             Ok(PathState::Readable { mode }) => (
+                CheckStatus::Warning,
                 format!(
                     "readable by others (mode {mode:04o}); skillful makes it private when it next uses it"
                 ),
                 false,
             ),
             Ok(PathState::Unsafe { path, reason }) => {
-                self.unsafe_count += 1;
                 let path = one_line(&path.display().to_string()).into_owned();
                 (
+                    CheckStatus::Unsafe,
                     format!(
                         "UNSAFE: {path} {reason}; another user could plant or replace skillful's \
                          state: fix its owner and permissions (chmod go-w), or remove it"
@@ -53,15 +76,25 @@ impl Report {
                     false,
                 )
             }
-            Err(error) => (format!("cannot be inspected: {error}"), false),
+            Err(error) => (
+                CheckStatus::Warning,
+                format!("cannot be inspected: {error}"),
+                false,
+            ),
         };
-        self.line(format!("{what}: {shown}: {said}"));
+        self.checkup.checks.push(Check {
+            topic: what.to_owned(),
+            path: Some(shown),
+            status,
+            message: said,
+            details: Vec::new(),
+        });
         readable
     }
 }
 
 /// Prints the report; exit 1 when something is unsafe.
-pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn doctor(args: DoctorArgs) -> anyhow::Result<Outcome> {
     let environment = Environment::from_process()?;
     let dirs = environment.dirs();
     let mut report = Report::default();
@@ -78,16 +111,27 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
     lock_line(&mut report, &environment);
     other_hosts_lines(&mut report, &environment);
 
+    let checkup = report.checkup;
     let mut out = output::stdout();
-    for line in &report.lines {
-        writeln!(out, "{line}")?;
+    if args.json {
+        out.json(&checkup)?;
+    } else {
+        for check in &checkup.checks {
+            match &check.path {
+                Some(path) => writeln!(out, "{}: {path}: {}", check.topic, check.message)?,
+                None => writeln!(out, "{}: {}", check.topic, check.message)?,
+            }
+            for detail in &check.details {
+                writeln!(out, "  {}", detail.message)?;
+            }
+        }
     }
-    if report.unsafe_count > 0 {
+    let unsafe_count = checkup.unsafe_count();
+    if unsafe_count > 0 {
         writeln!(
             output::stderr(),
-            "skills: {} unsafe finding{}: fix the lines marked UNSAFE",
-            report.unsafe_count,
-            if report.unsafe_count == 1 { "" } else { "s" }
+            "skills: {unsafe_count} unsafe finding{}: fix the lines marked UNSAFE",
+            if unsafe_count == 1 { "" } else { "s" }
         )?;
         return Ok(Outcome::Failed);
     }
@@ -97,35 +141,43 @@ pub(crate) fn doctor(_args: DoctorArgs) -> anyhow::Result<Outcome> {
 /// What the sandbox can enforce here: Landlock, seccomp, user namespaces, and so whether scripts
 /// are isolated.
 fn sandbox_lines(report: &mut Report) {
+    use CheckStatus::{Notice, Ok, Warning};
     let support = SandboxSupport::detect();
-    report.line(format!(
-        "landlock: {}",
-        support
-            .landlock_abi
-            .map_or_else(|| "not available".to_owned(), |abi| format!("ABI {abi}"))
-    ));
-    report.line(format!(
-        "seccomp: {}",
-        if support.seccomp {
-            "available"
-        } else {
-            "not available"
-        }
-    ));
-    report.line(format!(
-        "user namespaces: {} (not needed: the sandbox uses Landlock and seccomp)",
-        match user_namespaces() {
-            Ok(()) => "available".to_owned(),
-            Err(why) => format!("not available: {why}"),
-        }
-    ));
-    report.line(match support.missing() {
-        None => "scripts: isolated in the sandbox of their risk tier".to_owned(),
-        Some(missing) => format!(
-            "scripts: NOT isolated ({missing}): every script asks before it runs, and `skills \
-             eval` runs none"
+    match support.landlock_abi {
+        Some(abi) => report.check("landlock", Ok, format!("ABI {abi}")),
+        None => report.check("landlock", Warning, "not available".to_owned()),
+    }
+    if support.seccomp {
+        report.check("seccomp", Ok, "available".to_owned());
+    } else {
+        report.check("seccomp", Warning, "not available".to_owned());
+    }
+    report.check(
+        "user namespaces",
+        Notice,
+        format!(
+            "{} (not needed: the sandbox uses Landlock and seccomp)",
+            match user_namespaces() {
+                Result::Ok(()) => "available".to_owned(),
+                Err(why) => format!("not available: {why}"),
+            }
         ),
-    });
+    );
+    match support.missing() {
+        None => report.check(
+            "scripts",
+            Ok,
+            "isolated in the sandbox of their risk tier".to_owned(),
+        ),
+        Some(missing) => report.check(
+            "scripts",
+            Warning,
+            format!(
+                "NOT isolated ({missing}): every script asks before it runs, and `skills eval` \
+                 runs none"
+            ),
+        ),
+    }
 }
 
 /// The trust store: how many projects are trusted, and which entries trust too much (unsafe).
@@ -136,25 +188,32 @@ fn trust_lines(report: &mut Report, environment: &Environment, config: bool) {
         match TrustStore::load(environment) {
             Ok(store) => {
                 let count = store.entries().len();
-                report.line(format!(
-                    "  {count} trusted project director{}",
-                    if count == 1 { "y" } else { "ies" }
-                ));
+                report.detail(
+                    CheckStatus::Ok,
+                    format!(
+                        "{count} trusted project director{}",
+                        if count == 1 { "y" } else { "ies" }
+                    ),
+                );
                 for (entry, risk) in store.too_broad(environment.home()) {
-                    report.unsafe_count += 1;
                     let dir = one_line(&entry.shown()).into_owned();
-                    report.line(format!(
-                        "  UNSAFE: {dir} is trusted, and it {risk}: every project below it is \
-                         trusted with it; run `skills untrust {dir}`"
-                    ));
+                    report.detail(
+                        CheckStatus::Unsafe,
+                        format!(
+                            "UNSAFE: {dir} is trusted, and it {risk}: every project below it is \
+                             trusted with it; run `skills untrust {dir}`"
+                        ),
+                    );
                 }
             }
-            Err(error) => report.line(format!(
-                "  cannot be read: {}",
-                one_line(&error.to_string())
-            )),
+            Err(error) => report.detail(CheckStatus::Warning, cannot_be_read(&error)),
         }
     }
+}
+
+/// The detail of a file that is there and cannot be read.
+fn cannot_be_read(error: &dyn std::fmt::Display) -> String {
+    format!("cannot be read: {}", one_line(&error.to_string()))
 }
 
 /// The approvals store, read when the state directory is private.
@@ -162,11 +221,11 @@ fn approvals_lines(report: &mut Report, state: bool) -> anyhow::Result<()> {
     let approvals = ApprovalsStore::per_user_path()?;
     if report.place("approvals store", &approvals, false) && state {
         match ApprovalsStore::at(&approvals) {
-            Ok(store) => report.line(format!("  {} approvals given for good", store.len())),
-            Err(error) => report.line(format!(
-                "  cannot be read: {}",
-                one_line(&error.to_string())
-            )),
+            Ok(store) => report.detail(
+                CheckStatus::Ok,
+                format!("{} approvals given for good", store.len()),
+            ),
+            Err(error) => report.detail(CheckStatus::Warning, cannot_be_read(&error)),
         }
     }
     Ok(())
@@ -177,13 +236,16 @@ fn settings_lines(report: &mut Report, environment: &Environment) {
     let settings_file = environment.user_config_file();
     if report.place("settings", &settings_file, false) {
         match Settings::load(&settings_file, SettingsLevel::User) {
-            Ok(settings) => report.line(format!(
-                "  {} skills disabled, {} plugin directories, {} directories write-high scripts may write",
-                settings.disabled.len(),
-                settings.plugin_dirs.len(),
-                settings.allow_write.len()
-            )),
-            Err(error) => report.line(format!("  cannot be read: {}", one_line(&error.to_string()))),
+            Ok(settings) => report.detail(
+                CheckStatus::Ok,
+                format!(
+                    "{} skills disabled, {} plugin directories, {} directories write-high scripts may write",
+                    settings.disabled.len(),
+                    settings.plugin_dirs.len(),
+                    settings.allow_write.len()
+                ),
+            ),
+            Err(error) => report.detail(CheckStatus::Warning, cannot_be_read(&error)),
         }
     }
 }
@@ -191,25 +253,33 @@ fn settings_lines(report: &mut Report, environment: &Environment) {
 /// The programs skillful starts: git (for `add` and `install` of git sources) and the system
 /// Python the embedded engine installs itself with.
 fn tool_lines(report: &mut Report) {
-    report.line(match skillful_install::git_version() {
-        Ok(version) => format!("git: {}", one_line(&version)),
-        Err(error) => format!(
-            "git: not usable ({}): `skills add` and `install` of git sources need it",
-            one_line(&error.to_string())
+    match skillful_install::git_version() {
+        Ok(version) => report.check("git", CheckStatus::Ok, one_line(&version).into_owned()),
+        Err(error) => report.check(
+            "git",
+            CheckStatus::Warning,
+            format!(
+                "not usable ({}): `skills add` and `install` of git sources need it",
+                one_line(&error.to_string())
+            ),
         ),
-    });
-    report.line(
-        match Engine::from_env().and_then(|engine| engine.system_python()) {
-            Ok(version) => {
-                format!("python: {version} with venv (the embedded engine installs itself with it)")
-            }
-            Err(error) => format!(
-                "python: {}: the embedded engine cannot be installed; a model server given with \
+    }
+    match Engine::from_env().and_then(|engine| engine.system_python()) {
+        Ok(version) => report.check(
+            "python",
+            CheckStatus::Ok,
+            format!("{version} with venv (the embedded engine installs itself with it)"),
+        ),
+        Err(error) => report.check(
+            "python",
+            CheckStatus::Warning,
+            format!(
+                "{}: the embedded engine cannot be installed; a model server given with \
                  --endpoint still works",
                 one_line(&error.to_string())
             ),
-        },
-    );
+        ),
+    }
 }
 
 /// The user's lock: how many skills it holds, and whether their files are as locked.
@@ -218,8 +288,11 @@ fn lock_line(report: &mut Report, environment: &Environment) {
         return;
     };
     let installer = skillful_install::Installer::new(dir);
-    report.line(match installer.verify(&[]) {
-        Ok(verified) if verified.is_empty() => "lock: no skill installed with `skills add`".into(),
+    let (status, message) = match installer.verify(&[]) {
+        Ok(verified) if verified.is_empty() => (
+            CheckStatus::Ok,
+            "no skill installed with `skills add`".into(),
+        ),
         Ok(verified) => {
             let differ: Vec<&str> = verified
                 .iter()
@@ -227,18 +300,28 @@ fn lock_line(report: &mut Report, environment: &Environment) {
                 .map(|(name, _)| name.as_str())
                 .collect();
             if differ.is_empty() {
-                format!("lock: {} skills, every file as locked", verified.len())
+                (
+                    CheckStatus::Ok,
+                    format!("{} skills, every file as locked", verified.len()),
+                )
             } else {
-                format!(
-                    "lock: {} skills; {} differ from the lock ({}): see `skills verify`",
-                    verified.len(),
-                    differ.len(),
-                    one_line(&differ.join(", "))
+                (
+                    CheckStatus::Warning,
+                    format!(
+                        "{} skills; {} differ from the lock ({}): see `skills verify`",
+                        verified.len(),
+                        differ.len(),
+                        one_line(&differ.join(", "))
+                    ),
                 )
             }
         }
-        Err(error) => format!("lock: {}", one_line(&error.to_string())),
-    });
+        Err(error) => (
+            CheckStatus::Warning,
+            one_line(&error.to_string()).into_owned(),
+        ),
+    };
+    report.check("lock", status, message);
 }
 
 /// The skill directories of other agent hosts (Claude Code, Codex, Gemini CLI, Copilot,
@@ -261,37 +344,50 @@ fn other_hosts_lines(report: &mut Report, environment: &Environment) {
         let found = skillful_discovery::skill_dirs(&dir).dirs.len();
         if found > 0 {
             let shown = one_line(&dir.display().to_string()).into_owned();
-            report.line(format!(
-                "{host}: {found} skill{} in {shown}, not read by default: name it as a root \
-                 (`skills list {shown}`, `skills run --skills {shown}`) or copy them with \
-                 `skills add {shown}`",
-                if found == 1 { "" } else { "s" }
-            ));
+            report.check(
+                host,
+                CheckStatus::Notice,
+                format!(
+                    "{found} skill{} in {shown}, not read by default: name it as a root \
+                     (`skills list {shown}`, `skills run --skills {shown}`) or copy them with \
+                     `skills add {shown}`",
+                    if found == 1 { "" } else { "s" }
+                ),
+            );
         }
     }
 }
 
 /// The engines running, when the state directory is private.
 fn engine_line(report: &mut Report, state: bool) {
-    report.line(if state {
+    let (status, message) = if state {
         match Engine::from_env().and_then(|engine| engine.running()) {
-            Ok(running) if running.is_empty() => "engine: none running".to_owned(),
-            Ok(running) => format!(
-                "engine: {}",
+            Ok(running) if running.is_empty() => (CheckStatus::Ok, "none running".to_owned()),
+            Ok(running) => (
+                CheckStatus::Ok,
                 running
                     .iter()
-                    .map(|record| format!(
-                        "{} on 127.0.0.1:{} (pid {})",
-                        one_line(&record.model),
-                        record.port,
-                        record.pid
-                    ))
+                    .map(|record| {
+                        format!(
+                            "{} on 127.0.0.1:{} (pid {})",
+                            one_line(&record.model),
+                            record.port,
+                            record.pid
+                        )
+                    })
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
             ),
-            Err(error) => format!("engine: cannot be listed: {}", one_line(&error.to_string())),
+            Err(error) => (
+                CheckStatus::Warning,
+                format!("cannot be listed: {}", one_line(&error.to_string())),
+            ),
         }
     } else {
-        "engine: none has run (or its state directory is not private)".to_owned()
-    });
+        (
+            CheckStatus::Notice,
+            "none has run (or its state directory is not private)".to_owned(),
+        )
+    };
+    report.check("engine", status, message);
 }

@@ -3,7 +3,8 @@
 
 use clap::Subcommand;
 use skillful_engine::{
-    DEFAULT_MODEL, DEFAULT_PORT, Engine, EngineRecord, MODELS, StartOptions, model, template,
+    DEFAULT_MODEL, DEFAULT_PORT, Engine, EngineRecord, ModelsReport, StartOptions, StatusReport,
+    model, template,
 };
 
 use crate::{Outcome, output};
@@ -41,10 +42,18 @@ enum EngineCommand {
     },
     /// Show the running engines.
     #[command(after_help = "Example:\n  skills engine status")]
-    Status,
+    Status {
+        /// Print one JSON document on stdout (schema: engine-status.schema.json in the book).
+        #[arg(long)]
+        json: bool,
+    },
     /// List the models that can be installed: size, licence, whether installed.
     #[command(after_help = "Example:\n  skills engine models")]
-    Models,
+    Models {
+        /// Print one JSON document on stdout (schema: engine-models.schema.json in the book).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The engine of the environment ([`Engine::from_env`]), its installation shown on the
@@ -64,8 +73,22 @@ pub(crate) async fn run(args: EngineArgs) -> anyhow::Result<Outcome> {
             template: template_name,
         } => start(&engine, &mut out, &name, port, template_name).await?,
         EngineCommand::Stop { port } => stop(&engine, &mut out, port).await?,
-        EngineCommand::Status => status(&engine, &mut out).await?,
-        EngineCommand::Models => models(&engine, &mut out)?,
+        EngineCommand::Status { json } => {
+            let report = engine.status().await?;
+            if json {
+                out.json(&report)?;
+            } else {
+                status(&report, &mut out)?;
+            }
+        }
+        EngineCommand::Models { json } => {
+            let report = engine.models();
+            if json {
+                out.json(&report)?;
+            } else {
+                models(&report, &mut out)?;
+            }
+        }
     }
     out.flush()?;
     Ok(Outcome::Ok)
@@ -129,31 +152,30 @@ async fn stop(
 }
 
 /// `skills engine status`: each running engine, whether it answers, its log.
-async fn status(
-    engine: &Engine,
+fn status(
+    report: &StatusReport,
     out: &mut output::Writer<std::io::StdoutLock<'static>>,
 ) -> anyhow::Result<()> {
-    let running = engine.running()?;
-    if running.is_empty() {
+    if report.engines.is_empty() {
         writeln!(out, "no engine is running")?;
     }
-    for record in running {
-        let answering = if record.is_answering().await {
+    for engine in &report.engines {
+        let answering = if engine.answering {
             "answering"
         } else {
             "not answering"
         };
-        let owner = match record.owner.filter(|_| record.is_temporary()) {
+        let owner = match engine.record.owner.filter(|_| engine.temporary) {
             Some(owner) => format!(", for the command of pid {owner}"),
             None => String::new(),
         };
         writeln!(
             out,
             "{} {answering} ({}{owner})",
-            record.endpoint(),
-            identity(&record)
+            engine.endpoint,
+            identity(&engine.record)
         )?;
-        writeln!(out, "  log: {}", record.log.display())?;
+        writeln!(out, "  log: {}", engine.record.log.display())?;
     }
     Ok(())
 }
@@ -168,26 +190,23 @@ fn identity(record: &EngineRecord) -> String {
 
 /// `skills engine models`: the catalogue, what is installed.
 fn models(
-    engine: &Engine,
+    report: &ModelsReport,
     out: &mut output::Writer<std::io::StdoutLock<'static>>,
 ) -> anyhow::Result<()> {
-    let width = MODELS.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    let width = report
+        .models
+        .iter()
+        .map(|m| m.name.len())
+        .max()
+        .unwrap_or(0);
     writeln!(
         out,
         "{:width$}  {:>7}  {:10}  {:13}  DESCRIPTION",
         "NAME", "SIZE", "LICENCE", "INSTALLED"
     )?;
-    for model in MODELS {
-        let installed = if engine.is_installed(model) {
-            "yes"
-        } else {
-            "no"
-        };
-        let default = if model.name == DEFAULT_MODEL {
-            " (the default)"
-        } else {
-            ""
-        };
+    for model in &report.models {
+        let installed = if model.installed { "yes" } else { "no" };
+        let default = if model.default { " (the default)" } else { "" };
         writeln!(
             out,
             "{:width$}  {:>4} MB  {:10}  {installed:13}  {}{default}",
@@ -197,10 +216,6 @@ fn models(
             model.description,
         )?;
     }
-    writeln!(
-        out,
-        "installed into {}",
-        engine.dirs().cache().join("engine").display()
-    )?;
+    writeln!(out, "installed into {}", report.cache.display())?;
     Ok(())
 }

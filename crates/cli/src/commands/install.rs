@@ -2,9 +2,9 @@
 //! ones restored, new sources fetched, scanned and shown first); `--frozen` for CI.
 
 use skillful_core::text::one_line;
-use skillful_install::{LockedAction, Verified};
+use skillful_install::{LockedAction, LockedOutcome, LockedReport, LockedSkillReport, Verified};
 
-use crate::supply::{ScopeArgs, require_trusted_lock, show};
+use crate::supply::{ScopeArgs, blocking, require_trusted_lock, show};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
@@ -15,6 +15,9 @@ pub(crate) struct Args {
     /// Re-lock even when the scan of a changed skill has findings at or above high.
     #[arg(long)]
     allow_findings: bool,
+    /// Print one JSON document on stdout (schema: install.schema.json in the book).
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -25,23 +28,40 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
     let plans = installer.plan_locked()?;
     let mut out = output::stdout();
+    let mut report = LockedReport {
+        lock: installer.lock_path().to_owned(),
+        skills: plans.iter().map(LockedSkillReport::of).collect(),
+        outcome: LockedOutcome::Done,
+    };
     if !args.frozen {
         // What re-locking would install is new to the lock: shown and scanned as `add` does.
-        let mut blocking = false;
+        let mut refused = false;
         for plan in &plans {
             if let (LockedAction::Relock(_), Some(prepared)) = (&plan.action, plan.prepared()) {
-                blocking |= show(&mut out, prepared)?;
+                if !args.json {
+                    show(&mut out, prepared)?;
+                }
+                refused |= blocking(prepared);
             }
         }
-        if blocking && !args.allow_findings {
-            writeln!(
-                out,
-                "refused: the scan found high or critical findings; pass --allow-findings to re-lock anyway"
-            )?;
+        if refused && !args.allow_findings {
+            report.outcome = LockedOutcome::Refused;
+            if args.json {
+                out.json(&report)?;
+            } else {
+                writeln!(
+                    out,
+                    "refused: the scan found high or critical findings; pass --allow-findings to re-lock anyway"
+                )?;
+            }
             return Ok(Outcome::Invalid);
         }
     }
     installer.apply_locked(&plans, args.frozen)?;
+    if args.json {
+        out.json(&report)?;
+        return Ok(Outcome::Ok);
+    }
     for plan in &plans {
         let name = one_line(&plan.name);
         let was = match &plan.found {

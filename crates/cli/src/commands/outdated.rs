@@ -1,12 +1,17 @@
 //! `skills outdated`: the locked git skills whose source has moved on (exit 1 when any has).
 
 use skillful_core::text::one_line;
+use skillful_install::OutdatedReport;
 
 use crate::supply::{ScopeArgs, require_trusted_lock};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// Print one JSON document on stdout (schema: outdated.schema.json in the book); the exit
+    /// code is the same.
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -17,6 +22,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
     let outdated = installer.outdated()?;
     let mut out = output::stdout();
+    let status = if outdated.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Invalid
+    };
+    if args.json {
+        out.json(&OutdatedReport {
+            lock: installer.lock_path().to_owned(),
+            skills: outdated,
+        })?;
+        return Ok(status);
+    }
     for entry in &outdated {
         writeln!(
             out,
@@ -26,9 +43,5 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             entry.latest
         )?;
     }
-    Ok(if outdated.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Invalid
-    })
+    Ok(status)
 }

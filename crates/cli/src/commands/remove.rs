@@ -1,6 +1,7 @@
 //! `skills remove`: skills removed from the scope's skills directory and its lock.
 
 use skillful_core::text::one_line;
+use skillful_install::Removal;
 
 use crate::supply::ScopeArgs;
 use crate::{Outcome, UsageError, output};
@@ -10,6 +11,9 @@ pub(crate) struct Args {
     /// The skills to remove.
     #[arg(required = true, value_name = "NAME")]
     names: Vec<String>,
+    /// Print one JSON document on stdout (schema: remove.schema.json in the book).
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -44,7 +48,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     for name in &args.names {
         installer.remove(name)?;
-        writeln!(output::stdout(), "removed {}", one_line(name))?;
+        if !args.json {
+            writeln!(output::stdout(), "removed {}", one_line(name))?;
+        }
+    }
+    if args.json {
+        output::stdout().json(&Removal {
+            lock: installer.lock_path().to_owned(),
+            removed: args.names,
+        })?;
     }
     Ok(Outcome::Ok)
 }

@@ -22,6 +22,9 @@ pub(crate) struct Args {
     /// List the trusted directories instead.
     #[arg(long)]
     list: bool,
+    /// With --list: print one JSON document on stdout (schema: trust-list.schema.json in the book).
+    #[arg(long, requires = "list")]
+    json: bool,
 }
 
 /// Runs `skills trust`.
@@ -29,13 +32,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let environment = Environment::from_process()?;
     let mut out = output::stdout();
     if args.list {
-        for entry in TrustStore::load(&environment)?.entries() {
-            let note = match (entry.identity(), entry.forced()) {
-                (None, _) => "  (recorded by an older version and not honoured: trust it again)",
-                (Some(_), true) => "  (trusted with --force)",
-                (Some(_), false) => "",
+        let listing = TrustStore::load(&environment)?.listing();
+        if args.json {
+            out.json(&listing)?;
+            return Ok(Outcome::Ok);
+        }
+        for entry in &listing.directories {
+            let note = match (entry.honoured, entry.forced) {
+                (false, _) => "  (recorded by an older version and not honoured: trust it again)",
+                (true, true) => "  (trusted with --force)",
+                (true, false) => "",
             };
-            writeln!(out, "{}{note}", one_line(&entry.shown()))?;
+            writeln!(out, "{}{note}", one_line(&entry.dir))?;
         }
         return Ok(Outcome::Ok);
     }

@@ -1,7 +1,7 @@
 //! `skills verify`: the installed skills checked against the digests of `skills-lock.json`.
 
 use skillful_core::text::one_line;
-use skillful_install::Verified;
+use skillful_install::{Verification, Verified};
 
 use crate::supply::ScopeArgs;
 use crate::{Outcome, output};
@@ -10,6 +10,10 @@ use crate::{Outcome, output};
 pub(crate) struct Args {
     /// The skills to check (all locked skills when none).
     names: Vec<String>,
+    /// Print one JSON document on stdout (schema: verify.schema.json in the book); the exit code
+    /// is the same.
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -19,6 +23,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
     let results = installer.verify(&args.names)?;
     let mut out = output::stdout();
+    if args.json {
+        let verification = Verification::new(installer.lock_path().to_owned(), results);
+        out.json(&verification)?;
+        return Ok(if verification.intact {
+            Outcome::Ok
+        } else {
+            Outcome::Invalid
+        });
+    }
     let mut differ = false;
     for (name, verified) in &results {
         let name = one_line(name);

@@ -151,3 +151,38 @@ pub fn has_controls(output: &str) -> bool {
         .chars()
         .any(|c| c.is_control() && c != '\n' && c != '\t')
 }
+
+/// The schemas of the `--json` outputs, committed under `docs/src/reference/schemas`.
+pub const SCHEMAS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../docs/src/reference/schemas"
+);
+
+/// The standard output of `output` as the one JSON document it must be, checked against
+/// `docs/src/reference/schemas/{schema}.schema.json`; panics naming every mismatch.
+pub fn json_of(schema: &str, output: &Output) -> serde_json::Value {
+    let path = Path::new(SCHEMAS).join(format!("{schema}.schema.json"));
+    let schema_text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let schema_value: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::draft202012::new(&schema_value)
+        .unwrap_or_else(|error| panic!("{}: not a schema: {error}", path.display()));
+    let stdout = text(&output.stdout);
+    let document: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|error| {
+        panic!(
+            "not one JSON document ({error}):\n{stdout}\nstderr:\n{}",
+            text(&output.stderr)
+        )
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(&document)
+        .map(|error| format!("{} at {}", error, error.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the output does not match {}:\n{}\n{stdout}",
+        path.display(),
+        errors.join("\n")
+    );
+    document
+}

@@ -1,0 +1,157 @@
+//! The `--json` outputs of `skills`: every command that reports has `--json`, and the JSON
+//! Schema of each (under `docs/src/reference/schemas`) is the one its report type gives. The
+//! outputs themselves are checked against these files where each command is tested in a real
+//! setup (`supply.rs`, `doctor.rs`, `trust.rs`, `engine.rs`, through `common::json_of`).
+//!
+//! After changing a report type, `SKILLFUL_BLESS=1 cargo test -p skillful-cli --test json`
+//! rewrites the schema files; review the difference, which is a change of the command's output.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use schemars::{JsonSchema, schema_for};
+
+/// The schema files and the type each is generated from.
+fn schemas() -> Vec<(&'static str, schemars::Schema)> {
+    fn of<T: JsonSchema>() -> schemars::Schema {
+        schema_for!(T)
+    }
+    vec![
+        ("add", of::<skillful_install::Installation>()),
+        ("add-list", of::<skillful_install::Offer>()),
+        ("doctor", of::<skillful_state::Checkup>()),
+        ("engine-models", of::<skillful_engine::ModelsReport>()),
+        ("engine-status", of::<skillful_engine::StatusReport>()),
+        ("install", of::<skillful_install::LockedReport>()),
+        ("outdated", of::<skillful_install::OutdatedReport>()),
+        ("remove", of::<skillful_install::Removal>()),
+        ("trust-list", of::<skillful_config::TrustListing>()),
+        ("update", of::<skillful_install::UpdateReport>()),
+        ("verify", of::<skillful_install::Verification>()),
+    ]
+}
+
+#[test]
+fn the_schema_files_are_the_ones_the_report_types_give() {
+    let bless = std::env::var_os("SKILLFUL_BLESS").is_some();
+    let dir = Path::new(common::SCHEMAS);
+    let mut stale = Vec::new();
+    for (name, schema) in schemas() {
+        let path = dir.join(format!("{name}.schema.json"));
+        let generated = format!("{}\n", serde_json::to_string_pretty(&schema).unwrap());
+        if bless {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(&path, &generated).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(generated.as_str()) {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "these schemas differ from their types: {stale:?}; run \
+         `SKILLFUL_BLESS=1 cargo test -p skillful-cli --test json` and review the change"
+    );
+    // No file for a command that no longer has it.
+    let names: Vec<String> = schemas()
+        .into_iter()
+        .map(|(name, _)| format!("{name}.schema.json"))
+        .collect();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let file = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            names.contains(&file),
+            "docs/src/reference/schemas/{file} has no type"
+        );
+    }
+}
+
+/// The commands that print no report, and why: they print what the model is shown, serve, talk,
+/// write files, or say in one line what they did.
+const NO_REPORT: &[(&str, &str)] = &[
+    ("show", "prints the text load_skill returns"),
+    ("read", "prints the text read_skill_resource returns"),
+    ("catalog", "prints the system-prompt text"),
+    (
+        "run-script",
+        "prints what the model is shown of the script's run",
+    ),
+    ("serve", "serves MCP on stdio or HTTP"),
+    ("chat", "a conversation on the terminal"),
+    ("untrust", "one line saying what it did"),
+    ("enable", "one line saying what it did"),
+    ("disable", "one line saying what it did"),
+    ("engine start", "one line saying where the engine answers"),
+    ("engine stop", "one line per engine stopped"),
+    ("report", "writes an HTML page"),
+    ("init", "writes a skill's files"),
+    ("completions", "prints a shell script"),
+    ("man", "writes man pages"),
+];
+
+/// The commands that print JSON whose schema is not under docs/src/reference/schemas yet.
+const WITHOUT_SCHEMA: &[&str] = &[
+    "validate", "list", "search", "run", "eval", "stats", "audit", "scan",
+];
+
+fn help(command: &str) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(command.split_whitespace())
+        .arg("--help")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "skills {command} --help");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn every_command_that_reports_has_json_and_a_schema() {
+    let top = help("");
+    let mut commands: Vec<String> = top
+        .split("Commands:\n")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| !matches!(*name, "help" | "engine"))
+        .map(str::to_owned)
+        .collect();
+    commands.extend(
+        [
+            "engine start",
+            "engine stop",
+            "engine status",
+            "engine models",
+        ]
+        .map(String::from),
+    );
+    assert!(commands.len() > 30, "{commands:?}");
+    let schemas: Vec<&str> = schemas().into_iter().map(|(name, _)| name).collect();
+    for command in &commands {
+        if NO_REPORT.iter().any(|(name, _)| name == command) {
+            continue;
+        }
+        assert!(
+            help(command).contains("--json"),
+            "`skills {command}` reports and has no --json; add it (with a schema) or say in \
+             NO_REPORT why it prints no report"
+        );
+        // `trust` reports with --list only.
+        let schema = match command.as_str() {
+            "trust" => "trust-list".to_owned(),
+            other => other.replace(' ', "-"),
+        };
+        assert!(
+            schemas.contains(&schema.as_str()) || WITHOUT_SCHEMA.contains(&command.as_str()),
+            "`skills {command} --json` has no schema under docs/src/reference/schemas"
+        );
+    }
+    for (name, _) in NO_REPORT {
+        assert!(commands.contains(&name.to_string()), "{name} is no command");
+    }
+}
