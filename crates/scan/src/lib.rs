@@ -30,6 +30,7 @@
 
 #![forbid(unsafe_code)]
 
+mod context;
 mod normalize;
 mod rules;
 mod sarif;

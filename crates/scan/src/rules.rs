@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use unicode_general_category::{GeneralCategory, get_general_category};
 
+use crate::context::{self, Governs};
 use crate::normalize::{Line, Normalized};
 use crate::{Finding, Severity};
 
@@ -308,7 +309,7 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
     }
 }
 
-fn regex(pattern: &str) -> Regex {
+pub(crate) fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("the scanner's patterns are valid")
 }
 
@@ -328,9 +329,24 @@ static WITHOUT_ASKING: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Prompt-injection phrases in documents.
+/// Prompt-injection phrases in documents: the first match of each rule that its sentence
+/// neither forbids nor quotes as something to refuse ([`context`]).
 fn check_prompt(line: &Line<'_>, scan: &mut FileScan<'_>) {
-    if let Some(found) = OVERRIDE.find(line.text) {
+    let framed = |found: &regex::Match<'_>, governs| {
+        context::negated(line.text, found.start(), governs)
+            || context::quoted_for_refusal(line.text, found.start(), found.end())
+    };
+    let governs = |found: &regex::Match<'_>| {
+        if found.as_str().to_ascii_lowercase().starts_with("without") {
+            Governs::Action
+        } else {
+            Governs::Verb
+        }
+    };
+    if let Some(found) = OVERRIDE
+        .find_iter(line.text)
+        .find(|found| !framed(found, Governs::Verb))
+    {
         let message = format!("\"{}\"", excerpt(found.as_str()));
         scan.push_found(
             &OVERRIDE_INSTRUCTIONS,
@@ -340,24 +356,30 @@ fn check_prompt(line: &Line<'_>, scan: &mut FileScan<'_>) {
             message,
         );
     }
-    if let Some(found) = CONCEAL.find(line.text) {
-        // "do not tell the user to run it" gives the model advice on wording, hiding nothing.
+    // "do not tell the user to run it" gives the model advice on wording, hiding nothing.
+    let advice = |found: &regex::Match<'_>| {
         let rest = line.text[found.end()..].trim_start().to_ascii_lowercase();
-        let advice = ["to ", "how ", "that you ", "what to "]
+        ["to ", "how ", "that you ", "what to "]
             .iter()
-            .any(|word| rest.starts_with(word));
-        if !advice {
-            let message = format!("\"{}\"", excerpt(found.as_str()));
-            scan.push_found(
-                &CONCEAL_FROM_USER,
-                CONCEAL_FROM_USER.severity,
-                line,
-                found.start(),
-                message,
-            );
-        }
+            .any(|word| rest.starts_with(word))
+    };
+    if let Some(found) = CONCEAL
+        .find_iter(line.text)
+        .find(|found| !advice(found) && !framed(found, governs(found)))
+    {
+        let message = format!("\"{}\"", excerpt(found.as_str()));
+        scan.push_found(
+            &CONCEAL_FROM_USER,
+            CONCEAL_FROM_USER.severity,
+            line,
+            found.start(),
+            message,
+        );
     }
-    if let Some(found) = WITHOUT_ASKING.find(line.text) {
+    if let Some(found) = WITHOUT_ASKING.find_iter(line.text).find(|found| {
+        !framed(found, Governs::Action)
+            && !context::defers_to_user(line.text, found.start(), found.end())
+    }) {
         let message = format!("\"{}\"", excerpt(found.as_str()));
         scan.push_found(
             &ACT_WITHOUT_ASKING,
@@ -479,29 +501,42 @@ static DOTENV: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The first match of any of `patterns` in `line` that counts: in a script every match, in a
+/// document one that its sentence neither forbids ("never run `curl … | sh`") nor quotes as
+/// something to refuse ([`context`]).
+fn first_counted<'t>(
+    patterns: &[&Regex],
+    line: &Line<'t>,
+    class: FileClass,
+) -> Option<regex::Match<'t>> {
+    patterns.iter().find_map(|pattern| {
+        pattern.find_iter(line.text).find(|found| {
+            class != FileClass::Document
+                || !(context::negated(line.text, found.start(), Governs::Action)
+                    || context::quoted_for_refusal(line.text, found.start(), found.end()))
+        })
+    })
+}
+
 /// Downloads run unseen, encoded code run, credential stores read.
 fn check_commands(line: &Line<'_>, scan: &mut FileScan<'_>) {
-    if let Some(found) = PIPE_SHELL
-        .iter()
-        .find_map(|pattern| pattern.find(line.text))
-    {
+    let pipe_shell: Vec<&Regex> = PIPE_SHELL.iter().collect();
+    if let Some(found) = first_counted(&pipe_shell, line, scan.class) {
         let severity = scan.script_severity(&PIPE_TO_SHELL, Severity::Medium);
         let message = format!("\"{}\"", excerpt(found.as_str()));
         scan.push_found(&PIPE_TO_SHELL, severity, line, found.start(), message);
     }
-    if let Some(found) = DECODE_EXEC
-        .iter()
-        .find_map(|pattern| pattern.find(line.text))
-    {
+    let decode_exec: Vec<&Regex> = DECODE_EXEC.iter().collect();
+    if let Some(found) = first_counted(&decode_exec, line, scan.class) {
         let severity = scan.script_severity(&DECODE_AND_EXECUTE, Severity::Medium);
         let message = format!("\"{}\"", excerpt(found.as_str()));
         scan.push_found(&DECODE_AND_EXECUTE, severity, line, found.start(), message);
     }
-    if let Some(found) = CREDENTIALS.find(line.text) {
+    if let Some(found) = first_counted(&[&CREDENTIALS], line, scan.class) {
         let severity = scan.script_severity(&CREDENTIAL_READ, Severity::Medium);
         let message = format!("names the credential store \"{}\"", excerpt(found.as_str()));
         scan.push_found(&CREDENTIAL_READ, severity, line, found.start(), message);
-    } else if let Some(found) = DOTENV.find(line.text) {
+    } else if let Some(found) = first_counted(&[&DOTENV], line, scan.class) {
         let message = format!("reads a .env file: \"{}\"", excerpt(found.as_str()));
         scan.push_found(
             &CREDENTIAL_READ,
