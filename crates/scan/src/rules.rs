@@ -87,6 +87,9 @@ rules! {
     NOT_TEXT = "SKL061" "file-not-text" Low
         "A file that is not UTF-8 text, which the scanner cannot read as the model would; medium for a script or a document, which are scanned as far as they read."
         "Save scripts and documents as UTF-8; ship binary files only where the skill needs them.";
+    SUPPRESSION_INVALID = "SKL070" "suppression-not-honoured" Low
+        "An inline suppression (`skills-scan: allow RULE-ID reason=...`) that suppresses nothing: it gives no reason, names no rule, is malformed, or aims at a high or critical finding, which a skill cannot suppress."
+        "Give the rule's id and a reason; accept a high or critical finding in a baseline (`skills scan --write-baseline`), not inside the skill.";
 }
 
 /// What kind of file a text is, which decides the rules that apply to it.
@@ -123,6 +126,8 @@ impl FileClass {
 pub(crate) struct FileScan<'a> {
     /// The file's path as findings name it.
     pub(crate) file: &'a str,
+    /// The file's path inside its skill (or its name, scanned alone), for fingerprints.
+    pub(crate) relative: &'a str,
     /// The skill the file belongs to, if any.
     pub(crate) skill: Option<&'a str>,
     /// The file's kind.
@@ -134,12 +139,13 @@ pub(crate) struct FileScan<'a> {
 }
 
 impl FileScan<'_> {
-    fn push(
+    /// A finding at `(line, column)` of `matched`, the text its fingerprint is made of.
+    pub(crate) fn push(
         &mut self,
         rule: &Rule,
         severity: Severity,
-        line: usize,
-        column: usize,
+        (line, column): (usize, usize),
+        matched: &str,
         message: String,
     ) {
         self.findings.push(Finding {
@@ -151,20 +157,27 @@ impl FileScan<'_> {
             line,
             column,
             skill: self.skill.map(str::to_owned),
+            fingerprint: crate::fingerprint(rule.id, self.skill, self.relative, matched),
+            suppressed: None,
         });
     }
 
-    /// A finding at the byte offset `at` of the normalised `line`.
+    /// A finding of the match `found` of the normalised `line`.
     fn push_found(
         &mut self,
         rule: &Rule,
         severity: Severity,
         line: &Line<'_>,
-        at: usize,
+        found: &regex::Match<'_>,
         message: String,
     ) {
-        let (number, column) = line.place(at);
-        self.push(rule, severity, number, column, message);
+        self.push(
+            rule,
+            severity,
+            line.place(found.start()),
+            found.as_str(),
+            message,
+        );
     }
 
     /// A document's findings are `lowered` there; a script's keep the rule's severity.
@@ -276,8 +289,8 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
         scan.push(
             &TAG_CHARACTERS,
             TAG_CHARACTERS.severity,
-            number,
-            tags.2,
+            (number, tags.2),
+            line,
             format!("{} Unicode tag characters, reading {decoded:?}", tags.0),
         );
     }
@@ -285,8 +298,8 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
         scan.push(
             &BIDI_CONTROLS,
             BIDI_CONTROLS.severity,
-            number,
-            bidi.1,
+            (number, bidi.1),
+            line,
             format!(
                 "{} bidirectional control characters, the first U+{:04X}",
                 bidi.0,
@@ -298,8 +311,8 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
         scan.push(
             &INVISIBLE_FORMAT,
             INVISIBLE_FORMAT.severity,
-            number,
-            invisible.1,
+            (number, invisible.1),
+            line,
             format!(
                 "{} invisible format characters, the first U+{:04X}",
                 invisible.0,
@@ -352,7 +365,7 @@ fn check_prompt(line: &Line<'_>, scan: &mut FileScan<'_>) {
             &OVERRIDE_INSTRUCTIONS,
             OVERRIDE_INSTRUCTIONS.severity,
             line,
-            found.start(),
+            &found,
             message,
         );
     }
@@ -372,7 +385,7 @@ fn check_prompt(line: &Line<'_>, scan: &mut FileScan<'_>) {
             &CONCEAL_FROM_USER,
             CONCEAL_FROM_USER.severity,
             line,
-            found.start(),
+            &found,
             message,
         );
     }
@@ -385,7 +398,7 @@ fn check_prompt(line: &Line<'_>, scan: &mut FileScan<'_>) {
             &ACT_WITHOUT_ASKING,
             ACT_WITHOUT_ASKING.severity,
             line,
-            found.start(),
+            &found,
             message,
         );
     }
@@ -435,8 +448,8 @@ fn check_urls(line: &str, number: usize, scan: &mut FileScan<'_>) {
             scan.push(
                 &IMAGE_EXFILTRATION,
                 IMAGE_EXFILTRATION.severity,
-                number,
-                column(line, url.start()),
+                (number, column(line, url.start())),
+                target,
                 message,
             );
         }
@@ -458,8 +471,8 @@ fn check_urls(line: &str, number: usize, scan: &mut FileScan<'_>) {
             scan.push(
                 &LINK_EXFILTRATION,
                 LINK_EXFILTRATION.severity,
-                number,
-                column(line, url.start()),
+                (number, column(line, url.start())),
+                target,
                 message,
             );
         }
@@ -524,27 +537,21 @@ fn check_commands(line: &Line<'_>, scan: &mut FileScan<'_>) {
     if let Some(found) = first_counted(&pipe_shell, line, scan.class) {
         let severity = scan.script_severity(&PIPE_TO_SHELL, Severity::Medium);
         let message = format!("\"{}\"", excerpt(found.as_str()));
-        scan.push_found(&PIPE_TO_SHELL, severity, line, found.start(), message);
+        scan.push_found(&PIPE_TO_SHELL, severity, line, &found, message);
     }
     let decode_exec: Vec<&Regex> = DECODE_EXEC.iter().collect();
     if let Some(found) = first_counted(&decode_exec, line, scan.class) {
         let severity = scan.script_severity(&DECODE_AND_EXECUTE, Severity::Medium);
         let message = format!("\"{}\"", excerpt(found.as_str()));
-        scan.push_found(&DECODE_AND_EXECUTE, severity, line, found.start(), message);
+        scan.push_found(&DECODE_AND_EXECUTE, severity, line, &found, message);
     }
     if let Some(found) = first_counted(&[&CREDENTIALS], line, scan.class) {
         let severity = scan.script_severity(&CREDENTIAL_READ, Severity::Medium);
         let message = format!("names the credential store \"{}\"", excerpt(found.as_str()));
-        scan.push_found(&CREDENTIAL_READ, severity, line, found.start(), message);
+        scan.push_found(&CREDENTIAL_READ, severity, line, &found, message);
     } else if let Some(found) = first_counted(&[&DOTENV], line, scan.class) {
         let message = format!("reads a .env file: \"{}\"", excerpt(found.as_str()));
-        scan.push_found(
-            &CREDENTIAL_READ,
-            Severity::Medium,
-            line,
-            found.start(),
-            message,
-        );
+        scan.push_found(&CREDENTIAL_READ, Severity::Medium, line, &found, message);
     }
 }
 
@@ -565,7 +572,7 @@ fn check_network(line: &Line<'_>, scan: &mut FileScan<'_>) {
             &UNDECLARED_NETWORK,
             UNDECLARED_NETWORK.severity,
             line,
-            found.start(),
+            &found,
             message,
         );
     }
