@@ -30,6 +30,7 @@
 
 #![forbid(unsafe_code)]
 
+mod archive;
 mod baseline;
 mod context;
 mod normalize;
@@ -388,11 +389,9 @@ fn declared(dir: &Path) -> (Option<String>, String, Option<skillful_core::Declar
     }
 }
 
-/// Reads the file at `path` (`file` in findings) and checks its text, counting it. Text is
-/// what the runtime serves as text: valid UTF-8, whatever bytes (a NUL) it holds. A file that
-/// is not is a finding: a script or a document is still checked as far as it reads (a shell
-/// runs a script in Latin-1 all the same), another file (an image) is not; one that cannot be
-/// read safely is a finding too.
+/// Reads the file at `path` (`file` in findings, `relative` in its skill) and checks it: an
+/// archive's members ([`archive`]), or its text ([`check_bytes`]); a file that cannot be read
+/// safely is a finding.
 fn check_file(
     report: &mut Report,
     path: &Path,
@@ -405,6 +404,26 @@ fn check_file(
         Ok(bytes) => bytes,
         Err(error) => return push_unsafe(report, file, skill, &error),
     };
+    if let Some(kind) = archive::Kind::of(relative) {
+        report.files += 1;
+        report.bytes += bytes.len() as u64;
+        return archive::check(report, &bytes, kind, (file, relative), skill);
+    }
+    check_bytes(report, bytes, (file, relative), skill, class, read_only);
+}
+
+/// Checks the bytes of a file (`file` in findings, `relative` in its skill), counting it: text
+/// is what the runtime serves as text, valid UTF-8 whatever bytes (a NUL) it holds. A file that
+/// is not is a finding: a script or a document is still checked as far as it reads (a shell
+/// runs a script in Latin-1 all the same), another file (an image) is not.
+pub(crate) fn check_bytes(
+    report: &mut Report,
+    bytes: Vec<u8>,
+    (file, relative): (&str, &str),
+    skill: Option<&str>,
+    class: FileClass,
+    read_only: bool,
+) {
     report.files += 1;
     report.bytes += bytes.len() as u64;
     let text = match String::from_utf8(bytes) {

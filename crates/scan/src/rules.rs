@@ -87,6 +87,9 @@ rules! {
     NOT_TEXT = "SKL061" "file-not-text" Low
         "A file that is not UTF-8 text, which the scanner cannot read as the model would; medium for a script or a document, which are scanned as far as they read."
         "Save scripts and documents as UTF-8; ship binary files only where the skill needs them.";
+    ARCHIVE_NOT_INSPECTED = "SKL062" "archive-not-inspected" Medium
+        "A bundled archive (zip, tar, tar.gz) the scanner could not look into completely: over a bound (1,000 members, 4 MiB a member, 64 MiB in all, archives nested two deep) or unreadable; what it did read is scanned."
+        "Ship the files unpacked, or a smaller archive.";
     SUPPRESSION_INVALID = "SKL070" "suppression-not-honoured" Low
         "An inline suppression (`skills-scan: allow RULE-ID reason=...`) that suppresses nothing: it gives no reason, names no rule, is malformed, or aims at a high or critical finding, which a skill cannot suppress."
         "Give the rule's id and a reason; accept a high or critical finding in a baseline (`skills scan --write-baseline`), not inside the skill.";

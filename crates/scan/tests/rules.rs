@@ -437,6 +437,19 @@ fn files_not_text() {
     miss("SKL061", &[("references/notes.md", "Plain notes, café.\n")]);
 }
 
+/// A bundled archive that cannot be looked into (here: not a zip at all) is said; the members
+/// of one that can are scanned (`tests/archives.rs`).
+#[test]
+fn archive_not_inspected() {
+    hit(
+        "SKL062",
+        &[("assets/bundle.zip", "PK\u{3}\u{4} not a zip")],
+        ("assets/bundle.zip", 1, 1),
+        Severity::Medium,
+    );
+    miss("SKL062", &[("assets/notes.txt", "PK\n")]);
+}
+
 #[test]
 fn a_nul_byte_hides_nothing() {
     // Valid UTF-8 with a NUL is text to the runtime, which serves it to the model and runs it.
