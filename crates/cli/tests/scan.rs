@@ -81,13 +81,16 @@ fn json_and_sarif_carry_the_findings() {
     assert_eq!(sarif["runs"][0]["results"][0]["level"], "error");
 }
 
+/// The false-alarm target: no finding of any severity on the vendored real skills (under 1%
+/// of them), while the hostile skills of `crates/scan/tests` (`rules.rs`, `framing.rs`,
+/// `archives.rs`) are all still caught.
 #[test]
-fn the_vendored_corpora_have_no_high_finding() {
+fn the_vendored_corpora_have_no_finding() {
     let corpora = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpora");
     let output = skills(&["scan", corpora]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert!(
-        stdout(&output).contains(" 0 critical, 0 high,"),
+        stdout(&output).ends_with(" 0 critical, 0 high, 0 medium, 0 low\n"),
         "{}",
         stdout(&output)
     );

@@ -11,6 +11,14 @@
 //! rule, severity, file, line and column. The same input gives the same findings in the same
 //! order; nothing is executed, fetched or sent anywhere.
 //!
+//! A document's sentence is read around a match: a clause that forbids it ("Never push commits
+//! without the user's approval") or a quotation it says to refuse is no finding, while a
+//! negation anywhere else hides nothing (`context.rs`). Bundled archives are looked into in
+//! memory, within bounds. A finding can be accepted, and is then kept and marked
+//! ([`Suppression`]) rather than dropped: by an inline `skills-scan: allow` comment with a
+//! reason, for low and medium findings only (the skill's author may be the attacker), or by the
+//! user's [`Baseline`], which knows findings by a fingerprint without line numbers.
+//!
 //! [`Report::to_json`] and [`Report::to_sarif`] (SARIF 2.1.0, with rule metadata) are its
 //! machine-readable forms. It knows files and text, not installing, locks or the command line.
 //!
