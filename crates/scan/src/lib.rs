@@ -11,6 +11,14 @@
 //! rule, severity, file, line and column. The same input gives the same findings in the same
 //! order; nothing is executed, fetched or sent anywhere.
 //!
+//! A document's sentence is read around a match: a clause that forbids it ("Never push commits
+//! without the user's approval") or a quotation it says to refuse is no finding, while a
+//! negation anywhere else hides nothing (`context.rs`). Bundled archives are looked into in
+//! memory, within bounds. A finding can be accepted, and is then kept and marked
+//! ([`Suppression`]) rather than dropped: by an inline `skills-scan: allow` comment with a
+//! reason, for low and medium findings only (the skill's author may be the attacker), or by the
+//! user's [`Baseline`], which knows findings by a fingerprint without line numbers.
+//!
 //! [`Report::to_json`] and [`Report::to_sarif`] (SARIF 2.1.0, with rule metadata) are its
 //! machine-readable forms. It knows files and text, not installing, locks or the command line.
 //!
@@ -30,10 +38,15 @@
 
 #![forbid(unsafe_code)]
 
+mod archive;
+mod baseline;
+mod context;
 mod normalize;
 mod rules;
 mod sarif;
+mod suppress;
 
+pub use baseline::{Baseline, BaselineError};
 pub use rules::{RULES, Rule};
 
 use std::fmt;
@@ -121,6 +134,58 @@ pub struct Finding {
     /// The skill's name (or its directory's, when its frontmatter has none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skill: Option<String>,
+    /// What a [`Baseline`] knows the finding by, so that it survives edits elsewhere in the
+    /// file: 32 lowercase hexadecimal digits of SHA-256 over the rule id, the skill's name, the
+    /// file's path inside the skill and the matched text (lowercased, runs of whitespace as one
+    /// space), each followed by a NUL; no line or column.
+    pub fingerprint: String,
+    /// Why the finding does not count, when it does not; it is still reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<Suppression>,
+}
+
+/// A finding kept in the report but not counted against the scan ([`Report::at_or_above`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Suppression {
+    /// Who accepted the finding.
+    pub kind: SuppressionKind,
+    /// Why, in their words (shortened to one line).
+    pub reason: String,
+}
+
+/// Who accepted a suppressed finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SuppressionKind {
+    /// A `skills-scan: allow` comment in the skill's own file, honoured for low and medium
+    /// findings only (the skill's author may be the attacker).
+    Inline,
+    /// The user's baseline file ([`Report::apply_baseline`]).
+    Baseline,
+}
+
+/// The fingerprint of a finding of `rule_id` in `skill`'s file `relative` on `matched` (see
+/// [`Finding::fingerprint`]).
+pub(crate) fn fingerprint(
+    rule_id: &str,
+    skill: Option<&str>,
+    relative: &str,
+    matched: &str,
+) -> String {
+    use sha2::{Digest, Sha256};
+    let normalized = matched
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    let mut hasher = Sha256::new();
+    for part in [rule_id, skill.unwrap_or_default(), relative, &normalized] {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    let mut digest = skillful_state::hex(&hasher.finalize());
+    digest.truncate(32);
+    digest
 }
 
 /// The findings of a scan and what it read.
@@ -137,21 +202,37 @@ pub struct Report {
 }
 
 impl Report {
-    /// The most severe finding's severity, if there is a finding.
+    /// The most severe finding's severity, if there is a finding that counts (not suppressed).
     pub fn max_severity(&self) -> Option<Severity> {
-        self.findings.iter().map(|finding| finding.severity).max()
+        self.counted().map(|finding| finding.severity).max()
     }
 
-    /// The findings at `severity` or above.
+    /// The findings at `severity` or above that count: suppressed ones are left out.
     pub fn at_or_above(&self, severity: Severity) -> impl Iterator<Item = &Finding> {
-        self.findings
-            .iter()
+        self.counted()
             .filter(move |finding| finding.severity >= severity)
     }
 
-    /// The report as JSON: `{"findings": [...], "skills", "files", "bytes"}`.
+    /// The findings that count: not suppressed inline or by a baseline.
+    pub fn counted(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|finding| finding.suppressed.is_none())
+    }
+
+    /// The findings suppressed inline or by a baseline, which are reported but do not count.
+    pub fn suppressed(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|finding| finding.suppressed.is_some())
+    }
+
+    /// The report as JSON: `{"findings": [...], "skills", "files", "bytes", "suppressed"}`,
+    /// `suppressed` counting the findings that carry a `suppressed` object.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).expect("a report serializes")
+        let mut json = serde_json::to_value(self).expect("a report serializes");
+        json["suppressed"] = self.suppressed().count().into();
+        json
     }
 
     /// The report as a SARIF 2.1.0 log of one run, with every rule's metadata.
@@ -231,7 +312,8 @@ fn scan_file(path: &Path) -> Report {
     let mut report = Report::default();
     let name = display(path);
     let class = FileClass::of(&name);
-    check_file(&mut report, path, &name, None, class, false);
+    let relative = name.rsplit('/').next().unwrap_or(&name).to_owned();
+    check_file(&mut report, path, (&name, &relative), None, class, false);
     report
 }
 
@@ -270,7 +352,7 @@ pub fn scan_skill(dir: &Path, display: &str) -> Report {
         check_file(
             &mut report,
             &path,
-            &file,
+            (&file, &entry.path),
             skill.as_deref(),
             class,
             read_only,
@@ -315,15 +397,13 @@ fn declared(dir: &Path) -> (Option<String>, String, Option<skillful_core::Declar
     }
 }
 
-/// Reads the file at `path` (`file` in findings) and checks its text, counting it. Text is
-/// what the runtime serves as text: valid UTF-8, whatever bytes (a NUL) it holds. A file that
-/// is not is a finding: a script or a document is still checked as far as it reads (a shell
-/// runs a script in Latin-1 all the same), another file (an image) is not; one that cannot be
-/// read safely is a finding too.
+/// Reads the file at `path` (`file` in findings, `relative` in its skill) and checks it: an
+/// archive's members ([`archive`]), or its text ([`check_bytes`]); a file that cannot be read
+/// safely is a finding.
 fn check_file(
     report: &mut Report,
     path: &Path,
-    file: &str,
+    (file, relative): (&str, &str),
     skill: Option<&str>,
     class: FileClass,
     read_only: bool,
@@ -332,6 +412,26 @@ fn check_file(
         Ok(bytes) => bytes,
         Err(error) => return push_unsafe(report, file, skill, &error),
     };
+    if let Some(kind) = archive::Kind::of(relative) {
+        report.files += 1;
+        report.bytes += bytes.len() as u64;
+        return archive::check(report, &bytes, kind, (file, relative), skill);
+    }
+    check_bytes(report, bytes, (file, relative), skill, class, read_only);
+}
+
+/// Checks the bytes of a file (`file` in findings, `relative` in its skill), counting it: text
+/// is what the runtime serves as text, valid UTF-8 whatever bytes (a NUL) it holds. A file that
+/// is not is a finding: a script or a document is still checked as far as it reads (a shell
+/// runs a script in Latin-1 all the same), another file (an image) is not.
+pub(crate) fn check_bytes(
+    report: &mut Report,
+    bytes: Vec<u8>,
+    (file, relative): (&str, &str),
+    skill: Option<&str>,
+    class: FileClass,
+    read_only: bool,
+) {
     report.files += 1;
     report.bytes += bytes.len() as u64;
     let text = match String::from_utf8(bytes) {
@@ -359,6 +459,8 @@ fn check_file(
                 line: 1,
                 column: 1,
                 skill: skill.map(str::to_owned),
+                fingerprint: fingerprint(rules::NOT_TEXT.id, skill, relative, ""),
+                suppressed: None,
             });
             if class == FileClass::Other {
                 return;
@@ -366,16 +468,17 @@ fn check_file(
             String::from_utf8_lossy(error.as_bytes()).into_owned()
         }
     };
-    rules::check_text(
-        &text,
-        &mut FileScan {
-            file,
-            skill,
-            class,
-            read_only,
-            findings: &mut report.findings,
-        },
-    );
+    let first = report.findings.len();
+    let mut scan = FileScan {
+        file,
+        relative,
+        skill,
+        class,
+        read_only,
+        findings: &mut report.findings,
+    };
+    rules::check_text(&text, &mut scan);
+    suppress::apply(&text, first, &mut scan);
 }
 
 /// The finding that the skill in `dir` (its `SKILL.md` named `skill_md`) ships scripts its
@@ -393,10 +496,17 @@ fn undeclared_scripts(dir: &Path, skill_md: String, skill: Option<String>) -> Fi
         severity: rules::UNDECLARED_SCRIPTS.severity,
         message: "the skill ships scripts; its description mentions no script, command or tool"
             .to_owned(),
+        fingerprint: fingerprint(
+            rules::UNDECLARED_SCRIPTS.id,
+            skill.as_deref(),
+            "SKILL.md",
+            "",
+        ),
         file: skill_md,
         line,
         column: 1,
         skill,
+        suppressed: None,
     }
 }
 
@@ -410,5 +520,13 @@ fn push_unsafe(report: &mut Report, file: &str, skill: Option<&str>, error: &Man
         line: 1,
         column: 1,
         skill: skill.map(str::to_owned),
+        fingerprint: fingerprint(
+            rules::UNSAFE_FILES.id,
+            skill,
+            "",
+            // The scanned path left out, so that the fingerprint is the same in any checkout.
+            &error.to_string().replace(file, ""),
+        ),
+        suppressed: None,
     });
 }

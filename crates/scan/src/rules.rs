@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use unicode_general_category::{GeneralCategory, get_general_category};
 
+use crate::context::{self, Governs};
 use crate::normalize::{Line, Normalized};
 use crate::{Finding, Severity};
 
@@ -86,6 +87,12 @@ rules! {
     NOT_TEXT = "SKL061" "file-not-text" Low
         "A file that is not UTF-8 text, which the scanner cannot read as the model would; medium for a script or a document, which are scanned as far as they read."
         "Save scripts and documents as UTF-8; ship binary files only where the skill needs them.";
+    ARCHIVE_NOT_INSPECTED = "SKL062" "archive-not-inspected" Medium
+        "A bundled archive (zip, tar, tar.gz) the scanner could not look into completely: over a bound (1,000 members, 4 MiB a member, 64 MiB in all, archives nested two deep) or unreadable; what it did read is scanned."
+        "Ship the files unpacked, or a smaller archive.";
+    SUPPRESSION_INVALID = "SKL070" "suppression-not-honoured" Low
+        "An inline suppression (`skills-scan: allow RULE-ID reason=...`) that suppresses nothing: it gives no reason, names no rule, is malformed, or aims at a high or critical finding, which a skill cannot suppress."
+        "Give the rule's id and a reason; accept a high or critical finding in a baseline (`skills scan --write-baseline`), not inside the skill.";
 }
 
 /// What kind of file a text is, which decides the rules that apply to it.
@@ -122,6 +129,8 @@ impl FileClass {
 pub(crate) struct FileScan<'a> {
     /// The file's path as findings name it.
     pub(crate) file: &'a str,
+    /// The file's path inside its skill (or its name, scanned alone), for fingerprints.
+    pub(crate) relative: &'a str,
     /// The skill the file belongs to, if any.
     pub(crate) skill: Option<&'a str>,
     /// The file's kind.
@@ -133,12 +142,13 @@ pub(crate) struct FileScan<'a> {
 }
 
 impl FileScan<'_> {
-    fn push(
+    /// A finding at `(line, column)` of `matched`, the text its fingerprint is made of.
+    pub(crate) fn push(
         &mut self,
         rule: &Rule,
         severity: Severity,
-        line: usize,
-        column: usize,
+        (line, column): (usize, usize),
+        matched: &str,
         message: String,
     ) {
         self.findings.push(Finding {
@@ -150,20 +160,27 @@ impl FileScan<'_> {
             line,
             column,
             skill: self.skill.map(str::to_owned),
+            fingerprint: crate::fingerprint(rule.id, self.skill, self.relative, matched),
+            suppressed: None,
         });
     }
 
-    /// A finding at the byte offset `at` of the normalised `line`.
+    /// A finding of the match `found` of the normalised `line`.
     fn push_found(
         &mut self,
         rule: &Rule,
         severity: Severity,
         line: &Line<'_>,
-        at: usize,
+        found: &regex::Match<'_>,
         message: String,
     ) {
-        let (number, column) = line.place(at);
-        self.push(rule, severity, number, column, message);
+        self.push(
+            rule,
+            severity,
+            line.place(found.start()),
+            found.as_str(),
+            message,
+        );
     }
 
     /// A document's findings are `lowered` there; a script's keep the rule's severity.
@@ -275,8 +292,8 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
         scan.push(
             &TAG_CHARACTERS,
             TAG_CHARACTERS.severity,
-            number,
-            tags.2,
+            (number, tags.2),
+            line,
             format!("{} Unicode tag characters, reading {decoded:?}", tags.0),
         );
     }
@@ -284,8 +301,8 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
         scan.push(
             &BIDI_CONTROLS,
             BIDI_CONTROLS.severity,
-            number,
-            bidi.1,
+            (number, bidi.1),
+            line,
             format!(
                 "{} bidirectional control characters, the first U+{:04X}",
                 bidi.0,
@@ -297,8 +314,8 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
         scan.push(
             &INVISIBLE_FORMAT,
             INVISIBLE_FORMAT.severity,
-            number,
-            invisible.1,
+            (number, invisible.1),
+            line,
             format!(
                 "{} invisible format characters, the first U+{:04X}",
                 invisible.0,
@@ -308,7 +325,7 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
     }
 }
 
-fn regex(pattern: &str) -> Regex {
+pub(crate) fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("the scanner's patterns are valid")
 }
 
@@ -328,42 +345,63 @@ static WITHOUT_ASKING: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Prompt-injection phrases in documents.
+/// Prompt-injection phrases in documents: the first match of each rule that its sentence
+/// neither forbids nor quotes as something to refuse ([`context`]).
 fn check_prompt(line: &Line<'_>, scan: &mut FileScan<'_>) {
-    if let Some(found) = OVERRIDE.find(line.text) {
+    let framed = |found: &regex::Match<'_>, governs| {
+        context::negated(line.text, found.start(), governs)
+            || context::quoted_for_refusal(line.text, found.start(), found.end())
+    };
+    let governs = |found: &regex::Match<'_>| {
+        if found.as_str().to_ascii_lowercase().starts_with("without") {
+            Governs::Action
+        } else {
+            Governs::Verb
+        }
+    };
+    if let Some(found) = OVERRIDE
+        .find_iter(line.text)
+        .find(|found| !framed(found, Governs::Verb))
+    {
         let message = format!("\"{}\"", excerpt(found.as_str()));
         scan.push_found(
             &OVERRIDE_INSTRUCTIONS,
             OVERRIDE_INSTRUCTIONS.severity,
             line,
-            found.start(),
+            &found,
             message,
         );
     }
-    if let Some(found) = CONCEAL.find(line.text) {
-        // "do not tell the user to run it" gives the model advice on wording, hiding nothing.
+    // "do not tell the user to run it" gives the model advice on wording, hiding nothing.
+    let advice = |found: &regex::Match<'_>| {
         let rest = line.text[found.end()..].trim_start().to_ascii_lowercase();
-        let advice = ["to ", "how ", "that you ", "what to "]
+        ["to ", "how ", "that you ", "what to "]
             .iter()
-            .any(|word| rest.starts_with(word));
-        if !advice {
-            let message = format!("\"{}\"", excerpt(found.as_str()));
-            scan.push_found(
-                &CONCEAL_FROM_USER,
-                CONCEAL_FROM_USER.severity,
-                line,
-                found.start(),
-                message,
-            );
-        }
+            .any(|word| rest.starts_with(word))
+    };
+    if let Some(found) = CONCEAL
+        .find_iter(line.text)
+        .find(|found| !advice(found) && !framed(found, governs(found)))
+    {
+        let message = format!("\"{}\"", excerpt(found.as_str()));
+        scan.push_found(
+            &CONCEAL_FROM_USER,
+            CONCEAL_FROM_USER.severity,
+            line,
+            &found,
+            message,
+        );
     }
-    if let Some(found) = WITHOUT_ASKING.find(line.text) {
+    if let Some(found) = WITHOUT_ASKING.find_iter(line.text).find(|found| {
+        !framed(found, Governs::Action)
+            && !context::defers_to_user(line.text, found.start(), found.end())
+    }) {
         let message = format!("\"{}\"", excerpt(found.as_str()));
         scan.push_found(
             &ACT_WITHOUT_ASKING,
             ACT_WITHOUT_ASKING.severity,
             line,
-            found.start(),
+            &found,
             message,
         );
     }
@@ -413,8 +451,8 @@ fn check_urls(line: &str, number: usize, scan: &mut FileScan<'_>) {
             scan.push(
                 &IMAGE_EXFILTRATION,
                 IMAGE_EXFILTRATION.severity,
-                number,
-                column(line, url.start()),
+                (number, column(line, url.start())),
+                target,
                 message,
             );
         }
@@ -436,8 +474,8 @@ fn check_urls(line: &str, number: usize, scan: &mut FileScan<'_>) {
             scan.push(
                 &LINK_EXFILTRATION,
                 LINK_EXFILTRATION.severity,
-                number,
-                column(line, url.start()),
+                (number, column(line, url.start())),
+                target,
                 message,
             );
         }
@@ -479,37 +517,44 @@ static DOTENV: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The first match of any of `patterns` in `line` that counts: in a script every match, in a
+/// document one that its sentence neither forbids ("never run `curl … | sh`") nor quotes as
+/// something to refuse ([`context`]).
+fn first_counted<'t>(
+    patterns: &[&Regex],
+    line: &Line<'t>,
+    class: FileClass,
+) -> Option<regex::Match<'t>> {
+    patterns.iter().find_map(|pattern| {
+        pattern.find_iter(line.text).find(|found| {
+            class != FileClass::Document
+                || !(context::negated(line.text, found.start(), Governs::Action)
+                    || context::quoted_for_refusal(line.text, found.start(), found.end()))
+        })
+    })
+}
+
 /// Downloads run unseen, encoded code run, credential stores read.
 fn check_commands(line: &Line<'_>, scan: &mut FileScan<'_>) {
-    if let Some(found) = PIPE_SHELL
-        .iter()
-        .find_map(|pattern| pattern.find(line.text))
-    {
+    let pipe_shell: Vec<&Regex> = PIPE_SHELL.iter().collect();
+    if let Some(found) = first_counted(&pipe_shell, line, scan.class) {
         let severity = scan.script_severity(&PIPE_TO_SHELL, Severity::Medium);
         let message = format!("\"{}\"", excerpt(found.as_str()));
-        scan.push_found(&PIPE_TO_SHELL, severity, line, found.start(), message);
+        scan.push_found(&PIPE_TO_SHELL, severity, line, &found, message);
     }
-    if let Some(found) = DECODE_EXEC
-        .iter()
-        .find_map(|pattern| pattern.find(line.text))
-    {
+    let decode_exec: Vec<&Regex> = DECODE_EXEC.iter().collect();
+    if let Some(found) = first_counted(&decode_exec, line, scan.class) {
         let severity = scan.script_severity(&DECODE_AND_EXECUTE, Severity::Medium);
         let message = format!("\"{}\"", excerpt(found.as_str()));
-        scan.push_found(&DECODE_AND_EXECUTE, severity, line, found.start(), message);
+        scan.push_found(&DECODE_AND_EXECUTE, severity, line, &found, message);
     }
-    if let Some(found) = CREDENTIALS.find(line.text) {
+    if let Some(found) = first_counted(&[&CREDENTIALS], line, scan.class) {
         let severity = scan.script_severity(&CREDENTIAL_READ, Severity::Medium);
         let message = format!("names the credential store \"{}\"", excerpt(found.as_str()));
-        scan.push_found(&CREDENTIAL_READ, severity, line, found.start(), message);
-    } else if let Some(found) = DOTENV.find(line.text) {
+        scan.push_found(&CREDENTIAL_READ, severity, line, &found, message);
+    } else if let Some(found) = first_counted(&[&DOTENV], line, scan.class) {
         let message = format!("reads a .env file: \"{}\"", excerpt(found.as_str()));
-        scan.push_found(
-            &CREDENTIAL_READ,
-            Severity::Medium,
-            line,
-            found.start(),
-            message,
-        );
+        scan.push_found(&CREDENTIAL_READ, Severity::Medium, line, &found, message);
     }
 }
 
@@ -530,7 +575,7 @@ fn check_network(line: &Line<'_>, scan: &mut FileScan<'_>) {
             &UNDECLARED_NETWORK,
             UNDECLARED_NETWORK.severity,
             line,
-            found.start(),
+            &found,
             message,
         );
     }

@@ -3,7 +3,7 @@
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::{Value, json};
 
-use crate::{Report, Severity, rules::RULES};
+use crate::{Report, Severity, SuppressionKind, rules::RULES};
 
 /// What a path segment of a URI reference may not hold as is (RFC 3986 `pchar` plus `/`).
 const PATH: &AsciiSet = &CONTROLS
@@ -63,7 +63,7 @@ pub(crate) fn log(report: &Report) -> Value {
                 .iter()
                 .position(|rule| rule.id == finding.rule_id)
                 .expect("every finding names a rule");
-            json!({
+            let mut result = json!({
                 "ruleId": finding.rule_id,
                 "ruleIndex": rule_index,
                 "level": level(finding.severity),
@@ -74,11 +74,21 @@ pub(crate) fn log(report: &Report) -> Value {
                         "region": { "startLine": finding.line, "startColumn": finding.column },
                     }
                 }],
-                "partialFingerprints": {
-                    "skillful/v1": format!("{}:{}:{}", finding.rule_id, finding.file, finding.line),
-                },
+                "partialFingerprints": { "skillful/v2": finding.fingerprint },
                 "properties": { "severity": finding.severity.as_str() },
-            })
+            });
+            if let Some(suppression) = &finding.suppressed {
+                // SARIF's own field: a suppressed result is still a result.
+                result["suppressions"] = json!([{
+                    "kind": match suppression.kind {
+                        SuppressionKind::Inline => "inSource",
+                        SuppressionKind::Baseline => "external",
+                    },
+                    "status": "accepted",
+                    "justification": suppression.reason,
+                }]);
+            }
+            result
         })
         .collect();
     json!({

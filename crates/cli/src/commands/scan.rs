@@ -7,13 +7,13 @@ use crate::output::{self, Writer};
 use std::path::PathBuf;
 
 use skillful_core::text::one_line;
-use skillful_scan::{Report, Severity};
+use skillful_scan::{Baseline, Report, Severity, SuppressionKind};
 
 use crate::{Outcome, UsageError};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ScanArgs {
-    /// Print the report as JSON (`{findings, skills, files, bytes}`).
+    /// Print the report as JSON (`{findings, skills, files, bytes, suppressed}`).
     #[arg(long, conflicts_with = "sarif")]
     json: bool,
     /// Print the report as SARIF 2.1.0 (for code scanning).
@@ -22,13 +22,29 @@ pub(crate) struct ScanArgs {
     /// Exit 1 when a finding is at or above this severity: low, medium, high, critical.
     #[arg(long, value_name = "SEVERITY", default_value = "high")]
     fail_on: Severity,
+    /// Accept the findings this baseline holds: reported as suppressed, never failing.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    baseline: Option<PathBuf>,
+    /// Write every finding that counts now to this baseline file, then report them as accepted.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
     /// Skill directories, directories holding skills, or single files.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
 }
 
 pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
-    let report = skillful_scan::scan_paths(&args.paths).map_err(|e| UsageError(e.to_string()))?;
+    let mut report =
+        skillful_scan::scan_paths(&args.paths).map_err(|e| UsageError(e.to_string()))?;
+    if let Some(path) = &args.baseline {
+        let baseline = Baseline::read(path).map_err(|e| UsageError(e.to_string()))?;
+        report.apply_baseline(&baseline);
+    }
+    if let Some(path) = &args.write_baseline {
+        let baseline = Baseline::of(&report);
+        baseline.write(path)?;
+        report.apply_baseline(&baseline);
+    }
     let mut out = output::stdout();
     if args.sarif {
         out.json(&report.to_sarif())?;
@@ -44,12 +60,23 @@ pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-/// One line per finding: severity, rule, `file:line:column`, message; then a summary line.
+/// One line per finding: severity, rule, `file:line:column`, message, and for a suppressed one
+/// who accepted it and why; then a summary line counting the findings that count, and the
+/// suppressed ones when there are any.
 pub(crate) fn print_table<W: Write>(out: &mut Writer<W>, report: &Report) -> io::Result<()> {
     for finding in &report.findings {
+        let suppressed = match &finding.suppressed {
+            Some(suppression) => match suppression.kind {
+                SuppressionKind::Inline => {
+                    format!("  [suppressed inline: {}]", one_line(&suppression.reason))
+                }
+                SuppressionKind::Baseline => "  [suppressed: in the baseline]".to_owned(),
+            },
+            None => String::new(),
+        };
         writeln!(
             out,
-            "{:<8} {} {:<30} {}:{}:{}  {}",
+            "{:<8} {} {:<30} {}:{}:{}  {}{suppressed}",
             finding.severity.as_str(),
             finding.rule_id,
             finding.rule_name,
@@ -61,12 +88,11 @@ pub(crate) fn print_table<W: Write>(out: &mut Writer<W>, report: &Report) -> io:
     }
     let count = |severity| {
         report
-            .findings
-            .iter()
+            .counted()
             .filter(|finding| finding.severity == severity)
             .count()
     };
-    writeln!(
+    write!(
         out,
         "{} skill(s), {} file(s) scanned: {} critical, {} high, {} medium, {} low",
         report.skills,
@@ -75,5 +101,10 @@ pub(crate) fn print_table<W: Write>(out: &mut Writer<W>, report: &Report) -> io:
         count(Severity::High),
         count(Severity::Medium),
         count(Severity::Low)
-    )
+    )?;
+    let suppressed = report.suppressed().count();
+    if suppressed > 0 {
+        write!(out, "; {suppressed} suppressed")?;
+    }
+    writeln!(out)
 }
