@@ -19,6 +19,8 @@
 //!    rows sharing the most words and numbers with the question are the candidates
 //!    (`relevance`): one is taken as it is, among several one constrained choice decides (an
 //!    enum of them), and when no row shares anything the choice is among all rows or `none`.
+//!    Where the skill says to add values up, the rows whose names together cover the question
+//!    are shown instead, with each column of numbers added up (`rows_to_add`).
 //!    A skill without scripts looks up one passage instead (a row, a list item or a paragraph
 //!    of its resources), under the headings that share the most with the question
 //!    ([`likely_passages`]).
@@ -26,10 +28,15 @@
 //!    script (its name from the skill's scripts, its arguments shaped as the body shows them:
 //!    named options, positional arguments, one JSON document shaped like the example), read a
 //!    resource, or answer (once a result is in). Scripts each named by a numbered step of their
-//!    own are offered in the steps' order. Each result joins the next decision.
+//!    own are offered in the steps' order. Each result joins the next decision. Before a script
+//!    runs, arithmetic written in place of a number is worked out, and values the question
+//!    states otherwise are put right (`values`: an option's own number, `5 doors`; a stated
+//!    percentage; a decimal point moved in copying); each change is noted in the decision's
+//!    record.
 //! 5. **Answer**: when the last script printed a JSON object, one constrained choice of the
 //!    fields the question asks for (an enum of the field names, less the inputs it echoes:
 //!    values that are numbers the question states; a lone field left is taken without asking);
+//!    a question's "how many …" naming one field by its unit or word chooses it without asking;
 //!    then one request with the question, the results and those values, no tools. A number in
 //!    the answer found in neither the question nor a result, or an answer without one of the
 //!    values asked for (or, when those are not known, of the output's), makes it ask once more;
@@ -52,6 +59,7 @@ mod prompts;
 mod reading;
 mod relevance;
 mod shapes;
+mod values;
 
 use std::time::Instant;
 
@@ -73,8 +81,8 @@ use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
 use reading::{Passage, Table, answer_step, body_of, names, passages, steps_naming, tables};
 use relevance::{
-    Likely, columns_asked, flag_condition_met, heading_fits, likely_passages, likely_rows,
-    states_a_number,
+    Likely, columns_asked, field_asked, flag_condition_met, heading_fits, likely_passages,
+    likely_rows, rows_to_add, says_to_add_up, states_a_number,
 };
 use shapes::{Action, Arguments, Choices};
 
@@ -568,6 +576,18 @@ impl<'a> Guided<'a> {
                             "`{flag}` left out: the question meets none of its condition"
                         ));
                     }
+                    let (arguments, worked_out) = values::worked_out_in(arguments);
+                    record.notes.extend(
+                        worked_out
+                            .into_iter()
+                            .map(|line| format!("worked out {line}")),
+                    );
+                    let (arguments, percentages) =
+                        values::percentages_as_stated(arguments, &self.question);
+                    record.notes.extend(percentages);
+                    let (arguments, attached) =
+                        values::as_the_question_attaches(arguments, &self.question);
+                    record.notes.extend(attached);
                     record.detail = format!("run {script} {arguments}");
                     (
                         ToolKind::RunSkillScript,
@@ -748,8 +768,10 @@ impl<'a> Guided<'a> {
             "The line of"
         };
         let place = match &passage.heading {
-            Some(heading) => format!("{what} `{resource}`, under \u{201c}{heading}\u{201d},"),
-            None => format!("{what} `{resource}`"),
+            Some(heading) => {
+                format!("{what} `{resource}`, under \u{201c}{heading}\u{201d}, that applies")
+            }
+            None => format!("{what} `{resource}` that applies"),
         };
         Ok(vec![(place, text)])
     }
@@ -772,8 +794,10 @@ impl<'a> Guided<'a> {
         let texts = std::iter::once(("the skill's instructions".to_owned(), body.to_owned()))
             .chain(state.disclosed.iter().cloned());
         let question = self.question.clone();
-        let tables: Vec<(String, Table, Likely)> = texts
+        let adds_up_everywhere = says_to_add_up(body);
+        let tables: Vec<(String, Table, Likely, bool)> = texts
             .flat_map(|(name, text)| {
+                let adds_up = adds_up_everywhere || says_to_add_up(&text);
                 let tables: Vec<(Table, Likely, usize)> = tables(&text)
                     .into_iter()
                     .map(|table| {
@@ -798,16 +822,35 @@ impl<'a> Guided<'a> {
                     .into_iter()
                     .zip(best)
                     .filter(|(_, best)| *best)
-                    .map(move |((table, likely, _), _)| (name.clone(), table, likely))
+                    .map(move |((table, likely, _), _)| (name.clone(), table, likely, adds_up))
             })
             .take(MAX_LOOKUPS)
             .collect();
-        for (resource, table, likely) in tables {
+        for (resource, table, likely, adds_up) in tables {
             let place = match &table.heading {
                 Some(heading) => format!("`{resource}`, under \u{201c}{heading}\u{201d},"),
                 None => format!("`{resource}`"),
             };
             let mut record = StageRecord::new(Stage::Lookup, "");
+            let to_add = if adds_up {
+                rows_to_add(&table, &question)
+            } else {
+                Vec::new()
+            };
+            if to_add.len() > 1 {
+                let rows = table.added_up(&to_add);
+                record.notes.push(
+                    "the skill says to add up: the rows whose names together cover the question"
+                        .to_owned(),
+                );
+                record.detail = format!("{resource}: {rows}");
+                self.made.stages.push(record);
+                found.push((
+                    format!("The rows of the table in {place} that apply, added up,"),
+                    rows,
+                ));
+                continue;
+            }
             let chosen = if let [only] = likely.rows[..]
                 && likely.shared > 0
             {
@@ -824,7 +867,7 @@ impl<'a> Guided<'a> {
             record.detail = format!("{resource}: {}", row.as_deref().unwrap_or(shapes::NONE));
             self.made.stages.push(record);
             if let Some(row) = row {
-                found.push((format!("The row of the table in {place}"), row));
+                found.push((format!("The row of the table in {place} that applies"), row));
             }
         }
         Ok(found)
@@ -1090,6 +1133,14 @@ impl<'a> Guided<'a> {
             return Ok(Some(line));
         }
         let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
+        if let Some(at) = field_asked(&self.question, &names) {
+            let (name, value) = &fields[at];
+            let line = format!("{name} = {value}");
+            record.notes.push(format!(
+                "asked for: {line} (the value the question's \u{201c}how many\u{201d} names)"
+            ));
+            return Ok(Some(line));
+        }
         let schema = shapes::asked_for(&names);
         let messages = prompts::asked_for(&self.question, answer_with, output.trim());
         let reply = constrained::decide(self.agent, "values", messages, &schema, record).await?;

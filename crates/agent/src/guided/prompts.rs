@@ -29,6 +29,11 @@ const ANSWER: &str = "You answer the user's question from the results you are gi
 two plain sentences. Use the numbers of the results as they are; do not compute anything \
 yourself and do not call tools.";
 
+/// What a decision is told of values to combine ([`super::values`]).
+const ARITHMETIC: &str = "Where the question gives an argument as several numbers to combine \
+(readings that went from 120 to 165, parts to add up), write that arithmetic as a string \
+(\"165 - 120\"); it is worked out before the script runs.";
+
 /// The selection's request about one candidate (its name and description): whether it fits
 /// the request, after `history` (the conversation's earlier text, if any).
 pub(crate) fn select(name: &str, description: &str, history: &str, question: &str) -> Vec<Message> {
@@ -55,8 +60,8 @@ pub(crate) struct SkillContext<'a> {
     pub(crate) results: &'a [String],
     pub(crate) question: &'a str,
     /// What the lookups found for the question: each as what and where it is (`The row of the
-    /// table in `resource`, under “heading”,`) and its text (a row's cells named by their
-    /// columns).
+    /// table in `resource`, under “heading”, that applies`) and its text (a row's cells named by
+    /// their columns).
     pub(crate) rows: &'a [(String, String)],
 }
 
@@ -102,7 +107,7 @@ impl SkillContext<'_> {
         }
         text.push_str(&format!("\nQuestion: {}\n", self.question));
         for (what, found) in self.rows {
-            text.push_str(&format!("\n{what} that applies to the question: {found}\n"));
+            text.push_str(&format!("\n{what} to the question: {found}\n"));
         }
         text.push_str(&format!("\n{task}"));
         vec![Message::system(SKILL), Message::user(text)]
@@ -111,23 +116,20 @@ impl SkillContext<'_> {
     /// A decision's request; `can_answer` says whether answering is one of its choices.
     pub(crate) fn decide(&self, can_answer: bool) -> Vec<Message> {
         let task = match (can_answer, self.readable.is_empty()) {
-            (false, true) => {
-                "Choose the script to run for this question and its arguments. Reply with JSON."
-            }
+            (false, true) => "Choose the script to run for this question and its arguments.",
             (false, false) => {
-                "Choose the next step: run a script with its arguments, or read a resource. Reply \
-                 with JSON."
+                "Choose the next step: run a script with its arguments, or read a resource."
             }
             (true, true) => {
                 "Choose the next step: run a script with its arguments, or answer if the results \
-                 answer the question. Reply with JSON."
+                 answer the question."
             }
             (true, false) => {
                 "Choose the next step: run a script with its arguments, read a resource, or \
-                 answer if the results answer the question. Reply with JSON."
+                 answer if the results answer the question."
             }
         };
-        self.messages(task)
+        self.messages(&format!("{task} {ARITHMETIC} Reply with JSON."))
     }
 
     /// A lookup's request: which row of the table in `place` (the resource, in backticks, and

@@ -58,6 +58,35 @@ impl Table {
     }
 }
 
+impl Table {
+    /// `rows`, each with its cells named by their columns, then for each column whose cells in
+    /// those rows are all numbers, their sum written out (`symbols, added up: 26 + 26 + 10 =
+    /// 62`): the adding a skill asks for is done by the runtime, not left to the model.
+    pub(crate) fn added_up(&self, rows: &[usize]) -> String {
+        let listed: Vec<String> = rows.iter().map(|at| self.labelled(*at)).collect();
+        let mut text = listed.join(" / ");
+        for (column, name) in self.header.iter().enumerate().skip(1) {
+            let cells: Vec<&str> = rows
+                .iter()
+                .filter_map(|at| self.rows[*at].get(column).map(|cell| cell.trim()))
+                .collect();
+            let numbers: Vec<f64> = cells
+                .iter()
+                .filter_map(|cell| cell.replace(',', "").parse::<f64>().ok())
+                .collect();
+            if numbers.len() != rows.len() {
+                continue;
+            }
+            let total = (numbers.iter().sum::<f64>() * 1e6).round() / 1e6;
+            text.push_str(&format!(
+                "; {name}, added up: {} = {total}",
+                cells.join(" + ")
+            ));
+        }
+        text
+    }
+}
+
 /// Cells, each as `column: cell` (the cell alone where the column has no name), joined by `; `.
 fn labelled<'a>(cells: impl Iterator<Item = (&'a str, &'a str)>) -> String {
     let cells: Vec<String> = cells
@@ -337,6 +366,29 @@ fn continues(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_added_up_are_listed_with_the_sum_of_each_column_of_numbers() {
+        let table = Table {
+            heading: None,
+            header: ["set", "symbols", "example"].map(String::from).to_vec(),
+            rows: [
+                ["lowercase letters", "26", "abc"],
+                ["uppercase letters", "26", "ABC"],
+                ["digits", "10", "123"],
+                ["ASCII punctuation", "32", "!?"],
+            ]
+            .iter()
+            .map(|row| row.map(String::from).to_vec())
+            .collect(),
+        };
+        assert_eq!(
+            table.added_up(&[0, 2, 3]),
+            "set: lowercase letters; symbols: 26; example: abc / set: digits; symbols: 10; \
+             example: 123 / set: ASCII punctuation; symbols: 32; example: !?; symbols, added up: \
+             26 + 10 + 32 = 68"
+        );
+    }
 
     #[test]
     fn a_body_names_resources_by_path_or_file_name() {

@@ -31,6 +31,224 @@ pub(crate) fn likely_rows(table: &Table, question: &str) -> Likely {
     likely(&candidates, question)
 }
 
+/// Whether `text` (a skill's instructions, or the resource a table is in) says to add values
+/// up (`Add up the sets the password is drawn from`): then several rows of a table may apply
+/// to one question at once ([`rows_to_add`]).
+pub(crate) fn says_to_add_up(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    ADDING.iter().any(|phrase| lower.contains(phrase))
+}
+
+/// The phrases that tell a reader to add values up.
+const ADDING: &[&str] = &[
+    "add up",
+    "added up",
+    "adding up",
+    "add together",
+    "added together",
+    "sum of the",
+    "sum the",
+];
+
+/// The rows of `table` whose names (first cells) together cover the words of `question`: the
+/// row naming most of the words not yet covered first, then the next, until no row names a
+/// word left; a tie goes to the row more of whose name the question covers (`digits 0-9`
+/// before `PIN (digits only)`). Numbers do not count: a row's name is its words.
+///
+/// Asked about "upper- and lowercase letters and digits" where the skill says to add up the
+/// sets, the one row sharing the most (`lowercase letters`) is a third of the answer.
+pub(crate) fn rows_to_add(table: &Table, question: &str) -> Vec<usize> {
+    let asked: Vec<Term> = terms(question)
+        .into_iter()
+        .filter(|term| matches!(term, Term::Word(_)))
+        .collect();
+    let names: Vec<Vec<Term>> = table
+        .rows
+        .iter()
+        .map(|cells| {
+            terms(cells.first().map_or("", String::as_str))
+                .into_iter()
+                .filter(|term| matches!(term, Term::Word(_)))
+                .collect()
+        })
+        .collect();
+    let mut covered = vec![false; asked.len()];
+    let mut chosen: Vec<usize> = Vec::new();
+    loop {
+        // For each row not chosen: the question's words it newly covers, and the share of its
+        // name's words the question has.
+        let best = (0..names.len())
+            .filter(|at| !chosen.contains(at))
+            .map(|at| {
+                let new = (0..asked.len())
+                    .filter(|word| {
+                        !covered[*word] && names[at].iter().any(|known| asked[*word].matches(known))
+                    })
+                    .collect::<Vec<_>>();
+                let named = names[at]
+                    .iter()
+                    .filter(|known| asked.iter().any(|word| word.matches(known)))
+                    .count();
+                let share = named as f64 / names[at].len().max(1) as f64;
+                (at, new, share)
+            })
+            .filter(|(_, new, _)| !new.is_empty())
+            .max_by(|(a, new_a, share_a), (b, new_b, share_b)| {
+                new_a
+                    .len()
+                    .cmp(&new_b.len())
+                    .then(share_a.total_cmp(share_b))
+                    // The earlier row wins a full tie.
+                    .then(b.cmp(a))
+            });
+        let Some((at, new, _)) = best else {
+            break;
+        };
+        for word in new {
+            covered[word] = true;
+        }
+        chosen.push(at);
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// The one of a script's output `fields` that the question's "how many …" or "how much …"
+/// names by its unit or its word (`How many cubic metres` names `volume_m3`, `How many 80 lb
+/// bags` names `bags`); `None` when the question has no such phrase, or it names no field or
+/// several.
+///
+/// Asked for cubic metres, the 1.5B chose the bags the same output gave.
+pub(crate) fn field_asked(question: &str, fields: &[&str]) -> Option<usize> {
+    let lower = question.to_lowercase();
+    let after = ["how many ", "how much "]
+        .iter()
+        .find_map(|phrase| lower.find(phrase).map(|at| &lower[at + phrase.len()..]))?;
+    let mut phrase: String = after
+        .split(|c: char| matches!(c, '?' | ',' | '.' | ';'))
+        .next()
+        .unwrap_or("")
+        .to_owned();
+    for (spelled, unit) in UNIT_SPELLINGS {
+        phrase = phrase.replace(spelled, &format!(" {unit} "));
+    }
+    // The phrase's first few words: the unit or thing counted, before what it is of.
+    let asked: Vec<&str> = phrase
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty() && !word.chars().all(|c| c.is_ascii_digit()))
+        .take(3)
+        .collect();
+    let naming: Vec<usize> = (0..fields.len())
+        .filter(|at| {
+            fields[*at]
+                .to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|part| {
+                    asked.iter().any(|word| {
+                        *word == part
+                            || (word.len() >= 3 && part.len() >= 3 && same_word(word, part))
+                    })
+                })
+        })
+        .collect();
+    match naming[..] {
+        [only] => Some(only),
+        _ => None,
+    }
+}
+
+/// The number `question` attaches to an option named `name` (`doors`, `waste-percent`): the
+/// one number written just before a word of the name (`5 doors`), or 0 where `no` stands there
+/// (`no windows`); `None` when the question attaches none, or several different ones.
+pub(crate) fn number_stated_for(name: &str, question: &str) -> Option<f64> {
+    let named: Vec<String> = words(&name.replace(['-', '_'], " "))
+        .into_iter()
+        .filter(|word| word.len() >= 3 && !FUNCTION_WORDS.contains(&word.as_str()))
+        .collect();
+    let lower = question.to_lowercase();
+    let tokens = tokens(&lower);
+    let mut found: Vec<f64> = Vec::new();
+    for pair in tokens.windows(2) {
+        let [before, word] = pair else { continue };
+        if !named.iter().any(|known| same_word(word, known)) {
+            continue;
+        }
+        let value = match before.parse::<f64>() {
+            Ok(value) => value,
+            Err(_) if *before == "no" => 0.0,
+            Err(_) => continue,
+        };
+        if !found.contains(&value) {
+            found.push(value);
+        }
+    }
+    match found[..] {
+        [only] => Some(only),
+        _ => None,
+    }
+}
+
+/// The one number `question` states in a unit that the option `name` is in (`7.5 cm` for
+/// `depth-cm`); `None` when the name holds no such unit or the question has several numbers in
+/// it (`6 m long, 0.9 m wide` for `length-m`).
+pub(crate) fn number_in_unit_of(name: &str, question: &str) -> Option<f64> {
+    let parts = words(&name.replace(['-', '_'], " "));
+    let mut found = None;
+    for term in terms(question) {
+        let Term::Number {
+            value,
+            unit: Some(unit),
+        } = term
+        else {
+            continue;
+        };
+        if parts.iter().any(|part| *part == unit) {
+            if found.is_some_and(|known: f64| (known - value).abs() > 1e-9) {
+                return None;
+            }
+            found = Some(value);
+        }
+    }
+    found
+}
+
+/// Whether `question` names what the option `name` is of: a word of the name (of three letters
+/// or more) other than `skip` (`waste` of `waste-percent`, skipping `percent`), or the name
+/// has no other word.
+pub(crate) fn names_what_option_is_of(name: &str, skip: &[&str], question: &str) -> bool {
+    let named: Vec<String> = words(&name.replace(['-', '_'], " "))
+        .into_iter()
+        .filter(|word| word.len() >= 3 && !skip.contains(&word.as_str()))
+        .collect();
+    let asked = words(question);
+    named.is_empty()
+        || named
+            .iter()
+            .any(|known| asked.iter().any(|word| same_word(word, known)))
+}
+
+/// Whether `question` states the number `value` (in digits).
+pub(crate) fn states(question: &str, value: f64) -> bool {
+    terms(question).iter().any(
+        |term| matches!(term, Term::Number { value: stated, .. } if (stated - value).abs() < 1e-9),
+    )
+}
+
+/// Units as a question spells them, and as a field's name abbreviates them (`volume_m3`).
+const UNIT_SPELLINGS: &[(&str, &str)] = &[
+    ("cubic metres", "m3"),
+    ("cubic meters", "m3"),
+    ("m³", "m3"),
+    ("square metres", "m2"),
+    ("square meters", "m2"),
+    ("m²", "m2"),
+    ("kilometres", "km"),
+    ("kilometers", "km"),
+    ("kilograms", "kg"),
+    ("litres", "litres l"),
+    ("liters", "litres l"),
+];
+
 /// The passages most like `question`: of those under the headings that share the most with
 /// it (every passage when no heading shares anything), the ones whose heading and text share
 /// the most; all of them when none of those shares more than the others.
@@ -487,6 +705,114 @@ mod tests {
                 .map(|row| row.split(" | ").map(str::to_owned).collect())
                 .collect(),
         }
+    }
+
+    #[test]
+    fn the_field_a_how_many_question_names_is_found_by_its_unit_or_word() {
+        let concrete = ["waste_percent", "volume_m3", "bags"];
+        let cases = [
+            (
+                "How many cubic metres of concrete do I need? I'll use 40 kg bags.",
+                Some(1),
+            ),
+            (
+                "A 1.8 m square footing, 15 cm deep. How many 80 lb bags?",
+                Some(2),
+            ),
+            ("What will it cost?", None),
+            ("How many do I need?", None),
+        ];
+        for (question, expected) in cases {
+            assert_eq!(field_asked(question, &concrete), expected, "{question}");
+        }
+        assert_eq!(
+            field_asked(
+                "How many bits of entropy is that?",
+                &["entropy_bits", "rating"]
+            ),
+            Some(0)
+        );
+        assert_eq!(
+            field_asked(
+                "How much paint in litres do I need?",
+                &["litres", "tins_2_5_litre"]
+            ),
+            None,
+            "litres names both fields"
+        );
+    }
+
+    #[test]
+    fn a_number_is_attached_to_an_option_by_the_word_after_it() {
+        let question = "Our hallway is 6 m long and 1.2 m wide with 2.4 m walls and 5 doors, no \
+                        windows. Litres for 2 coats?";
+        assert_eq!(number_stated_for("doors", question), Some(5.0));
+        assert_eq!(number_stated_for("windows", question), Some(0.0));
+        assert_eq!(number_stated_for("coats", question), Some(2.0));
+        assert_eq!(number_stated_for("length", question), None);
+        assert_eq!(
+            number_stated_for("kwh", "my meter went from 40112 to 40310 kWh in 33 days"),
+            Some(40310.0)
+        );
+        assert_eq!(number_stated_for("days", "2 days here, 3 days there"), None);
+        assert!(states(question, 2.4));
+        assert!(!states(question, 3.0));
+    }
+
+    #[test]
+    fn an_option_in_a_unit_takes_the_one_number_stated_in_it() {
+        let question = "Garden path: 6 m long, 0.9 m wide, 7.5 cm deep. How many 30 kg bags?";
+        assert_eq!(number_in_unit_of("depth-cm", question), Some(7.5));
+        assert_eq!(number_in_unit_of("length-m", question), None);
+        assert_eq!(number_in_unit_of("bag-yield", question), None);
+        assert!(names_what_option_is_of(
+            "waste-percent",
+            &["percent"],
+            "5% extra for waste"
+        ));
+        assert!(!names_what_option_is_of(
+            "tax-percent",
+            &["percent"],
+            "a 15% tip"
+        ));
+        assert!(names_what_option_is_of(
+            "percent",
+            &["percent"],
+            "a 15% tip"
+        ));
+    }
+
+    #[test]
+    fn rows_to_add_up_are_those_whose_names_cover_the_question() {
+        let sets = table(&[
+            "lowercase letters a-z | 26",
+            "uppercase letters A-Z | 26",
+            "digits 0-9 | 10",
+            "ASCII punctuation and symbols | 32",
+            "hexadecimal digits 0-9 a-f | 16",
+            "PIN (digits only) | 10",
+            "Diceware word list (one word per position) | 7776",
+            "EFF short word list (one word per position) | 1296",
+        ]);
+        let cases: [(&str, &[usize]); 4] = [
+            (
+                "a random 12-character password of upper- and lowercase letters and digits",
+                &[0, 1, 2],
+            ),
+            (
+                "20 characters of uppercase, lowercase, digits and all the ASCII symbols",
+                &[0, 1, 2, 3],
+            ),
+            ("16 lowercase letters", &[0]),
+            ("a 6-word Diceware passphrase", &[6]),
+        ];
+        for (question, rows) in cases {
+            assert_eq!(rows_to_add(&sets, question), rows, "{question}");
+        }
+        assert!(says_to_add_up(
+            "Add up the sets the password is drawn from."
+        ));
+        assert!(!says_to_add_up("Find the fare's row in the table."));
     }
 
     #[test]

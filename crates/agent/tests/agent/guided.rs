@@ -478,6 +478,46 @@ async fn a_script_that_exits_with_a_usage_error_is_offered_again_with_the_error_
 }
 
 #[tokio::test]
+async fn arithmetic_written_for_a_value_is_worked_out_before_the_script_runs() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.push(Reply::text(SELECT));
+    server.push(Reply::text(LOOKUP));
+    server.push(Reply::text(
+        r#"{"script": "scripts/convert.py", "arguments": {"value": "20 + 6.2", "factor": 1.609344}}"#,
+    ));
+    server.push(Reply::text(VALUES));
+    server.push(Reply::text("A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+
+    assert_eq!(runner.runs(), 1);
+    // The step was told it may write arithmetic, and the script ran with its value.
+    let step = server.requests()[2].contents("user").join("\n");
+    assert!(step.contains("write that arithmetic as a string"), "{step}");
+    let answer = server.requests()[4].contents("user").join("\n");
+    assert!(answer.contains("\"result\": 42.1648"), "{answer}");
+    let decide = response
+        .stages
+        .iter()
+        .find(|stage| stage.stage == Stage::Decide)
+        .unwrap();
+    assert!(
+        decide
+            .notes
+            .iter()
+            .any(|note| note == "worked out `value`: 20 + 6.2 = 26.2"),
+        "{:?}",
+        decide.notes
+    );
+    assert_eq!(response.text(), "A marathon is 42.16 km.");
+}
+
+#[tokio::test]
 async fn an_answer_repeating_an_input_the_script_echoes_is_asked_for_the_value_asked_for() {
     if !python() {
         return;
