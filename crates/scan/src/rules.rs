@@ -78,14 +78,14 @@ rules! {
     UNDECLARED_NETWORK = "SKL050" "network-under-read-risk" High
         "A script opens network connections while the skill or the script declares `risk: read`."
         "Declare the script's real tier (write-low or above), or remove the network calls.";
-    UNDECLARED_SCRIPTS = "SKL051" "scripts-not-described" Low
-        "The skill ships scripts, but its description mentions no script, command or tool."
+    UNDECLARED_SCRIPTS = "SKL051" "scripts-not-described" Info
+        "The skill ships scripts, but its description mentions no script, command or tool: a remark on the description (info), since the scripts themselves are read by every other rule."
         "Say in the description that the skill runs scripts, and what they do.";
     UNSAFE_FILES = "SKL060" "unsafe-skill-files" High
         "The skill's files cannot be read safely: a symbolic link leaving the skill, a special file, an unsafe file name, or over the size limits."
         "Remove the offending entry named in the message.";
     NOT_TEXT = "SKL061" "file-not-text" Low
-        "A file that is not UTF-8 text, which the scanner cannot read as the model would; medium for a script or a document, which are scanned as far as they read."
+        "A file that is not UTF-8 text, which the scanner cannot read as the model would; medium for a script or a document, which are scanned as far as they read; a remark (info) when its first bytes show it is what its name says: an image, a font, a PDF, audio or video, or macOS metadata (AppleDouble `._NAME`)."
         "Save scripts and documents as UTF-8; ship binary files only where the skill needs them.";
     ARCHIVE_NOT_INSPECTED = "SKL062" "archive-not-inspected" Medium
         "A bundled archive (zip, tar, tar.gz) the scanner could not look into completely: over a bound (1,000 members, 4 MiB a member, 64 MiB in all, archives nested two deep) or unreadable; what it did read is scanned."
@@ -123,6 +123,49 @@ impl FileClass {
             _ => Self::Other,
         }
     }
+}
+
+/// Binary formats told by their first bytes: the extensions that name them, what they are, and
+/// the bytes (at an offset) the file must hold.
+const KNOWN_BINARIES: &[(&[&str], &str, &[(usize, &[u8])])] = &[
+    (&["png"], "a PNG image", &[(0, b"\x89PNG\r\n\x1a\n")]),
+    (&["jpg", "jpeg"], "a JPEG image", &[(0, b"\xff\xd8\xff")]),
+    (&["gif"], "a GIF image", &[(0, b"GIF8")]),
+    (&["webp"], "a WebP image", &[(0, b"RIFF"), (8, b"WEBP")]),
+    (&["ico"], "an icon", &[(0, b"\x00\x00\x01\x00")]),
+    (&["ttf"], "a TrueType font", &[(0, b"\x00\x01\x00\x00")]),
+    (&["ttf", "otf"], "an OpenType font", &[(0, b"OTTO")]),
+    (&["ttc"], "a font collection", &[(0, b"ttcf")]),
+    (&["woff"], "a WOFF font", &[(0, b"wOFF")]),
+    (&["woff2"], "a WOFF2 font", &[(0, b"wOF2")]),
+    (&["pdf"], "a PDF", &[(0, b"%PDF-")]),
+    (&["mp3"], "an MP3 audio file", &[(0, b"ID3")]),
+    (&["wav"], "a WAVE audio file", &[(0, b"RIFF"), (8, b"WAVE")]),
+    (&["ogg", "oga"], "an Ogg audio file", &[(0, b"OggS")]),
+    (&["mp4", "m4a", "mov"], "a video", &[(4, b"ftyp")]),
+    (&["webm", "mkv"], "a video", &[(0, b"\x1a\x45\xdf\xa3")]),
+];
+
+/// What the file `relative` (a skill-relative path, or an archive member's `a.zip!inner/path`)
+/// holding `bytes` is, when its first bytes show it is what its name says: media the model never
+/// reads as text, or the macOS metadata (AppleDouble) stored as `._NAME` beside a file or under
+/// `__MACOSX/` in a zip. `None` for anything else, an executable or a file whose bytes and name
+/// disagree (an ELF program named `logo.png`).
+pub(crate) fn known_binary(relative: &str, bytes: &[u8]) -> Option<&'static str> {
+    let name = relative.rsplit(['/', '!']).next().unwrap_or(relative);
+    let holds = |magic: &[(usize, &[u8])]| {
+        magic
+            .iter()
+            .all(|(at, expected)| bytes.get(*at..at + expected.len()) == Some(*expected))
+    };
+    if name.starts_with("._") && holds(&[(0, b"\x00\x05\x16\x07")]) {
+        return Some("macOS metadata (AppleDouble)");
+    }
+    let extension = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    KNOWN_BINARIES
+        .iter()
+        .find(|(extensions, _, magic)| extensions.contains(&extension.as_str()) && holds(magic))
+        .map(|(_, kind, _)| *kind)
 }
 
 /// Where findings of one file go.
