@@ -8,7 +8,8 @@
 //! credential-store paths in scripts (and, one severity lower, in documents); network calls in
 //! scripts that declare `risk: read`; scripts that the description does not mention; and files
 //! that cannot be read safely (through [`skillful_manifest`]'s walk). Each [`Finding`] names its
-//! rule, severity, file, line and column. The same input gives the same findings in the same
+//! rule, severity, file, line and column; one of [`Severity::Info`] is a remark, never an alarm
+//! ([`Report::counted`] leaves it out). The same input gives the same findings in the same
 //! order; nothing is executed, fetched or sent anywhere.
 //!
 //! A document's sentence is read around a match: a clause that forbids it ("Never push commits

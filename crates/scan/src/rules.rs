@@ -125,25 +125,98 @@ impl FileClass {
     }
 }
 
-/// Binary formats told by their first bytes: the extensions that name them, what they are, and
-/// the bytes (at an offset) the file must hold.
-const KNOWN_BINARIES: &[(&[&str], &str, &[(usize, &[u8])])] = &[
-    (&["png"], "a PNG image", &[(0, b"\x89PNG\r\n\x1a\n")]),
-    (&["jpg", "jpeg"], "a JPEG image", &[(0, b"\xff\xd8\xff")]),
-    (&["gif"], "a GIF image", &[(0, b"GIF8")]),
-    (&["webp"], "a WebP image", &[(0, b"RIFF"), (8, b"WEBP")]),
-    (&["ico"], "an icon", &[(0, b"\x00\x00\x01\x00")]),
-    (&["ttf"], "a TrueType font", &[(0, b"\x00\x01\x00\x00")]),
-    (&["ttf", "otf"], "an OpenType font", &[(0, b"OTTO")]),
-    (&["ttc"], "a font collection", &[(0, b"ttcf")]),
-    (&["woff"], "a WOFF font", &[(0, b"wOFF")]),
-    (&["woff2"], "a WOFF2 font", &[(0, b"wOF2")]),
-    (&["pdf"], "a PDF", &[(0, b"%PDF-")]),
-    (&["mp3"], "an MP3 audio file", &[(0, b"ID3")]),
-    (&["wav"], "a WAVE audio file", &[(0, b"RIFF"), (8, b"WAVE")]),
-    (&["ogg", "oga"], "an Ogg audio file", &[(0, b"OggS")]),
-    (&["mp4", "m4a", "mov"], "a video", &[(4, b"ftyp")]),
-    (&["webm", "mkv"], "a video", &[(0, b"\x1a\x45\xdf\xa3")]),
+/// A binary format told by its first bytes.
+struct Format {
+    /// The extensions that name it, lowercase.
+    extensions: &'static [&'static str],
+    /// What it is, as a message says it.
+    kind: &'static str,
+    /// The bytes a file of it holds, each at its offset.
+    magic: &'static [(usize, &'static [u8])],
+}
+
+/// The media formats a skill ships for a person or a program, never for the model to read.
+const KNOWN_BINARIES: &[Format] = &[
+    Format {
+        extensions: &["png"],
+        kind: "a PNG image",
+        magic: &[(0, b"\x89PNG\r\n\x1a\n")],
+    },
+    Format {
+        extensions: &["jpg", "jpeg"],
+        kind: "a JPEG image",
+        magic: &[(0, b"\xff\xd8\xff")],
+    },
+    Format {
+        extensions: &["gif"],
+        kind: "a GIF image",
+        magic: &[(0, b"GIF8")],
+    },
+    Format {
+        extensions: &["webp"],
+        kind: "a WebP image",
+        magic: &[(0, b"RIFF"), (8, b"WEBP")],
+    },
+    Format {
+        extensions: &["ico"],
+        kind: "an icon",
+        magic: &[(0, b"\x00\x00\x01\x00")],
+    },
+    Format {
+        extensions: &["ttf"],
+        kind: "a TrueType font",
+        magic: &[(0, b"\x00\x01\x00\x00")],
+    },
+    Format {
+        extensions: &["ttf", "otf"],
+        kind: "an OpenType font",
+        magic: &[(0, b"OTTO")],
+    },
+    Format {
+        extensions: &["ttc"],
+        kind: "a font collection",
+        magic: &[(0, b"ttcf")],
+    },
+    Format {
+        extensions: &["woff"],
+        kind: "a WOFF font",
+        magic: &[(0, b"wOFF")],
+    },
+    Format {
+        extensions: &["woff2"],
+        kind: "a WOFF2 font",
+        magic: &[(0, b"wOF2")],
+    },
+    Format {
+        extensions: &["pdf"],
+        kind: "a PDF",
+        magic: &[(0, b"%PDF-")],
+    },
+    Format {
+        extensions: &["mp3"],
+        kind: "an MP3 audio file",
+        magic: &[(0, b"ID3")],
+    },
+    Format {
+        extensions: &["wav"],
+        kind: "a WAVE audio file",
+        magic: &[(0, b"RIFF"), (8, b"WAVE")],
+    },
+    Format {
+        extensions: &["ogg", "oga"],
+        kind: "an Ogg audio file",
+        magic: &[(0, b"OggS")],
+    },
+    Format {
+        extensions: &["mp4", "m4a", "mov"],
+        kind: "a video",
+        magic: &[(4, b"ftyp")],
+    },
+    Format {
+        extensions: &["webm", "mkv"],
+        kind: "a video",
+        magic: &[(0, b"\x1a\x45\xdf\xa3")],
+    },
 ];
 
 /// What the file `relative` (a skill-relative path, or an archive member's `a.zip!inner/path`)
@@ -164,8 +237,8 @@ pub(crate) fn known_binary(relative: &str, bytes: &[u8]) -> Option<&'static str>
     let extension = name.rsplit_once('.')?.1.to_ascii_lowercase();
     KNOWN_BINARIES
         .iter()
-        .find(|(extensions, _, magic)| extensions.contains(&extension.as_str()) && holds(magic))
-        .map(|(_, kind, _)| *kind)
+        .find(|format| format.extensions.contains(&extension.as_str()) && holds(format.magic))
+        .map(|format| format.kind)
 }
 
 /// Where findings of one file go.
