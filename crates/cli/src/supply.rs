@@ -100,7 +100,7 @@ pub(crate) fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Re
         for diagnostic in &candidate.diagnostics {
             writeln!(out, "  strict: {}", one_line(&diagnostic.to_string()))?;
         }
-        crate::commands::scan::print_table(out, &candidate.report)?;
+        crate::commands::scan::print_table(out, &candidate.report, false)?;
     }
     Ok(())
 }

@@ -81,6 +81,40 @@ fn json_and_sarif_carry_the_findings() {
     assert_eq!(sarif["runs"][0]["results"][0]["level"], "error");
 }
 
+/// A remark (`info`: here scripts the description does not mention) is no alarm: it never fails
+/// the scan, whatever `--fail-on`, and the table counts it and lists it only with `--verbose`.
+#[test]
+fn an_info_remark_never_fails_and_is_listed_with_verbose() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = write_skill(temp.path(), "quiet", "Formats tables.\n");
+    fs::create_dir_all(Path::new(&dir).join("scripts")).unwrap();
+    fs::write(Path::new(&dir).join("scripts/format.py"), "print()\n").unwrap();
+    let output = skills(&["scan", "--fail-on", "low", &dir]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        "1 skill(s), 2 file(s) scanned: 0 critical, 0 high, 0 medium, 0 low; 1 info, listed by \
+         skills scan --verbose\n"
+    );
+    let output = skills(&["scan", "--verbose", "--fail-on", "low", &dir]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(
+        stdout(&output).starts_with("info     SKL051 scripts-not-described"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(
+        skills(&["scan", "--fail-on", "info", &dir]).status.code(),
+        Some(2)
+    );
+    let output = skills(&["scan", "--json", &dir]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(json["findings"][0]["severity"], "info");
+    let output = skills(&["scan", "--sarif", &dir]);
+    let sarif: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(sarif["runs"][0]["results"][0]["level"], "none");
+}
+
 /// The false-alarm target: no finding of any severity on the vendored real skills (under 1%
 /// of them), while the hostile skills of `crates/scan/tests` (`rules.rs`, `framing.rs`,
 /// `archives.rs`) are all still caught.

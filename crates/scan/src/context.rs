@@ -8,7 +8,8 @@
 //! "never" somewhere else cannot hide a match:
 //!
 //! - **Negation** governs a match only from the start of its own clause (the text after the last
-//!   `.`, `!`, `?`, `;`, `:`, `,`, dash, bracket, table bar, list marker or clause-joining word
+//!   `.`, `!`, `?`, `;`, `:`, `,` (closing emphasis or quotation marks may follow it:
+//!   `**Ask first.** Never …`), dash, bracket, table bar, list marker or clause-joining word
 //!   such as "and", "but", "then"): the clause must open with a negation ("never", "do not",
 //!   "you must not", "under no circumstances"), then at most a few adverbs ("ever", "just"),
 //!   then the matched verb itself, or (for a match that is the object or the manner of an
@@ -20,7 +21,11 @@
 //!   "reject", "do not obey", "prompt injection", "malicious"), that word itself not negated.
 //! - **Deference** (acting without asking only): the action is limited to when the user already
 //!   chose ("… without asking only when …", "if the user has already specified one, use it
-//!   without asking", "honor any declared preference without asking").
+//!   without asking", "honor any declared preference without asking"), or, earlier in the same
+//!   sentence, to what the user asked for ("for reversible actions that follow from the original
+//!   request, proceed without asking", "edits within the scope of the user's request"): the
+//!   user's request is their consent. A request named in another sentence, or after the match,
+//!   defers nothing.
 
 use std::sync::LazyLock;
 
@@ -42,7 +47,7 @@ pub(crate) enum Governs {
 /// Where a clause ends, looking back from a match.
 static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)[.!?;:,](\s|$)|[()\[\]|{}\u{2014}\u{2013}]|\s[-*+]\s|\s--\s|\b(and|but|then|so|yet|instead|otherwise|rather|however|except|also|now|while|after|before|when|if|unless)\b",
+        r#"(?i)[.!?;:,][*_"'`\u{201D}\u{2019}]*(\s|$)|[()\[\]|{}\u{2014}\u{2013}]|\s[-*+]\s|\s--\s|\b(and|but|then|so|yet|instead|otherwise|rather|however|except|also|now|while|after|before|when|if|unless)\b"#,
     )
 });
 
@@ -73,17 +78,18 @@ static NEGATION_WORD: LazyLock<Regex> = LazyLock::new(|| {
     regex(r"(?i)\b(never|not|no|n't|cannot|without)\s+(\S+\s+)?$|n't\s+(\S+\s+)?$")
 });
 
-/// The action is limited to what the user already chose.
+/// The action is limited to what the user already chose, or to what the user asked for.
 static DEFERENCE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\bif\s+the\s+user\s+(?:has\s+|had\s+)?(?:already\s+)?(?:specified|chosen|chose|set|configured|declared|stated|requested|approved|confirmed|named|picked)\b|\b(?:declared|stated|explicit|existing|configured)\s+(?:\w+\s+)?preferences?\b",
+        r"(?i)\bif\s+the\s+user\s+(?:has\s+|had\s+)?(?:already\s+)?(?:specified|chosen|chose|set|configured|declared|stated|requested|approved|confirmed|named|picked)\b|\b(?:declared|stated|explicit|existing|configured)\s+(?:\w+\s+)?preferences?\b|\b(?:actions?|steps?|changes?|edits?)\s+(?:that\s+)?(?:(?:follows?|following)\s+from|(?:is\s+|are\s+)?within(?:\s+the\s+scope\s+of)?)\s+the\s+(?:user'?s\s+)?(?:original\s+)?(?:request|task)\b",
     )
 });
 static DEFERENCE_AFTER: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)^\W*only\s+(?:when|if|after)\b"));
 
 /// Sentence ends, for quotation and deference (a clause is too short for them).
-static SENTENCE_BREAK: LazyLock<Regex> = LazyLock::new(|| regex(r"[.!?;](\s|$)"));
+static SENTENCE_BREAK: LazyLock<Regex> =
+    LazyLock::new(|| regex(r#"[.!?;][*_"'`\u{201D}\u{2019}]*(\s|$)"#));
 
 /// Whether the match at `start` of `line` is in a clause that forbids it.
 pub(crate) fn negated(line: &str, start: usize, governs: Governs) -> bool {

@@ -8,7 +8,8 @@
 //! credential-store paths in scripts (and, one severity lower, in documents); network calls in
 //! scripts that declare `risk: read`; scripts that the description does not mention; and files
 //! that cannot be read safely (through [`skillful_manifest`]'s walk). Each [`Finding`] names its
-//! rule, severity, file, line and column. The same input gives the same findings in the same
+//! rule, severity, file, line and column; one of [`Severity::Info`] is a remark, never an alarm
+//! ([`Report::counted`] leaves it out). The same input gives the same findings in the same
 //! order; nothing is executed, fetched or sent anywhere.
 //!
 //! A document's sentence is read around a match: a clause that forbids it ("Never push commits
@@ -67,6 +68,10 @@ use rules::{FileClass, FileScan};
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// A remark, not an alarm: what the scanner noted but found no risk in (a description that
+    /// does not mention the skill's scripts, a font or an image it cannot read as text). It
+    /// never fails a scan nor refuses an install, and the table lists it only with `--verbose`.
+    Info,
     /// Worth a look.
     Low,
     /// Suspicious; often benign.
@@ -78,9 +83,10 @@ pub enum Severity {
 }
 
 impl Severity {
-    /// The name: `low`, `medium`, `high`, `critical`.
+    /// The name: `info`, `low`, `medium`, `high`, `critical`.
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::Info => "info",
             Self::Low => "low",
             Self::Medium => "medium",
             Self::High => "high",
@@ -95,11 +101,14 @@ impl fmt::Display for Severity {
     }
 }
 
-/// A severity name that is not `low`, `medium`, `high` or `critical`.
+/// A severity name that is not `low`, `medium`, `high` or `critical` (a threshold cannot be
+/// `info`: a remark never fails a scan).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown severity {0:?}; use low, medium, high or critical")]
 pub struct UnknownSeverity(pub String);
 
+/// Parses a threshold (`--fail-on`): `low`, `medium`, `high` or `critical`, in any case; `info`
+/// is refused, since a remark never fails a scan.
 impl FromStr for Severity {
     type Err = UnknownSeverity;
 
@@ -202,7 +211,8 @@ pub struct Report {
 }
 
 impl Report {
-    /// The most severe finding's severity, if there is a finding that counts (not suppressed).
+    /// The most severe finding's severity, if there is a finding that counts (an alarm, not
+    /// suppressed).
     pub fn max_severity(&self) -> Option<Severity> {
         self.counted().map(|finding| finding.severity).max()
     }
@@ -213,11 +223,18 @@ impl Report {
             .filter(move |finding| finding.severity >= severity)
     }
 
-    /// The findings that count: not suppressed inline or by a baseline.
+    /// The findings that count: alarms (low and above) not suppressed inline or by a baseline.
     pub fn counted(&self) -> impl Iterator<Item = &Finding> {
         self.findings
             .iter()
-            .filter(|finding| finding.suppressed.is_none())
+            .filter(|finding| finding.suppressed.is_none() && finding.severity > Severity::Info)
+    }
+
+    /// The remarks ([`Severity::Info`]) not suppressed: reported, never counted.
+    pub fn remarks(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|finding| finding.suppressed.is_none() && finding.severity == Severity::Info)
     }
 
     /// The findings suppressed inline or by a baseline, which are reported but do not count.
@@ -423,7 +440,9 @@ fn check_file(
 /// Checks the bytes of a file (`file` in findings, `relative` in its skill), counting it: text
 /// is what the runtime serves as text, valid UTF-8 whatever bytes (a NUL) it holds. A file that
 /// is not is a finding: a script or a document is still checked as far as it reads (a shell
-/// runs a script in Latin-1 all the same), another file (an image) is not.
+/// runs a script in Latin-1 all the same), another file (an image) is not. The finding is a
+/// remark ([`Severity::Info`]) when the first bytes show the file is what its name says
+/// ([`rules::known_binary`]).
 pub(crate) fn check_bytes(
     report: &mut Report,
     bytes: Vec<u8>,
@@ -437,22 +456,24 @@ pub(crate) fn check_bytes(
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => {
-            let severity = if class == FileClass::Other {
-                rules::NOT_TEXT.severity
-            } else {
-                Severity::Medium
+            let known = rules::known_binary(relative, error.as_bytes());
+            let severity = match (known, class) {
+                (Some(_), _) => Severity::Info,
+                (None, FileClass::Other) => rules::NOT_TEXT.severity,
+                (None, _) => Severity::Medium,
             };
+            let what = known.map_or_else(String::new, |kind| format!("{kind}, "));
             let valid = error.utf8_error().valid_up_to();
             report.findings.push(Finding {
                 rule_id: rules::NOT_TEXT.id,
                 rule_name: rules::NOT_TEXT.name,
                 severity,
                 message: if class == FileClass::Other {
-                    format!("not UTF-8 text (from byte {valid}): not scanned")
+                    format!("{what}not UTF-8 text (from byte {valid}): not scanned")
                 } else {
                     format!(
-                        "not UTF-8 text (from byte {valid}): scanned with the bytes that are not \
-                         replaced"
+                        "{what}not UTF-8 text (from byte {valid}): scanned with the bytes that \
+                         are not replaced"
                     )
                 },
                 file: file.to_owned(),

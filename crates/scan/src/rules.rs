@@ -78,14 +78,14 @@ rules! {
     UNDECLARED_NETWORK = "SKL050" "network-under-read-risk" High
         "A script opens network connections while the skill or the script declares `risk: read`."
         "Declare the script's real tier (write-low or above), or remove the network calls.";
-    UNDECLARED_SCRIPTS = "SKL051" "scripts-not-described" Low
-        "The skill ships scripts, but its description mentions no script, command or tool."
+    UNDECLARED_SCRIPTS = "SKL051" "scripts-not-described" Info
+        "The skill ships scripts, but its description mentions no script, command or tool: a remark on the description (info), since the scripts themselves are read by every other rule."
         "Say in the description that the skill runs scripts, and what they do.";
     UNSAFE_FILES = "SKL060" "unsafe-skill-files" High
         "The skill's files cannot be read safely: a symbolic link leaving the skill, a special file, an unsafe file name, or over the size limits."
         "Remove the offending entry named in the message.";
     NOT_TEXT = "SKL061" "file-not-text" Low
-        "A file that is not UTF-8 text, which the scanner cannot read as the model would; medium for a script or a document, which are scanned as far as they read."
+        "A file that is not UTF-8 text, which the scanner cannot read as the model would; medium for a script or a document, which are scanned as far as they read; a remark (info) when its first bytes show it is what its name says: an image, a font, a PDF, audio or video, or macOS metadata (AppleDouble `._NAME`)."
         "Save scripts and documents as UTF-8; ship binary files only where the skill needs them.";
     ARCHIVE_NOT_INSPECTED = "SKL062" "archive-not-inspected" Medium
         "A bundled archive (zip, tar, tar.gz) the scanner could not look into completely: over a bound (1,000 members, 4 MiB a member, 64 MiB in all, archives nested two deep) or unreadable; what it did read is scanned."
@@ -123,6 +123,122 @@ impl FileClass {
             _ => Self::Other,
         }
     }
+}
+
+/// A binary format told by its first bytes.
+struct Format {
+    /// The extensions that name it, lowercase.
+    extensions: &'static [&'static str],
+    /// What it is, as a message says it.
+    kind: &'static str,
+    /// The bytes a file of it holds, each at its offset.
+    magic: &'static [(usize, &'static [u8])],
+}
+
+/// The media formats a skill ships for a person or a program, never for the model to read.
+const KNOWN_BINARIES: &[Format] = &[
+    Format {
+        extensions: &["png"],
+        kind: "a PNG image",
+        magic: &[(0, b"\x89PNG\r\n\x1a\n")],
+    },
+    Format {
+        extensions: &["jpg", "jpeg"],
+        kind: "a JPEG image",
+        magic: &[(0, b"\xff\xd8\xff")],
+    },
+    Format {
+        extensions: &["gif"],
+        kind: "a GIF image",
+        magic: &[(0, b"GIF8")],
+    },
+    Format {
+        extensions: &["webp"],
+        kind: "a WebP image",
+        magic: &[(0, b"RIFF"), (8, b"WEBP")],
+    },
+    Format {
+        extensions: &["ico"],
+        kind: "an icon",
+        magic: &[(0, b"\x00\x00\x01\x00")],
+    },
+    Format {
+        extensions: &["ttf"],
+        kind: "a TrueType font",
+        magic: &[(0, b"\x00\x01\x00\x00")],
+    },
+    Format {
+        extensions: &["ttf", "otf"],
+        kind: "an OpenType font",
+        magic: &[(0, b"OTTO")],
+    },
+    Format {
+        extensions: &["ttc"],
+        kind: "a font collection",
+        magic: &[(0, b"ttcf")],
+    },
+    Format {
+        extensions: &["woff"],
+        kind: "a WOFF font",
+        magic: &[(0, b"wOFF")],
+    },
+    Format {
+        extensions: &["woff2"],
+        kind: "a WOFF2 font",
+        magic: &[(0, b"wOF2")],
+    },
+    Format {
+        extensions: &["pdf"],
+        kind: "a PDF",
+        magic: &[(0, b"%PDF-")],
+    },
+    Format {
+        extensions: &["mp3"],
+        kind: "an MP3 audio file",
+        magic: &[(0, b"ID3")],
+    },
+    Format {
+        extensions: &["wav"],
+        kind: "a WAVE audio file",
+        magic: &[(0, b"RIFF"), (8, b"WAVE")],
+    },
+    Format {
+        extensions: &["ogg", "oga"],
+        kind: "an Ogg audio file",
+        magic: &[(0, b"OggS")],
+    },
+    Format {
+        extensions: &["mp4", "m4a", "mov"],
+        kind: "a video",
+        magic: &[(4, b"ftyp")],
+    },
+    Format {
+        extensions: &["webm", "mkv"],
+        kind: "a video",
+        magic: &[(0, b"\x1a\x45\xdf\xa3")],
+    },
+];
+
+/// What the file `relative` (a skill-relative path, or an archive member's `a.zip!inner/path`)
+/// holding `bytes` is, when its first bytes show it is what its name says: media the model never
+/// reads as text, or the macOS metadata (AppleDouble) stored as `._NAME` beside a file or under
+/// `__MACOSX/` in a zip. `None` for anything else, an executable or a file whose bytes and name
+/// disagree (an ELF program named `logo.png`).
+pub(crate) fn known_binary(relative: &str, bytes: &[u8]) -> Option<&'static str> {
+    let name = relative.rsplit(['/', '!']).next().unwrap_or(relative);
+    let holds = |magic: &[(usize, &[u8])]| {
+        magic
+            .iter()
+            .all(|(at, expected)| bytes.get(*at..at + expected.len()) == Some(*expected))
+    };
+    if name.starts_with("._") && holds(&[(0, b"\x00\x05\x16\x07")]) {
+        return Some("macOS metadata (AppleDouble)");
+    }
+    let extension = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    KNOWN_BINARIES
+        .iter()
+        .find(|format| format.extensions.contains(&extension.as_str()) && holds(format.magic))
+        .map(|format| format.kind)
 }
 
 /// Where findings of one file go.

@@ -28,6 +28,7 @@ fn level(severity: Severity) -> &'static str {
         Severity::Critical | Severity::High => "error",
         Severity::Medium => "warning",
         Severity::Low => "note",
+        Severity::Info => "none",
     }
 }
 
@@ -108,12 +109,13 @@ pub(crate) fn log(report: &Report) -> Value {
     })
 }
 
-/// GitHub code scanning's numeric severity (critical ≥ 9, high ≥ 7, medium ≥ 4).
+/// GitHub code scanning's numeric severity (critical ≥ 9, high ≥ 7, medium ≥ 4; 0 is none).
 fn security_severity(severity: Severity) -> &'static str {
     match severity {
         Severity::Critical => "9.5",
         Severity::High => "8.0",
         Severity::Medium => "5.0",
         Severity::Low => "2.0",
+        Severity::Info => "0.0",
     }
 }

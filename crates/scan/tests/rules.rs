@@ -369,7 +369,7 @@ fn scripts_not_described() {
         "SKL051",
         &[("SKILL.md", quiet), ("scripts/format.py", "print()\n")],
         ("SKILL.md", 3, 1),
-        Severity::Low,
+        Severity::Info,
     );
     miss(
         "SKL051",
@@ -409,6 +409,20 @@ fn files_not_text() {
     // An image: not UTF-8, so not scanned, and said.
     fs::create_dir_all(dir.join("assets")).unwrap();
     fs::write(dir.join("assets/logo.png"), b"\x89PNG\r\n\x1a\n\xff\xfe").unwrap();
+    // A font and a PDF, recognised by their first bytes as what their names say.
+    fs::write(
+        dir.join("assets/serif.ttf"),
+        b"\x00\x01\x00\x00\x00\x10\x01\x00\xff",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("assets/guide.pdf"),
+        b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n",
+    )
+    .unwrap();
+    // A program, and a program named as an image: nothing says what they are.
+    fs::write(dir.join("assets/tool.bin"), b"\x7fELF\x02\x01\x01\x00\xff").unwrap();
+    fs::write(dir.join("assets/photo.png"), b"\x7fELF\x02\x01\x01\x00\xff").unwrap();
     // A script in Latin-1: a shell runs it all the same, so it is scanned as far as it reads.
     fs::create_dir_all(dir.join("scripts")).unwrap();
     fs::write(
@@ -418,14 +432,19 @@ fn files_not_text() {
     .unwrap();
     let report = scan_paths(&[dir]).unwrap();
     let not_text = of_rule(&report, "SKL061");
-    assert_eq!(not_text.len(), 2, "{:#?}", report.findings);
+    assert_eq!(not_text.len(), 6, "{:#?}", report.findings);
     let severity = |name: &str| {
         not_text
             .iter()
             .find(|finding| finding.file.ends_with(name))
             .map(|finding| finding.severity)
     };
-    assert_eq!(severity("assets/logo.png"), Some(Severity::Low));
+    // Media the model never reads as text is a remark; an unknown binary still counts.
+    assert_eq!(severity("assets/logo.png"), Some(Severity::Info));
+    assert_eq!(severity("assets/serif.ttf"), Some(Severity::Info));
+    assert_eq!(severity("assets/guide.pdf"), Some(Severity::Info));
+    assert_eq!(severity("assets/tool.bin"), Some(Severity::Low));
+    assert_eq!(severity("assets/photo.png"), Some(Severity::Low));
     assert_eq!(severity("scripts/setup.sh"), Some(Severity::Medium));
     assert_eq!(
         of_rule(&report, "SKL030").len(),
@@ -705,6 +724,9 @@ print('valid')
 #[test]
 fn severities_parse_and_order() {
     assert!(Severity::Critical > Severity::High && Severity::Medium > Severity::Low);
+    assert!(Severity::Low > Severity::Info);
+    // A remark never fails a scan, so no threshold can name it.
+    assert!("info".parse::<Severity>().is_err());
     assert_eq!("HIGH".parse::<Severity>().unwrap(), Severity::High);
     assert!(
         "severe"

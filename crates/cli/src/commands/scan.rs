@@ -28,6 +28,9 @@ pub(crate) struct ScanArgs {
     /// Write every finding that counts now to this baseline file, then report them as accepted.
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// List the remarks (severity info) in the table too; they never fail the scan.
+    #[arg(short, long)]
+    verbose: bool,
     /// Skill directories, directories holding skills, or single files.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -51,7 +54,7 @@ pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
     } else if args.json {
         out.json(&report.to_json())?;
     } else {
-        print_table(&mut out, &report)?;
+        print_table(&mut out, &report, args.verbose)?;
     }
     Ok(if report.at_or_above(args.fail_on).next().is_some() {
         Outcome::Invalid
@@ -60,11 +63,19 @@ pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-/// One line per finding: severity, rule, `file:line:column`, message, and for a suppressed one
-/// who accepted it and why; then a summary line counting the findings that count, and the
-/// suppressed ones when there are any.
-pub(crate) fn print_table<W: Write>(out: &mut Writer<W>, report: &Report) -> io::Result<()> {
+/// One line per finding (a remark, severity info, only when `verbose`): severity, rule,
+/// `file:line:column`, message, and for a suppressed one who accepted it and why; then a summary
+/// line counting the findings that count, and the remarks and the suppressed findings when there
+/// are any.
+pub(crate) fn print_table<W: Write>(
+    out: &mut Writer<W>,
+    report: &Report,
+    verbose: bool,
+) -> io::Result<()> {
     for finding in &report.findings {
+        if finding.severity == Severity::Info && finding.suppressed.is_none() && !verbose {
+            continue;
+        }
         let suppressed = match &finding.suppressed {
             Some(suppression) => match suppression.kind {
                 SuppressionKind::Inline => {
@@ -102,6 +113,10 @@ pub(crate) fn print_table<W: Write>(out: &mut Writer<W>, report: &Report) -> io:
         count(Severity::Medium),
         count(Severity::Low)
     )?;
+    let remarks = report.remarks().count();
+    if remarks > 0 {
+        write!(out, "; {remarks} info, listed by skills scan --verbose")?;
+    }
     let suppressed = report.suppressed().count();
     if suppressed > 0 {
         write!(out, "; {suppressed} suppressed")?;
