@@ -310,11 +310,10 @@ impl SkillsConfig {
         if let Some(project) = environment
             .project()
             .filter(|_| defaults || !hosts.is_empty())
+            && self.project_scope(&project, defaults, &mut scopes, &mut hosts)?
         {
-            if self.project_scope(&project, defaults, &mut scopes, &mut hosts)? {
-                for (host, _) in &hosts {
-                    scopes.push_root(host.project_skills(&project.dir), Scope::Project);
-                }
+            for (host, _) in &hosts {
+                scopes.push_root(host.project_skills(&project.dir), Scope::Project);
             }
         }
         if defaults {
