@@ -7,6 +7,7 @@ use std::sync::Arc;
 use skillful_config::{Composition, Environment, McpError, McpServer, McpServers, SkillsConfig};
 use skillful_core::validate::ValidationMode;
 use skillful_discovery::SharedScriptRunner;
+use skillful_install::hosts::Host;
 use skillful_provider::SkillsProvider;
 
 use crate::{UsageError, output};
@@ -61,6 +62,21 @@ pub(crate) struct SkillsFlags {
     /// when none is).
     #[arg(long)]
     default_roots: bool,
+    /// Read the skills directories of this agent host (`claude-code`: `~/.claude/skills`, and
+    /// the trusted project's `.claude/skills`; also `codex`, `gemini-cli`, `copilot`, `goose`,
+    /// `agents`); repeatable. As with a ROOT, the default roots are then left out unless
+    /// --default-roots. `[skills] agents` in the settings reads them always.
+    #[arg(long = "agent", value_name = "NAME")]
+    agents: Vec<String>,
+}
+
+/// The agent hosts `names` name (`--agent`), in order; an unknown name is a usage error naming
+/// the nearest known one.
+pub(crate) fn hosts_named(names: &[String]) -> Result<Vec<&'static Host>, UsageError> {
+    names
+        .iter()
+        .map(|name| Host::named(name).map_err(|unknown| UsageError(format!("--agent: {unknown}"))))
+        .collect()
 }
 
 impl SkillsFlags {
@@ -149,6 +165,9 @@ impl SkillsFlags {
         }
         for name in &self.disable {
             config = config.disable(name);
+        }
+        for host in hosts_named(&self.agents)? {
+            config = config.host(host);
         }
         let composition = config.build().map_err(|error| match error {
             skillful_config::ConfigError::MissingRoot { .. }

@@ -3,16 +3,19 @@
 //! install, the question before installing it, and the trust a project's lock needs.
 
 use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::Path;
 
 use skillful_config::Environment;
 use skillful_core::text::one_line;
+use skillful_install::hosts::{DEFAULT_HOST, Host};
 use skillful_install::{InstallOutcome, Installation, Installer, Prepared, Replacement};
 use skillful_scan::Severity;
 
+use crate::compose::hosts_named;
 use crate::output::{self, Writer};
 use crate::{Outcome, UsageError};
 
-/// Which scope's skills directory and lock.
+/// Which scope's skills directory and lock, and which agent hosts' directories of that scope.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ScopeArgs {
     /// The user's skills (`~/.agents/skills`, lock `~/.agents/skills-lock.json`): the default.
@@ -21,6 +24,11 @@ pub(crate) struct ScopeArgs {
     /// The project's skills (`.agents/skills`, lock `.agents/skills-lock.json`).
     #[arg(long)]
     project: bool,
+    /// The skills directory of this agent host instead (`claude-code`: `~/.claude/skills`, with
+    /// --project `.claude/skills`; also `codex`, `gemini-cli`, `copilot`, `goose`, and `agents`
+    /// for the default), its lock beside it (`~/.claude/skills-lock.json`); repeatable.
+    #[arg(long = "agent", value_name = "NAME")]
+    agents: Vec<String>,
 }
 
 impl ScopeArgs {
@@ -29,26 +37,64 @@ impl ScopeArgs {
         let other = ScopeArgs {
             user: self.project,
             project: !self.project,
+            agents: self.agents.clone(),
         };
         let flag = if self.project { "--user" } else { "--project" };
         (other, flag)
     }
 
+    /// The installer of the one directory named (a command that takes one `--agent` at most).
     pub(crate) fn installer(&self) -> anyhow::Result<Installer> {
+        let mut installers = self.installers()?;
+        if installers.len() > 1 {
+            return Err(UsageError("this command takes one --agent at a time".to_owned()).into());
+        }
+        Ok(installers.remove(0))
+    }
+
+    /// The installers of every directory named: each `--agent`'s, or the default one.
+    pub(crate) fn installers(&self) -> anyhow::Result<Vec<Installer>> {
         let environment = Environment::from_process()?;
-        let dir = if self.project {
-            environment
-                .project()
-                .map(|project| project.skills())
-                .ok_or_else(|| UsageError("no project here (no .agents directory at or above the working directory); create .agents first".to_owned()))?
+        let mut hosts: Vec<&Host> = Vec::new();
+        for host in hosts_named(&self.agents)? {
+            if !hosts.contains(&host) {
+                hosts.push(host);
+            }
+        }
+        if hosts.is_empty() {
+            hosts.push(Host::named(DEFAULT_HOST)?);
+        }
+        let base = if self.project {
+            environment.project().map(|project| project.dir).ok_or_else(|| {
+                UsageError("no project here (no .agents directory at or above the working directory); create .agents first".to_owned())
+            })?
         } else {
             environment
-                .user_skills()
-                .into_iter()
-                .next()
+                .home()
+                .map(Path::to_path_buf)
                 .ok_or_else(|| UsageError("no home directory; set HOME".to_owned()))?
         };
-        Ok(Installer::new(dir))
+        Ok(hosts
+            .into_iter()
+            .map(|host| {
+                Installer::new(if self.project {
+                    host.project_skills(&base)
+                } else {
+                    host.user_skills(&base)
+                })
+            })
+            .collect())
+    }
+
+    /// Refuses `--json` with more than one `--agent`: a report is about one directory.
+    pub(crate) fn one_report(&self, json: bool) -> anyhow::Result<()> {
+        if json && self.agents.len() > 1 {
+            return Err(UsageError(
+                "--json reports on one --agent at a time; run once for each".to_owned(),
+            )
+            .into());
+        }
+        Ok(())
     }
 }
 
@@ -140,25 +186,40 @@ pub(crate) fn outcome_of(outcome: InstallOutcome) -> anyhow::Result<Outcome> {
 }
 
 /// Shows what `prepared` installs (unless `json`), refuses it on high findings unless
-/// `--allow-findings`, asks unless `--yes` (never with `json`: the install is then
-/// unconfirmed, as without a terminal), and installs it, replacing the skills of `replaces`.
+/// `--allow-findings`, asks once unless `--yes` (never with `json`: the install is then
+/// unconfirmed, as without a terminal), and installs it into every target's directory,
+/// replacing there the skills of its replacements. One installation per target, in order.
 pub(crate) fn install(
-    installer: &Installer,
+    targets: Vec<(&Installer, Vec<Replacement>)>,
     prepared: &Prepared,
     flags: &InstallFlags,
-    replaces: Vec<Replacement>,
     json: bool,
-) -> anyhow::Result<Installation> {
+) -> anyhow::Result<Vec<Installation>> {
     let InstallFlags {
         yes,
         allow_findings,
     } = *flags;
-    let mut installation = Installation {
-        offer: prepared.offer(),
-        outcome: InstallOutcome::Unconfirmed,
-        installed: Vec::new(),
-        skills_dir: installer.skills_dir().to_owned(),
-        replaces,
+    let mut installations: Vec<(&Installer, Installation)> = targets
+        .into_iter()
+        .map(|(installer, replaces)| {
+            let installation = Installation {
+                offer: prepared.offer(),
+                outcome: InstallOutcome::Unconfirmed,
+                installed: Vec::new(),
+                skills_dir: installer.skills_dir().to_owned(),
+                replaces,
+            };
+            (installer, installation)
+        })
+        .collect();
+    let ended = |installations: Vec<(&Installer, Installation)>, outcome: InstallOutcome| {
+        installations
+            .into_iter()
+            .map(|(_, mut installation)| {
+                installation.outcome = outcome;
+                installation
+            })
+            .collect()
     };
     let mut out = output::stdout();
     if !json {
@@ -171,34 +232,37 @@ pub(crate) fn install(
                 "refused: the scan found high or critical findings; pass --allow-findings to install anyway"
             )?;
         }
-        installation.outcome = InstallOutcome::Refused;
-        return Ok(installation);
+        return Ok(ended(installations, InstallOutcome::Refused));
     }
     if !yes {
         match if json { None } else { confirm()? } {
-            None => return Ok(installation),
+            None => return Ok(ended(installations, InstallOutcome::Unconfirmed)),
             Some(false) => {
                 writeln!(out, "nothing installed")?;
-                installation.outcome = InstallOutcome::Declined;
-                return Ok(installation);
+                return Ok(ended(installations, InstallOutcome::Declined));
             }
             Some(true) => {}
         }
     }
-    let replace = !installation.replaces.is_empty();
-    installation.installed = installer.install(prepared, replace)?;
-    installation.outcome = InstallOutcome::Installed;
-    if !json {
-        for name in &installation.installed {
-            writeln!(
-                out,
-                "installed {} in {}",
-                one_line(name),
-                installer.skills_dir().display()
-            )?;
+    for (installer, installation) in &mut installations {
+        let replace = !installation.replaces.is_empty();
+        installation.installed = installer.install(prepared, replace)?;
+        installation.outcome = InstallOutcome::Installed;
+        if !json {
+            for name in &installation.installed {
+                writeln!(
+                    out,
+                    "installed {} in {}",
+                    one_line(name),
+                    installer.skills_dir().display()
+                )?;
+            }
         }
     }
-    Ok(installation)
+    Ok(installations
+        .into_iter()
+        .map(|(_, installation)| installation)
+        .collect())
 }
 
 /// With `--project`, refuses an untrusted project: `command` fetches the sources its

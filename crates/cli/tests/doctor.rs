@@ -173,14 +173,24 @@ fn git_python_and_the_skills_of_other_hosts_are_named() {
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     let claude = temp.path().join("home/.claude/skills");
-    assert!(
-        stdout.contains(&format!(
-            "Claude Code: 2 skills in {}, not read by default: name it as a root",
-            claude.display()
-        )),
-        "{stdout}"
+    let unread = format!(
+        "Claude Code: 2 skills in {}, not read: add `agents = [\"claude-code\"]` to [skills] in \
+         the settings to read them always, or pass `--agent claude-code`",
+        claude.display()
     );
+    assert!(stdout.contains(&unread), "{stdout}");
     assert!(!stdout.contains("Codex:"), "{stdout}");
+    // Named in the settings, they are read, and the line goes.
+    let settings = temp.path().join("config/skillful");
+    fs::create_dir_all(&settings).unwrap();
+    fs::write(
+        settings.join("config.toml"),
+        "[skills]\nagents = [\"claude-code\"]\n",
+    )
+    .unwrap();
+    let output = doctor(temp.path());
+    let read = text(&output.stdout);
+    assert!(!read.contains("Claude Code:"), "{read}");
     // This machine (and CI) has git and a Python with venv.
     let git = stdout
         .lines()

@@ -1263,3 +1263,150 @@ fn json_reports_of_add_verify_outdated_update_install_and_remove_match_their_sch
     assert_eq!(refused["outcome"], "refused");
     assert_eq!(refused["skills"][0]["verdict"], "high");
 }
+
+#[test]
+fn agent_places_skills_where_each_host_reads_them_in_user_and_project_scope() {
+    let env = Env::new();
+    let (_work, bare, _v1) = repository(&env);
+    let source = format!("{}@v1", url(&bare));
+    let home = env.home();
+
+    // User scope: one add, one question, a copy and a lock in each host's directory.
+    let output = env.skills(&[
+        "add",
+        &source,
+        "--skill",
+        "alpha",
+        "--agent",
+        "claude-code",
+        "--agent",
+        "gemini-cli",
+        "--yes",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    for dir in [".claude", ".gemini"] {
+        assert!(
+            home.join(dir).join("skills/alpha/SKILL.md").is_file(),
+            "{dir}"
+        );
+        let lock = fs::read_to_string(home.join(dir).join("skills-lock.json")).unwrap();
+        assert!(lock.contains("\"alpha\""), "{dir}: {lock}");
+    }
+    assert!(!env.skills_dir().exists());
+    assert_eq!(
+        env.skills(&["verify", "--agent", "claude-code"])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    // Read only where named: `--agent` on list, or `[skills] agents` in the settings.
+    let listed = text(&env.skills(&["list"]));
+    assert!(!listed.contains("alpha"), "{listed}");
+    let output = env.skills(&["list", "--agent", "claude-code"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(text(&output).contains("alpha"), "{}", text(&output));
+    write(
+        &home,
+        ".config/skillful/config.toml",
+        "[skills]\nagents = [\"gemini-cli\"]\n",
+    );
+    let listed = text(&env.skills(&["list"]));
+    assert!(listed.contains("alpha"), "{listed}");
+    write(&home, ".config/skillful/config.toml", "");
+
+    // Unknown names and one JSON report for two directories are usage errors.
+    let output = env.skills(&["add", &source, "--agent", "claud", "--yes"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        text(&output).contains("did you mean claude-code?"),
+        "{}",
+        text(&output)
+    );
+    let output = env.skills(&["list", "--agent", "gemni-cli"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let output = env.skills(&[
+        "remove",
+        "alpha",
+        "--agent",
+        "claude-code",
+        "--agent",
+        "gemini-cli",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+
+    // Removing from one host leaves the other's.
+    let output = env.skills(&["remove", "alpha", "--agent", "claude-code"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(!home.join(".claude/skills/alpha").exists());
+    assert!(home.join(".gemini/skills/alpha/SKILL.md").is_file());
+
+    // Project scope: `.github/skills` for Copilot, `.goose/skills` for goose, each locked.
+    let project = env.temp.path().join("project");
+    fs::create_dir_all(project.join(".agents")).unwrap();
+    fs::create_dir_all(project.join(".git")).unwrap();
+    let output = env.skills_in(
+        &project,
+        &[
+            "add",
+            &source,
+            "--skill",
+            "beta",
+            "--project",
+            "--agent",
+            "copilot",
+            "--agent",
+            "goose",
+            "--yes",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    for dir in [".github", ".goose"] {
+        assert!(
+            project.join(dir).join("skills/beta/SKILL.md").is_file(),
+            "{dir}"
+        );
+        assert!(
+            project.join(dir).join("skills-lock.json").is_file(),
+            "{dir}"
+        );
+    }
+    assert!(!project.join(".agents/skills/beta").exists());
+
+    // `install` restores from each host's lock, once the project is trusted.
+    fs::remove_dir_all(project.join(".goose/skills/beta")).unwrap();
+    let install = [
+        "install",
+        "--project",
+        "--agent",
+        "copilot",
+        "--agent",
+        "goose",
+    ];
+    let output = env.skills_in(&project, &install);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert_eq!(env.skills_in(&project, &["trust"]).status.code(), Some(0));
+    let output = env.skills_in(&project, &install);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(project.join(".goose/skills/beta/SKILL.md").is_file());
+
+    // A trusted project's host directory is read by `list --agent`; remove takes both copies.
+    let output = env.skills_in(&project, &["list", "--agent", "copilot"]);
+    assert!(text(&output).contains("beta"), "{}", text(&output));
+    let output = env.skills_in(
+        &project,
+        &[
+            "remove",
+            "beta",
+            "--project",
+            "--agent",
+            "copilot",
+            "--agent",
+            "goose",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(!project.join(".github/skills/beta").exists());
+    assert!(!project.join(".goose/skills/beta").exists());
+}

@@ -13,6 +13,7 @@ use skillful_core::{
 };
 use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
 use skillful_frontmatter::FrontmatterLoader;
+use skillful_install::hosts::Host;
 #[cfg(feature = "mcp")]
 use skillful_mcp::McpSkillsSource;
 
@@ -37,7 +38,10 @@ use crate::trust::{TrustStore, Verdict, shown_path};
 /// project's `.agents/skills` (found by walking up from the working directory to the repository
 /// root; loaded only when the user trusts the project), the user's (`~/.agents/skills`, then
 /// `skills/` in the user's configuration directory) and the machine's (`/etc/agent-skills/skills`
-/// or `SKILLS_ADMIN_DIR`). With explicit roots, the default scopes are left out unless
+/// or `SKILLS_ADMIN_DIR`). The agent hosts named with [`SkillsConfig::host`] or in a settings
+/// file's `[skills] agents` add their own directories, each below the default root of its scope
+/// (a trusted project's `.claude/skills` after its `.agents/skills`, `~/.claude/skills` after
+/// the user's roots). With explicit roots or hosts, the default scopes are left out unless
 /// [`SkillsConfig::default_scopes`] asks for them too.
 ///
 /// # Example
@@ -57,6 +61,7 @@ use crate::trust::{TrustStore, Verdict, shown_path};
 pub struct SkillsConfig {
     environment: Environment,
     roots: Vec<PathBuf>,
+    hosts: Vec<&'static Host>,
     default_scopes: Option<bool>,
     trust_project: bool,
     #[cfg(feature = "plugins")]
@@ -84,6 +89,7 @@ impl std::fmt::Debug for SkillsConfig {
         let mut f = f.debug_struct("SkillsConfig");
         f.field("environment", &self.environment)
             .field("roots", &self.roots)
+            .field("hosts", &self.hosts)
             .field("default_scopes", &self.default_scopes)
             .field("trust_project", &self.trust_project);
         #[cfg(feature = "plugins")]
@@ -104,6 +110,7 @@ impl SkillsConfig {
         Self {
             environment,
             roots: Vec::new(),
+            hosts: Vec::new(),
             default_scopes: None,
             trust_project: false,
             #[cfg(feature = "plugins")]
@@ -134,8 +141,18 @@ impl SkillsConfig {
         roots.into_iter().fold(self, Self::root)
     }
 
+    /// Reads the skills directories of the agent host `host` (`~/.claude/skills`, and the
+    /// trusted project's `.claude/skills`), each in its scope below that scope's default root,
+    /// as `--agent` names them; a missing user directory is a [`Note`]. As with an explicit
+    /// root, the default scopes are then left out unless [`SkillsConfig::default_scopes`] asks
+    /// for them.
+    pub fn host(mut self, host: &'static Host) -> Self {
+        self.hosts.push(host);
+        self
+    }
+
     /// Whether the project, user and admin roots are read too (default: only when no explicit
-    /// root is given).
+    /// root or host is given).
     pub fn default_scopes(mut self, read: bool) -> Self {
         self.default_scopes = Some(read);
         self
@@ -270,6 +287,15 @@ impl SkillsConfig {
     fn scopes(&self) -> Result<Scopes, ConfigError> {
         let environment = &self.environment;
         let user = Settings::load(&environment.user_config_file(), SettingsLevel::User)?;
+        let defaults = self
+            .default_scopes
+            .unwrap_or(self.roots.is_empty() && self.hosts.is_empty());
+        // The hosts read: those named here, then (with the default scopes) the settings' ones.
+        let mut hosts: Vec<(&'static Host, &'static str)> =
+            self.hosts.iter().map(|host| (*host, "--agent")).collect();
+        if defaults {
+            hosts.extend(user.agents.iter().map(|host| (*host, "[skills] agents")));
+        }
         let mut scopes = Scopes {
             roots: self
                 .roots
@@ -281,19 +307,39 @@ impl SkillsConfig {
             locked: self.locked || user.locked,
             enablement: Enablement::default().level(SettingsLevel::User, user),
         };
-        if self.default_scopes.unwrap_or(self.roots.is_empty()) {
-            if let Some(project) = environment.project() {
-                self.project_scope(&project, &mut scopes)?;
+        if let Some(project) = environment
+            .project()
+            .filter(|_| defaults || !hosts.is_empty())
+            && self.project_scope(&project, defaults, &mut scopes, &mut hosts)?
+        {
+            for (host, _) in &hosts {
+                scopes.push_root(host.project_skills(&project.dir), Scope::Project);
             }
-            scopes.roots.extend(
-                environment
-                    .user_skills()
-                    .into_iter()
-                    .map(|root| (root, Scope::User)),
-            );
-            scopes
-                .roots
-                .push((environment.admin_skills.clone(), Scope::Admin));
+        }
+        if defaults {
+            for root in environment.user_skills() {
+                scopes.push_root(root, Scope::User);
+            }
+        }
+        if let Some(home) = environment.home() {
+            for (host, named_by) in &hosts {
+                let dir = host.user_skills(home);
+                if !dir.is_dir() {
+                    scopes.notes.push(Note {
+                        message: format!(
+                            "{}: no such directory: {} ({named_by} {}) has no user skills here",
+                            shown_path(&dir),
+                            host.title,
+                            host.name
+                        ),
+                        path: dir.clone(),
+                    });
+                }
+                scopes.push_root(dir, Scope::User);
+            }
+        }
+        if defaults {
+            scopes.push_root(environment.admin_skills.clone(), Scope::Admin);
         }
         let run = Settings {
             disabled: self.disabled.clone(),
@@ -313,28 +359,46 @@ impl SkillsConfig {
         Ok(scopes)
     }
 
-    /// Adds `project`'s skills and settings when the user trusts it; a note saying why not when
-    /// it has any.
-    fn project_scope(&self, project: &Project, scopes: &mut Scopes) -> Result<(), ConfigError> {
+    /// Whether the user trusts `project`; when so and `defaults` (the default scopes are read),
+    /// adds its skills and settings (its settings' hosts to `hosts`); a note saying why not when
+    /// it is not trusted and has anything to read.
+    fn project_scope(
+        &self,
+        project: &Project,
+        defaults: bool,
+        scopes: &mut Scopes,
+        hosts: &mut Vec<(&'static Host, &'static str)>,
+    ) -> Result<bool, ConfigError> {
         let verdict = TrustStore::load(&self.environment)?.verdict(project);
         let trusted = match &verdict {
             Verdict::Trusted { .. } => true,
             Verdict::Untrusted | Verdict::Replaced { .. } => self.trust_project,
             Verdict::Refused { .. } => false,
         };
-        if trusted {
-            scopes.roots.push((project.skills(), Scope::Project));
+        if !trusted {
+            let named = hosts
+                .iter()
+                .any(|(host, _)| host.project_skills(&project.dir).exists());
+            if (defaults && has_project_content(project)) || named {
+                scopes.notes.push(Note::not_loaded(project, &verdict));
+            }
+        } else if defaults {
+            scopes.push_root(project.skills(), Scope::Project);
             let settings = Settings::load(&project.config_file(), SettingsLevel::Project)?;
             scopes
                 .plugin_dirs
                 .extend(settings.plugin_dirs.iter().cloned());
             scopes.locked |= settings.locked;
+            hosts.extend(
+                settings
+                    .agents
+                    .iter()
+                    .map(|host| (*host, "[skills] agents")),
+            );
             scopes.enablement =
                 std::mem::take(&mut scopes.enablement).level(SettingsLevel::Project, settings);
-        } else if has_project_content(project) {
-            scopes.notes.push(Note::not_loaded(project, &verdict));
         }
-        Ok(())
+        Ok(trusted)
     }
 
     /// One file source over every root, so that precedence and duplicates are decided in one
@@ -377,6 +441,16 @@ struct Scopes {
     plugin_dirs: Vec<PathBuf>,
     locked: bool,
     enablement: Enablement,
+}
+
+impl Scopes {
+    /// Adds `root` in `scope` unless it is read already (a host whose directory is a default
+    /// root, as `agents`'s is, or a host named twice).
+    fn push_root(&mut self, root: PathBuf, scope: Scope) {
+        if !self.roots.iter().any(|(read, _)| *read == root) {
+            self.roots.push((root, scope));
+        }
+    }
 }
 
 fn has_project_content(project: &Project) -> bool {

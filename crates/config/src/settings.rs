@@ -6,6 +6,8 @@
 //! disabled = ["pdf-tools"]          # never offered
 //! enabled = ["unit-converter"]      # allow-list mode: only these are offered
 //! locked = true                     # a skill whose files differ from its lock is not offered
+//! agents = ["claude-code"]           # also read these hosts' skills directories, each a scope
+//!                                   # below the default ones (`skills add --agent` names)
 //!
 //! [skill."draft-notes"]             # one skill's own setting, which wins over the lists
 //! enabled = true
@@ -23,6 +25,7 @@
 
 use std::path::{Path, PathBuf};
 
+use skillful_install::hosts::Host;
 use skillful_state::{
     Dirs, FileLock, private_dir, read_bounded, read_private, write_atomic, write_private,
 };
@@ -55,6 +58,9 @@ pub struct Settings {
     /// `[agent] mode`: `guided`, `tools` or `auto` ([`AGENT_MODES`]), as `--mode` takes it.
     /// Hosts honour the user's file only.
     pub agent_mode: Option<String>,
+    /// `[skills] agents`: the agent hosts (`claude-code`, `gemini-cli`, ...) whose skills
+    /// directories are read too, each below the default roots of its scope.
+    pub agents: Vec<&'static Host>,
 }
 
 /// The values `[agent] mode` takes.
@@ -96,7 +102,9 @@ impl Settings {
             let Some(item) = item else {
                 return Ok(None);
             };
-            let what = if key.starts_with("skills.") {
+            let what = if key == "skills.agents" {
+                "agent names"
+            } else if key.starts_with("skills.") {
                 "skill names"
             } else {
                 "directories"
@@ -117,6 +125,13 @@ impl Settings {
         let skills = document.get("skills");
         let disabled = names(skills.and_then(|s| s.get("disabled")), "skills.disabled")?;
         let enabled = names(skills.and_then(|s| s.get("enabled")), "skills.enabled")?;
+        let agents = names(skills.and_then(|s| s.get("agents")), "skills.agents")?
+            .unwrap_or_default()
+            .iter()
+            .map(|name| {
+                Host::named(name).map_err(|unknown| invalid(&format!("`skills.agents`: {unknown}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let locked = match skills.and_then(|s| s.get("locked")) {
             None => false,
             Some(item) => item
@@ -168,6 +183,7 @@ impl Settings {
             locked,
             allow_write,
             agent_mode,
+            agents,
         })
     }
 

@@ -777,3 +777,96 @@ fn settings_name_the_agents_mode_and_refuse_any_other() {
     assert!(error.contains("`agent.mode` must be"), "{error}");
     assert!(error.contains("config.toml"), "{error}");
 }
+
+#[tokio::test]
+async fn hosts_named_in_settings_are_read_below_the_default_scopes_and_agent_alone_reads_them() {
+    let world = World::new();
+    world.skill(world.user_skills(), "shared", "user");
+    world.skill("home/.claude/skills", "shared", "claude user");
+    world.skill("home/.claude/skills", "only-claude", "claude only");
+    world.skill(world.project_skills(), "project-only", "project");
+    world.skill("project/.claude/skills", "project-only", "claude project");
+    world.skill(
+        "project/.claude/skills",
+        "claude-project",
+        "claude project only",
+    );
+    world.skill("home/.gemini/skills", "gemini", "gemini");
+    let host = |name| skillful_install::hosts::Host::named(name).unwrap();
+
+    // Not named anywhere: not read.
+    let loaded = load(world.config().trust_project(true)).await;
+    assert_eq!(active_descriptions(&loaded), ["project", "user"]);
+
+    // Named in the user's settings: read, each below its scope's default root.
+    let user = world.environment.user_config_file();
+    skillful_state::write_private(&user, b"[skills]\nagents = [\"claude-code\", \"agents\"]\n")
+        .unwrap();
+    let loaded = load(world.config().trust_project(true)).await;
+    assert_eq!(
+        active_descriptions(&loaded),
+        ["project", "claude project only", "user", "claude only"]
+    );
+    let scope_of = |description: &str| {
+        loaded
+            .entries
+            .iter()
+            .find(|entry| entry.skill.frontmatter().description == description)
+            .map(|entry| entry.skill.origin().scope)
+    };
+    assert_eq!(scope_of("claude project only"), Some(Scope::Project));
+    assert_eq!(scope_of("claude only"), Some(Scope::User));
+    assert!(matches!(
+        loaded
+            .entries
+            .iter()
+            .find(|e| e.skill.frontmatter().description == "claude user")
+            .map(|e| &e.status),
+        Some(Status::Shadowed { .. })
+    ));
+
+    // Named for this composition only (`--agent`): those directories alone, and an untrusted
+    // project's are not read.
+    let composition = world
+        .config()
+        .host(host("gemini-cli"))
+        .host(host("goose"))
+        .build()
+        .unwrap();
+    let notes: Vec<String> = composition
+        .notes()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        notes.iter().any(
+            |note| note.contains(".config/goose/skills: no such directory")
+                && note.contains("--agent goose")
+        ),
+        "{notes:?}"
+    );
+    let loaded = composition.load(&SourceContext::default()).await.unwrap();
+    assert_eq!(active_descriptions(&loaded), ["gemini"]);
+    let loaded = load(world.config().host(host("claude-code"))).await;
+    assert_eq!(active_descriptions(&loaded), ["claude only", "claude user"]);
+    let loaded = load(world.config().host(host("claude-code")).trust_project(true)).await;
+    assert_eq!(
+        active_descriptions(&loaded),
+        [
+            "claude project only",
+            "claude project",
+            "claude only",
+            "claude user"
+        ]
+    );
+
+    // An unknown name is an error naming the file, the key and the nearest name.
+    skillful_state::write_private(&user, b"[skills]\nagents = [\"claude\"]\n").unwrap();
+    let error = world.config().build().unwrap_err().to_string();
+    assert!(
+        error.contains("config.toml")
+            && error.contains("skills.agents")
+            && error.contains("did you mean claude-code?"),
+        "{error}"
+    );
+}

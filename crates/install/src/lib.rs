@@ -13,11 +13,16 @@
 //! next install removes. [`Installer::verify`] compares installed bytes with the lock;
 //! [`Installer::remove`] and [`Installer::outdated`] do what they say.
 //!
+//! [`hosts`] is the one table of agent hosts and their own skills directories (Claude Code's
+//! `~/.claude/skills`, ...), where `--agent` installs: each such directory is a scope of its own
+//! for an [`Installer`], with its lock beside it (`~/.claude/skills-lock.json`).
+//!
 //! It knows git, directories, manifests and the lock; what is shown and asked is the caller's.
 
 #![forbid(unsafe_code)]
 
 mod git;
+pub mod hosts;
 mod lock;
 mod report;
 mod scaffold;
@@ -396,10 +401,12 @@ impl Installer {
         if !unmatched.is_empty() {
             let missing: Vec<String> = unmatched
                 .iter()
-                .map(|wanted| match closest(wanted, &offered) {
-                    Some(close) => format!("{wanted} (did you mean {close}?)"),
-                    None => (*wanted).clone(),
-                })
+                .map(
+                    |wanted| match closest(wanted, offered.iter().map(String::as_str)) {
+                        Some(close) => format!("{wanted} (did you mean {close}?)"),
+                        None => (*wanted).clone(),
+                    },
+                )
                 .collect();
             return Err(InstallError::NoSkills {
                 source_text: source.location(),
@@ -994,21 +1001,25 @@ impl Candidate {
 /// Of `offered`, the name most like `wanted`: one holding it or held by it
 /// (`react-best-practices` in `vercel-react-best-practices`), else the nearest within a few
 /// edits (`pfd` for `pdf`).
-fn closest<'a>(wanted: &str, offered: &'a [String]) -> Option<&'a str> {
+fn closest<'a, I>(wanted: &str, offered: I) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a str>,
+    I::IntoIter: Clone,
+{
     let wanted = wanted.to_lowercase();
+    let offered = offered.into_iter();
     if let Some(holding) = offered
-        .iter()
-        .find(|name| name.contains(&wanted) || wanted.contains(name.as_str()))
+        .clone()
+        .find(|name| name.contains(&wanted) || wanted.contains(name))
     {
         return Some(holding);
     }
     let most = (wanted.chars().count() / 3).max(2);
     offered
-        .iter()
         .map(|name| (strsim::damerau_levenshtein(&wanted, name), name))
         .filter(|(distance, _)| *distance <= most)
         .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name.as_str())
+        .map(|(_, name)| name)
 }
 
 /// `offered` as a short list in name order: all of them up to twenty, else the first twenty and

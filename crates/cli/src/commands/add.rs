@@ -1,6 +1,6 @@
 //! `skills add`: skills from a git repository or a directory, scanned and shown, then installed
-//! into a scope's skills directory and recorded in its `skills-lock.json` (the logic is
-//! `skillful-install`'s).
+//! into a scope's skills directory (or each `--agent`'s) and recorded in its `skills-lock.json`
+//! (the logic is `skillful-install`'s).
 
 use skillful_core::text::one_line;
 use skillful_install::{Candidate, InstallError, Prepared, Replacement, Selection, Source};
@@ -36,7 +36,9 @@ pub(crate) struct Args {
 
 /// Runs `skills add`.
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
-    let installer = args.scope.installer()?;
+    args.scope.one_report(args.json)?;
+    let installers = args.scope.installers()?;
+    let installer = &installers[0];
     let (source, page_path) =
         Source::parse_located(&args.source).map_err(|e| UsageError(e.to_string()))?;
     let selection = Selection {
@@ -52,20 +54,24 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         return Ok(Outcome::Ok);
     }
-    let replaces = match installer.replacements(&prepared) {
-        Err(error @ InstallError::NotOurs { .. }) => {
-            return Err(UsageError(error.to_string()).into());
+    let mut targets = Vec::new();
+    for installer in &installers {
+        let replaces = match installer.replacements(&prepared) {
+            Err(error @ InstallError::NotOurs { .. }) => {
+                return Err(UsageError(error.to_string()).into());
+            }
+            result => result?,
+        };
+        if !args.json {
+            say_replaced(&replaces)?;
         }
-        result => result?,
-    };
-    if !args.json {
-        say_replaced(&replaces)?;
+        targets.push((installer, replaces));
     }
-    let installation = install(&installer, &prepared, &args.install, replaces, args.json)?;
+    let installations = install(targets, &prepared, &args.install, args.json)?;
     if args.json {
-        output::stdout().json(&installation)?;
+        output::stdout().json(&installations[0])?;
     }
-    outcome_of(installation.outcome)
+    outcome_of(installations[0].outcome)
 }
 
 /// For each skill that is installed already: what this add changes in it (the add replaces it,

@@ -3,12 +3,13 @@
 //! `inspect_private`, `skillful-scripts`' `SandboxSupport`, `skillful-config`'s trust store and
 //! settings); this only asks them, in order, and prints. Nothing is created or repaired.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use skillful_agent::ApprovalsStore;
-use skillful_config::{Environment, Settings, SettingsLevel, TRUST_FILE, TrustStore};
+use skillful_config::{Environment, Settings, SettingsLevel, SkillsConfig, TRUST_FILE, TrustStore};
 use skillful_core::text::one_line;
 use skillful_engine::Engine;
+use skillful_install::hosts::HOSTS;
 use skillful_scripts::{SandboxSupport, user_namespaces};
 use skillful_state::{Check, CheckDetail, CheckStatus, Checkup, PathState, inspect_private};
 
@@ -324,33 +325,39 @@ fn lock_line(report: &mut Report, environment: &Environment) {
     report.check("lock", status, message);
 }
 
-/// The skill directories of other agent hosts (Claude Code, Codex, Gemini CLI, Copilot,
-/// goose) in the home directory: skills there are not read unless named as roots.
-const OTHER_HOSTS: &[(&str, &str)] = &[
-    ("Claude Code", ".claude/skills"),
-    ("Codex", ".codex/skills"),
-    ("Gemini CLI", ".gemini/skills"),
-    ("Copilot", ".copilot/skills"),
-    ("goose", ".config/goose/skills"),
-];
-
-/// Skills in other hosts' directories, which skillful does not read, and how to read them.
+/// Skills in other agent hosts' directories (`skillful_install::hosts::HOSTS`: the user's, and
+/// the project's) that this composition does not read, and how to read them.
 fn other_hosts_lines(report: &mut Report, environment: &Environment) {
-    let Some(home) = environment.home() else {
-        return;
-    };
-    for (host, relative) in OTHER_HOSTS {
-        let dir = home.join(relative);
-        let found = skillful_discovery::skill_dirs(&dir).dirs.len();
-        if found > 0 {
+    let read: Vec<PathBuf> = SkillsConfig::new(environment.clone())
+        .build()
+        .map(|composition| {
+            composition
+                .file_roots()
+                .iter()
+                .map(|(root, _)| root.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    let project = environment.project().map(|project| project.dir);
+    for host in HOSTS.iter().filter(|host| !host.is_default()) {
+        let dirs = [
+            environment.home().map(|home| host.user_skills(home)),
+            project.as_deref().map(|dir| host.project_skills(dir)),
+        ];
+        for dir in dirs.into_iter().flatten() {
+            let found = skillful_discovery::skill_dirs(&dir).dirs.len();
+            if found == 0 || read.contains(&dir) {
+                continue;
+            }
             let shown = one_line(&dir.display().to_string()).into_owned();
+            let name = host.name;
             report.check(
-                host,
+                host.title,
                 CheckStatus::Notice,
                 format!(
-                    "{found} skill{} in {shown}, not read by default: name it as a root \
-                     (`skills list {shown}`, `skills run --skills {shown}`) or copy them with \
-                     `skills add {shown}`",
+                    "{found} skill{} in {shown}, not read: add `agents = [\"{name}\"]` to \
+                     [skills] in the settings to read them always, or pass `--agent {name}` \
+                     (`skills list --agent {name}`)",
                     if found == 1 { "" } else { "s" }
                 ),
             );

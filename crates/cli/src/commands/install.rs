@@ -1,8 +1,10 @@
-//! `skills install`: the scope's skills made to match its `skills-lock.json` (missing or changed
+//! `skills install`: the scope's skills (or each `--agent`'s) made to match its `skills-lock.json` (missing or changed
 //! ones restored, new sources fetched, scanned and shown first); `--frozen` for CI.
 
 use skillful_core::text::one_line;
-use skillful_install::{LockedAction, LockedOutcome, LockedReport, LockedSkillReport, Verified};
+use skillful_install::{
+    Installer, LockedAction, LockedOutcome, LockedReport, LockedSkillReport, Verified,
+};
 
 use crate::supply::{ScopeArgs, blocking, require_trusted_lock, show};
 use crate::{Outcome, output};
@@ -22,10 +24,22 @@ pub(crate) struct Args {
     scope: ScopeArgs,
 }
 
-/// Runs `skills install`.
+/// Runs `skills install`: for the scope's directory, or each `--agent`'s in turn (stopping at
+/// the first that does not end well).
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     require_trusted_lock(&args.scope, "install")?;
-    let installer = args.scope.installer()?;
+    args.scope.one_report(args.json)?;
+    for installer in args.scope.installers()? {
+        let outcome = install_one(&installer, &args)?;
+        if !matches!(outcome, Outcome::Ok) {
+            return Ok(outcome);
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `skills install` for the directory of `installer`.
+fn install_one(installer: &Installer, args: &Args) -> anyhow::Result<Outcome> {
     let plans = installer.plan_locked()?;
     let mut out = output::stdout();
     let mut report = LockedReport {

@@ -68,7 +68,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
                 diff.changed.len()
             )?;
         }
-        let installation = install(&installer, &prepared, &args.install, replaces, args.json)?;
+        let installation = install(
+            vec![(&installer, replaces)],
+            &prepared,
+            &args.install,
+            args.json,
+        )?
+        .remove(0);
         let ended = outcome_of(installation.outcome);
         update.installation = Some(installation);
         report.skills.push(update);
