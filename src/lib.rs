@@ -12,9 +12,9 @@
 //! | `scripts` | no | [`scripts`]: the safe subprocess runner for the scripts of file skills |
 //! | `plugins` | no | [`plugins`]: class skills loaded from plugin libraries (links `abi_stable`) |
 //! | `mcp` | no | [`mcp`]: skills from MCP servers (stdio, streamable HTTP; `skill-md` and archive entries), and a skills directory served over MCP |
-//! | `config` | no | [`config`]: the composition every host needs — roots by scope (explicit, project, user, admin) with precedence, trust of project folders, enable/disable settings, files + MCP + plugins + inline in one source (links the `mcp` client and `plugins`) |
-//! | `watch` | no | [`watch`]: live reload of file skills (a debounced file watcher on the roots) |
-//! | `agent` | no | [`chat`]: the chat client for OpenAI-compatible servers; [`decorators`]: ensure-user-message, the tool loop with approval, tracing; [`agent`]: the agent and its session |
+//! | `config` | no | [`config`]: the composition every host needs — roots by scope (explicit, project, user, admin) with precedence, trust of project folders, enable/disable settings, files + inline in one source, checked against their `skills-lock.json` (MCP servers with `mcp`, plugins with `plugins`, live reload with `watch`; no installer, scanner or ICU linked) |
+//! | `watch` | no | [`watch`]: live reload of file skills (a debounced file watcher on the roots, `notify`); with `config`, `Composition::watch` too |
+//! | `agent` | no | [`chat`]: the chat client for OpenAI-compatible servers; [`decorators`]: ensure-user-message, the tool loop with approval, tracing; [`agent`]: the agent and its session (no ICU linked: url's IDNA on unicode-rs) |
 //! | `otel` | no | [`telemetry`]: OTLP export of the spans (the standard `OTEL_*` variables), as a `tracing` layer |
 //!
 //! # Example

@@ -21,7 +21,9 @@ use skillful_mcp::McpSkillsSource;
 use crate::mcp::McpServer;
 #[cfg(feature = "plugins")]
 use skillful_plugin_host::{PluginError, PluginSkillsSource};
+#[cfg(feature = "watch")]
 use skillful_watch::{WatchedSource, WatchedSourceBuilder};
+#[cfg(any(feature = "mcp", feature = "watch"))]
 use tokio::sync::OnceCell;
 
 use crate::environment::{AGENTS_DIR, Environment, Project};
@@ -264,6 +266,7 @@ impl SkillsConfig {
                     .cache()
                     .join(crate::locked::DIGEST_CACHE_FILE),
                 warned: Mutex::new(HashSet::new()),
+                #[cfg(feature = "watch")]
                 watched: OnceCell::new(),
             }),
             notes: scopes.notes,
@@ -594,6 +597,7 @@ struct Inner {
     /// Shadowed names already warned about, so that a long chat warns once.
     warned: Mutex<HashSet<String>>,
     /// The file skills, watched, once [`Composition::watch`] started watching them.
+    #[cfg(feature = "watch")]
     watched: OnceCell<Arc<WatchedSource>>,
 }
 
@@ -609,9 +613,10 @@ impl std::fmt::Debug for Inner {
             &self.mcp.iter().map(|part| &part.label).collect::<Vec<_>>(),
         );
         f.field("inline", &self.inline.len())
-            .field("roots", &self.roots)
-            .field("watched", &self.watched.initialized())
-            .finish_non_exhaustive()
+            .field("roots", &self.roots);
+        #[cfg(feature = "watch")]
+        f.field("watched", &self.watched.initialized());
+        f.finish_non_exhaustive()
     }
 }
 
@@ -728,7 +733,7 @@ impl Composition {
     /// Live reload for long-running hosts: starts watching the file roots (once; later calls
     /// return the same watched source) and from then on reads the file skills of this
     /// composition, and of its clones, from the watched source instead of walking the roots on
-    /// every [`load`](Self::load).
+    /// every [`load`](Self::load). Feature `watch` (links `skillful-watch` and `notify`).
     ///
     /// A skill added, changed or removed takes effect at the next load after the watcher's
     /// debounce; a burst of changes is one reload. The returned source announces each reload
@@ -759,6 +764,7 @@ impl Composition {
     /// assert_eq!(loaded.active()[0].name(), "greeter");
     /// # });
     /// ```
+    #[cfg(feature = "watch")]
     pub async fn watch(&self) -> Arc<WatchedSource> {
         self.watch_with(|builder| builder).await
     }
@@ -768,6 +774,7 @@ impl Composition {
     ///
     /// # Panics
     /// Outside a tokio runtime.
+    #[cfg(feature = "watch")]
     pub async fn watch_with(
         &self,
         configure: impl FnOnce(WatchedSourceBuilder) -> WatchedSourceBuilder,
@@ -788,16 +795,19 @@ impl Composition {
     }
 
     /// Discovers and loads every source and composes them (the file skills as the watcher last
-    /// loaded them, after [`Composition::watch`]).
+    /// loaded them, after `Composition::watch`).
     ///
     /// # Errors
     /// An MCP server that cannot be reached.
     pub async fn load(&self, context: &SourceContext) -> Result<Loaded, SkillError> {
         let inner = &self.inner;
+        #[cfg(feature = "watch")]
         let discovery = match inner.watched.get() {
             Some(watched) => watched.discovery().await,
             None => Arc::new(inner.files.discover().await),
         };
+        #[cfg(not(feature = "watch"))]
+        let discovery = Arc::new(inner.files.discover().await);
         let mut loaded = Loaded {
             diagnostics: discovery.diagnostics.clone(),
             ..Loaded::default()

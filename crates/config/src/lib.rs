@@ -6,8 +6,9 @@
 //!
 //! - [`SkillsConfig`] says what to compose; [`Composition`] is the result: a source whose skills
 //!   each have one name ([`Composition::source`]), and [`Composition::load`] for listings that
-//!   also show what was disabled or shadowed and why; [`Composition::watch`] keeps its file
-//!   skills live for long-running hosts (a watcher on the roots, `skillful-watch`).
+//!   also show what was disabled or shadowed and why; `Composition::watch` (feature `watch`)
+//!   keeps its file skills live for long-running hosts (a watcher on the roots,
+//!   `skillful-watch`).
 //! - [`TrustStore`] records the project directories the user trusts, each bound to its identity
 //!   (owner, device, inode); an untrusted project's skills, plugins and settings are not read (a
 //!   [`Note`] says how to trust it), and a project of another user's or in a directory every
@@ -18,12 +19,14 @@
 //! It knows how the pieces fit; it does not parse `SKILL.md`, walk directories, speak MCP or load
 //! libraries (the crates it composes do), and it knows nothing of prompts, tools or models.
 //!
-//! Two features, both default, add the sources that need heavy dependencies: `mcp` (MCP servers,
+//! Three features, all default, add what needs heavy dependencies: `mcp` (MCP servers,
 //! [`SkillsConfig::mcp_server`], [`McpServer`] with its checked [`McpLabel`], and
 //! [`McpServers`], the servers a command line names with their default labels and tokens:
-//! rmcp, reqwest, zip) and `plugins` (class-skill plugins,
-//! [`SkillsConfig::plugins`]: abi_stable). Without `plugins`, plugin directories named in the
-//! settings are not opened and each is a [`Note`].
+//! rmcp, reqwest, zip), `plugins` (class-skill plugins,
+//! [`SkillsConfig::plugins`]: abi_stable) and `watch` (`Composition::watch`: skillful-watch,
+//! notify). Without `plugins`, plugin directories named in the settings are not opened and each
+//! is a [`Note`]. Skills are checked against their `skills-lock.json` with `skillful-lockfile`
+//! (the format alone: no installer, scanner or ICU collation is linked).
 //!
 //! [`SkillsSource`]: skillful_core::SkillsSource
 

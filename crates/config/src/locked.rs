@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use skillful_install::LockFile;
+use skillful_lockfile::LockFile;
 use skillful_manifest::{DigestCache, Limits, Manifest};
 
 /// The name of the digest cache in the user's cache directory.

@@ -28,13 +28,13 @@ mod report;
 mod scaffold;
 mod source;
 
-pub use lock::{LOCK_FILE, LOCK_VERSION, LockFile, LockedSkill};
 pub use report::{
     InstallOutcome, Installation, LockedOutcome, LockedReport, LockedSkillReport, Offer, Offered,
     OfferedScript, OutdatedReport, Removal, Replacement, SkillUpdate, UpdateReport, Verification,
     VerifiedSkill,
 };
 pub use scaffold::{ScaffoldError, Scaffolded, scaffold_skill, scaffold_skill_in, skill_dir_name};
+pub use skillful_lockfile::{LOCK_FILE, LOCK_VERSION, LockError, LockFile, LockedSkill};
 pub use source::Source;
 
 use std::fs;
@@ -321,7 +321,7 @@ impl Installer {
     /// # Errors
     /// [`InstallError::Lock`].
     pub fn lock(&self) -> Result<LockFile, InstallError> {
-        LockFile::read(&self.lock_path)
+        Ok(LockFile::read(&self.lock_path)?)
     }
 
     fn scope_lock(&self) -> Result<skillful_state::FileLock, InstallError> {
@@ -804,7 +804,7 @@ impl Installer {
             fs::rename(&dir, &trash).map_err(io(&dir))?;
             fs::remove_dir_all(&trash).map_err(io(&trash))?;
         }
-        lock.write(&self.lock_path)
+        Ok(lock.write(&self.lock_path)?)
     }
 
     /// The locked git skills whose ref points at a newer commit than the one installed.

@@ -16,8 +16,9 @@
 //! holds for files whose stamp is unchanged, so that checking an unchanged skill at load time
 //! reads no file.
 //!
-//! [`computed_hash`] is vercel-labs/skills' `computedHash` of the same directory (its lock's
-//! per-skill value), so that either tool can check the other's installs.
+//! `computed_hash` (feature `computed-hash`, which links ICU's collator) is vercel-labs/skills'
+//! `computedHash` of the same directory (its lock's per-skill value), so that either tool can
+//! check the other's installs.
 //!
 //! It knows files and digests, not skills, `SKILL.md`, git or lock files.
 //!
@@ -452,6 +453,7 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ManifestError> {
 ///
 /// # Errors
 /// [`ManifestError`] naming the path when a file cannot be read or a limit is passed.
+#[cfg(feature = "computed-hash")]
 pub fn computed_hash(dir: &Path, limits: &Limits) -> Result<String, ManifestError> {
     let mut files = Vec::new();
     for found in walk(dir, limits, &|name| {

@@ -6,7 +6,7 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::Command;
 
-use skillful_manifest::{EntryKind, Limits, Manifest, ManifestError, computed_hash};
+use skillful_manifest::{EntryKind, Limits, Manifest, ManifestError};
 
 fn write(dir: &Path, relative: &str, bytes: &[u8]) {
     let path = dir.join(relative);
@@ -270,132 +270,144 @@ fn case_collisions_are_found() {
     assert_eq!(manifest.case_collisions(), [["Z.md", "z.md"]]);
 }
 
-#[test]
-fn computed_hash_matches_the_worked_example() {
-    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
-    {
-        return;
-    }
-    // SKILL.md = "a", references/x.md = "b": SHA-256 of "references/x.mdbSKILL.mda".
-    let temp = tempfile::tempdir().unwrap();
-    write(temp.path(), "SKILL.md", b"a");
-    write(temp.path(), "references/x.md", b"b");
-    let expected = python(
-        "import hashlib; print(hashlib.sha256(b'references/x.mdbSKILL.mda').hexdigest())",
-        temp.path(),
-    );
-    assert_eq!(
-        expected,
-        "e232e2bdb740d26ee0164d3e6dc2a2751955f2b865ccd16eb3e53c71b75b881f"
-    );
-    assert_eq!(
-        computed_hash(temp.path(), &Limits::default()).unwrap(),
-        expected
-    );
-}
+/// vercel-labs/skills' `computedHash` (feature `computed-hash`).
+#[cfg(feature = "computed-hash")]
+mod computed_hash {
+    use super::*;
+    use skillful_manifest::computed_hash;
 
-/// A tree whose order under `localeCompare` differs from byte order at every step.
-fn collation_tree() -> tempfile::TempDir {
-    let temp = tempfile::tempdir().unwrap();
-    let dir = temp.path();
-    for (name, bytes) in [
-        ("SKILL.md", &b"---\nname: x\n---\n"[..]),
-        ("Z.md", b"Z"),
-        ("a_b.md", b"1"),
-        ("a-b.md", b"2"),
-        ("a.md", b"3"),
-        ("A.md", b"4"),
-        ("a/b.md", b"5"),
-        ("ab.md", b"6"),
-        ("10.md", b"7"),
-        ("9.md", b"8"),
-        ("references/x.md", b"\r\n"),
-        ("scripts/run.py", b"print()"),
-        ("caf\u{e9}.md", b"9"),
-        (".git", b"a file named .git is hashed"),
-    ] {
-        write(dir, name, bytes);
+    #[test]
+    fn computed_hash_matches_the_worked_example() {
+        if !skillful_test_support::program_runs(
+            "python3",
+            "install Python 3, e.g. apt install python3",
+        ) {
+            return;
+        }
+        // SKILL.md = "a", references/x.md = "b": SHA-256 of "references/x.mdbSKILL.mda".
+        let temp = tempfile::tempdir().unwrap();
+        write(temp.path(), "SKILL.md", b"a");
+        write(temp.path(), "references/x.md", b"b");
+        let expected = python(
+            "import hashlib; print(hashlib.sha256(b'references/x.mdbSKILL.mda').hexdigest())",
+            temp.path(),
+        );
+        assert_eq!(
+            expected,
+            "e232e2bdb740d26ee0164d3e6dc2a2751955f2b865ccd16eb3e53c71b75b881f"
+        );
+        assert_eq!(
+            computed_hash(temp.path(), &Limits::default()).unwrap(),
+            expected
+        );
     }
-    // Left out: .git and node_modules directories, links.
-    write(dir, "node_modules/m/index.js", b"skipped");
-    write(dir, "scripts/.git/HEAD", b"skipped");
-    symlink("SKILL.md", dir.join("link.md")).unwrap();
-    temp
-}
 
-#[test]
-fn computed_hash_follows_the_documented_order_computed_by_python() {
-    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
-    {
-        return;
+    /// A tree whose order under `localeCompare` differs from byte order at every step.
+    fn collation_tree() -> tempfile::TempDir {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
+        for (name, bytes) in [
+            ("SKILL.md", &b"---\nname: x\n---\n"[..]),
+            ("Z.md", b"Z"),
+            ("a_b.md", b"1"),
+            ("a-b.md", b"2"),
+            ("a.md", b"3"),
+            ("A.md", b"4"),
+            ("a/b.md", b"5"),
+            ("ab.md", b"6"),
+            ("10.md", b"7"),
+            ("9.md", b"8"),
+            ("references/x.md", b"\r\n"),
+            ("scripts/run.py", b"print()"),
+            ("caf\u{e9}.md", b"9"),
+            (".git", b"a file named .git is hashed"),
+        ] {
+            write(dir, name, bytes);
+        }
+        // Left out: .git and node_modules directories, links.
+        write(dir, "node_modules/m/index.js", b"skipped");
+        write(dir, "scripts/.git/HEAD", b"skipped");
+        symlink("SKILL.md", dir.join("link.md")).unwrap();
+        temp
     }
-    let temp = collation_tree();
-    // The order of ICU's root collation, written out: punctuation before digits before
-    // letters, case-insensitive first, lowercase first on a tie, digits not numeric.
-    let order = [
-        ".git",
-        "10.md",
-        "9.md",
-        "a_b.md",
-        "a-b.md",
-        "a.md",
-        "A.md",
-        "a/b.md",
-        "ab.md",
-        "caf\u{e9}.md",
-        "references/x.md",
-        "scripts/run.py",
-        "SKILL.md",
-        "Z.md",
-    ];
-    let script = format!(
-        "import hashlib, os, sys\nh = hashlib.sha256()\nfor rel in {order:?}:\n    h.update(rel.encode()); h.update(open(os.path.join(sys.argv[1], rel), 'rb').read())\nprint(h.hexdigest())"
-    );
-    let expected = python(&script, temp.path());
-    assert_eq!(
-        computed_hash(temp.path(), &Limits::default()).unwrap(),
-        expected
-    );
-}
 
-#[test]
-fn computed_hash_matches_node_running_vercels_algorithm() {
-    if !skillful_test_support::program_runs("node", "install Node.js, e.g. apt install nodejs") {
-        return;
+    #[test]
+    fn computed_hash_follows_the_documented_order_computed_by_python() {
+        if !skillful_test_support::program_runs(
+            "python3",
+            "install Python 3, e.g. apt install python3",
+        ) {
+            return;
+        }
+        let temp = collation_tree();
+        // The order of ICU's root collation, written out: punctuation before digits before
+        // letters, case-insensitive first, lowercase first on a tie, digits not numeric.
+        let order = [
+            ".git",
+            "10.md",
+            "9.md",
+            "a_b.md",
+            "a-b.md",
+            "a.md",
+            "A.md",
+            "a/b.md",
+            "ab.md",
+            "caf\u{e9}.md",
+            "references/x.md",
+            "scripts/run.py",
+            "SKILL.md",
+            "Z.md",
+        ];
+        let script = format!(
+            "import hashlib, os, sys\nh = hashlib.sha256()\nfor rel in {order:?}:\n    h.update(rel.encode()); h.update(open(os.path.join(sys.argv[1], rel), 'rb').read())\nprint(h.hexdigest())"
+        );
+        let expected = python(&script, temp.path());
+        assert_eq!(
+            computed_hash(temp.path(), &Limits::default()).unwrap(),
+            expected
+        );
     }
-    let temp = collation_tree();
-    // vercel-labs/skills' algorithm as documented, run by Node (its localeCompare is ICU's).
-    let script = r#"
-const fs = require('fs'), path = require('path'), crypto = require('crypto');
-const root = process.argv[1];
-function collect(dir, out) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) { if (e.name !== '.git' && e.name !== 'node_modules') collect(full, out); }
-    else if (e.isFile()) out.push({ rel: path.relative(root, full).split('\\').join('/'), full });
-  }
-  return out;
-}
-const files = collect(root, []).sort((a, b) => a.rel.localeCompare(b.rel));
-const h = crypto.createHash('sha256');
-for (const f of files) { h.update(f.rel); h.update(fs.readFileSync(f.full)); }
-console.log(h.digest('hex'));
-"#;
-    let output = Command::new("node")
-        .env("LANG", "en_US.UTF-8")
-        .arg("-e")
-        .arg(script)
-        .arg(temp.path())
-        .output()
-        .expect("node runs (apt-get install nodejs)");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let expected = String::from_utf8(output.stdout).unwrap().trim().to_owned();
-    assert_eq!(
-        computed_hash(temp.path(), &Limits::default()).unwrap(),
-        expected
-    );
+
+    #[test]
+    fn computed_hash_matches_node_running_vercels_algorithm() {
+        if !skillful_test_support::program_runs("node", "install Node.js, e.g. apt install nodejs")
+        {
+            return;
+        }
+        let temp = collation_tree();
+        // vercel-labs/skills' algorithm as documented, run by Node (its localeCompare is ICU's).
+        let script = r#"
+    const fs = require('fs'), path = require('path'), crypto = require('crypto');
+    const root = process.argv[1];
+    function collect(dir, out) {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, e.name);
+        if (e.isDirectory()) { if (e.name !== '.git' && e.name !== 'node_modules') collect(full, out); }
+        else if (e.isFile()) out.push({ rel: path.relative(root, full).split('\\').join('/'), full });
+      }
+      return out;
+    }
+    const files = collect(root, []).sort((a, b) => a.rel.localeCompare(b.rel));
+    const h = crypto.createHash('sha256');
+    for (const f of files) { h.update(f.rel); h.update(fs.readFileSync(f.full)); }
+    console.log(h.digest('hex'));
+    "#;
+        let output = Command::new("node")
+            .env("LANG", "en_US.UTF-8")
+            .arg("-e")
+            .arg(script)
+            .arg(temp.path())
+            .output()
+            .expect("node runs (apt-get install nodejs)");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let expected = String::from_utf8(output.stdout).unwrap().trim().to_owned();
+        assert_eq!(
+            computed_hash(temp.path(), &Limits::default()).unwrap(),
+            expected
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! The plugin side of the boundary: the root module built from a [`ClassSkill`], every call
 //! guarded against panics, and the [`export_skill!`](crate::export_skill) macro.
 
-use skillful_state::blocking::panic_message;
+use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
@@ -175,6 +175,17 @@ fn guard<T>(doing: &str, call: impl FnOnce() -> Result<T, String>) -> RResult<T,
             RErr(format!("the plugin panicked {doing}: {}", panic_message(&*payload)).into())
         }
     }
+}
+
+/// The message a panic carried, when it is text; `(no message)` otherwise: the rule of
+/// `skillful_state::blocking::panic_message`, kept here so that a plugin links no
+/// `skillful-state`.
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 fn optional(text: &Option<String>) -> ROption<RString> {
