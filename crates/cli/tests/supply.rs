@@ -318,21 +318,37 @@ fn a_branch_moves_outdated_sees_it_and_update_relocks() {
     git(&work, &["commit", "--quiet", "-am", "three"]);
     git(&work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
     let latest = git(&work, &["rev-parse", "HEAD"]);
+    // Only alpha's files differ at the new commit: beta, locked at the first commit too, has
+    // the same files there and is up to date.
     let output = env.skills(&["outdated"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(
-        text(&output).contains(&format!("alpha: {first} -> {latest}")),
-        "{}",
-        text(&output)
+    assert_eq!(
+        text(&output),
+        format!("alpha: {first} -> {latest} (changed SKILL.md)\n")
     );
+
+    // Without --yes and a terminal: the changed file named, its diff and the scan's verdict
+    // are shown before the question that cannot be asked; nothing changes.
+    let output = env.skills(&["update", "alpha"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let shown = String::from_utf8(output.stdout).unwrap();
+    let at = |line: &str| {
+        shown
+            .find(line)
+            .unwrap_or_else(|| panic!("{line:?} in {shown}"))
+    };
+    let named = at(&format!("alpha: {first} -> {latest}: changed SKILL.md\n"));
+    let diff = at("--- a/SKILL.md\n+++ b/SKILL.md\n@@ ");
+    let removed = at("\n-Version two.\n+Version three.\n");
+    let verdict = at("  scan verdict: clean\n");
+    assert!(
+        named < diff && diff < removed && removed < verdict,
+        "{shown}"
+    );
+    assert_eq!(env.lock()["skills"]["alpha"]["commit"], first.as_str());
 
     let output = env.skills(&["update", "alpha", "--yes"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
-    assert!(
-        text(&output).contains("alpha: 0 added, 0 removed, 1 changed file(s)"),
-        "{}",
-        text(&output)
-    );
     assert_eq!(env.lock()["skills"]["alpha"]["commit"], latest.as_str());
     assert!(
         fs::read_to_string(env.skills_dir().join("alpha/SKILL.md"))
@@ -340,11 +356,58 @@ fn a_branch_moves_outdated_sees_it_and_update_relocks() {
             .contains("Version three.")
     );
     assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
-    // beta, locked at the first commit too, is still behind.
     let output = env.skills(&["outdated"]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(text(&output).starts_with("beta: "), "{}", text(&output));
-    assert!(!text(&output).contains("alpha"), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(text(&output), "");
+    // Updating beta finds the same files at the newer commit and leaves it as it is.
+    let output = env.skills(&["update", "beta", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(
+        text(&output),
+        format!("beta: up to date (the same files at {latest})\n")
+    );
+    assert_eq!(env.lock()["skills"]["beta"]["commit"], first.as_str());
+}
+
+#[test]
+fn update_shows_escaped_diffs_and_summarises_large_and_binary_changes() {
+    let env = Env::new();
+    let (work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@main", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    // A control sequence in a changed line, a file too large to diff, a binary file, a removed
+    // script.
+    write(
+        &work,
+        "skills/alpha/SKILL.md",
+        &skill_md("alpha", "Version \u{1b}[2Jthree.\n"),
+    );
+    let large: String = (0..40_000).map(|n| format!("line {n}\n")).collect();
+    write(&work, "skills/alpha/references/large.md", &large);
+    fs::write(work.join("skills/alpha/logo.bin"), b"\x89PNG\0\x01").unwrap();
+    fs::remove_file(work.join("skills/alpha/scripts/run.py")).unwrap();
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "--quiet", "-m", "three"]);
+    git(&work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
+
+    let output = env.skills(&["update", "alpha", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(!output.stdout.contains(&0x1b), "{}", text(&output));
+    let shown = String::from_utf8(output.stdout).unwrap();
+    for line in [
+        ": added logo.bin, references/large.md; removed scripts/run.py; changed SKILL.md\n",
+        "+Version \\u{1b}[2Jthree.\n",
+        "logo.bin: binary, 0 -> 6 byte(s), not shown\n",
+        &format!(
+            "references/large.md: 0 -> {} byte(s), too large to show\n",
+            large.len()
+        ),
+        "--- a/scripts/run.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-print('alpha')\n",
+    ] {
+        assert!(shown.contains(line), "{line:?} in {shown}");
+    }
+    assert!(shown.len() < 4096, "{shown}");
 }
 
 /// `git daemon` on a free loopback port, killed when dropped.

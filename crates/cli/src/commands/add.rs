@@ -3,9 +3,13 @@
 //! (the logic is `skillful-install`'s).
 
 use skillful_core::text::one_line;
-use skillful_install::{Candidate, InstallError, Prepared, Replacement, Selection, Source};
+use skillful_install::{
+    Candidate, InstallError, Installer, Prepared, Replacement, Selection, Source,
+};
 
-use crate::supply::{InstallFlags, ScopeArgs, install, outcome_of};
+use crate::supply::{
+    InstallFlags, ScopeArgs, changed_files, install, outcome_of, print_file_changes,
+};
 use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
@@ -63,7 +67,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             result => result?,
         };
         if !args.json {
-            say_replaced(&replaces)?;
+            say_replaced(installer, &prepared, &replaces)?;
         }
         targets.push((installer, replaces));
     }
@@ -74,36 +78,32 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     outcome_of(installations[0].outcome)
 }
 
-/// For each skill that is installed already: what this add changes in it (the add replaces it,
-/// as `update` does, after the same question).
-fn say_replaced(replaces: &[Replacement]) -> anyhow::Result<()> {
+/// For each skill that is installed already: what this add changes in it, file by file with
+/// the diffs (the add replaces it, as `update` does, after the same question).
+fn say_replaced(
+    installer: &Installer,
+    prepared: &Prepared,
+    replaces: &[Replacement],
+) -> anyhow::Result<()> {
     let mut out = output::stdout();
     for replacement in replaces {
-        let diff = &replacement.changes;
-        let named = |kind: &str, paths: &[String]| {
-            (!paths.is_empty()).then(|| format!("{kind} {}", one_line(&paths.join(", "))))
-        };
-        let changes: Vec<String> = [
-            named("added", &diff.added),
-            named("removed", &diff.removed),
-            named("changed", &diff.changed),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
         writeln!(
             out,
             "{} is installed: this add replaces it ({})",
             one_line(&replacement.name),
-            if changes.is_empty() {
-                "no file changes".to_owned()
-            } else {
-                changes.join("; ")
-            }
+            changed_files(&replacement.changes)
         )?;
+        if let Some(candidate) = prepared
+            .candidates
+            .iter()
+            .find(|candidate| candidate.name == replacement.name)
+        {
+            print_file_changes(&mut out, &installer.file_changes(candidate)?)?;
+        }
     }
     Ok(())
 }
+
 /// One line per skill the source offers: name, directory, the scan's verdict, description.
 fn list(prepared: &Prepared) -> anyhow::Result<()> {
     let mut out = output::stdout();
@@ -117,10 +117,7 @@ fn list(prepared: &Prepared) -> anyhow::Result<()> {
     };
     let (name_width, path_width) = (width(|c| &c.name), width(|c| &c.path));
     for candidate in &prepared.candidates {
-        let verdict = candidate
-            .report
-            .max_severity()
-            .map_or("clean", |severity| severity.as_str());
+        let verdict = candidate.verdict();
         writeln!(
             out,
             "{:name_width$}  {:path_width$}  {verdict:8}  {}",
