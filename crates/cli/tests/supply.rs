@@ -458,6 +458,42 @@ fn daemon(base: &Path) -> Daemon {
 }
 
 #[test]
+fn add_an_abbreviated_commit_locks_the_full_one() {
+    let env = Env::new();
+    let (_work, bare, v1) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@{}", url(&bare), &v1[..7]), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains(&format!("at {v1}")),
+        "{}",
+        text(&output)
+    );
+    let lock = env.lock();
+    assert_eq!(lock["skills"]["alpha"]["ref"], &v1[..7]);
+    assert_eq!(lock["skills"]["alpha"]["commit"], v1.as_str());
+    assert!(
+        fs::read_to_string(env.skills_dir().join("alpha/SKILL.md"))
+            .unwrap()
+            .contains("Version one.")
+    );
+    // Pinned: never outdated; update fetches the same commit.
+    assert_eq!(env.skills(&["outdated"]).status.code(), Some(0));
+    let output = env.skills(&["update", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(text(&output), "alpha: up to date\nbeta: up to date\n");
+
+    // An abbreviation of no commit fails, saying so.
+    let output = env.skills(&["add", &format!("{}@abcdef1", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("no branch, tag or single commit"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(env.installed(), ["alpha", "beta"]);
+}
+
+#[test]
 fn add_through_git_daemon_pins_a_commit() {
     let env = Env::new();
     let (_work, _bare, v1) = repository(&env);

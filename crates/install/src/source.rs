@@ -12,7 +12,8 @@ pub enum Source {
     Git {
         /// The URL.
         url: String,
-        /// The tag, branch or commit asked for (`@REF`); none means the remote's `HEAD`.
+        /// The tag, branch or commit (full, or abbreviated to 4 or more hexadecimal digits)
+        /// asked for (`@REF`); none means the remote's `HEAD`.
         reference: Option<String>,
     },
     /// A local directory (absolute, links resolved), copied as it is.

@@ -15,7 +15,7 @@ use crate::{Outcome, UsageError, output};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// A git URL (https://, ssh://, file://, git@host:path), owner/repo (GitHub) or a
-    /// directory; `@REF` pins a tag, branch or commit.
+    /// directory; `@REF` pins a tag, branch or commit (full or abbreviated).
     source: String,
     /// Only the skill of this name, or in a directory of this name (repeatable; `*` for all).
     /// A name the source does not have fails, naming the nearest one it has.
