@@ -423,16 +423,25 @@ impl Drop for Daemon {
     }
 }
 
-fn daemon(base: &Path) -> Daemon {
+/// `git daemon` serving `base`, or none (with a note) where git was built without it.
+fn daemon(base: &Path) -> Option<Daemon> {
+    let exec_path = Command::new("git").arg("--exec-path").output().unwrap();
+    let program = Path::new(String::from_utf8(exec_path.stdout).unwrap().trim()).join("git-daemon");
+    if !program.is_file() {
+        eprintln!("skipped: no git-daemon at {}", program.display());
+        return None;
+    }
+    Some(daemon_program(&program, base))
+}
+
+fn daemon_program(program: &Path, base: &Path) -> Daemon {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
     // git-daemon itself (not `git daemon`, which would leave it running when killed).
-    let exec_path = Command::new("git").arg("--exec-path").output().unwrap();
-    let exec_path = String::from_utf8(exec_path.stdout).unwrap();
-    let mut child = Command::new(Path::new(exec_path.trim()).join("git-daemon"))
+    let mut child = Command::new(program)
         // `--verbose`: it says `Ready to rumble` on stderr once it listens.
         .args([
             "--verbose",
@@ -497,13 +506,32 @@ fn add_an_abbreviated_commit_locks_the_full_one() {
 fn add_through_git_daemon_pins_a_commit() {
     let env = Env::new();
     let (_work, _bare, v1) = repository(&env);
-    let daemon = daemon(env.temp.path());
+    let Some(daemon) = daemon(env.temp.path()) else {
+        return;
+    };
     let source = format!("git://127.0.0.1:{}/repo.git@{v1}", daemon.port);
     let output = env.skills(&["add", &source, "--path", "skills/beta", "--yes"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    // git:// on this machine is taken without a warning.
+    assert!(!text(&output).contains("warning"), "{}", text(&output));
     assert_eq!(env.installed(), ["beta"]);
     assert_eq!(env.lock()["skills"]["beta"]["commit"], v1.as_str());
     assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
+
+    // A tag listed, and a branch added, then found current, over the daemon.
+    let tagged = format!("git://127.0.0.1:{}/repo.git@v1", daemon.port);
+    let output = env.skills(&["add", &tagged, "--list"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains("2 skill(s); add one with --skill NAME"),
+        "{}",
+        text(&output)
+    );
+    let main = format!("git://127.0.0.1:{}/repo.git@main", daemon.port);
+    let output = env.skills(&["add", &main, "--skill", "alpha", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(env.installed(), ["alpha", "beta"]);
+    assert_eq!(env.skills(&["outdated"]).status.code(), Some(0));
 }
 
 /// A repository holding one skill `evil` as `build` leaves it; the add must fail and leave

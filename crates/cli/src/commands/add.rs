@@ -14,7 +14,8 @@ use crate::{Outcome, UsageError, output};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// A git URL (https://, ssh://, file://, git@host:path), owner/repo (GitHub) or a
+    /// A git URL (https://, ssh://, file://, git@host:path; git:// and http:// with a warning
+    /// off this machine), owner/repo (GitHub) or a
     /// directory; `@REF` pins a tag, branch or commit (full or abbreviated).
     source: String,
     /// Only the skill of this name, or in a directory of this name (repeatable; `*` for all).
@@ -45,6 +46,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let installer = &installers[0];
     let (source, page_path) =
         Source::parse_located(&args.source).map_err(|e| UsageError(e.to_string()))?;
+    if let Some(scheme) = source.plain_transport()
+        && !output::quiet()
+    {
+        writeln!(
+            output::stderr(),
+            "skills: warning: {scheme} neither authenticates the server nor encrypts the \
+             fetch: anyone on the network path can change what is fetched; prefer https:// or \
+             ssh://"
+        )?;
+    }
     let selection = Selection {
         skills: args.skills,
         path: args.path.or(page_path),
