@@ -112,6 +112,13 @@ pub(crate) struct InstallFlags {
     allow_findings: bool,
 }
 
+impl InstallFlags {
+    /// `--yes`: install without asking (and without the picker of `skills add`).
+    pub(crate) fn yes(&self) -> bool {
+        self.yes
+    }
+}
+
 /// Whether the scan found anything at or above high in what `prepared` would install: then it
 /// is refused unless `--allow-findings`.
 pub(crate) fn blocking(prepared: &Prepared) -> bool {

@@ -45,13 +45,20 @@ impl Env {
 
     /// `skills ARGS` in `dir` with this home, for a test to add to.
     fn command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = self.terminal_command(dir, args);
+        command.stdin(Stdio::null());
+        command
+    }
+
+    /// `skills ARGS` in `dir` with this home, its standard streams left to whoever runs it (a
+    /// pseudo-terminal).
+    fn terminal_command(&self, dir: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
         command
             .args(args)
             .env("HOME", self.home())
             .env("XDG_CONFIG_HOME", self.home().join(".config"))
-            .current_dir(dir)
-            .stdin(Stdio::null());
+            .current_dir(dir);
         command
     }
 
@@ -1153,6 +1160,45 @@ fn add_picks_by_name_or_directory_suggests_on_a_miss_and_makes_names_valid() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert_eq!(
         everything.installed(),
+        [
+            "gh-fix-ci",
+            "vercel-react-best-practices",
+            "zoho-books-automation"
+        ]
+    );
+}
+
+/// On a terminal, a source of several skills added without --skill, --all or --yes asks which
+/// to install: the picker through a pseudo-terminal, then the question.
+#[cfg(unix)]
+#[test]
+fn add_on_a_terminal_asks_which_skills_to_install() {
+    let env = Env::new();
+    let source = public_layouts(&env);
+    let mut command = env.terminal_command(env.temp.path(), &["add", source.to_str().unwrap()]);
+    command.env("TERM", "xterm");
+    let mut session = rexpect::session::spawn_command(command, Some(30_000)).unwrap();
+    session.exp_string("3 skills offered; pick those").unwrap();
+    // Every skill is on a line of the picker: name, directory and scan verdict.
+    session
+        .exp_string("gh-fix-ci  (skills/.curated/gh-fix-ci)  [clean]")
+        .unwrap();
+    // Down to the second line (gh-fix-ci, in path order), picked, confirmed.
+    session.send("j").unwrap();
+    session.send(" ").unwrap();
+    session.send("\r").unwrap();
+    session.flush().unwrap();
+    session.exp_string("install these skills [y/N]").unwrap();
+    session.send_line("y").unwrap();
+    session.exp_string("installed gh-fix-ci in").unwrap();
+    session.exp_eof().unwrap();
+    assert_eq!(env.installed(), ["gh-fix-ci"]);
+
+    // --all takes every skill without the picker.
+    let output = env.skills(&["add", source.to_str().unwrap(), "--all", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(
+        env.installed(),
         [
             "gh-fix-ci",
             "vercel-react-best-practices",

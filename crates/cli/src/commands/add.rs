@@ -22,6 +22,10 @@ pub(crate) struct Args {
     /// A name the source does not have fails, naming the nearest one it has.
     #[arg(long = "skill", value_name = "NAME")]
     skills: Vec<String>,
+    /// Every skill of the source (as --skill '*'). Without --skill, --all or --yes, a source
+    /// offering several skills on a terminal asks which to install.
+    #[arg(long, conflicts_with = "skills")]
+    all: bool,
     /// Only the skills below this directory of the source.
     #[arg(long, value_name = "SUBDIR")]
     path: Option<String>,
@@ -56,11 +60,32 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
              ssh://"
         )?;
     }
+    let ask_which = args.skills.is_empty()
+        && !args.all
+        && !args.list
+        && !args.json
+        && !args.install.yes()
+        && on_a_terminal();
     let selection = Selection {
-        skills: args.skills,
+        skills: if args.all {
+            vec!["*".to_owned()]
+        } else {
+            args.skills
+        },
         path: args.path.or(page_path),
     };
-    let prepared = installer.prepare(source, &selection)?;
+    let mut prepared = installer.prepare(source, &selection)?;
+    if ask_which && prepared.candidates.len() > 1 {
+        let Some(picked) = pick(&prepared)? else {
+            writeln!(output::stdout(), "nothing picked: nothing installed")?;
+            return Ok(Outcome::Ok);
+        };
+        prepared.candidates = std::mem::take(&mut prepared.candidates)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, candidate)| picked.contains(&index).then_some(candidate))
+            .collect();
+    }
     if args.list {
         if args.json {
             output::stdout().json(&prepared.offer())?;
@@ -113,6 +138,51 @@ fn say_replaced(
         }
     }
     Ok(())
+}
+
+/// Whether standard input, output and error are a terminal: the picker draws on standard
+/// error and reads keys from the terminal.
+fn on_a_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal()
+        && dialoguer::console::Term::stdout().is_term()
+        && dialoguer::console::Term::stderr().is_term()
+}
+
+/// The width of the description in a line of the picker.
+const PICKED_DESCRIPTION: usize = 60;
+
+/// Asks on the terminal which of the skills `prepared` offers to install: a multi-select of
+/// one line each (name, directory, scan verdict, the start of the description; other people's
+/// text, each escaped by `one_line`); the indices picked, or none when none was or the picker
+/// was left (Esc, q).
+fn pick(prepared: &Prepared) -> anyhow::Result<Option<Vec<usize>>> {
+    let items: Vec<String> = prepared
+        .candidates
+        .iter()
+        .map(|candidate| {
+            let description: String = candidate
+                .description
+                .chars()
+                .take(PICKED_DESCRIPTION)
+                .collect();
+            format!(
+                "{}  ({})  [{}]  {}",
+                one_line(&candidate.name),
+                one_line(&candidate.path),
+                candidate.verdict(),
+                one_line(&description)
+            )
+        })
+        .collect();
+    let picked = dialoguer::MultiSelect::new()
+        .with_prompt(format!(
+            "{} skills offered; pick those to install (space picks, enter confirms, esc leaves)",
+            items.len()
+        ))
+        .items(&items)
+        .interact_on_opt(&dialoguer::console::Term::stderr())?;
+    Ok(picked.filter(|picked| !picked.is_empty()))
 }
 
 /// One line per skill the source offers: name, directory, the scan's verdict, description.
