@@ -125,7 +125,7 @@ pub(crate) fn field_asked(question: &str, fields: &[&str]) -> Option<usize> {
         .iter()
         .find_map(|phrase| lower.find(phrase).map(|at| &lower[at + phrase.len()..]))?;
     let mut phrase: String = after
-        .split(|c: char| matches!(c, '?' | ',' | '.' | ';'))
+        .split(['?', ',', '.', ';'])
         .next()
         .unwrap_or("")
         .to_owned();
@@ -202,7 +202,7 @@ pub(crate) fn number_in_unit_of(name: &str, question: &str) -> Option<f64> {
         else {
             continue;
         };
-        if parts.iter().any(|part| *part == unit) {
+        if parts.contains(&unit) {
             if found.is_some_and(|known: f64| (known - value).abs() > 1e-9) {
                 return None;
             }
