@@ -8,7 +8,10 @@ use std::path::Path;
 use skillful_config::Environment;
 use skillful_core::text::one_line;
 use skillful_install::hosts::{DEFAULT_HOST, Host};
-use skillful_install::{InstallOutcome, Installation, Installer, Prepared, Replacement};
+use skillful_install::{
+    FileChange, FileDiff, InstallOutcome, Installation, Installer, Prepared, Replacement,
+};
+use skillful_manifest::ManifestDiff;
 use skillful_scan::Severity;
 
 use crate::compose::hosts_named;
@@ -109,6 +112,13 @@ pub(crate) struct InstallFlags {
     allow_findings: bool,
 }
 
+impl InstallFlags {
+    /// `--yes`: install without asking (and without the picker of `skills add`).
+    pub(crate) fn yes(&self) -> bool {
+        self.yes
+    }
+}
+
 /// Whether the scan found anything at or above high in what `prepared` would install: then it
 /// is refused unless `--allow-findings`.
 pub(crate) fn blocking(prepared: &Prepared) -> bool {
@@ -119,6 +129,59 @@ pub(crate) fn blocking(prepared: &Prepared) -> bool {
             .next()
             .is_some()
     })
+}
+
+/// The files a change adds, removes and changes, in one line (`added a; changed b, c`), or
+/// `no file changes`.
+pub(crate) fn changed_files(diff: &ManifestDiff) -> String {
+    let named = |kind: &str, paths: &[String]| {
+        (!paths.is_empty()).then(|| format!("{kind} {}", one_line(&paths.join(", "))))
+    };
+    let changes: Vec<String> = [
+        named("added", &diff.added),
+        named("removed", &diff.removed),
+        named("changed", &diff.changed),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if changes.is_empty() {
+        "no file changes".to_owned()
+    } else {
+        changes.join("; ")
+    }
+}
+
+/// Prints how each file of `changes` changes: its unified diff (other people's text, escaped
+/// by the writer as everything else), or a line saying why it is not shown.
+pub(crate) fn print_file_changes<W: Write>(
+    out: &mut Writer<W>,
+    changes: &[FileChange],
+) -> io::Result<()> {
+    for change in changes {
+        let path = one_line(&change.path);
+        match &change.diff {
+            FileDiff::Unified(text) => write!(out, "{text}")?,
+            FileDiff::Binary { old, new } => {
+                writeln!(out, "{path}: binary, {old} -> {new} byte(s), not shown")?;
+            }
+            FileDiff::TooLarge { old, new } => {
+                writeln!(out, "{path}: {old} -> {new} byte(s), too large to show")?;
+            }
+            FileDiff::TooLong { added, removed } => {
+                writeln!(
+                    out,
+                    "{path}: {added} line(s) added, {removed} removed, too long to show"
+                )?;
+            }
+            FileDiff::Unavailable => writeln!(
+                out,
+                "{path}: the installed copy is not as locked (skills verify), not shown"
+            )?,
+            _ => writeln!(out, "{path}: changed")?,
+        }
+    }
+    Ok(())
 }
 
 /// Prints what `prepared` would install.
@@ -135,6 +198,7 @@ pub(crate) fn show<W: Write>(out: &mut Writer<W>, prepared: &Prepared) -> io::Re
             candidate.manifest.files().len(),
             candidate.manifest.total_size()
         )?;
+        writeln!(out, "  scan verdict: {}", candidate.verdict())?;
         for (script, tier) in &candidate.scripts {
             writeln!(
                 out,

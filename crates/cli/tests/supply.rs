@@ -45,13 +45,20 @@ impl Env {
 
     /// `skills ARGS` in `dir` with this home, for a test to add to.
     fn command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = self.terminal_command(dir, args);
+        command.stdin(Stdio::null());
+        command
+    }
+
+    /// `skills ARGS` in `dir` with this home, its standard streams left to whoever runs it (a
+    /// pseudo-terminal).
+    fn terminal_command(&self, dir: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
         command
             .args(args)
             .env("HOME", self.home())
             .env("XDG_CONFIG_HOME", self.home().join(".config"))
-            .current_dir(dir)
-            .stdin(Stdio::null());
+            .current_dir(dir);
         command
     }
 
@@ -318,21 +325,37 @@ fn a_branch_moves_outdated_sees_it_and_update_relocks() {
     git(&work, &["commit", "--quiet", "-am", "three"]);
     git(&work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
     let latest = git(&work, &["rev-parse", "HEAD"]);
+    // Only alpha's files differ at the new commit: beta, locked at the first commit too, has
+    // the same files there and is up to date.
     let output = env.skills(&["outdated"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(
-        text(&output).contains(&format!("alpha: {first} -> {latest}")),
-        "{}",
-        text(&output)
+    assert_eq!(
+        text(&output),
+        format!("alpha: {first} -> {latest} (changed SKILL.md)\n")
     );
+
+    // Without --yes and a terminal: the changed file named, its diff and the scan's verdict
+    // are shown before the question that cannot be asked; nothing changes.
+    let output = env.skills(&["update", "alpha"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let shown = String::from_utf8(output.stdout).unwrap();
+    let at = |line: &str| {
+        shown
+            .find(line)
+            .unwrap_or_else(|| panic!("{line:?} in {shown}"))
+    };
+    let named = at(&format!("alpha: {first} -> {latest}: changed SKILL.md\n"));
+    let diff = at("--- a/SKILL.md\n+++ b/SKILL.md\n@@ ");
+    let removed = at("\n-Version two.\n+Version three.\n");
+    let verdict = at("  scan verdict: clean\n");
+    assert!(
+        named < diff && diff < removed && removed < verdict,
+        "{shown}"
+    );
+    assert_eq!(env.lock()["skills"]["alpha"]["commit"], first.as_str());
 
     let output = env.skills(&["update", "alpha", "--yes"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
-    assert!(
-        text(&output).contains("alpha: 0 added, 0 removed, 1 changed file(s)"),
-        "{}",
-        text(&output)
-    );
     assert_eq!(env.lock()["skills"]["alpha"]["commit"], latest.as_str());
     assert!(
         fs::read_to_string(env.skills_dir().join("alpha/SKILL.md"))
@@ -340,11 +363,58 @@ fn a_branch_moves_outdated_sees_it_and_update_relocks() {
             .contains("Version three.")
     );
     assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
-    // beta, locked at the first commit too, is still behind.
     let output = env.skills(&["outdated"]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(text(&output).starts_with("beta: "), "{}", text(&output));
-    assert!(!text(&output).contains("alpha"), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(text(&output), "");
+    // Updating beta finds the same files at the newer commit and leaves it as it is.
+    let output = env.skills(&["update", "beta", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(
+        text(&output),
+        format!("beta: up to date (the same files at {latest})\n")
+    );
+    assert_eq!(env.lock()["skills"]["beta"]["commit"], first.as_str());
+}
+
+#[test]
+fn update_shows_escaped_diffs_and_summarises_large_and_binary_changes() {
+    let env = Env::new();
+    let (work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@main", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    // A control sequence in a changed line, a file too large to diff, a binary file, a removed
+    // script.
+    write(
+        &work,
+        "skills/alpha/SKILL.md",
+        &skill_md("alpha", "Version \u{1b}[2Jthree.\n"),
+    );
+    let large: String = (0..40_000).map(|n| format!("line {n}\n")).collect();
+    write(&work, "skills/alpha/references/large.md", &large);
+    fs::write(work.join("skills/alpha/logo.bin"), b"\x89PNG\0\x01").unwrap();
+    fs::remove_file(work.join("skills/alpha/scripts/run.py")).unwrap();
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "--quiet", "-m", "three"]);
+    git(&work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
+
+    let output = env.skills(&["update", "alpha", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(!output.stdout.contains(&0x1b), "{}", text(&output));
+    let shown = String::from_utf8(output.stdout).unwrap();
+    for line in [
+        ": added logo.bin, references/large.md; removed scripts/run.py; changed SKILL.md\n",
+        "+Version \\u{1b}[2Jthree.\n",
+        "logo.bin: binary, 0 -> 6 byte(s), not shown\n",
+        &format!(
+            "references/large.md: 0 -> {} byte(s), too large to show\n",
+            large.len()
+        ),
+        "--- a/scripts/run.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-print('alpha')\n",
+    ] {
+        assert!(shown.contains(line), "{line:?} in {shown}");
+    }
+    assert!(shown.len() < 4096, "{shown}");
 }
 
 /// `git daemon` on a free loopback port, killed when dropped.
@@ -360,16 +430,25 @@ impl Drop for Daemon {
     }
 }
 
-fn daemon(base: &Path) -> Daemon {
+/// `git daemon` serving `base`, or none (with a note) where git was built without it.
+fn daemon(base: &Path) -> Option<Daemon> {
+    let exec_path = Command::new("git").arg("--exec-path").output().unwrap();
+    let program = Path::new(String::from_utf8(exec_path.stdout).unwrap().trim()).join("git-daemon");
+    if !program.is_file() {
+        eprintln!("skipped: no git-daemon at {}", program.display());
+        return None;
+    }
+    Some(daemon_program(&program, base))
+}
+
+fn daemon_program(program: &Path, base: &Path) -> Daemon {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
     // git-daemon itself (not `git daemon`, which would leave it running when killed).
-    let exec_path = Command::new("git").arg("--exec-path").output().unwrap();
-    let exec_path = String::from_utf8(exec_path.stdout).unwrap();
-    let mut child = Command::new(Path::new(exec_path.trim()).join("git-daemon"))
+    let mut child = Command::new(program)
         // `--verbose`: it says `Ready to rumble` on stderr once it listens.
         .args([
             "--verbose",
@@ -395,16 +474,71 @@ fn daemon(base: &Path) -> Daemon {
 }
 
 #[test]
+fn add_an_abbreviated_commit_locks_the_full_one() {
+    let env = Env::new();
+    let (_work, bare, v1) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@{}", url(&bare), &v1[..7]), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains(&format!("at {v1}")),
+        "{}",
+        text(&output)
+    );
+    let lock = env.lock();
+    assert_eq!(lock["skills"]["alpha"]["ref"], &v1[..7]);
+    assert_eq!(lock["skills"]["alpha"]["commit"], v1.as_str());
+    assert!(
+        fs::read_to_string(env.skills_dir().join("alpha/SKILL.md"))
+            .unwrap()
+            .contains("Version one.")
+    );
+    // Pinned: never outdated; update fetches the same commit.
+    assert_eq!(env.skills(&["outdated"]).status.code(), Some(0));
+    let output = env.skills(&["update", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(text(&output), "alpha: up to date\nbeta: up to date\n");
+
+    // An abbreviation of no commit fails, saying so.
+    let output = env.skills(&["add", &format!("{}@abcdef1", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("no branch, tag or single commit"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(env.installed(), ["alpha", "beta"]);
+}
+
+#[test]
 fn add_through_git_daemon_pins_a_commit() {
     let env = Env::new();
     let (_work, _bare, v1) = repository(&env);
-    let daemon = daemon(env.temp.path());
+    let Some(daemon) = daemon(env.temp.path()) else {
+        return;
+    };
     let source = format!("git://127.0.0.1:{}/repo.git@{v1}", daemon.port);
     let output = env.skills(&["add", &source, "--path", "skills/beta", "--yes"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    // git:// on this machine is taken without a warning.
+    assert!(!text(&output).contains("warning"), "{}", text(&output));
     assert_eq!(env.installed(), ["beta"]);
     assert_eq!(env.lock()["skills"]["beta"]["commit"], v1.as_str());
     assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
+
+    // A tag listed, and a branch added, then found current, over the daemon.
+    let tagged = format!("git://127.0.0.1:{}/repo.git@v1", daemon.port);
+    let output = env.skills(&["add", &tagged, "--list"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        text(&output).contains("2 skill(s); add one with --skill NAME"),
+        "{}",
+        text(&output)
+    );
+    let main = format!("git://127.0.0.1:{}/repo.git@main", daemon.port);
+    let output = env.skills(&["add", &main, "--skill", "alpha", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(env.installed(), ["alpha", "beta"]);
+    assert_eq!(env.skills(&["outdated"]).status.code(), Some(0));
 }
 
 /// A repository holding one skill `evil` as `build` leaves it; the add must fail and leave
@@ -1026,6 +1160,45 @@ fn add_picks_by_name_or_directory_suggests_on_a_miss_and_makes_names_valid() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert_eq!(
         everything.installed(),
+        [
+            "gh-fix-ci",
+            "vercel-react-best-practices",
+            "zoho-books-automation"
+        ]
+    );
+}
+
+/// On a terminal, a source of several skills added without --skill, --all or --yes asks which
+/// to install: the picker through a pseudo-terminal, then the question.
+#[cfg(unix)]
+#[test]
+fn add_on_a_terminal_asks_which_skills_to_install() {
+    let env = Env::new();
+    let source = public_layouts(&env);
+    let mut command = env.terminal_command(env.temp.path(), &["add", source.to_str().unwrap()]);
+    command.env("TERM", "xterm");
+    let mut session = rexpect::session::spawn_command(command, Some(30_000)).unwrap();
+    session.exp_string("3 skills offered; pick those").unwrap();
+    // Every skill is on a line of the picker: name, directory and scan verdict.
+    session
+        .exp_string("gh-fix-ci  (skills/.curated/gh-fix-ci)  [clean]")
+        .unwrap();
+    // Down to the second line (gh-fix-ci, in path order), picked, confirmed.
+    session.send("j").unwrap();
+    session.send(" ").unwrap();
+    session.send("\r").unwrap();
+    session.flush().unwrap();
+    session.exp_string("install these skills [y/N]").unwrap();
+    session.send_line("y").unwrap();
+    session.exp_string("installed gh-fix-ci in").unwrap();
+    session.exp_eof().unwrap();
+    assert_eq!(env.installed(), ["gh-fix-ci"]);
+
+    // --all takes every skill without the picker.
+    let output = env.skills(&["add", source.to_str().unwrap(), "--all", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(
+        env.installed(),
         [
             "gh-fix-ci",
             "vercel-react-best-practices",

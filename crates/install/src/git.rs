@@ -120,8 +120,9 @@ fn run(command: ChildCommand, what: &str) -> Result<String, InstallError> {
     Ok(finished.stdout.into_text().trim().to_owned())
 }
 
-/// Fetches `reference` (a tag, branch or commit; `HEAD` when none) of `url` with depth 1 into
-/// the new directory `dir` and checks its tree out there; returns the commit.
+/// Fetches `reference` (a tag, branch or commit, full or abbreviated; `HEAD` when none) of
+/// `url` with depth 1 into the new directory `dir` and checks its tree out there; returns the
+/// commit.
 pub(crate) fn fetch(
     url: &str,
     reference: Option<&str>,
@@ -135,21 +136,32 @@ pub(crate) fn fetch(
     init.command_mut().args(["init", "--quiet"]);
     run(init, "init")?;
     let wanted = reference.unwrap_or("HEAD");
-    let mut fetch = git(dir);
-    fetch
-        .command_mut()
-        .args([
-            "fetch",
-            "--quiet",
-            "--depth",
-            "1",
-            "--no-tags",
-            "--no-recurse-submodules",
-            "--",
-        ])
-        .arg(url)
-        .arg(wanted);
-    run(fetch, &format!("fetch {wanted} from {url}"))?;
+    let fetch_one = |wanted: &str| {
+        let mut fetch = git(dir);
+        fetch
+            .command_mut()
+            .args([
+                "fetch",
+                "--quiet",
+                "--depth",
+                "1",
+                "--no-tags",
+                "--no-recurse-submodules",
+                "--",
+            ])
+            .arg(url)
+            .arg(wanted);
+        run(fetch, &format!("fetch {wanted} from {url}"))
+    };
+    if let Err(error) = fetch_one(wanted) {
+        // Not a ref of the remote, and no server takes an abbreviated commit name: resolve it
+        // against the repository's commits, then fetch the commit itself.
+        if !is_abbreviated_commit(wanted) {
+            return Err(error);
+        }
+        let full = resolve_abbreviated(url, wanted, dir)?;
+        fetch_one(&full)?;
+    }
     let mut resolve = git(dir);
     resolve
         .command_mut()
@@ -161,6 +173,48 @@ pub(crate) fn fetch(
         .args(["checkout", "--quiet", "--detach", &commit]);
     run(checkout, &format!("checkout {commit}"))?;
     Ok(commit)
+}
+
+/// Whether `reference` can be an abbreviated commit name: 4 to 39 hexadecimal digits.
+fn is_abbreviated_commit(reference: &str) -> bool {
+    (4..40).contains(&reference.len()) && reference.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// The full name of the commit `short` abbreviates, among the commits of the branches and tags
+/// of `url`: their history without trees or blobs (where the server filters; all of it where it
+/// does not) is fetched into a bare repository inside `dir`'s `.git`, which goes with it.
+fn resolve_abbreviated(url: &str, short: &str, dir: &Path) -> Result<String, InstallError> {
+    let resolving = dir.join(".git").join("skills-resolve");
+    let mut init = git(dir);
+    init.command_mut()
+        .args(["init", "--quiet", "--bare", "--"])
+        .arg(&resolving);
+    run(init, "init")?;
+    let mut fetch = git(&resolving);
+    fetch
+        .command_mut()
+        .args([
+            "fetch",
+            "--quiet",
+            "--filter=tree:0",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--",
+        ])
+        .arg(url)
+        .args(["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]);
+    run(fetch, &format!("fetch the commits of {url}"))?;
+    let mut resolve = git(&resolving);
+    resolve
+        .command_mut()
+        .args(["rev-parse", "--verify", "--end-of-options"])
+        .arg(format!("{short}^{{commit}}"));
+    run(resolve, &format!("rev-parse {short}")).map_err(|error| InstallError::Git {
+        action: format!("fetch {short} from {url}"),
+        message: format!(
+            "no branch, tag or single commit of its branches and tags is named {short} ({error})"
+        ),
+    })
 }
 
 /// The commit `reference` (or `HEAD`) of `url` points at now, without fetching it.

@@ -21,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+mod diff;
 mod git;
 pub mod hosts;
 mod lock;
@@ -28,6 +29,7 @@ mod report;
 mod scaffold;
 mod source;
 
+pub use diff::{FileChange, FileDiff, MAX_DIFF_BYTES, MAX_DIFF_LINES, MAX_FILE_DIFF_LINES};
 pub use report::{
     InstallOutcome, Installation, LockedOutcome, LockedReport, LockedSkillReport, Offer, Offered,
     OfferedScript, OutdatedReport, Removal, Replacement, SkillUpdate, UpdateReport, Verification,
@@ -201,7 +203,7 @@ pub struct Prepared {
     pub source: Source,
     /// The commit fetched (git sources).
     pub commit: Option<String>,
-    _staging: Staging,
+    _staging: Option<Staging>,
 }
 
 /// A hidden directory removed when dropped.
@@ -230,7 +232,7 @@ pub enum Verified {
     Unreadable(String),
 }
 
-/// A locked skill whose ref now points at another commit.
+/// A locked skill whose files differ at the commit its ref points at now.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Outdated {
@@ -240,6 +242,8 @@ pub struct Outdated {
     pub locked: String,
     /// The commit the ref points at now.
     pub latest: String,
+    /// How its files at `latest` differ from the locked ones.
+    pub changes: ManifestDiff,
 }
 
 /// What [`Installer::apply_locked`] does for one locked skill; in JSON, `action` and, for a
@@ -348,13 +352,13 @@ impl Installer {
     /// [`InstallError`]: the fetch failed, no skill matched, or a skill is invalid or unsafe.
     pub fn prepare(&self, source: Source, selection: &Selection) -> Result<Prepared, InstallError> {
         fs::create_dir_all(&self.skills_dir).map_err(io(&self.skills_dir))?;
-        let staging = Staging(self.hidden_dir(STAGING_PREFIX));
-        let (root, commit) = match &source {
+        let (staging, root, commit, submodules) = match &source {
             Source::Git { url, reference } => {
-                let commit = git::fetch(url, reference.as_deref(), &staging.0)?;
-                (staging.0.clone(), Some(commit))
+                let (staging, commit, submodules) = self.fetch_tree(url, reference.as_deref())?;
+                let root = staging.0.clone();
+                (Some(staging), root, Some(commit), submodules)
             }
-            Source::Local(dir) => (dir.clone(), None),
+            Source::Local(dir) => (None, dir.clone(), None, Vec::new()),
         };
         let base = match &selection.path {
             Some(path) => {
@@ -369,17 +373,6 @@ impl Installer {
             None => root.clone(),
         };
         let dirs = skillful_discovery::skill_dirs(&base).dirs;
-        let submodules = match &source {
-            Source::Git { .. } => {
-                let submodules = git::submodules(&root)?;
-                // The fetch's own repository is not the skill's: a skill at the repository's
-                // root would carry it (and no later fetch could restore it as locked).
-                let repository = root.join(".git");
-                fs::remove_dir_all(&repository).map_err(io(&repository))?;
-                submodules
-            }
-            Source::Local(_) => Vec::new(),
-        };
         let mut candidates = Vec::new();
         let mut offered = Vec::new();
         let mut unmatched: Vec<&String> = selection.skills.iter().filter(|w| *w != "*").collect();
@@ -437,6 +430,24 @@ impl Installer {
             commit,
             _staging: staging,
         })
+    }
+
+    /// Fetches `reference` (or `HEAD`) of the repository `url` into a new staging directory
+    /// and checks its tree out there, without the fetch's own `.git`; returns the directory,
+    /// the commit and the paths of its submodules.
+    fn fetch_tree(
+        &self,
+        url: &str,
+        reference: Option<&str>,
+    ) -> Result<(Staging, String, Vec<String>), InstallError> {
+        let staging = Staging(self.hidden_dir(STAGING_PREFIX));
+        let commit = git::fetch(url, reference, &staging.0)?;
+        let submodules = git::submodules(&staging.0)?;
+        // The fetch's own repository is not the skill's: a skill at the repository's root
+        // would carry it (and no later fetch could restore it as locked).
+        let repository = staging.0.join(".git");
+        fs::remove_dir_all(&repository).map_err(io(&repository))?;
+        Ok((staging, commit, submodules))
     }
 
     fn candidate(
@@ -807,13 +818,19 @@ impl Installer {
         Ok(lock.write(&self.lock_path)?)
     }
 
-    /// The locked git skills whose ref points at a newer commit than the one installed.
+    /// The locked git skills whose files differ at the commit their ref points at now: each
+    /// source whose ref has moved on is fetched (once for all its skills) and each skill's
+    /// manifest there compared with the lock's, so that a skill whose files are the same at the
+    /// newer commit (another skill of the repository changed) is not outdated. A skill gone
+    /// from the newer commit is outdated with every file removed.
     ///
     /// # Errors
-    /// [`InstallError::Lock`] or [`InstallError::Git`].
+    /// [`InstallError::Lock`], [`InstallError::Git`], or [`InstallError::Unsafe`] when a
+    /// skill's files at the newer commit cannot be read safely.
     pub fn outdated(&self) -> Result<Vec<Outdated>, InstallError> {
         let lock = self.lock()?;
         let mut outdated = Vec::new();
+        let mut fetched: Vec<((String, Option<String>), Staging, String)> = Vec::new();
         for (name, entry) in &lock.skills {
             let Some(locked) = &entry.commit else {
                 continue;
@@ -821,17 +838,57 @@ impl Installer {
             let Source::Git { url, reference } = self.locked_source(name, entry, false)? else {
                 continue;
             };
-            if let Some(latest) = git::remote_commit(&url, reference.as_deref())?
-                && &latest != locked
-            {
+            match git::remote_commit(&url, reference.as_deref())? {
+                Some(latest) if &latest != locked => {}
+                _ => continue,
+            }
+            let key = (url, reference);
+            let at = match fetched.iter().position(|(source, ..)| *source == key) {
+                Some(at) => at,
+                None => {
+                    let (staging, commit, _) = self.fetch_tree(&key.0, key.1.as_deref())?;
+                    fetched.push((key, staging, commit));
+                    fetched.len() - 1
+                }
+            };
+            let (_, staging, latest) = &fetched[at];
+            if latest == locked {
+                continue;
+            }
+            let now = self.manifest_at(name, &staging.0, &entry.path)?;
+            if now.digest() != entry.digest {
                 outdated.push(Outdated {
                     name: name.clone(),
                     locked: locked.clone(),
-                    latest,
+                    latest: latest.clone(),
+                    changes: now.diff(&entry.files),
                 });
             }
         }
         Ok(outdated)
+    }
+
+    /// The manifest of the skill `name` at `path` of the checkout `root` (empty when no
+    /// `SKILL.md` is there any more).
+    fn manifest_at(&self, name: &str, root: &Path, path: &str) -> Result<Manifest, InstallError> {
+        let dir = if path == "." {
+            root.to_owned()
+        } else {
+            let relative = skillful_core::names::RelativeName::new(path).map_err(|refused| {
+                InstallError::Lock {
+                    path: self.lock_path.clone(),
+                    reason: format!("skill {name}: path {path:?}: {}", refused.reason),
+                }
+            })?;
+            root.join(relative.as_str())
+        };
+        if !dir.join("SKILL.md").is_file() {
+            return Ok(Manifest::default());
+        }
+        Manifest::of_dir(&dir, &self.limits).map_err(|source| InstallError::Unsafe {
+            skill: name.to_owned(),
+            source,
+        })
     }
 
     /// The source the lock entry `entry` of skill `name` names, read as `skills add` reads one
@@ -991,6 +1048,13 @@ pub fn git_version() -> Result<String, InstallError> {
 }
 
 impl Candidate {
+    /// The scan's verdict: its most severe finding (`low` to `critical`), or `clean`.
+    pub fn verdict(&self) -> &'static str {
+        self.report
+            .max_severity()
+            .map_or("clean", skillful_scan::Severity::as_str)
+    }
+
     /// The names `--skill` picks it by: its name, its frontmatter's, its directory's.
     fn names(&self) -> Vec<&str> {
         let directory = self.path.rsplit('/').next().unwrap_or(&self.path);

@@ -67,10 +67,7 @@ impl Offered {
                 .iter()
                 .map(ToString::to_string)
                 .collect(),
-            verdict: candidate
-                .report
-                .max_severity()
-                .map_or("clean", skillful_scan::Severity::as_str),
+            verdict: candidate.verdict(),
             scan: candidate.report.clone(),
         }
     }

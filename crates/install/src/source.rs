@@ -7,12 +7,13 @@ use crate::InstallError;
 /// Where skills come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
-    /// A git repository: the URL `git` is given (`https://`, `ssh://`, `file://`,
-    /// `git@host:path`; an `owner/repo` shorthand becomes `https://github.com/owner/repo.git`).
+    /// A git repository: the URL `git` is given (`https://`, `ssh://`, `file://`, `git://`,
+    /// `http://`, `git@host:path`; an `owner/repo` shorthand becomes `https://github.com/owner/repo.git`).
     Git {
         /// The URL.
         url: String,
-        /// The tag, branch or commit asked for (`@REF`); none means the remote's `HEAD`.
+        /// The tag, branch or commit (full, or abbreviated to 4 or more hexadecimal digits)
+        /// asked for (`@REF`); none means the remote's `HEAD`.
         reference: Option<String>,
     },
     /// A local directory (absolute, links resolved), copied as it is.
@@ -125,6 +126,38 @@ impl Source {
         Ok((source, path))
     }
 
+    /// The scheme (`git://` or `http://`) of a git URL that neither authenticates its server
+    /// nor encrypts what it fetches, when its host is not this machine (`127.0.0.0/8`, `::1`,
+    /// `localhost`): anyone on the network path could change what is fetched. Such sources
+    /// are taken (the scan, the question and the lock's digests still apply); the caller warns.
+    ///
+    /// ```
+    /// use skillful_install::Source;
+    /// let source = |text| Source::parse(text).unwrap();
+    /// assert_eq!(source("git://example.com/r.git").plain_transport(), Some("git://"));
+    /// assert_eq!(source("git://127.0.0.1:9418/r.git").plain_transport(), None);
+    /// assert_eq!(source("https://example.com/r.git").plain_transport(), None);
+    /// ```
+    pub fn plain_transport(&self) -> Option<&'static str> {
+        let Self::Git { url, .. } = self else {
+            return None;
+        };
+        let (scheme, rest) = ["git://", "http://"]
+            .into_iter()
+            .find_map(|scheme| url.strip_prefix(scheme).map(|rest| (scheme, rest)))?;
+        let authority = rest.split('/').next().unwrap_or_default();
+        let host_port = authority.rsplit('@').next().unwrap_or_default();
+        let host = match host_port.strip_prefix('[') {
+            Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+            None => host_port.split(':').next().unwrap_or_default(),
+        };
+        let loopback = host.eq_ignore_ascii_case("localhost")
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|address| address.is_loopback());
+        (!loopback).then_some(scheme)
+    }
+
     /// The source as the lock file records it (the URL, or the directory).
     pub fn location(&self) -> String {
         match self {
@@ -172,6 +205,19 @@ mod tests {
         );
         assert_eq!(located("owner/repo@v1").1, None);
         assert!(Source::parse_located("https://github.com/a/b/tree/-x/p").is_err());
+    }
+
+    #[test]
+    fn plain_transports_off_this_machine_are_named() {
+        let plain = |text| Source::parse(text).unwrap().plain_transport();
+        assert_eq!(plain("git://example.com/r.git@v1"), Some("git://"));
+        assert_eq!(plain("http://u@10.0.0.1:8080/r.git"), Some("http://"));
+        assert_eq!(plain("git://127.0.0.2/r.git"), None);
+        assert_eq!(plain("git://[::1]:9418/r.git"), None);
+        assert_eq!(plain("http://LOCALHOST/r.git"), None);
+        assert_eq!(plain("git://localhost.example.com/r.git"), Some("git://"));
+        assert_eq!(plain("ssh://u@h/r.git"), None);
+        assert_eq!(plain("owner/repo"), None);
     }
 
     #[test]

@@ -206,8 +206,8 @@ pub struct Manifest {
 }
 
 /// How one manifest differs from another ([`Manifest::diff`]), each list in path order. It is
-/// part of the `--json` output of `skills verify`, `install`, `add` and `update` (serialized
-/// as it reads; the `schema` feature derives its JSON Schema).
+/// part of the `--json` output of `skills verify`, `install`, `add`, `update` and
+/// `outdated` (serialized as it reads; the `schema` feature derives its JSON Schema).
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ManifestDiff {

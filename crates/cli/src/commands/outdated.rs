@@ -1,9 +1,10 @@
-//! `skills outdated`: the locked git skills whose source has moved on (exit 1 when any has).
+//! `skills outdated`: the locked git skills whose files differ at the commit their ref points
+//! at now, each with the files that differ (exit 1 when any does).
 
 use skillful_core::text::one_line;
 use skillful_install::OutdatedReport;
 
-use crate::supply::{ScopeArgs, require_trusted_lock};
+use crate::supply::{ScopeArgs, changed_files, require_trusted_lock};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
@@ -37,10 +38,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     for entry in &outdated {
         writeln!(
             out,
-            "{}: {} -> {}",
+            "{}: {} -> {} ({})",
             one_line(&entry.name),
             entry.locked,
-            entry.latest
+            entry.latest,
+            changed_files(&entry.changes)
         )?;
     }
     Ok(status)

@@ -1,11 +1,15 @@
-//! `skills update`: each locked git skill fetched again, its changes and scan shown, and
-//! installed in place when allowed.
+//! `skills update`: each locked git skill fetched again; one whose files differ from the lock
+//! has the changed files named, their unified diffs and its scan verdict shown, and is installed
+//! in place when allowed.
 
 use anyhow::Context;
 use skillful_core::text::one_line;
 use skillful_install::{Selection, SkillUpdate, UpdateReport};
 
-use crate::supply::{InstallFlags, ScopeArgs, install, outcome_of, require_trusted_lock};
+use crate::supply::{
+    InstallFlags, ScopeArgs, changed_files, install, outcome_of, print_file_changes,
+    require_trusted_lock,
+};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
@@ -47,26 +51,36 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             latest: prepared.commit.clone(),
             installation: None,
         };
-        if prepared.commit == entry.commit {
+        let Some(candidate) = prepared.candidates.first() else {
+            continue;
+        };
+        if candidate.manifest.digest() == entry.digest {
             if !args.json {
-                writeln!(output::stdout(), "{}: up to date", one_line(name))?;
+                let mut out = output::stdout();
+                match &prepared.commit {
+                    Some(latest) if prepared.commit != entry.commit => writeln!(
+                        out,
+                        "{}: up to date (the same files at {latest})",
+                        one_line(name)
+                    )?,
+                    _ => writeln!(out, "{}: up to date", one_line(name))?,
+                }
             }
             report.skills.push(update);
             continue;
         }
         let replaces = installer.replacements(&prepared)?;
-        if !args.json
-            && let Some(candidate) = prepared.candidates.first()
-        {
-            let diff = candidate.manifest.diff(&entry.files);
+        if !args.json {
+            let mut out = output::stdout();
             writeln!(
-                output::stdout(),
-                "{}: {} added, {} removed, {} changed file(s)",
+                out,
+                "{}: {} -> {}: {}",
                 one_line(name),
-                diff.added.len(),
-                diff.removed.len(),
-                diff.changed.len()
+                entry.commit.as_deref().unwrap_or("?"),
+                prepared.commit.as_deref().unwrap_or("?"),
+                changed_files(&candidate.manifest.diff(&entry.files))
             )?;
+            print_file_changes(&mut out, &installer.file_changes(candidate)?)?;
         }
         let installation = install(
             vec![(&installer, replaces)],
