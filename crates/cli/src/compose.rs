@@ -7,7 +7,7 @@ use std::sync::Arc;
 use skillful_config::{Composition, Environment, McpError, McpServer, McpServers, SkillsConfig};
 use skillful_core::validate::ValidationMode;
 use skillful_discovery::SharedScriptRunner;
-use skillful_install::hosts::Host;
+use skillful_discovery::hosts::Host;
 use skillful_provider::SkillsProvider;
 
 use crate::{UsageError, output};

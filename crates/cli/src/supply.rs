@@ -7,7 +7,7 @@ use std::path::Path;
 
 use skillful_config::Environment;
 use skillful_core::text::one_line;
-use skillful_install::hosts::{DEFAULT_HOST, Host};
+use skillful_discovery::hosts::{DEFAULT_HOST, Host};
 use skillful_install::{
     FileChange, FileDiff, InstallOutcome, Installation, Installer, Prepared, Replacement,
 };

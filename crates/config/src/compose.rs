@@ -11,9 +11,9 @@ use skillful_core::{
     Diagnostic, OriginKind, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
     SkillResource, SkillScript, SkillsSource, SourceContext,
 };
+use skillful_discovery::hosts::Host;
 use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
 use skillful_frontmatter::FrontmatterLoader;
-use skillful_install::hosts::Host;
 #[cfg(feature = "mcp")]
 use skillful_mcp::McpSkillsSource;
 

@@ -45,6 +45,8 @@
 mod builder;
 mod guard;
 mod head;
+pub mod hosts;
+mod names;
 mod packed;
 mod runner;
 mod skill;
@@ -56,6 +58,7 @@ pub use builder::{
     BuildError, DEFAULT_MAX_READ_BYTES, DEFAULT_RESOURCE_EXTENSIONS, DEFAULT_SCRIPT_EXTENSIONS,
     DEFAULT_SEARCH_DEPTH, ExtensionList, FileSkillsSourceBuilder,
 };
+pub use names::closest_name;
 pub use runner::{FileScriptRequest, FileScriptRunner, SharedScriptRunner};
 pub use skill::{FileSkill, FileVersion};
 pub use source::{Discovery, FileSkillsSource};
