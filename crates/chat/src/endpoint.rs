@@ -66,6 +66,16 @@ impl Endpoint {
         Ok(Self { url, shown })
     }
 
+    /// `{base}/models` beside `{base}/chat/completions`: the list of the server's models.
+    pub(crate) fn models(&self) -> Self {
+        let mut url = self.url.clone();
+        if let Ok(mut segments) = url.path_segments_mut() {
+            segments.pop().pop().push("models");
+        }
+        let shown = redact_url(url.as_str());
+        Self { url, shown }
+    }
+
     /// Whether the host is this machine (see [`is_loopback`]).
     pub(crate) fn is_loopback(&self) -> bool {
         is_loopback(&self.url)

@@ -117,6 +117,59 @@ impl OpenAiClient {
         self.model.as_deref()
     }
 
+    /// The ids of the models the server offers (`GET {base}/models`, the OpenAI list every
+    /// compatible server answers): whether the server answers, and with what, before a chat
+    /// depends on it (`skills doctor`). One request, no retries, the client's timeout and
+    /// response limit.
+    ///
+    /// # Errors
+    /// As a chat request's: [`ChatError::Connect`], [`ChatError::Timeout`],
+    /// [`ChatError::Status`] (an API key refused, no `/models` route),
+    /// [`ChatError::ResponseTooLarge`]; [`ChatError::InvalidResponse`] for a body that is not
+    /// the list (`{"data": [{"id": …}, …]}`).
+    pub async fn models(&self) -> Result<Vec<String>, ChatError> {
+        let endpoint = self.endpoint.models();
+        let mut request = self.http.get(endpoint.url.clone());
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        let mut response = request
+            .send()
+            .await
+            .map_err(|error| self.transport(error, &endpoint.shown))?;
+        let status = response.status();
+        let body = read_capped(&mut response, self.max_response_bytes)
+            .await
+            .map_err(|error| match error {
+                BodyError::TooLarge => ChatError::ResponseTooLarge {
+                    url: endpoint.shown.clone(),
+                    limit: self.max_response_bytes as u64,
+                },
+                BodyError::Transport(error) => self.transport(error, &endpoint.shown),
+            })?;
+        if !status.is_success() {
+            return Err(ChatError::Status {
+                url: endpoint.shown,
+                status: status.as_u16(),
+                message: wire::error_message(&body),
+            });
+        }
+        #[derive(serde::Deserialize)]
+        struct Listed {
+            id: String,
+        }
+        #[derive(serde::Deserialize)]
+        struct List {
+            data: Vec<Listed>,
+        }
+        let list: List =
+            serde_json::from_slice(&body).map_err(|error| ChatError::InvalidResponse {
+                url: endpoint.shown,
+                message: format!("not a list of models: {error}"),
+            })?;
+        Ok(list.data.into_iter().map(|model| model.id).collect())
+    }
+
     async fn send_once(&self, body: &serde_json::Value) -> Result<Answer, ChatError> {
         let mut request = self.http.post(self.endpoint.url.clone()).json(body);
         if let Some(key) = &self.api_key {
@@ -125,7 +178,7 @@ impl OpenAiClient {
         let mut response = request
             .send()
             .await
-            .map_err(|error| self.transport(error))?;
+            .map_err(|error| self.transport(error, &self.endpoint.shown))?;
         let status = response.status();
         let headers = response.headers().clone();
         let body = read_capped(&mut response, self.max_response_bytes)
@@ -135,7 +188,7 @@ impl OpenAiClient {
                     url: self.endpoint.shown.clone(),
                     limit: self.max_response_bytes as u64,
                 },
-                BodyError::Transport(error) => self.transport(error),
+                BodyError::Transport(error) => self.transport(error, &self.endpoint.shown),
             })?;
         Ok(Answer {
             status,
@@ -144,10 +197,11 @@ impl OpenAiClient {
         })
     }
 
-    fn transport(&self, error: reqwest::Error) -> ChatError {
+    /// `error` of a request to `url` (as it may be shown).
+    fn transport(&self, error: reqwest::Error, url: &str) -> ChatError {
         // reqwest's own message names the URL, credentials and all.
         let error = error.without_url();
-        let url = self.endpoint.shown.clone();
+        let url = url.to_owned();
         if error.is_timeout() {
             ChatError::Timeout {
                 url,

@@ -394,3 +394,20 @@ async fn a_call_without_an_answer_in_time_is_a_timeout_naming_the_url_and_the_li
     );
     silent.abort();
 }
+
+#[tokio::test]
+async fn the_servers_models_are_listed_and_a_missing_server_is_a_connect_error() {
+    let server = TestServer::start().await;
+    let models = client(&server).models().await.unwrap();
+    assert_eq!(models, [skillful_test_server::MODEL]);
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let nobody = OpenAiClient::builder(format!("http://127.0.0.1:{port}/v1"))
+        .build()
+        .unwrap();
+    let error = nobody.models().await.unwrap_err();
+    assert!(matches!(error, ChatError::Connect { .. }), "{error}");
+    assert!(error.to_string().contains("/v1/models"), "{error}");
+}

@@ -274,7 +274,7 @@ fn run(runtime: &tokio::runtime::Runtime, command: Command) -> anyhow::Result<Ou
             Command::Disable(args) => disable::run(args),
             Command::Engine(args) => engine::run(args).await,
             Command::Eval(args) => eval::run(args).await,
-            Command::Doctor(args) => doctor::doctor(args),
+            Command::Doctor(args) => doctor::doctor(args).await,
             Command::Audit(args) => audit_log::run(args),
             Command::Stats(args) => stats::run(args).await,
             Command::Report(args) => report::run(args).await,

@@ -238,3 +238,42 @@ fn json_says_each_check_and_its_status_and_keeps_the_exit_code() {
     assert_eq!(check["status"], "unsafe", "{report}");
     assert_eq!(check["path"], state.display().to_string());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_endpoint_named_is_checked_for_its_models() {
+    let temp = tempfile::tempdir().unwrap();
+    let server = skillful_test_server::TestServer::start().await;
+    let output = doctor_command(temp.path())
+        .args(["--endpoint", server.url()])
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "endpoint: {} answers; 1 model: {}",
+            server.url(),
+            skillful_test_server::MODEL
+        )),
+        "{stdout}"
+    );
+    drop(server);
+
+    // Nothing answers there any more: a warning, not a failure of the machine's state.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let output = doctor_command(temp.path())
+        .env("SKILLS_ENDPOINT", format!("http://127.0.0.1:{port}/v1"))
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("endpoint: cannot connect to")
+            && stdout.contains("run and chat cannot use it"),
+        "{stdout}"
+    );
+    assert!(output.status.success(), "{stdout}");
+    // Without one, where run and chat go instead.
+    let stdout = text(&doctor(temp.path()).stdout);
+    assert!(stdout.contains("endpoint: none named"), "{stdout}");
+}

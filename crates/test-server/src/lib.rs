@@ -34,7 +34,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 #[cfg(feature = "otlp")]
@@ -209,6 +209,7 @@ impl TestServer {
         let script = Arc::new(Mutex::new(Script::default()));
         let router = Router::new()
             .route("/v1/chat/completions", post(chat))
+            .route("/v1/models", get(models))
             // Local engines take long conversations whole; so does this server.
             .layer(axum::extract::DefaultBodyLimit::disable())
             .with_state(Arc::clone(&script));
@@ -269,6 +270,18 @@ impl Drop for TestServer {
         self.task.abort();
     }
 }
+
+/// The OpenAI list of models: the one model this server stands in for.
+async fn models() -> Response {
+    axum::Json(serde_json::json!({
+        "object": "list",
+        "data": [{"id": MODEL, "object": "model", "owned_by": "skillful-test-server"}],
+    }))
+    .into_response()
+}
+
+/// The id `GET /v1/models` lists.
+pub const MODEL: &str = "test-model";
 
 async fn chat(
     State(script): State<Arc<Mutex<Script>>>,

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use skillful_agent::ApprovalsStore;
 use skillful_config::{Environment, Settings, SettingsLevel, SkillsConfig, TRUST_FILE, TrustStore};
 use skillful_core::text::one_line;
+use skillful_discovery::hosts::HOSTS;
 use skillful_engine::Engine;
-use skillful_install::hosts::HOSTS;
 use skillful_scripts::{SandboxSupport, user_namespaces};
 use skillful_state::{Check, CheckDetail, CheckStatus, Checkup, PathState, inspect_private};
 
@@ -21,6 +21,10 @@ pub(crate) struct DoctorArgs {
     /// is the same.
     #[arg(long)]
     json: bool,
+    /// The model server to check (`--endpoint` of `run` and `chat`): whether it answers, and
+    /// the models it offers (`GET {URL}/models`).
+    #[arg(long, env = "SKILLS_ENDPOINT", hide_env_values = true, value_parser = crate::converse::base_url)]
+    endpoint: Option<String>,
 }
 
 /// The checks so far.
@@ -95,7 +99,7 @@ impl Report {
 }
 
 /// Prints the report; exit 1 when something is unsafe.
-pub(crate) fn doctor(args: DoctorArgs) -> anyhow::Result<Outcome> {
+pub(crate) async fn doctor(args: DoctorArgs) -> anyhow::Result<Outcome> {
     let environment = Environment::from_process()?;
     let dirs = environment.dirs();
     let mut report = Report::default();
@@ -108,6 +112,7 @@ pub(crate) fn doctor(args: DoctorArgs) -> anyhow::Result<Outcome> {
     approvals_lines(&mut report, state)?;
     settings_lines(&mut report, &environment);
     engine_line(&mut report, state);
+    endpoint_line(&mut report, args.endpoint.as_deref()).await;
     tool_lines(&mut report);
     lock_line(&mut report, &environment);
     other_hosts_lines(&mut report, &environment);
@@ -325,7 +330,7 @@ fn lock_line(report: &mut Report, environment: &Environment) {
     report.check("lock", status, message);
 }
 
-/// Skills in other agent hosts' directories (`skillful_install::hosts::HOSTS`: the user's, and
+/// Skills in other agent hosts' directories (`skillful_discovery::hosts::HOSTS`: the user's, and
 /// the project's) that this composition does not read, and how to read them.
 fn other_hosts_lines(report: &mut Report, environment: &Environment) {
     let read: Vec<PathBuf> = SkillsConfig::new(environment.clone())
@@ -364,6 +369,74 @@ fn other_hosts_lines(report: &mut Report, environment: &Environment) {
         }
     }
 }
+
+/// Whether the model server `run` and `chat` are pointed at answers, and its models; without
+/// one, where they go instead. A server that does not answer is a warning: skills still work,
+/// a conversation does not.
+async fn endpoint_line(report: &mut Report, endpoint: Option<&str>) {
+    let Some(endpoint) = endpoint else {
+        report.check(
+            "endpoint",
+            CheckStatus::Notice,
+            "none named: run and chat use the embedded engine (pass --endpoint URL or set \
+             SKILLS_ENDPOINT to check a server)"
+                .to_owned(),
+        );
+        return;
+    };
+    let client = skillful_chat::OpenAiClient::builder(endpoint)
+        .timeout(ENDPOINT_TIMEOUT)
+        .max_response_bytes(MAX_MODELS_BYTES)
+        .build();
+    let listed = match client {
+        Ok(client) => client
+            .models()
+            .await
+            .map(|models| (client.url().to_owned(), models)),
+        Err(error) => Err(error),
+    };
+    let (status, message) = match listed {
+        Ok((url, models)) => {
+            let url = url.trim_end_matches("/chat/completions").to_owned();
+            let shown: Vec<String> = models
+                .iter()
+                .take(MAX_MODELS_SHOWN)
+                .map(|model| one_line(model).into_owned())
+                .collect();
+            let more = models.len().saturating_sub(MAX_MODELS_SHOWN);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            (
+                CheckStatus::Ok,
+                format!(
+                    "{} answers; {} model{}: {}{more}",
+                    one_line(&url),
+                    models.len(),
+                    if models.len() == 1 { "" } else { "s" },
+                    shown.join(", ")
+                ),
+            )
+        }
+        Err(error) => (
+            CheckStatus::Warning,
+            format!(
+                "{}; run and chat cannot use it",
+                one_line(&error.to_string())
+            ),
+        ),
+    };
+    report.check("endpoint", status, message);
+}
+
+/// How long `doctor` waits for the model server's list of models.
+const ENDPOINT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// The longest list of models read (a list is a few KB).
+const MAX_MODELS_BYTES: usize = 1024 * 1024;
+/// How many of the server's models are named.
+const MAX_MODELS_SHOWN: usize = 5;
 
 /// The engines running, when the state directory is private.
 fn engine_line(report: &mut Report, state: bool) {
