@@ -792,7 +792,7 @@ async fn hosts_named_in_settings_are_read_below_the_default_scopes_and_agent_alo
         "claude project only",
     );
     world.skill("home/.gemini/skills", "gemini", "gemini");
-    let host = |name| skillful_install::hosts::Host::named(name).unwrap();
+    let host = |name| skillful_lockfile::hosts::Host::named(name).unwrap();
 
     // Not named anywhere: not read.
     let loaded = load(world.config().trust_project(true)).await;

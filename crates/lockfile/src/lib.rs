@@ -5,7 +5,8 @@
 //! `computedHash` and the [`Manifest`] of its files with their digest. `skillful-install` writes
 //! it; a composition reads it to find the skills whose files differ from it.
 //!
-//! It knows the format, not git, installing or scanning.
+//! It knows the format, not git, installing or scanning. [`hosts`] is the table of agent hosts
+//! and their own skills directories, where locks live, which a composition reads too.
 //!
 //! ```
 //! # let temp = tempfile::tempdir().unwrap();
@@ -22,6 +23,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use skillful_manifest::Manifest;
+
+pub mod hosts;
 
 /// A lock file that could not be read or written.
 #[derive(Debug, thiserror::Error)]
