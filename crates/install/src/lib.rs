@@ -185,7 +185,8 @@ pub struct Candidate {
     pub manifest: Manifest,
     /// vercel-labs/skills' `computedHash` of it.
     pub computed_hash: String,
-    /// What strict validation says (installing goes on; these are shown).
+    /// What strict validation says (shown; installing goes on unless `--strict`: see
+    /// [`Prepared::not_strict`]).
     pub diagnostics: Vec<Diagnostic>,
     /// Its scripts with their declared tiers.
     pub scripts: Vec<(String, RiskTier)>,
