@@ -200,7 +200,7 @@ fn main() -> ExitCode {
         .flatten();
     let reports_discovery = matches!(
         cli.command,
-        Command::List(_) | Command::Search(_) | Command::Validate(_)
+        Command::List(_) | Command::Catalog(_) | Command::Search(_) | Command::Validate(_)
     );
     output::init_tracing(
         telemetry.as_ref().map(|telemetry| telemetry.layer()),
