@@ -61,7 +61,7 @@ pub(crate) fn print_findings(
         .iter()
         .filter(|diagnostic| diagnostic.is_error() || !output::quiet());
     for diagnostic in shown {
-        writeln!(err, "{}", one_line(&diagnostic.to_string()))?;
+        err.diagnostic(diagnostic)?;
     }
     for error in plugin_errors {
         writeln!(err, "skills: {}", one_line(&error.to_string()))?;

@@ -25,7 +25,7 @@ pub(crate) struct ScopeArgs {
     #[arg(long, conflicts_with = "project")]
     user: bool,
     /// The project's skills (`.agents/skills`, lock `.agents/skills-lock.json`).
-    #[arg(long)]
+    #[arg(short, long)]
     project: bool,
     /// The skills directory of this agent host instead (`claude-code`: `~/.claude/skills`, with
     /// --project `.claude/skills`; also `codex`, `gemini-cli`, `copilot`, `goose`, and `agents`

@@ -15,7 +15,7 @@ pub(crate) struct Args {
     json: bool,
     /// Also list the skills that are not offered: disabled, or shadowed by a skill of the same
     /// name with higher precedence.
-    #[arg(long)]
+    #[arg(short, long)]
     all: bool,
     #[command(flatten)]
     roots: Roots,
