@@ -6,7 +6,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use skillful_config::Composition;
+use skillful_config::{Composition, Loaded};
 use skillful_core::text::{for_terminal, one_line};
 use skillful_core::{Diagnostic, SourceContext};
 use skillful_discovery::SharedScriptRunner;
@@ -61,12 +61,22 @@ pub(crate) fn print_findings(
         .iter()
         .filter(|diagnostic| diagnostic.is_error() || !output::quiet());
     for diagnostic in shown {
-        writeln!(err, "{}", one_line(&diagnostic.to_string()))?;
+        err.diagnostic(diagnostic)?;
     }
     for error in plugin_errors {
         writeln!(err, "skills: {}", one_line(&error.to_string()))?;
     }
     Ok(())
+}
+
+/// The exit of `skills list` and `skills catalog`: 1 when a skill was skipped as broken, or
+/// the roots named hold none.
+pub(crate) fn outcome(loaded: &Loaded, roots: &Roots) -> Outcome {
+    if loaded.has_errors() || (loaded.entries.is_empty() && roots.named()) {
+        Outcome::Invalid
+    } else {
+        Outcome::Ok
+    }
 }
 
 /// On stderr, for a list that came out empty: the roots read and how to get a skill there.

@@ -46,8 +46,8 @@ struct Cli {
     /// Print no warnings on stderr, only errors (`RUST_LOG` still sets the level).
     #[arg(short, long, global = true)]
     quiet: bool,
-    /// Colour the warnings on stderr: auto (on a terminal, unless `NO_COLOR` is set), always,
-    /// never.
+    /// Colour the warnings on stderr and the severities of report lines (validate, list,
+    /// catalog, scan, doctor): auto (on a terminal, unless `NO_COLOR` is set), always, never.
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
     color: output::ColorChoice,
 }
@@ -200,7 +200,7 @@ fn main() -> ExitCode {
         .flatten();
     let reports_discovery = matches!(
         cli.command,
-        Command::List(_) | Command::Search(_) | Command::Validate(_)
+        Command::List(_) | Command::Catalog(_) | Command::Search(_) | Command::Validate(_)
     );
     output::init_tracing(
         telemetry.as_ref().map(|telemetry| telemetry.layer()),
@@ -297,4 +297,16 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error
         .downcast_ref::<io::Error>()
         .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// No two options of a command share a name or a short flag (clap panics on them only when
+    /// the command is parsed in a debug build).
+    #[test]
+    fn the_options_are_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

@@ -18,6 +18,7 @@ use std::fmt;
 use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
+use skillful_core::Diagnostic;
 use skillful_core::text::{for_terminal, is_hazard, one_line};
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::Registry;
@@ -29,12 +30,15 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 /// [`io::Write`], through [`Writer::write_fmt`].
 pub(crate) struct Writer<W> {
     inner: W,
+    /// Whether [`Writer::tone`] colours (`--color`, and whether the stream is a terminal).
+    color: bool,
 }
 
 /// The writer of standard output (locked while it lives).
 pub(crate) fn stdout() -> Writer<io::StdoutLock<'static>> {
     Writer {
         inner: io::stdout().lock(),
+        color: colours(io::stdout().is_terminal()),
     }
 }
 
@@ -42,6 +46,7 @@ pub(crate) fn stdout() -> Writer<io::StdoutLock<'static>> {
 pub(crate) fn stderr() -> Writer<io::StderrLock<'static>> {
     Writer {
         inner: io::stderr().lock(),
+        color: colours(io::stderr().is_terminal()),
     }
 }
 
@@ -54,6 +59,7 @@ pub(crate) fn stdout_or_stderr(to_stderr: bool) -> Writer<Box<dyn Write>> {
         } else {
             Box::new(io::stdout().lock())
         },
+        color: false,
     }
 }
 
@@ -124,6 +130,49 @@ impl<W: Write> Writer<W> {
         }
     }
 
+    /// Writes `word` escaped as [`Writer::write_fmt`] does, in the colour of `tone` when this
+    /// stream is coloured: the colour codes are ours, added around the escaped text, never
+    /// taken from it.
+    ///
+    /// # Errors
+    /// When the stream cannot be written.
+    pub(crate) fn tone(&mut self, tone: Tone, word: &str) -> io::Result<()> {
+        let word = for_terminal(word);
+        if !self.color {
+            return self.inner.write_all(word.as_bytes());
+        }
+        let style = tone.style();
+        write!(
+            self.inner,
+            "{}{word}{}",
+            style.render(),
+            style.render_reset()
+        )
+    }
+
+    /// Writes `diagnostic` as its one line (`PATH: SEVERITY: FIELD: MESSAGE`, as its
+    /// `Display`), the severity coloured, and a newline.
+    ///
+    /// # Errors
+    /// When the stream cannot be written.
+    pub(crate) fn diagnostic(&mut self, diagnostic: &Diagnostic) -> io::Result<()> {
+        if let Some(path) = &diagnostic.path {
+            write!(self, "{}: ", one_line(&path.display().to_string()))?;
+        }
+        let tone = if diagnostic.is_error() {
+            Tone::Bad
+        } else {
+            Tone::Warning
+        };
+        self.tone(tone, &diagnostic.severity.to_string())?;
+        writeln!(
+            self,
+            ": {}: {}",
+            one_line(&diagnostic.field),
+            one_line(&diagnostic.message)
+        )
+    }
+
     /// Writes `value` as pretty JSON and a newline. serde_json escapes C0 controls inside
     /// strings; the characters it leaves raw that a terminal would act on or hide (DEL, C1,
     /// bidirectional overrides, invisible characters) become `\uXXXX` escapes, so the output
@@ -162,6 +211,51 @@ impl<W> fmt::Debug for Writer<W> {
     }
 }
 
+/// How a word that says how things stand is coloured ([`Writer::tone`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tone {
+    /// Wrong: an error, a high or critical finding, unsafe (red, bold).
+    Bad,
+    /// Worth a look: a warning, a medium finding (yellow).
+    Warning,
+    /// Minor: a low finding, a notice (cyan).
+    Minor,
+    /// As it should be (green).
+    Good,
+    /// Information only (dimmed).
+    Info,
+}
+
+impl Tone {
+    fn style(self) -> anstyle::Style {
+        use anstyle::{AnsiColor, Style};
+        match self {
+            Tone::Bad => Style::new().fg_color(Some(AnsiColor::Red.into())).bold(),
+            Tone::Warning => Style::new().fg_color(Some(AnsiColor::Yellow.into())),
+            Tone::Minor => Style::new().fg_color(Some(AnsiColor::Cyan.into())),
+            Tone::Good => Style::new().fg_color(Some(AnsiColor::Green.into())),
+            Tone::Info => Style::new().dimmed(),
+        }
+    }
+}
+
+/// `--color`, set once by [`init_tracing`] (`auto` until then).
+static COLOR: std::sync::Mutex<Option<ColorChoice>> = std::sync::Mutex::new(None);
+
+/// Whether a stream is coloured: `--color always`, or `auto` on a `terminal` without
+/// `NO_COLOR` set.
+fn colours(terminal: bool) -> bool {
+    let choice = COLOR
+        .lock()
+        .map_or(None, |choice| *choice)
+        .unwrap_or(ColorChoice::Auto);
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
+}
+
 /// `--quiet`, set once by [`init_tracing`].
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -170,7 +264,8 @@ pub(crate) fn quiet() -> bool {
     QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// When the libraries' log lines are coloured (`--color`).
+/// When the libraries' log lines and the severities of the report lines are coloured
+/// (`--color`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ColorChoice {
     /// On a terminal, unless `NO_COLOR` is set.
@@ -202,13 +297,10 @@ pub(crate) fn init_tracing(
     otel: Option<skillful_telemetry::TelemetryLayer<Registry>>,
     logging: Logging,
 ) {
-    let colour = match logging.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
-    };
+    if let Ok(mut choice) = COLOR.lock() {
+        *choice = Some(logging.color);
+    }
+    let colour = colours(io::stderr().is_terminal());
     QUIET.store(logging.quiet, std::sync::atomic::Ordering::Relaxed);
     // rmcp logs a failed connection itself; the one line the command prints says it all.
     let default = match logging {

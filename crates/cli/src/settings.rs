@@ -12,7 +12,7 @@ pub(crate) struct ToggleArgs {
     name: String,
     /// Record it in the project's `.agents/skillful.toml` (read only while the project is
     /// trusted).
-    #[arg(long, conflicts_with = "user")]
+    #[arg(short, long, conflicts_with = "user")]
     project: bool,
     /// Record it in the user's settings file (the default).
     #[arg(long)]

@@ -25,7 +25,7 @@ pub(crate) struct ScopeArgs {
     #[arg(long, conflicts_with = "project")]
     user: bool,
     /// The project's skills (`.agents/skills`, lock `.agents/skills-lock.json`).
-    #[arg(long)]
+    #[arg(short, long)]
     project: bool,
     /// The skills directory of this agent host instead (`claude-code`: `~/.claude/skills`, with
     /// --project `.claude/skills`; also `codex`, `gemini-cli`, `copilot`, `goose`, and `agents`
@@ -110,6 +110,11 @@ pub(crate) struct InstallFlags {
     /// Install even when the scan has findings at or above high.
     #[arg(long)]
     allow_findings: bool,
+    /// Refuse a skill that strict validation finds fault with (its `strict:` lines: a name
+    /// that is not a valid one, a directory that does not match it), instead of installing it
+    /// under a valid name.
+    #[arg(long)]
+    strict: bool,
 }
 
 impl InstallFlags {
@@ -129,6 +134,34 @@ pub(crate) fn blocking(prepared: &Prepared) -> bool {
             .next()
             .is_some()
     })
+}
+
+/// With `--strict`, refuses what `prepared` would install when strict validation finds fault
+/// with any of its skills: one line each on `out` (unless `json`), naming the skill and what is
+/// wrong. Whether it refused.
+pub(crate) fn refuse_not_strict<W: Write>(
+    out: &mut Writer<W>,
+    prepared: &Prepared,
+    json: bool,
+) -> io::Result<bool> {
+    let mut refused = false;
+    for candidate in prepared.not_strict() {
+        refused = true;
+        if !json {
+            let violations: Vec<String> = candidate
+                .diagnostics
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            writeln!(
+                out,
+                "refused: --strict: {} is not a valid skill: {}",
+                one_line(&candidate.declared_name),
+                one_line(&violations.join("; "))
+            )?;
+        }
+    }
+    Ok(refused)
 }
 
 /// The files a change adds, removes and changes, in one line (`added a; changed b, c`), or
@@ -249,8 +282,8 @@ pub(crate) fn outcome_of(outcome: InstallOutcome) -> anyhow::Result<Outcome> {
     }
 }
 
-/// Shows what `prepared` installs (unless `json`), refuses it on high findings unless
-/// `--allow-findings`, asks once unless `--yes` (never with `json`: the install is then
+/// Shows what `prepared` installs (unless `json`), refuses it with `--strict` when strict
+/// validation finds fault with a skill and on high findings unless `--allow-findings`, asks once unless `--yes` (never with `json`: the install is then
 /// unconfirmed, as without a terminal), and installs it into every target's directory,
 /// replacing there the skills of its replacements. One installation per target, in order.
 pub(crate) fn install(
@@ -262,6 +295,7 @@ pub(crate) fn install(
     let InstallFlags {
         yes,
         allow_findings,
+        strict,
     } = *flags;
     let mut installations: Vec<(&Installer, Installation)> = targets
         .into_iter()
@@ -288,6 +322,9 @@ pub(crate) fn install(
     let mut out = output::stdout();
     if !json {
         show(&mut out, prepared)?;
+    }
+    if strict && refuse_not_strict(&mut out, prepared, json)? {
+        return Ok(ended(installations, InstallOutcome::Refused));
     }
     if blocking(prepared) && !allow_findings {
         if !json {

@@ -1583,3 +1583,85 @@ fn agent_places_skills_where_each_host_reads_them_in_user_and_project_scope() {
     assert!(!project.join(".github/skills/beta").exists());
     assert!(!project.join(".goose/skills/beta").exists());
 }
+
+/// `--strict` refuses a skill that strict validation finds fault with, naming it and what is
+/// wrong (exit 1, as a refusal on findings): `add` from a git repository, and `install` when
+/// it would re-lock one; without it the skill is installed under a valid name.
+#[test]
+fn strict_refuses_an_invalid_name_at_add_and_install() {
+    let env = Env::new();
+    let work = env.temp.path().join("zoho");
+    fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "--quiet", "--initial-branch=main"]);
+    write(
+        &work,
+        "Zoho Books Automation/SKILL.md",
+        "---\nname: Zoho Books Automation\ndescription: Automates Zoho Books.\n---\nDo it.\n",
+    );
+    write(&work, "tidy/SKILL.md", &skill_md("tidy", ""));
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "--quiet", "-m", "one"]);
+    let source = format!("file://{}", work.display());
+
+    for args in [
+        vec![
+            "add",
+            &source,
+            "--skill",
+            "Zoho Books Automation",
+            "--strict",
+            "--yes",
+        ],
+        vec!["add", &source, "--all", "--strict", "--yes"],
+        vec!["add", &source, "--all", "--strict", "--yes", "--json"],
+    ] {
+        let output = env.skills(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", text(&output));
+        assert!(env.installed().is_empty(), "{args:?}");
+        if args.contains(&"--json") {
+            let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+            assert_eq!(report["outcome"], "refused");
+            continue;
+        }
+        let said = text(&output);
+        assert!(
+            said.contains("refused: --strict: Zoho Books Automation is not a valid skill: "),
+            "{said}"
+        );
+        assert!(said.contains("name"), "{said}");
+        assert!(!said.contains("refused: --strict: tidy"), "{said}");
+    }
+    // The valid one alone passes.
+    let output = env.skills(&["add", &source, "--skill", "tidy", "--strict", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(env.installed(), ["tidy"]);
+
+    // `install --strict` refuses to re-lock it, and leaves the lock as it was.
+    let local = env.temp.path().join("local/Zoho Books Automation");
+    write(
+        &local,
+        "SKILL.md",
+        "---\nname: Zoho Books Automation\ndescription: Automates Zoho Books.\n---\nDo it.\n",
+    );
+    let output = env.skills(&["add", local.to_str().unwrap(), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    write(
+        &local,
+        "SKILL.md",
+        "---\nname: Zoho Books Automation\ndescription: Automates Zoho Books.\n---\nDo it twice.\n",
+    );
+    fs::remove_dir_all(env.skills_dir().join("zoho-books-automation")).unwrap();
+    let locked = lock_bytes(&env);
+    let output = env.skills(&["install", "--strict"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("refused: --strict: Zoho Books Automation is not a valid skill"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(lock_bytes(&env), locked);
+    assert_eq!(env.installed(), ["tidy"]);
+    let output = env.skills(&["install"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(env.installed(), ["tidy", "zoho-books-automation"]);
+}

@@ -229,3 +229,21 @@ fn init_makes_a_skill_that_validates_strictly_and_never_overwrites_one() {
     );
     assert_eq!(fs::read_dir(&spaced).unwrap().count(), 0);
 }
+
+/// `--color always` colours the severity (codes of ours around it, the skill's own escape
+/// still escaped); `never` prints none.
+#[test]
+fn color_always_colours_the_severity_only() {
+    let temp = tempfile::tempdir().unwrap();
+    write_skill(temp.path(), "x", "name: Bad\u{1b}[2J\ndescription: x\n");
+    let root = temp.path().to_str().unwrap();
+    let coloured = stdout(&skills(&["--color", "always", "validate", root]));
+    assert!(
+        coloured.contains("SKILL.md: \u{1b}[33mwarning\u{1b}[0m: name: "),
+        "{coloured:?}"
+    );
+    assert!(!coloured.contains("\u{1b}[2J"), "{coloured:?}");
+    let plain = stdout(&skills(&["--color", "never", "validate", root]));
+    assert!(!plain.contains('\u{1b}'), "{plain:?}");
+    assert!(plain.contains(": warning: name: "), "{plain:?}");
+}

@@ -105,6 +105,14 @@ impl Prepared {
             skills: self.candidates.iter().map(Offered::of).collect(),
         }
     }
+
+    /// The skills strict validation finds fault with (a name that is not a valid one, a
+    /// directory that does not match it, a field out of bounds): what `--strict` refuses.
+    pub fn not_strict(&self) -> impl Iterator<Item = &Candidate> {
+        self.candidates
+            .iter()
+            .filter(|candidate| !candidate.diagnostics.is_empty())
+    }
 }
 
 /// An installed skill that an install replaces, and how its files change.
@@ -125,7 +133,8 @@ pub struct Replacement {
 pub enum InstallOutcome {
     /// Installed and locked.
     Installed,
-    /// Refused: the scan found high or critical findings (`--allow-findings` installs anyway).
+    /// Refused: the scan found high or critical findings (`--allow-findings` installs anyway),
+    /// or `--strict` found a skill invalid.
     Refused,
     /// The question was answered no: nothing installed.
     Declined,
@@ -269,7 +278,7 @@ pub enum LockedOutcome {
     /// The installed skills match the lock.
     Done,
     /// Nothing changed: a skill to re-lock has high or critical findings
-    /// (`--allow-findings` re-locks anyway).
+    /// (`--allow-findings` re-locks anyway), or `--strict` found it invalid.
     Refused,
 }
 

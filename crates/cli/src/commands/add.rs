@@ -20,18 +20,18 @@ pub(crate) struct Args {
     source: String,
     /// Only the skill of this name, or in a directory of this name (repeatable; `*` for all).
     /// A name the source does not have fails, naming the nearest one it has.
-    #[arg(long = "skill", value_name = "NAME")]
+    #[arg(short, long = "skill", value_name = "NAME")]
     skills: Vec<String>,
     /// Every skill of the source (as --skill '*'). Without --skill, --all or --yes, a source
     /// offering several skills on a terminal asks which to install.
-    #[arg(long, conflicts_with = "skills")]
+    #[arg(short, long, conflicts_with = "skills")]
     all: bool,
     /// Only the skills below this directory of the source.
     #[arg(long, value_name = "SUBDIR")]
     path: Option<String>,
     /// List what the source offers (name, directory, scan verdict, description); install
     /// nothing.
-    #[arg(long)]
+    #[arg(short, long)]
     list: bool,
     /// Print one JSON document on stdout (schema: add.schema.json in the book; with --list,
     /// add-list.schema.json). Never asks: without --yes nothing is installed (exit 2).

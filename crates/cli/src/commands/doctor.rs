@@ -13,6 +13,7 @@ use skillful_engine::Engine;
 use skillful_scripts::{SandboxSupport, user_namespaces};
 use skillful_state::{Check, CheckDetail, CheckStatus, Checkup, PathState, inspect_private};
 
+use crate::output::Tone;
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
@@ -123,9 +124,16 @@ pub(crate) async fn doctor(args: DoctorArgs) -> anyhow::Result<Outcome> {
         out.json(&checkup)?;
     } else {
         for check in &checkup.checks {
+            let tone = match check.status {
+                CheckStatus::Ok => Tone::Good,
+                CheckStatus::Notice => Tone::Minor,
+                CheckStatus::Warning => Tone::Warning,
+                _ => Tone::Bad,
+            };
+            out.tone(tone, &check.topic)?;
             match &check.path {
-                Some(path) => writeln!(out, "{}: {path}: {}", check.topic, check.message)?,
-                None => writeln!(out, "{}: {}", check.topic, check.message)?,
+                Some(path) => writeln!(out, ": {path}: {}", check.message)?,
+                None => writeln!(out, ": {}", check.message)?,
             }
             for detail in &check.details {
                 writeln!(out, "  {}", detail.message)?;

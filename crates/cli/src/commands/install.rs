@@ -6,7 +6,7 @@ use skillful_install::{
     Installer, LockedAction, LockedOutcome, LockedReport, LockedSkillReport, Verified,
 };
 
-use crate::supply::{ScopeArgs, blocking, require_trusted_lock, show};
+use crate::supply::{ScopeArgs, blocking, refuse_not_strict, require_trusted_lock, show};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
@@ -17,6 +17,10 @@ pub(crate) struct Args {
     /// Re-lock even when the scan of a changed skill has findings at or above high.
     #[arg(long)]
     allow_findings: bool,
+    /// Refuse to re-lock a skill that strict validation finds fault with (a name that is not a
+    /// valid one, a directory that does not match it).
+    #[arg(long)]
+    strict: bool,
     /// Print one JSON document on stdout (schema: install.schema.json in the book).
     #[arg(long)]
     json: bool,
@@ -49,14 +53,24 @@ fn install_one(installer: &Installer, args: &Args) -> anyhow::Result<Outcome> {
     };
     if !args.frozen {
         // What re-locking would install is new to the lock: shown and scanned as `add` does.
-        let mut refused = false;
+        let (mut refused, mut not_strict) = (false, false);
         for plan in &plans {
             if let (LockedAction::Relock(_), Some(prepared)) = (&plan.action, plan.prepared()) {
                 if !args.json {
                     show(&mut out, prepared)?;
                 }
+                if args.strict {
+                    not_strict |= refuse_not_strict(&mut out, prepared, args.json)?;
+                }
                 refused |= blocking(prepared);
             }
+        }
+        if not_strict {
+            report.outcome = LockedOutcome::Refused;
+            if args.json {
+                out.json(&report)?;
+            }
+            return Ok(Outcome::Invalid);
         }
         if refused && !args.allow_findings {
             report.outcome = LockedOutcome::Refused;

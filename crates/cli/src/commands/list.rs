@@ -1,11 +1,11 @@
 //! `skills list`: the skills the roots and settings offer (and, with `--all`, those they do
 //! not), by name and description, or every field as JSON.
 
-use skillful_config::{ListedSkill, Loaded, Status};
+use skillful_config::{ListedSkill, Status};
 use skillful_core::SourceContext;
 use skillful_core::text::one_line;
 
-use crate::inspect::{Roots, print_findings, say_where_looked};
+use crate::inspect::{Roots, outcome, print_findings, say_where_looked};
 use crate::{Outcome, output};
 
 #[derive(Debug, clap::Args)]
@@ -15,19 +15,10 @@ pub(crate) struct Args {
     json: bool,
     /// Also list the skills that are not offered: disabled, or shadowed by a skill of the same
     /// name with higher precedence.
-    #[arg(long)]
+    #[arg(short, long)]
     all: bool,
     #[command(flatten)]
     roots: Roots,
-}
-
-/// Exit 1 when a skill was skipped as broken, or the roots named hold none.
-fn outcome(loaded: &Loaded, roots: &Roots) -> Outcome {
-    if loaded.has_errors() || (loaded.entries.is_empty() && roots.named()) {
-        Outcome::Invalid
-    } else {
-        Outcome::Ok
-    }
 }
 
 /// Runs `skills list`.

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::output::{self, Writer};
+use crate::output::{self, Tone, Writer};
 use std::path::PathBuf;
 
 use skillful_core::text::one_line;
@@ -63,7 +63,17 @@ pub(crate) fn scan(args: ScanArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-/// One line per finding (a remark, severity info, only when `verbose`): severity, rule,
+/// The colour of a finding's severity.
+fn tone_of(severity: Severity) -> Tone {
+    match severity {
+        Severity::Critical | Severity::High => Tone::Bad,
+        Severity::Medium => Tone::Warning,
+        Severity::Low => Tone::Minor,
+        _ => Tone::Info,
+    }
+}
+
+/// One line per finding (a remark, severity info, only when `verbose`): severity (coloured), rule,
 /// `file:line:column`, message, and for a suppressed one who accepted it and why; then a summary
 /// line counting the findings that count, and the remarks and the suppressed findings when there
 /// are any.
@@ -85,16 +95,19 @@ pub(crate) fn print_table<W: Write>(
             },
             None => String::new(),
         };
+        let severity = finding.severity.as_str();
+        out.tone(tone_of(finding.severity), severity)?;
         writeln!(
             out,
-            "{:<8} {} {:<30} {}:{}:{}  {}{suppressed}",
-            finding.severity.as_str(),
+            "{:pad$} {} {:<30} {}:{}:{}  {}{suppressed}",
+            "",
             finding.rule_id,
             finding.rule_name,
             one_line(&finding.file),
             finding.line,
             finding.column,
-            one_line(&finding.message)
+            one_line(&finding.message),
+            pad = 8usize.saturating_sub(severity.len())
         )?;
     }
     let count = |severity| {

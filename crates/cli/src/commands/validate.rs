@@ -38,7 +38,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
         out.json(&validation.diagnostics)?;
     } else {
         for diagnostic in &validation.diagnostics {
-            writeln!(out, "{diagnostic}")?;
+            out.diagnostic(diagnostic)?;
         }
         writeln!(
             out,
