@@ -21,9 +21,10 @@
 
 #![forbid(unsafe_code)]
 
+pub use skillful_lockfile::hosts;
+
 mod diff;
 mod git;
-pub mod hosts;
 mod lock;
 mod report;
 mod scaffold;
@@ -395,7 +396,7 @@ impl Installer {
             let missing: Vec<String> = unmatched
                 .iter()
                 .map(
-                    |wanted| match closest(wanted, offered.iter().map(String::as_str)) {
+                    |wanted| match hosts::closest(wanted, offered.iter().map(String::as_str)) {
                         Some(close) => format!("{wanted} (did you mean {close}?)"),
                         None => (*wanted).clone(),
                     },
@@ -1060,30 +1061,6 @@ impl Candidate {
         let directory = self.path.rsplit('/').next().unwrap_or(&self.path);
         vec![&self.name, &self.declared_name, directory]
     }
-}
-
-/// Of `offered`, the name most like `wanted`: one holding it or held by it
-/// (`react-best-practices` in `vercel-react-best-practices`), else the nearest within a few
-/// edits (`pfd` for `pdf`).
-fn closest<'a, I>(wanted: &str, offered: I) -> Option<&'a str>
-where
-    I: IntoIterator<Item = &'a str>,
-    I::IntoIter: Clone,
-{
-    let wanted = wanted.to_lowercase();
-    let offered = offered.into_iter();
-    if let Some(holding) = offered
-        .clone()
-        .find(|name| name.contains(&wanted) || wanted.contains(name))
-    {
-        return Some(holding);
-    }
-    let most = (wanted.chars().count() / 3).max(2);
-    offered
-        .map(|name| (strsim::damerau_levenshtein(&wanted, name), name))
-        .filter(|(distance, _)| *distance <= most)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name)
 }
 
 /// `offered` as a short list in name order: all of them up to twenty, else the first twenty and

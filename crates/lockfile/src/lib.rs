@@ -5,6 +5,9 @@
 //! `computedHash` and the [`Manifest`] of its files with their digest. `skillful-install` writes
 //! it; a composition reads it to find the skills whose files differ from it.
 //!
+//! [`hosts`] is the one table of agent hosts and their own skills directories (each a scope
+//! with its lock beside it), here so that a composition reads them without the installer.
+//!
 //! It knows the format, not git, installing or scanning.
 //!
 //! ```
@@ -17,6 +20,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+
+pub mod hosts;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -86,7 +86,7 @@ impl Host {
     ///
     /// # Example
     /// ```
-    /// use skillful_install::hosts::Host;
+    /// use skillful_lockfile::hosts::Host;
     /// assert_eq!(Host::named("claude-code").unwrap().user_dir, ".claude/skills");
     /// assert_eq!(Host::named("claude").unwrap_err().nearest, Some("claude-code"));
     /// ```
@@ -96,7 +96,7 @@ impl Host {
             .find(|host| host.name.eq_ignore_ascii_case(name))
             .ok_or_else(|| UnknownHost {
                 name: name.to_owned(),
-                nearest: crate::closest(name, HOSTS.iter().map(|host| host.name)),
+                nearest: closest(name, HOSTS.iter().map(|host| host.name)),
             })
     }
 
@@ -114,6 +114,30 @@ impl Host {
     pub fn is_default(&self) -> bool {
         self.name == DEFAULT_HOST
     }
+}
+
+/// Of `offered`, the name most like `wanted`: one holding it or held by it
+/// (`react-best-practices` in `vercel-react-best-practices`), else the nearest within a few
+/// edits (`pfd` for `pdf`). Used for host names here and for skill names by `skillful-install`.
+pub fn closest<'a, I>(wanted: &str, offered: I) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a str>,
+    I::IntoIter: Clone,
+{
+    let wanted = wanted.to_lowercase();
+    let offered = offered.into_iter();
+    if let Some(holding) = offered
+        .clone()
+        .find(|name| name.contains(&wanted) || wanted.contains(name))
+    {
+        return Some(holding);
+    }
+    let most = (wanted.chars().count() / 3).max(2);
+    offered
+        .map(|name| (strsim::damerau_levenshtein(&wanted, name), name))
+        .filter(|(distance, _)| *distance <= most)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
 }
 
 #[cfg(test)]
