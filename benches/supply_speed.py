@@ -132,7 +132,7 @@ def main():
         list_times = timed(listing, env, work, args.warmup, args.runs)
         print(f"load average after: {load()}")
 
-        ok = report(f"skills add --list file://<900-skill repo>", add_times, ADD_LIST_BOUND)
+        ok = report("skills add --list file://<900-skill repo>", add_times, ADD_LIST_BOUND)
         ok &= report("skills list (1,000 installed)", list_times, LIST_BOUND)
     finally:
         if args.keep:
