@@ -21,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+
 mod diff;
 mod git;
 mod lock;
@@ -40,7 +41,7 @@ pub use source::Source;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use skillful_core::validate::ValidationMode;
 use skillful_core::{DeclaredRisk, Diagnostic, RiskTier};
@@ -281,6 +282,8 @@ impl LockedPlan {
 }
 
 const STAGING_PREFIX: &str = ".skills-staging-";
+/// Fewer skills than this per thread are checked on the calling thread alone.
+const MIN_SKILLS_PER_THREAD: usize = 8;
 const INSTALLING_PREFIX: &str = ".skills-installing-";
 
 /// One scope's installed skills and their lock.
@@ -375,8 +378,8 @@ impl Installer {
         let mut candidates = Vec::new();
         let mut offered = Vec::new();
         let mut unmatched: Vec<&String> = selection.skills.iter().filter(|w| *w != "*").collect();
-        for dir in dirs {
-            let candidate = self.candidate(&root, &dir, &submodules)?;
+        for candidate in self.candidates(&root, &dirs, &submodules) {
+            let candidate = candidate?;
             let names = candidate.names();
             let wanted = selection.skills.is_empty()
                 || selection
@@ -450,6 +453,52 @@ impl Installer {
         let repository = staging.0.join(".git");
         fs::remove_dir_all(&repository).map_err(io(&repository))?;
         Ok((staging, commit, submodules))
+    }
+
+    /// The candidate of each of `dirs`, in their order: each one's manifest, digest and scan
+    /// read its files, so the directories are shared out among up to one thread per core
+    /// (a 900-skill repository: the skills' reading and scanning is about half of `add --list`).
+    fn candidates(
+        &self,
+        root: &Path,
+        dirs: &[PathBuf],
+        submodules: &[String],
+    ) -> Vec<Result<Candidate, InstallError>> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(dirs.len().div_ceil(MIN_SKILLS_PER_THREAD));
+        if threads <= 1 {
+            return dirs
+                .iter()
+                .map(|dir| self.candidate(root, dir, submodules))
+                .collect();
+        }
+        let next = AtomicUsize::new(0);
+        let mut done: Vec<(usize, Result<Candidate, InstallError>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let index = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(dir) = dirs.get(index) else {
+                                return done;
+                            };
+                            done.push((index, self.candidate(root, dir, submodules)));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|worker| match worker.join() {
+                    Ok(done) => done,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+                .collect()
+        });
+        done.sort_unstable_by_key(|(index, _)| *index);
+        done.into_iter().map(|(_, candidate)| candidate).collect()
     }
 
     fn candidate(
