@@ -13,7 +13,7 @@ use skillful_core::{
 };
 use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
 use skillful_frontmatter::FrontmatterLoader;
-use skillful_install::hosts::Host;
+use skillful_core::hosts::Host;
 #[cfg(feature = "mcp")]
 use skillful_mcp::McpSkillsSource;
 

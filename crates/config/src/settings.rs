@@ -25,7 +25,7 @@
 
 use std::path::{Path, PathBuf};
 
-use skillful_install::hosts::Host;
+use skillful_core::hosts::Host;
 use skillful_state::{
     Dirs, FileLock, private_dir, read_bounded, read_private, write_atomic, write_private,
 };

@@ -25,6 +25,7 @@ mod capability;
 mod diagnostic;
 mod error;
 mod frontmatter;
+pub mod hosts;
 pub mod names;
 mod origin;
 mod risk;

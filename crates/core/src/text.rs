@@ -148,6 +148,30 @@ fn escape(text: &str, hazard: impl Fn(char) -> bool) -> Cow<'_, str> {
     Cow::Owned(shown)
 }
 
+/// Of `offered`, the name most like `wanted`: one holding it or held by it
+/// (`react-best-practices` in `vercel-react-best-practices`), else the nearest within a few
+/// edits (`pfd` for `pdf`).
+pub fn closest<'a, I>(wanted: &str, offered: I) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a str>,
+    I::IntoIter: Clone,
+{
+    let wanted = wanted.to_lowercase();
+    let offered = offered.into_iter();
+    if let Some(holding) = offered
+        .clone()
+        .find(|name| name.contains(&wanted) || wanted.contains(name))
+    {
+        return Some(holding);
+    }
+    let most = (wanted.chars().count() / 3).max(2);
+    offered
+        .map(|name| (strsim::damerau_levenshtein(&wanted, name), name))
+        .filter(|(distance, _)| *distance <= most)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

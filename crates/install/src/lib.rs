@@ -21,9 +21,11 @@
 
 #![forbid(unsafe_code)]
 
+/// The agent hosts whose skill directories skills are installed into (`skillful_core::hosts`).
+pub use skillful_core::hosts;
+
 mod diff;
 mod git;
-pub mod hosts;
 mod lock;
 mod report;
 mod scaffold;
@@ -394,12 +396,12 @@ impl Installer {
         if !unmatched.is_empty() {
             let missing: Vec<String> = unmatched
                 .iter()
-                .map(
-                    |wanted| match closest(wanted, offered.iter().map(String::as_str)) {
+                .map(|wanted| {
+                    match skillful_core::text::closest(wanted, offered.iter().map(String::as_str)) {
                         Some(close) => format!("{wanted} (did you mean {close}?)"),
                         None => (*wanted).clone(),
-                    },
-                )
+                    }
+                })
                 .collect();
             return Err(InstallError::NoSkills {
                 source_text: source.location(),
@@ -1060,30 +1062,6 @@ impl Candidate {
         let directory = self.path.rsplit('/').next().unwrap_or(&self.path);
         vec![&self.name, &self.declared_name, directory]
     }
-}
-
-/// Of `offered`, the name most like `wanted`: one holding it or held by it
-/// (`react-best-practices` in `vercel-react-best-practices`), else the nearest within a few
-/// edits (`pfd` for `pdf`).
-fn closest<'a, I>(wanted: &str, offered: I) -> Option<&'a str>
-where
-    I: IntoIterator<Item = &'a str>,
-    I::IntoIter: Clone,
-{
-    let wanted = wanted.to_lowercase();
-    let offered = offered.into_iter();
-    if let Some(holding) = offered
-        .clone()
-        .find(|name| name.contains(&wanted) || wanted.contains(name))
-    {
-        return Some(holding);
-    }
-    let most = (wanted.chars().count() / 3).max(2);
-    offered
-        .map(|name| (strsim::damerau_levenshtein(&wanted, name), name))
-        .filter(|(distance, _)| *distance <= most)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name)
 }
 
 /// `offered` as a short list in name order: all of them up to twenty, else the first twenty and

@@ -86,7 +86,7 @@ impl Host {
     ///
     /// # Example
     /// ```
-    /// use skillful_install::hosts::Host;
+    /// use skillful_core::hosts::Host;
     /// assert_eq!(Host::named("claude-code").unwrap().user_dir, ".claude/skills");
     /// assert_eq!(Host::named("claude").unwrap_err().nearest, Some("claude-code"));
     /// ```
@@ -96,7 +96,7 @@ impl Host {
             .find(|host| host.name.eq_ignore_ascii_case(name))
             .ok_or_else(|| UnknownHost {
                 name: name.to_owned(),
-                nearest: crate::closest(name, HOSTS.iter().map(|host| host.name)),
+                nearest: crate::text::closest(name, HOSTS.iter().map(|host| host.name)),
             })
     }
 
