@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use skillful_core::hosts::Host;
 use skillful_core::validate::ValidationMode;
 use skillful_core::{
     Diagnostic, OriginKind, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
@@ -13,7 +14,6 @@ use skillful_core::{
 };
 use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
 use skillful_frontmatter::FrontmatterLoader;
-use skillful_core::hosts::Host;
 #[cfg(feature = "mcp")]
 use skillful_mcp::McpSkillsSource;
 
@@ -622,6 +622,7 @@ impl std::fmt::Debug for Inner {
 
 /// Why a skill is not offered, or under which name it is.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "status", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Status {
