@@ -55,7 +55,7 @@ fn schemas() -> Vec<(&'static str, schemars::Schema)> {
 #[expect(dead_code, reason = "only its schema is used")]
 enum Evaluated {
     /// One benchmark.
-    One(skillful_eval::Benchmark),
+    One(Box<skillful_eval::Benchmark>),
     /// Several.
     Many(Vec<skillful_eval::Benchmark>),
 }
