@@ -20,6 +20,7 @@ pub const REPORT_VERSION: u32 = 1;
 
 /// One tool call of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Step {
     /// The tool called.
     pub tool: String,
@@ -43,6 +44,7 @@ pub struct Step {
 
 /// What `skills run --json` prints: one object.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunReport {
     /// [`REPORT_VERSION`].
     pub version: u32,
@@ -68,6 +70,7 @@ pub struct RunReport {
 
 /// One stage of a run ([`StageRecord`]), as the report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StageReport {
     /// The stage's name ([`Stage::as_str`](crate::Stage::as_str)).
     pub stage: &'static str,
@@ -101,6 +104,7 @@ impl StageReport {
 
 /// Tokens used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UsageReport {
     /// Prompt tokens.
     pub prompt_tokens: u64,

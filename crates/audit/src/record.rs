@@ -5,6 +5,7 @@ use serde_json::Value;
 
 /// What a record is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// A tool call that ran (a skill activated by `load_skill`, a resource read, a script run).
@@ -26,6 +27,7 @@ pub enum EventKind {
 
 /// Who made the call happen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Actor {
     /// The model called a tool.
@@ -41,6 +43,7 @@ pub enum Actor {
 
 /// The skill a call named.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkillRef {
     /// Its exact name.
     pub name: String,
@@ -56,6 +59,7 @@ pub struct SkillRef {
 
 /// Token counts of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Tokens {
     /// Prompt tokens over the run's model calls.
     pub input: u64,
@@ -66,6 +70,7 @@ pub struct Tokens {
 /// What happened, as a host reports it to an [`AuditSink`](crate::AuditSink). Every field is
 /// written (`null` when it does not apply), so that every record has the same shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AuditEvent {
     /// What the record is about.
     pub event: EventKind,
@@ -157,6 +162,7 @@ impl AuditEvent {
 
 /// One line of the log: the event, its place in the chain and its time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AuditRecord {
     /// Its number: 0 for the first record, one more for each after it.
     pub seq: u64,

@@ -8,6 +8,7 @@ use crate::record::{Actor, AuditRecord, EventKind};
 
 /// Usage of one skill over a period.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkillStats {
     /// `load_skill` calls that ran, and `SKILL.md` reads an MCP client of `skills serve` made, by
     /// who made them (`model`, `user`, `runtime`, `client`).
@@ -30,6 +31,7 @@ pub struct SkillStats {
 
 /// Usage per skill over a period, and the known skills not used in it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Stats {
     /// The period's start (`None`: the whole log).
     pub since: Option<String>,

@@ -66,6 +66,9 @@ async fn a_run_is_audited_and_the_log_is_printed_verified_and_counted() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
+    for record in &records {
+        common::check_schema("audit", record);
+    }
     let events: Vec<&str> = records
         .iter()
         .map(|record| record["event"].as_str().unwrap())
@@ -128,6 +131,7 @@ async fn a_run_is_audited_and_the_log_is_printed_verified_and_counted() {
     .await;
     assert_eq!(code, Some(0), "{stderr}");
     let stats: Value = serde_json::from_str(&stdout).unwrap();
+    common::check_schema("stats", &stats);
     let tools = &stats["skills"]["tools"];
     assert_eq!(tools["activations"], json!({"model": 1}));
     assert_eq!(

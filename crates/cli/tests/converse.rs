@@ -504,7 +504,7 @@ async fn a_loopback_server_gets_the_guided_strategy_whose_stages_the_transcript_
     args.extend(["--mode".to_owned(), "guided".to_owned()]);
     let output = skills(args, "").await;
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = common::json_of("run", &output);
     assert_eq!(report["mode"], "guided");
     assert_eq!(report["answer_by"], "answer");
     let stages: Vec<&str> = report["stages"]

@@ -3,6 +3,8 @@
 //! and ran its script; the workspace's files and fields; every expectation kind; approvals;
 //! trigger precision and recall; and the embedded engine's fallback with a stand-in engine.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -517,7 +519,7 @@ async fn runs_seeds_iterations_json_and_ungraded_statements() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
 
     // The next free iteration, a directory per run, and the benchmark on stdout.
-    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let printed = common::json_of("eval", &output);
     assert_eq!(printed, fixture.json("iteration-2/benchmark.json"));
     for run in ["run-1", "run-2"] {
         assert!(
@@ -594,7 +596,7 @@ async fn runs_the_server_failed_are_left_out_of_the_pass_rates_and_fail_the_comm
         "{said}"
     );
     assert!(said.contains("400"), "{said}");
-    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let printed = common::json_of("eval", &output);
     let summary = &printed["run_summary"];
     // No baseline was measured: no pass rate for it, and no difference claimed.
     assert_eq!(

@@ -91,7 +91,7 @@ fn an_empty_list_says_where_it_looked_and_how_to_add_a_skill() {
 fn list_json_has_every_field() {
     let output = skills(&["list", "--json", EXAMPLES]);
     assert_eq!(output.status.code(), Some(0), "{}", err(&output));
-    let listed: serde_json::Value = serde_json::from_str(&out(&output)).unwrap();
+    let listed = common::json_of("list", &output);
     let skill = &listed[0];
     let keys: Vec<&str> = skill
         .as_object()
@@ -492,7 +492,7 @@ fn disabled_skills_are_not_offered_and_list_all_marks_them() {
         here,
         &["list", "--all", "--json", "--disable", "beta", root],
     );
-    let listed: serde_json::Value = serde_json::from_str(&out(&json)).unwrap();
+    let listed = common::json_of("list", &json);
     assert_eq!(listed[1]["status"], "disabled");
     assert_eq!(listed[1]["disabled_by"], "run");
 

@@ -1,6 +1,8 @@
 //! `skills scan` as a user runs it: real skills, the real binary, exit codes and the three
 //! output forms.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -68,7 +70,7 @@ fn json_and_sarif_carry_the_findings() {
     let bad = write_skill(temp.path(), "bad", "x\u{202E}y\n");
     let output = skills(&["scan", "--json", &bad]);
     assert_eq!(output.status.code(), Some(1));
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json = common::json_of("scan", &output);
     assert_eq!(json["findings"][0]["rule_id"], "SKL002");
     assert_eq!(json["findings"][0]["line"], 5);
     assert_eq!(json["findings"][0]["column"], 2);
@@ -214,7 +216,7 @@ fn a_baseline_accepts_the_findings_it_holds_and_new_ones_fail() {
     let result = &sarif["runs"][0]["results"][0];
     assert_eq!(result["suppressions"][0]["kind"], "external");
     let output = skills(&["scan", "--json", "--baseline", baseline, &bad]);
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json = common::json_of("scan", &output);
     assert_eq!(json["suppressed"], 1);
     assert_eq!(json["findings"][0]["suppressed"]["kind"], "baseline");
 

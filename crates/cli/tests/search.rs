@@ -1,6 +1,8 @@
 //! `skills search` on real directories: the tool's JSON, limits, flags after the roots, names
 //! with spaces, warnings on stderr only, and the exit status.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -85,7 +87,7 @@ fn json_is_exactly_the_tool_array_best_first() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     assert!(text.starts_with("[{\"name\":\"pdf-forms\""), "{text}");
-    let json: Value = serde_json::from_str(&text).unwrap();
+    let json = common::json_of("search", &output);
     assert_eq!(names(&json)[0], "pdf-forms");
     assert_eq!(
         json[0]["description"],

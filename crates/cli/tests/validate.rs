@@ -1,5 +1,7 @@
 //! `skills validate` as a user runs it: real files, the real binary, exit codes and output.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -98,7 +100,7 @@ fn json_output_is_an_array_of_diagnostics() {
         root.path().to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(1));
-    let diagnostics: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let diagnostics = common::json_of("validate", &output);
     assert_eq!(
         diagnostics,
         serde_json::json!([{

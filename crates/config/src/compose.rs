@@ -622,6 +622,7 @@ impl std::fmt::Debug for Inner {
 
 /// Why a skill is not offered, or under which name it is.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "status", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Status {

@@ -9,6 +9,7 @@ use crate::compose::{Entry, Status};
 /// A skill as `skills list --json` shows it: its frontmatter, where it comes from, what it offers,
 /// what was found wrong with it, and whether it is offered.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ListedSkill {
     /// The name the model uses (`label:name` for an MCP skill whose name is taken).

@@ -68,6 +68,7 @@ pub const AGENT_MODES: [&str; 3] = ["guided", "tools", "auto"];
 
 /// Where a setting was made, for messages and for `skills list --all`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum SettingsLevel {
     /// The user's configuration file.

@@ -45,6 +45,24 @@ impl Serialize for NetworkNeed {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for NetworkNeed {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NetworkNeed".into()
+    }
+
+    /// `"any"`, or the list of hosts, as it serializes.
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "The network a skill declares it needs: `any`, or these hosts.",
+            "oneOf": [
+                { "const": "any" },
+                { "type": "array", "items": { "type": "string" } }
+            ]
+        })
+    }
+}
+
 /// What a skill declares its scripts need (see the module documentation):
 ///
 /// ```yaml
@@ -74,6 +92,7 @@ impl Serialize for NetworkNeed {
 /// assert!(error.to_string().starts_with("skill 'fetcher': metadata.capabilities.network: `http://example.com`"));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Capabilities {
     /// The network, when declared (`none` declares nothing).

@@ -7,6 +7,7 @@ use crate::text::one_line;
 
 /// How serious a [`Diagnostic`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The skill still loads; something should be fixed.
@@ -30,6 +31,7 @@ impl fmt::Display for Severity {
 /// of text, whatever the path, field and message hold (each goes through
 /// [`one_line`](crate::text::one_line), so a directory named with `ESC[2J` is shown, not obeyed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Diagnostic {
     /// The `SKILL.md` (or other file) the finding is about, when there is one.
     pub path: Option<PathBuf>,

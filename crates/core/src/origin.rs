@@ -8,6 +8,7 @@ use crate::text::one_line;
 
 /// What kind of source produced a skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum OriginKind {
     /// A directory holding `SKILL.md`.
@@ -43,6 +44,7 @@ impl fmt::Display for OriginKind {
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// Named by the user for this run or in code (`--skills ROOT`, `--plugins`, `--mcp-*`, inline
@@ -89,6 +91,7 @@ impl fmt::Display for Scope {
 /// assert_eq!(origin.to_string(), "mcp docs-server: skill://pdf/SKILL.md");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SkillOrigin {
     /// The kind of source.

@@ -14,6 +14,7 @@ use crate::diagnostic::Diagnostic;
 ///
 /// Tiers are ordered from harmless to dangerous, so a policy can say "up to `WriteLow`".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum RiskTier {
     /// Only reads (`read`).

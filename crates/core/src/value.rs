@@ -11,6 +11,7 @@ pub type Mapping = IndexMap<String, Value>;
 /// Plain scalars are resolved (`true` is a [`Value::Bool`], `42` an [`Value::Integer`], `~` or
 /// nothing at all [`Value::Null`]); quoted and block scalars are always strings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum Value {
     /// `null`, `~`, or an empty value.

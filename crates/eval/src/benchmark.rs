@@ -67,6 +67,7 @@ pub struct Grading {
 
 /// With or without the skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Configuration {
     /// The skill offered through the provider.
@@ -90,6 +91,7 @@ impl Configuration {
 
 /// The numbers of one run, as `benchmark.json`'s `runs[].result`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct RunResult {
     /// As in `grading.json`; `None` for a run that ended with an error (see `errors`).
@@ -119,6 +121,7 @@ pub struct RunResult {
 
 /// One run in `benchmark.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct RunRecord {
     /// The eval's id.
@@ -142,6 +145,7 @@ pub struct RunRecord {
 
 /// A mean and a sample standard deviation (0 for fewer than two values).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Stat {
     /// The mean.
@@ -169,6 +173,7 @@ impl Stat {
 
 /// The summary of one configuration over its runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ConfigurationSummary {
     /// Over the runs that graded anything and did not end with an error.
@@ -210,6 +215,7 @@ impl ConfigurationSummary {
 
 /// With-skill means minus without-skill means: what the skill buys and what it costs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Delta {
     /// Pass rate.
@@ -234,6 +240,7 @@ impl Delta {
 
 /// `benchmark.json`'s `run_summary`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct RunSummary {
     /// The runs with the skill.
@@ -283,6 +290,7 @@ pub struct TriggerResult {
 
 /// `benchmark.json`'s `triggers`: how well the skill's description makes a model load it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct TriggerSummary {
     /// Queries asked (over all runs).
@@ -329,6 +337,7 @@ impl TriggerSummary {
 
 /// What the benchmark was run with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Metadata {
     /// The skill's name.
@@ -359,6 +368,7 @@ fn tools_mode() -> String {
 
 /// `benchmark.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Benchmark {
     /// What it was run with.

@@ -26,6 +26,7 @@ const JUDGE_MAX_TOKENS: u32 = 400;
 
 /// One graded expectation, as `grading.json` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Graded {
     /// The expectation, in words.

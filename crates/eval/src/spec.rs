@@ -49,6 +49,7 @@ pub struct EvalCase {
 
 /// An eval's identity as written: `1` or `"top-months-chart"`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum EvalId {
     /// A number.

@@ -36,11 +36,7 @@ pub struct Offered {
     pub diagnostics: Vec<String>,
     /// The scan's most severe finding (`low` to `critical`), or `clean`.
     pub verdict: &'static str,
-    /// The scan's report, as `skills scan --json` prints it.
-    #[cfg_attr(
-        feature = "schema",
-        schemars(with = "serde_json::Map<String, serde_json::Value>")
-    )]
+    /// The scan's report, as `skills scan --json` prints it but for the `suppressed` count.
     pub scan: skillful_scan::Report,
 }
 

@@ -66,6 +66,7 @@ use rules::{FileClass, FileScan};
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// A remark, not an alarm: what the scanner noted but found no risk in (a description that
@@ -125,6 +126,7 @@ impl FromStr for Severity {
 
 /// One finding: a rule, where it matched and what it saw.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Finding {
     /// The rule's identifier (`SKL010`).
     pub rule_id: &'static str,
@@ -155,6 +157,7 @@ pub struct Finding {
 
 /// A finding kept in the report but not counted against the scan ([`Report::at_or_above`]).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Suppression {
     /// Who accepted the finding.
     pub kind: SuppressionKind,
@@ -164,6 +167,7 @@ pub struct Suppression {
 
 /// Who accepted a suppressed finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum SuppressionKind {
     /// A `skills-scan: allow` comment in the skill's own file, honoured for low and medium
@@ -199,6 +203,7 @@ pub(crate) fn fingerprint(
 
 /// The findings of a scan and what it read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Report {
     /// The findings, by file, line, column and rule.
     pub findings: Vec<Finding>,
@@ -244,12 +249,14 @@ impl Report {
             .filter(|finding| finding.suppressed.is_some())
     }
 
-    /// The report as JSON: `{"findings": [...], "skills", "files", "bytes", "suppressed"}`,
-    /// `suppressed` counting the findings that carry a `suppressed` object.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut json = serde_json::to_value(self).expect("a report serializes");
-        json["suppressed"] = self.suppressed().count().into();
-        json
+    /// The report as `skills scan --json` prints it: `{"findings": [...], "skills", "files",
+    /// "bytes", "suppressed"}`, `suppressed` counting the findings that carry a `suppressed`
+    /// object.
+    pub fn to_json(&self) -> JsonReport<'_> {
+        JsonReport {
+            report: self,
+            suppressed: self.suppressed().count(),
+        }
     }
 
     /// The report as a SARIF 2.1.0 log of one run, with every rule's metadata.
@@ -263,6 +270,18 @@ impl Report {
         self.files += other.files;
         self.bytes += other.bytes;
     }
+}
+
+/// A [`Report`] as `skills scan --json` prints it ([`Report::to_json`]): its fields, and how many
+/// findings are suppressed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct JsonReport<'a> {
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'a Report,
+    /// How many findings are suppressed, inline or by a baseline.
+    pub suppressed: usize,
 }
 
 /// Why a scan could not run at all (a skill that cannot be read safely is a finding instead).

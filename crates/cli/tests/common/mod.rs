@@ -161,12 +161,6 @@ pub const SCHEMAS: &str = concat!(
 /// The standard output of `output` as the one JSON document it must be, checked against
 /// `docs/src/reference/schemas/{schema}.schema.json`; panics naming every mismatch.
 pub fn json_of(schema: &str, output: &Output) -> serde_json::Value {
-    let path = Path::new(SCHEMAS).join(format!("{schema}.schema.json"));
-    let schema_text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    let schema_value: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
-    let validator = jsonschema::draft202012::new(&schema_value)
-        .unwrap_or_else(|error| panic!("{}: not a schema: {error}", path.display()));
     let stdout = text(&output.stdout);
     let document: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|error| {
         panic!(
@@ -174,15 +168,28 @@ pub fn json_of(schema: &str, output: &Output) -> serde_json::Value {
             text(&output.stderr)
         )
     });
+    check_schema(schema, &document);
+    document
+}
+
+/// Panics naming every way `document` does not match
+/// `docs/src/reference/schemas/{schema}.schema.json` (for outputs of several documents, such as
+/// the JSON lines of `skills audit --json`).
+pub fn check_schema(schema: &str, document: &serde_json::Value) {
+    let path = Path::new(SCHEMAS).join(format!("{schema}.schema.json"));
+    let schema_text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let schema_value: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::draft202012::new(&schema_value)
+        .unwrap_or_else(|error| panic!("{}: not a schema: {error}", path.display()));
     let errors: Vec<String> = validator
-        .iter_errors(&document)
+        .iter_errors(document)
         .map(|error| format!("{} at {}", error, error.instance_path()))
         .collect();
     assert!(
         errors.is_empty(),
-        "the output does not match {}:\n{}\n{stdout}",
+        "the output does not match {}:\n{}\n{document}",
         path.display(),
         errors.join("\n")
     );
-    document
 }

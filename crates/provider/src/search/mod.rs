@@ -102,6 +102,7 @@ impl SearchDocument {
 /// Serialises as the `search_skills` tool shows it: `{"name", "description", "score"}`, plus
 /// `"low_confidence": true` only on a weak match.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SearchHit {
     /// The skill's name, exactly as its frontmatter says.
     pub name: String,
