@@ -532,6 +532,7 @@ impl<'a> Guided<'a> {
             let rows = self.rows.clone().unwrap_or_default();
             let context = state.context(skill, &body, &self.question, &rows);
             let mut record = StageRecord::new(Stage::Decide, "");
+            let shown = context.shown();
             let reply = constrained::decide(
                 self.agent,
                 "step",
@@ -576,12 +577,8 @@ impl<'a> Guided<'a> {
                             "`{flag}` left out: the question meets none of its condition"
                         ));
                     }
-                    let (arguments, worked_out) = values::worked_out_in(arguments);
-                    record.notes.extend(
-                        worked_out
-                            .into_iter()
-                            .map(|line| format!("worked out {line}")),
-                    );
+                    let (arguments, worked_out) = values::worked_out_in(arguments, &shown);
+                    record.notes.extend(worked_out);
                     let (arguments, percentages) =
                         values::percentages_as_stated(arguments, &self.question);
                     record.notes.extend(percentages);

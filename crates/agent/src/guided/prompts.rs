@@ -113,6 +113,17 @@ impl SkillContext<'_> {
         vec![Message::system(SKILL), Message::user(text)]
     }
 
+    /// What every request about the skill shows, without a task: the skill, its resources, the
+    /// results, the question, the rows found. A value a decision writes stands on this (the
+    /// task's own example values do not count).
+    pub(crate) fn shown(&self) -> String {
+        self.messages("")
+            .iter()
+            .map(Message::joined_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// A decision's request; `can_answer` says whether answering is one of its choices.
     pub(crate) fn decide(&self, can_answer: bool) -> Vec<Message> {
         let task = match (can_answer, self.readable.is_empty()) {

@@ -14,41 +14,71 @@ use serde_json::{Number, Value};
 
 use super::relevance::{names_what_option_is_of, number_in_unit_of, number_stated_for, states};
 
-/// `arguments` with each string that is arithmetic ([`worked_out`]) replaced by its value, and
-/// for each, a line saying what was worked out (`` `kwh`: 40310 - 40112 = 198 ``).
-pub(crate) fn worked_out_in(arguments: Value) -> (Value, Vec<String>) {
+/// `arguments` with each string that is arithmetic ([`worked_out`]) on numbers `shown` states
+/// (the decision's request: the skill, its resources, the results, the question) replaced by
+/// its value, and for each, a line saying what was worked out (`` `kwh`: 40310 - 40112 = 198
+/// ``). Arithmetic on a number found nowhere in `shown` is left as written (the script refuses
+/// it, and the decision is asked again with its error), with a line saying why: the 1.5B copied
+/// the request's own example of arithmetic (`165 - 120`) into a call as an extra argument.
+pub(crate) fn worked_out_in(arguments: Value, shown: &str) -> (Value, Vec<String>) {
     let mut notes = Vec::new();
-    let value = replace(arguments, None, &mut notes);
+    let value = replace(arguments, None, shown, &mut notes);
     (value, notes)
 }
 
-fn replace(value: Value, name: Option<&str>, notes: &mut Vec<String>) -> Value {
+fn replace(value: Value, name: Option<&str>, shown: &str, notes: &mut Vec<String>) -> Value {
     match value {
-        Value::String(text) => match worked_out(&text) {
-            Some(number) => {
-                let what = name.map_or_else(String::new, |name| format!("`{name}`: "));
-                notes.push(format!("{what}{} = {number}", text.trim()));
+        Value::String(text) => {
+            let Some(number) = worked_out(&text) else {
+                return Value::String(text);
+            };
+            let what = name.map_or_else(String::new, |name| format!("`{name}`: "));
+            let unknown: Vec<String> = operands(&text)
+                .into_iter()
+                .filter(|operand| !states(shown, *operand))
+                .map(|operand| operand.to_string())
+                .collect();
+            if unknown.is_empty() {
+                notes.push(format!("worked out {what}{} = {number}", text.trim()));
                 Value::Number(number)
+            } else {
+                notes.push(format!(
+                    "{what}{} not worked out: {} in neither the question nor the skill",
+                    text.trim(),
+                    unknown.join(", ")
+                ));
+                Value::String(text)
             }
-            None => Value::String(text),
-        },
+        }
         Value::Array(items) => Value::Array(
             items
                 .into_iter()
-                .map(|item| replace(item, name, notes))
+                .map(|item| replace(item, name, shown, notes))
                 .collect(),
         ),
         Value::Object(entries) => Value::Object(
             entries
                 .into_iter()
                 .map(|(key, item)| {
-                    let item = replace(item, Some(&key), notes);
+                    let item = replace(item, Some(&key), shown, notes);
                     (key, item)
                 })
                 .collect(),
         ),
         other => other,
     }
+}
+
+/// The numbers of the arithmetic `text`.
+fn operands(text: &str) -> Vec<f64> {
+    tokens(text)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|token| match token {
+            Token::Number(value) => Some(value),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The value of `text` when it is arithmetic on two numbers or more: a whole number when the
@@ -439,18 +469,32 @@ mod tests {
 
     #[test]
     fn each_string_of_the_arguments_that_is_arithmetic_is_replaced_and_noted() {
-        let (arguments, notes) = worked_out_in(json!({
-            "tariff": "fixed-24",
-            "kwh": "40310 - 40112",
-            "days": 33,
-        }));
+        let shown = "Question: my meter went from 40112 to 40310 kWh in 33 days";
+        let (arguments, notes) = worked_out_in(
+            json!({
+                "tariff": "fixed-24",
+                "kwh": "40310 - 40112",
+                "days": 33,
+            }),
+            shown,
+        );
         assert_eq!(
             arguments,
             json!({"tariff": "fixed-24", "kwh": 198, "days": 33})
         );
-        assert_eq!(notes, ["`kwh`: 40310 - 40112 = 198"]);
-        let (arguments, notes) = worked_out_in(json!(["12", "26 + 26 + 10"]));
+        assert_eq!(notes, ["worked out `kwh`: 40310 - 40112 = 198"]);
+        let (arguments, notes) = worked_out_in(
+            json!(["12", "26 + 26 + 10"]),
+            "lowercase 26, uppercase 26, digits 10; 12 characters",
+        );
         assert_eq!(arguments, json!(["12", 62]));
-        assert_eq!(notes, ["26 + 26 + 10 = 62"]);
+        assert_eq!(notes, ["worked out 26 + 26 + 10 = 62"]);
+        // The request's own example of arithmetic, copied into a call, is not worked out.
+        let (arguments, notes) = worked_out_in(json!(["5.8", "64", "165 - 120"]), "MET 5.8, 64 kg");
+        assert_eq!(arguments, json!(["5.8", "64", "165 - 120"]));
+        assert_eq!(
+            notes,
+            ["165 - 120 not worked out: 165, 120 in neither the question nor the skill"]
+        );
     }
 }

@@ -489,11 +489,12 @@ async fn arithmetic_written_for_a_value_is_worked_out_before_the_script_runs() {
         r#"{"script": "scripts/convert.py", "arguments": {"value": "20 + 6.2", "factor": 1.609344}}"#,
     ));
     server.push(Reply::text(VALUES));
-    server.push(Reply::text("A marathon is 42.16 km."));
+    server.push(Reply::text("That is 42.16 km."));
     let runner = Arc::new(CountingRunner::default());
     let agent = guided(&server, &runner, AutoApprove::All);
 
-    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+    let question = "I ran 20 miles, then 6.2 miles. How many km is that?";
+    let response = agent.run(question, &mut Session::new()).await.unwrap();
 
     assert_eq!(runner.runs(), 1);
     // The step was told it may write arithmetic, and the script ran with its value.
@@ -514,6 +515,44 @@ async fn arithmetic_written_for_a_value_is_worked_out_before_the_script_runs() {
         "{:?}",
         decide.notes
     );
+    assert_eq!(response.text(), "That is 42.16 km.");
+}
+
+#[tokio::test]
+async fn arithmetic_on_numbers_the_request_does_not_state_is_left_to_the_script() {
+    if !python() {
+        return;
+    }
+    // The step's own example of arithmetic, copied into a call: not the question's numbers.
+    let server = TestServer::start().await;
+    server.push(Reply::text(SELECT));
+    server.push(Reply::text(LOOKUP));
+    server.push(Reply::text(
+        r#"{"script": "scripts/convert.py", "arguments": {"value": "165 - 120", "factor": 1.609344}}"#,
+    ));
+    server.push(Reply::text(RUN));
+    server.push(Reply::text(VALUES));
+    server.push(Reply::text("A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = guided(&server, &runner, AutoApprove::All);
+
+    let response = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+
+    let first = response
+        .stages
+        .iter()
+        .find(|stage| stage.stage == Stage::Decide)
+        .unwrap();
+    assert!(
+        first.notes.iter().any(|note| note
+            == "`value`: 165 - 120 not worked out: 165, 120 in neither the question nor the skill"),
+        "{:?}",
+        first.notes
+    );
+    // The script refused the text, and the call was asked again.
+    let shown = server.requests()[3].contents("user").join("\n");
+    assert!(shown.contains("invalid float value"), "{shown}");
+    assert_eq!(runner.runs(), 2);
     assert_eq!(response.text(), "A marathon is 42.16 km.");
 }
 
