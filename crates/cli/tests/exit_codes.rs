@@ -24,9 +24,13 @@
 //! | 2 | an install that could not ask (no terminal, no `--yes`) | `supply.rs` `without_a_terminal_add_asks_for_yes` |
 //! | 3 | a run left waiting for an approval | `approvals.rs` `always_is_kept_per_user_and_voided_when_the_script_changes`, `converse.rs` |
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+
+use common::text;
 
 /// `skills ARGS` in `dir`, with `dir/home` as its home and no terminal.
 fn skills(dir: &Path, args: &[&str]) -> Output {
@@ -45,30 +49,10 @@ fn skills(dir: &Path, args: &[&str]) -> Output {
         .expect("the skills binary runs")
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The commands `skills --help` lists.
-fn commands(dir: &Path) -> Vec<String> {
-    let help = text(&skills(dir, &["--help"]).stdout);
-    help.split("Commands:\n")
-        .nth(1)
-        .expect("a Commands section")
-        .split("\n\n")
-        .next()
-        .unwrap()
-        .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .filter(|name| *name != "help")
-        .map(str::to_owned)
-        .collect()
-}
-
 #[test]
 fn an_unknown_flag_is_a_usage_error_for_every_command() {
     let temp = tempfile::tempdir().unwrap();
-    let commands = commands(temp.path());
+    let commands = common::commands();
     assert!(commands.len() > 20, "{commands:?}");
     let mut calls: Vec<Vec<&str>> = vec![vec!["--no-such-flag"], vec![]];
     calls.extend(
@@ -76,9 +60,11 @@ fn an_unknown_flag_is_a_usage_error_for_every_command() {
             .iter()
             .map(|command| vec![command.as_str(), "--no-such-flag"]),
     );
-    calls.extend(
-        ["start", "stop", "status", "models"].map(|sub| vec!["engine", sub, "--no-such-flag"]),
-    );
+    calls.extend(common::ENGINE_COMMANDS.map(|command| {
+        let mut call: Vec<&str> = command.split(' ').collect();
+        call.push("--no-such-flag");
+        call
+    }));
     for args in calls {
         let output = skills(temp.path(), &args);
         assert_eq!(

@@ -130,28 +130,11 @@ fn help(command: &str) -> String {
 
 #[test]
 fn every_command_that_reports_has_json_and_a_schema() {
-    let top = help("");
-    let mut commands: Vec<String> = top
-        .split("Commands:\n")
-        .nth(1)
-        .unwrap()
-        .split("\n\n")
-        .next()
-        .unwrap()
-        .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .filter(|name| !matches!(*name, "help" | "engine"))
-        .map(str::to_owned)
+    let mut commands: Vec<String> = common::commands()
+        .into_iter()
+        .filter(|name| name != "engine")
         .collect();
-    commands.extend(
-        [
-            "engine start",
-            "engine stop",
-            "engine status",
-            "engine models",
-        ]
-        .map(String::from),
-    );
+    commands.extend(common::ENGINE_COMMANDS.map(String::from));
     assert!(commands.len() > 30, "{commands:?}");
     let schemas: Vec<&str> = schemas().into_iter().map(|(name, _)| name).collect();
     for command in &commands {

@@ -1,6 +1,10 @@
 //! Help examples, shell completions and man pages, from the real binary.
 
+mod common;
+
 use std::process::{Command, Output};
+
+use common::{ENGINE_COMMANDS, commands};
 
 fn skills(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skills"))
@@ -20,37 +24,11 @@ fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
-/// The commands `skills --help` lists (the lines under "Commands:", but `help`).
-fn commands() -> Vec<String> {
-    let help = stdout(&skills(&["--help"]));
-    let listed = help
-        .split("Commands:\n")
-        .nth(1)
-        .expect("a Commands section")
-        .split("\n\n")
-        .next()
-        .unwrap();
-    listed
-        .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .filter(|name| *name != "help")
-        .map(str::to_owned)
-        .collect()
-}
-
 #[test]
 fn every_command_help_shows_an_example_of_itself() {
     let mut commands = commands();
     assert!(commands.len() > 20, "{commands:?}");
-    commands.extend(
-        [
-            "engine start",
-            "engine stop",
-            "engine status",
-            "engine models",
-        ]
-        .map(String::from),
-    );
+    commands.extend(ENGINE_COMMANDS.map(String::from));
     for command in commands {
         let mut args: Vec<&str> = command.split(' ').collect();
         args.push("--help");

@@ -121,18 +121,14 @@ fn warnings_name_a_hostile_path_as_text() {
         "name: fine\ndescription: Fine.\n",
         "Body.",
     );
-    // A log line (catalog leaves discovery's warnings to the log) and a report line (list
-    // prints discovery's diagnostics itself): both escaped.
-    let output = skills(&["catalog", root.path().to_str().unwrap()]);
-    assert_clean(&output);
-    let stderr = text(&output.stderr);
-    assert!(stderr.contains("path="), "{stderr}");
-    assert!(stderr.contains("x\\u{1b}[2Jx"), "{stderr}");
-    let output = skills(&["list", root.path().to_str().unwrap()]);
-    assert_clean(&output);
-    let stderr = text(&output.stderr);
-    assert!(stderr.contains("x\\u{1b}[2Jx"), "{stderr}");
-    assert!(stderr.contains("description"), "{stderr}");
+    // catalog and list print discovery's diagnostics as report lines, the same way: escaped.
+    for command in ["catalog", "list"] {
+        let output = skills(&[command, root.path().to_str().unwrap()]);
+        assert_clean(&output);
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains("x\\u{1b}[2Jx"), "{command}: {stderr}");
+        assert!(stderr.contains("description"), "{command}: {stderr}");
+    }
 }
 
 #[test]

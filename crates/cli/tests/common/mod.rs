@@ -193,3 +193,34 @@ pub fn check_schema(schema: &str, document: &serde_json::Value) {
         errors.join("\n")
     );
 }
+
+/// The commands `skills --help` lists (the lines under "Commands:", but `help`): what a test
+/// of every command goes through.
+pub fn commands() -> Vec<String> {
+    let output = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("--help")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the skills binary runs");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    text(&output.stdout)
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a Commands section")
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The subcommands of `skills engine`, each as it is typed.
+pub const ENGINE_COMMANDS: [&str; 4] = [
+    "engine start",
+    "engine stop",
+    "engine status",
+    "engine models",
+];
