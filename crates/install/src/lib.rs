@@ -21,7 +21,6 @@
 
 #![forbid(unsafe_code)]
 
-
 mod diff;
 mod git;
 mod lock;
