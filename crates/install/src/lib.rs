@@ -13,8 +13,9 @@
 //! next install removes. [`Installer::verify`] compares installed bytes with the lock;
 //! [`Installer::remove`] and [`Installer::outdated`] do what they say.
 //!
-//! [`hosts`] is the one table of agent hosts and their own skills directories (Claude Code's
-//! `~/.claude/skills`, ...), where `--agent` installs: each such directory is a scope of its own
+//! `skillful_discovery::hosts` is the one table of agent hosts and their own skills directories
+//! (Claude Code's `~/.claude/skills`, ...), where `--agent` installs: each such directory is a
+//! scope of its own
 //! for an [`Installer`], with its lock beside it (`~/.claude/skills-lock.json`).
 //!
 //! It knows git, directories, manifests and the lock; what is shown and asked is the caller's.
