@@ -121,8 +121,8 @@ fn run(command: ChildCommand, what: &str) -> Result<String, InstallError> {
 }
 
 /// Fetches `reference` (a tag, branch or commit, full or abbreviated; `HEAD` when none) of
-/// `url` with depth 1 into the new directory `dir` and checks its tree out there; returns the
-/// commit.
+/// `url` with depth 1 into a new repository at `dir`; returns the commit. Nothing is checked
+/// out: [`tree_size`] tells how large its tree is and [`checkout`] writes it.
 pub(crate) fn fetch(
     url: &str,
     reference: Option<&str>,
@@ -166,13 +166,51 @@ pub(crate) fn fetch(
     resolve
         .command_mut()
         .args(["rev-parse", "--verify", "FETCH_HEAD^{commit}"]);
-    let commit = run(resolve, "rev-parse")?;
+    run(resolve, "rev-parse")
+}
+
+/// The bytes of the files of `commit`'s tree in the repository at `dir`, together.
+pub(crate) fn tree_size(dir: &Path, commit: &str) -> Result<TreeSize, InstallError> {
+    let mut list = git(dir);
+    list.command_mut()
+        .args(["ls-tree", "-r", "-l", "-z", "--end-of-options", commit]);
+    let listing = run(list, &format!("ls-tree {commit}"))?;
+    Ok(TreeSize::of_listing(&listing))
+}
+
+/// How large a commit's tree is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TreeSize {
+    /// The bytes of its files together (a submodule counts none).
+    pub(crate) bytes: u64,
+}
+
+impl TreeSize {
+    /// Reads `git ls-tree -r -l -z`: `<mode> <type> <object> <size>\t<path>` per entry, the size
+    /// `-` for a submodule.
+    fn of_listing(listing: &str) -> Self {
+        let mut size = Self { bytes: 0 };
+        for entry in listing.split('\0').filter(|entry| !entry.is_empty()) {
+            let bytes = entry
+                .split_once('\t')
+                .and_then(|(fields, _)| fields.split_whitespace().nth(3))
+                .and_then(|bytes| bytes.parse::<u64>().ok());
+            size.bytes = size.bytes.saturating_add(bytes.unwrap_or(0));
+        }
+        size
+    }
+}
+
+/// Checks `commit` of the repository at `dir` out into the directory `tree` (which may lie
+/// elsewhere: the repository's index stays in `dir`).
+pub(crate) fn checkout(dir: &Path, tree: &Path, commit: &str) -> Result<(), InstallError> {
     let mut checkout = git(dir);
     checkout
         .command_mut()
-        .args(["checkout", "--quiet", "--detach", &commit]);
-    run(checkout, &format!("checkout {commit}"))?;
-    Ok(commit)
+        .arg("--work-tree")
+        .arg(tree)
+        .args(["checkout", "--quiet", "--detach", commit]);
+    run(checkout, &format!("checkout {commit}")).map(drop)
 }
 
 /// Whether `reference` can be an abbreviated commit name: 4 to 39 hexadecimal digits.
@@ -245,7 +283,7 @@ pub(crate) fn remote_commit(
     Ok(commit)
 }
 
-/// The paths of the submodules (gitlinks) of the checkout in `dir`.
+/// The paths of the submodules (gitlinks) of the checkout whose repository is `dir`.
 pub(crate) fn submodules(dir: &Path) -> Result<Vec<String>, InstallError> {
     let mut command = git(dir);
     command.command_mut().args(["ls-files", "--stage", "-z"]);
@@ -255,4 +293,18 @@ pub(crate) fn submodules(dir: &Path) -> Result<Vec<String>, InstallError> {
         .filter_map(|line| line.strip_prefix("160000 "))
         .filter_map(|rest| rest.split_once('\t').map(|(_, path)| path.to_owned()))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TreeSize;
+
+    #[test]
+    fn a_trees_size_adds_up_its_files_and_a_submodule_counts_nothing() {
+        let listing = "100644 blob 1111111111111111111111111111111111111111     120\tskills/a/SKILL.md\0\
+                       100755 blob 2222222222222222222222222222222222222222    3000\tskills/a/scripts/run file.py\0\
+                       160000 commit 3333333333333333333333333333333333333333       -\tvendor/lib\0";
+        assert_eq!(TreeSize::of_listing(listing), TreeSize { bytes: 3120 });
+        assert_eq!(TreeSize::of_listing(""), TreeSize { bytes: 0 });
+    }
 }

@@ -3,7 +3,8 @@
 //! An [`Installer`] works on one scope's skills directory (`~/.agents/skills`, or a project's
 //! `.agents/skills`) and its lock file beside it ([`LockFile`], `skills-lock.json`).
 //! [`Installer::prepare`] fetches a [`Source`] (one commit of a git repository, shallow, with the
-//! `git` command line; or a local directory) into a hidden staging directory and turns every
+//! `git` command line, its tree checked out in memory when small enough, else into a hidden
+//! staging directory beside the skills; or a local directory) and turns every
 //! skill found there into a [`Candidate`]: its strict validation, its file manifest (links that
 //! leave the skill, special files, unsafe names, case collisions, submodules and oversized files
 //! refused), its scripts with their tiers and its scan ([`skillful_scan`]).
@@ -282,6 +283,65 @@ impl LockedPlan {
 }
 
 const STAGING_PREFIX: &str = ".skills-staging-";
+/// The largest tree (its files' bytes together) a fetch checks out in memory.
+const MAX_MEMORY_STAGING_BYTES: u64 = 128 << 20;
+
+/// A new private directory (mode 0700, named after this process and at random) in memory,
+/// in the first of [`memory_bases`] where one can be made.
+fn memory_staging() -> Option<Staging> {
+    memory_bases()
+        .find_map(|base| {
+            tempfile::Builder::new()
+                .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
+                .tempdir_in(base)
+                .ok()
+        })
+        .map(|dir| Staging(dir.keep()))
+}
+
+/// Where a fetched tree can be checked out in memory: `$XDG_RUNTIME_DIR` (the user's own, a
+/// `tmpfs` on systemd's systems), then Linux's `/dev/shm`, those that are directories.
+fn memory_bases() -> impl Iterator<Item = PathBuf> {
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute());
+    let shared_memory = cfg!(target_os = "linux").then(|| PathBuf::from("/dev/shm"));
+    runtime
+        .into_iter()
+        .chain(shared_memory)
+        .filter(|base| base.is_dir())
+}
+
+/// The trees in memory that runs of this program no longer running left (killed before they
+/// removed them): a tree's name carries its process's id.
+#[cfg(unix)]
+fn remove_memory_leftovers() {
+    for base in memory_bases() {
+        let Ok(entries) = fs::read_dir(&base) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let pid = name
+                .to_str()
+                .and_then(|name| name.strip_prefix(STAGING_PREFIX))
+                .and_then(|rest| rest.split_once('-'))
+                .and_then(|(pid, _)| pid.parse::<u32>().ok());
+            // Only this user's own directories (root could remove anyone's).
+            let mine = entry.metadata().is_ok_and(|metadata| {
+                metadata.is_dir() && skillful_state::Ownership::of(&metadata).is_mine()
+            });
+            if mine
+                && let Some(pid) = pid
+                && pid != std::process::id()
+                && !skillful_process::process_exists(pid)
+            {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
 /// Fewer skills than this per thread are checked on the calling thread alone.
 const MIN_SKILLS_PER_THREAD: usize = 8;
 const INSTALLING_PREFIX: &str = ".skills-installing-";
@@ -438,21 +498,38 @@ impl Installer {
     }
 
     /// Fetches `reference` (or `HEAD`) of the repository `url` into a new staging directory
-    /// and checks its tree out there, without the fetch's own `.git`; returns the directory,
+    /// and checks its tree out, without the fetch's own `.git`; returns the tree's directory,
     /// the commit and the paths of its submodules.
+    ///
+    /// The tree is written to a directory in memory ([`memory_staging`]) when it holds at most
+    /// [`MAX_MEMORY_STAGING_BYTES`]: it is only read (checked, scanned, copied from) and removed,
+    /// and a disk spends most of `add --list`'s time creating and removing its files (900
+    /// skills: 1.0–1.2 s in memory, 1.6–6.7 s on this machine's disk). A larger tree, or one
+    /// on a system without such a directory, is written beside the skills directory.
     fn fetch_tree(
         &self,
         url: &str,
         reference: Option<&str>,
     ) -> Result<(Staging, String, Vec<String>), InstallError> {
-        let staging = Staging(self.hidden_dir(STAGING_PREFIX));
-        let commit = git::fetch(url, reference, &staging.0)?;
-        let submodules = git::submodules(&staging.0)?;
-        // The fetch's own repository is not the skill's: a skill at the repository's root
-        // would carry it (and no later fetch could restore it as locked).
-        let repository = staging.0.join(".git");
-        fs::remove_dir_all(&repository).map_err(io(&repository))?;
-        Ok((staging, commit, submodules))
+        let repository = Staging(self.hidden_dir(STAGING_PREFIX));
+        let commit = git::fetch(url, reference, &repository.0)?;
+        let size = git::tree_size(&repository.0, &commit)?;
+        let tree = match (size.bytes <= MAX_MEMORY_STAGING_BYTES)
+            .then(memory_staging)
+            .flatten()
+        {
+            Some(tree) => tree,
+            None => {
+                let tree = Staging(self.hidden_dir(STAGING_PREFIX));
+                fs::create_dir(&tree.0).map_err(io(&tree.0))?;
+                tree
+            }
+        };
+        git::checkout(&repository.0, &tree.0, &commit)?;
+        let submodules = git::submodules(&repository.0)?;
+        // The fetch's own repository (dropped here) is not the skill's: a skill at the
+        // repository's root would carry it, and no later fetch could restore it as locked.
+        Ok((tree, commit, submodules))
     }
 
     /// The candidate of each of `dirs`, in their order: each one's manifest, digest and scan
@@ -659,6 +736,8 @@ impl Installer {
     /// Hidden directories an interrupted install left behind (under the scope's lock, so no
     /// other install is using them).
     fn remove_leftovers(&self) {
+        #[cfg(unix)]
+        remove_memory_leftovers();
         let Ok(entries) = fs::read_dir(&self.skills_dir) else {
             return;
         };
@@ -1138,4 +1217,88 @@ fn check_directory_name(name: &str) -> Result<(), InstallError> {
         reason: refused.reason.to_owned(),
     })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// A git repository with one skill at `skills/demo`.
+    fn repository() -> tempfile::TempDir {
+        let repo = tempfile::tempdir().unwrap();
+        let skill = repo.path().join("skills/demo");
+        fs::create_dir_all(&skill).unwrap();
+        fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: demo\ndescription: A demo skill.\n---\nBody.\n",
+        )
+        .unwrap();
+        for args in [
+            &["init", "--quiet", "-b", "main"][..],
+            &["add", "-A"],
+            &[
+                "-c",
+                "user.name=test",
+                "-c",
+                "user.email=test@example.invalid",
+                "commit",
+                "--quiet",
+                "-m",
+                "one skill",
+            ],
+        ] {
+            let done = Command::new("git")
+                .arg("-C")
+                .arg(repo.path())
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(done.status.success(), "git {args:?}: {done:?}");
+        }
+        repo
+    }
+
+    #[test]
+    fn a_fetched_tree_is_checked_out_apart_from_its_repository_and_removed_when_dropped() {
+        let repo = repository();
+        let skills = tempfile::tempdir().unwrap();
+        let installer = Installer::new(skills.path().join("skills"));
+        fs::create_dir_all(&installer.skills_dir).unwrap();
+        let url = format!("file://{}", repo.path().display());
+        let (tree, commit, submodules) = installer.fetch_tree(&url, None).unwrap();
+        assert_eq!(commit.len(), 40);
+        assert!(submodules.is_empty());
+        assert!(tree.0.join("skills/demo/SKILL.md").is_file());
+        assert!(!tree.0.join(".git").exists(), "the fetch's .git came along");
+        // The repository the fetch made is gone; only the tree is left, in memory where this
+        // system has a place for it, else beside the skills.
+        let left: Vec<PathBuf> = fs::read_dir(&installer.skills_dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        if memory_staging().is_some() {
+            assert!(left.is_empty(), "{left:?}");
+            assert!(!tree.0.starts_with(skills.path()));
+        } else {
+            assert_eq!(left, std::slice::from_ref(&tree.0));
+        }
+        let path = tree.0.clone();
+        drop(tree);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_tree_in_memory_left_by_a_process_no_longer_running_is_removed() {
+        let Some(mine) = memory_staging() else {
+            return; // no memory directory on this system
+        };
+        let base = mine.0.parent().unwrap().to_owned();
+        // No process has an id this high (Linux's limit is 2^22).
+        let left = base.join(format!("{STAGING_PREFIX}{}-x", u32::MAX - 1));
+        fs::create_dir_all(left.join("skills/demo")).unwrap();
+        remove_memory_leftovers();
+        assert!(!left.exists(), "a dead process's tree is left");
+        assert!(mine.0.exists(), "this process's own tree was removed");
+    }
 }
