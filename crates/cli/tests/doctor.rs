@@ -277,3 +277,46 @@ async fn the_endpoint_named_is_checked_for_its_models() {
     let stdout = text(&doctor(temp.path()).stdout);
     assert!(stdout.contains("endpoint: none named"), "{stdout}");
 }
+
+#[test]
+fn a_servers_model_ids_are_printed_escaped() {
+    use std::io::{Read, Write};
+    let temp = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // A server whose one model id carries a colour change, a bell, a title-setting sequence
+    // and a line break that would forge a line of the report.
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = [0u8; 4096];
+        let _ = stream.read(&mut request).unwrap();
+        let body = r#"{"object":"list","data":[{"id":"evil\u001b[31mred\u0007\u001b]0;owned\u0007\nstate directory: ok"}]}"#;
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+    });
+    let output = doctor_command(temp.path())
+        .args(["--endpoint", &format!("http://127.0.0.1:{port}/v1")])
+        .output()
+        .unwrap();
+    server.join().unwrap();
+    let stdout = text(&output.stdout);
+    let line = stdout
+        .lines()
+        .find(|line| line.contains("endpoint:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.contains("1 model: evil"), "{stdout}");
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "{stdout:?}"
+    );
+    assert!(
+        !stdout
+            .lines()
+            .any(|line| line.starts_with("state directory: ok")),
+        "a model id forged a line: {stdout}"
+    );
+}
