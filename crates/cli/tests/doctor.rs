@@ -48,7 +48,7 @@ fn a_clean_state_passes_and_says_what_the_machine_enforces() {
     for start in [
         "landlock: ",
         "seccomp: ",
-        "user namespaces: ",
+        "mount namespaces: ",
         "scripts: ",
         "config directory: ",
         "state directory: ",

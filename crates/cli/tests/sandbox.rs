@@ -383,6 +383,68 @@ fn a_write_low_script_writes_the_working_directory_and_nothing_else() {
 }
 
 #[test]
+fn a_write_tier_cannot_change_or_plant_what_git_direnv_or_skillful_run_in_its_directories() {
+    let Some(prefix) = unprivileged() else {
+        return;
+    };
+    if !skillful_scripts::SandboxSupport::detect().isolates() {
+        skillful_test_support::prerequisite_missing("this machine cannot isolate scripts");
+        return;
+    }
+    let victim = Victim::new();
+    victim.writer("writer", "write-low");
+    victim.writer("publisher", "write-high");
+    let work = victim.dir.path().join("work");
+    let shared = victim.dir.path().join("shared");
+    for dir in [&work, &shared] {
+        fs::create_dir_all(dir.join(".git")).unwrap();
+        fs::write(dir.join(".git/config"), "[core]\n").unwrap();
+        fs::create_dir_all(dir.join(".agents")).unwrap();
+        fs::write(dir.join(".agents/skillful.toml"), "").unwrap();
+    }
+    if prefix[0] != "env" {
+        give_to(victim.dir.path(), test_user_ids());
+    }
+    let targets = |dir: &Path| {
+        [
+            dir.join(".git/config"),
+            dir.join(".agents/skillful.toml"),
+            dir.join(".envrc"),
+            dir.join("out.txt"),
+        ]
+    };
+    let verdicts = victim.write(&prefix, "writer", &[], &targets(&work));
+    // `.envrc` did not exist: it could be written, and it is removed when the script ends.
+    assert_eq!(verdicts, ["denied", "denied", "allowed", "allowed"]);
+    let allowed = ["--allow-write", shared.to_str().unwrap()];
+    let verdicts = victim.write(&prefix, "publisher", &allowed, &targets(&shared));
+    assert_eq!(verdicts, ["denied", "denied", "allowed", "allowed"]);
+    for dir in [&work, &shared] {
+        assert_eq!(
+            fs::read_to_string(dir.join(".git/config")).unwrap(),
+            "[core]\n"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join(".agents/skillful.toml")).unwrap(),
+            ""
+        );
+        assert!(!dir.join(".envrc").exists(), "{}", dir.display());
+        assert_eq!(fs::read_to_string(dir.join("out.txt")).unwrap(), "written");
+    }
+    let output = victim.run_script(
+        &prefix,
+        "writer",
+        &[],
+        &[work.join(".envrc").to_str().unwrap()],
+    );
+    let text = text(&output);
+    assert!(
+        text.contains("[sandbox removed ") && text.contains(".envrc: scripts may not create"),
+        "the removal is reported:\n{text}"
+    );
+}
+
+#[test]
 fn workdir_moves_write_low_s_directory_and_allow_write_widens_only_write_high() {
     let Some(prefix) = unprivileged() else {
         return;

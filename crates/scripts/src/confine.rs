@@ -27,7 +27,7 @@ use seccompiler::{
 };
 
 use crate::error::RunFailure;
-use crate::sandbox::{Limits, Profile, SandboxConfig, SandboxSupport};
+use crate::sandbox::{Limits, PROTECTED_NAMES, Profile, SandboxConfig, SandboxSupport};
 
 /// The kernel's Landlock ABI version and whether seccomp filters can be installed.
 pub(crate) fn detect() -> SandboxSupport {
@@ -46,6 +46,291 @@ pub(crate) fn detect() -> SandboxSupport {
     SandboxSupport {
         landlock_abi: u32::try_from(abi).ok().filter(|abi| *abi > 0),
         seccomp,
+        mount_namespaces: mount_namespaces(),
+    }
+}
+
+/// Whether a child of this process can make a mount namespace of its own and bind-mount in it:
+/// tried once per process in a short-lived child (a `sysctl`, AppArmor or a container's seccomp
+/// profile can each forbid it, whatever `/proc/sys` says).
+fn mount_namespaces() -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| {
+        let namespace = Namespace::for_this_user();
+        // A directory such as a script's writable one: "/" itself cannot be remounted once a
+        // bind mount lies on it (the process's root stays the mount below).
+        let Ok(probe) = tempfile::Builder::new()
+            .prefix("skillful-mount-probe-")
+            .tempdir()
+        else {
+            return false;
+        };
+        let (Ok(path), Ok(flags)) = (c_path(probe.path()), locked_flags(probe.path())) else {
+            return false;
+        };
+        // SAFETY: the child only makes system calls on memory prepared before the fork, then
+        // exits without running any destructor.
+        unsafe {
+            match libc::fork() {
+                -1 => false,
+                0 => {
+                    let entered = namespace.enter().is_ok() && bind_read_only(&path, flags).is_ok();
+                    libc::_exit(if entered { 0 } else { 1 });
+                }
+                child => {
+                    let mut status = 0;
+                    while libc::waitpid(child, &raw mut status, 0) == -1
+                        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+                    {
+                    }
+                    libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+                }
+            }
+        }
+    })
+}
+
+/// A mount namespace for the script: entered through a user namespace of its own (mapping the
+/// user to itself) unless the host runs as root, which may make one directly.
+#[derive(Debug)]
+struct Namespace {
+    /// `/proc/self/uid_map` and `gid_map`'s lines; `None` as root.
+    id_maps: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Namespace {
+    fn for_this_user() -> Self {
+        // SAFETY: getters without arguments.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        Self {
+            id_maps: (uid != 0).then(|| {
+                (
+                    format!("{uid} {uid} 1\n").into_bytes(),
+                    format!("{gid} {gid} 1\n").into_bytes(),
+                )
+            }),
+        }
+    }
+
+    /// In the child: a new mount namespace (and user namespace) whose mounts no longer
+    /// propagate to the host's.
+    fn enter(&self) -> io::Result<()> {
+        let flags = match self.id_maps {
+            Some(_) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
+            None => libc::CLONE_NEWNS,
+        };
+        // SAFETY: system calls on constant strings and buffers owned by `self`.
+        unsafe {
+            if libc::unshare(flags) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some((uid_map, gid_map)) = &self.id_maps {
+                // A process that is not dumpable (the host hardened itself, and its fork
+                // inherits that) finds its `/proc` files owned by root and cannot write its own
+                // id maps: dumpable for these three writes only. Nothing sandboxed can attach
+                // in between (Landlock forbids tracing outside a sandbox's own domain), and
+                // `exec` would make the script dumpable again anyway.
+                if libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                let written = write_proc(c"/proc/self/setgroups", b"deny")
+                    .and_then(|()| write_proc(c"/proc/self/uid_map", uid_map))
+                    .and_then(|()| write_proc(c"/proc/self/gid_map", gid_map));
+                libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+                written?;
+            }
+            if libc::mount(
+                c"none".as_ptr(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to the `/proc` file `path` in one call (as the id maps require).
+fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
+    // SAFETY: a NUL-terminated path and a buffer of `bytes.len()` bytes.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if usize::try_from(written).ok() != Some(bytes.len()) {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// Bind-mounts `path` onto itself and makes that mount read-only, keeping the flags of the
+/// mount it lies on (`locked`: a user namespace may not drop `nosuid`, `nodev`, `noexec`).
+fn bind_read_only(path: &std::ffi::CStr, locked: libc::c_ulong) -> io::Result<()> {
+    // SAFETY: NUL-terminated paths; no data argument.
+    unsafe {
+        if libc::mount(
+            path.as_ptr(),
+            path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        ) != 0
+            || libc::mount(
+                std::ptr::null(),
+                path.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | locked,
+                std::ptr::null(),
+            ) != 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The mount flags of the file system `path` lies on that a bind mount of it must keep.
+fn locked_flags(path: &Path) -> io::Result<libc::c_ulong> {
+    let path = c_path(path)?;
+    // SAFETY: a NUL-terminated path and a struct on the stack.
+    let flags = unsafe {
+        let mut stat: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(path.as_ptr(), &raw mut stat) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        stat.f_flag
+    };
+    let mut locked = 0;
+    for (statvfs, mount) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if flags & statvfs != 0 {
+            locked |= mount;
+        }
+    }
+    Ok(locked)
+}
+
+fn c_path(path: &Path) -> io::Result<std::ffi::CString> {
+    std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))
+}
+
+/// What other programs run inside a script's writable directories ([`PROTECTED_NAMES`]): the
+/// entries there, mounted read-only in the script's namespace, and those a mount cannot cover
+/// (missing, or links), checked when it ends.
+#[derive(Debug, Default)]
+struct Protected {
+    namespace: Option<Namespace>,
+    /// Each existing entry and its mount's locked flags.
+    mounted: Vec<(std::ffi::CString, libc::c_ulong)>,
+    /// Each missing entry (`None`) or link (its target) as it was before the run.
+    watched: Vec<(PathBuf, Option<PathBuf>)>,
+}
+
+impl Protected {
+    /// The protected entries at the top of `roots`, where mount namespaces are available.
+    fn of(roots: &[&Path], support: SandboxSupport) -> io::Result<Self> {
+        let mut protected = Self::default();
+        if !support.mount_namespaces {
+            return Ok(protected);
+        }
+        for root in roots {
+            for name in PROTECTED_NAMES {
+                let path = root.join(name);
+                match std::fs::symlink_metadata(&path) {
+                    Ok(metadata) if metadata.file_type().is_symlink() => {
+                        let target = std::fs::read_link(&path)?;
+                        protected.watched.push((path, Some(target)));
+                    }
+                    Ok(_) => {
+                        let locked = locked_flags(&path)?;
+                        protected.mounted.push((c_path(&path)?, locked));
+                    }
+                    Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                        protected.watched.push((path, None));
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+        }
+        if !protected.mounted.is_empty() {
+            protected.namespace = Some(Namespace::for_this_user());
+        }
+        Ok(protected)
+    }
+
+    /// In the child: the namespace, and each entry mounted read-only in it.
+    fn apply(&self) -> io::Result<()> {
+        let Some(namespace) = &self.namespace else {
+            return Ok(());
+        };
+        namespace.enter()?;
+        for (path, locked) in &self.mounted {
+            bind_read_only(path, *locked)?;
+        }
+        Ok(())
+    }
+
+    /// After the run: an entry the script made where none was is removed, a link it changed
+    /// is put back; one note for each.
+    fn restore(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for (path, link) in &self.watched {
+            let now = std::fs::symlink_metadata(path);
+            let unchanged = match (link, &now) {
+                (None, Err(_)) => true,
+                (Some(target), Ok(metadata)) => {
+                    metadata.file_type().is_symlink()
+                        && std::fs::read_link(path).is_ok_and(|now| now == *target)
+                }
+                _ => false,
+            };
+            if unchanged {
+                continue;
+            }
+            let removed = match now {
+                Ok(metadata) if metadata.is_dir() => std::fs::remove_dir_all(path),
+                Ok(_) => std::fs::remove_file(path),
+                Err(_) => Ok(()),
+            };
+            let put_back = removed.and_then(|()| match link {
+                Some(target) => std::os::unix::fs::symlink(target, path),
+                None => Ok(()),
+            });
+            notes.push(match (link, put_back) {
+                (None, Ok(())) => format!(
+                    "[sandbox removed {}: scripts may not create what other programs run]",
+                    path.display()
+                ),
+                (Some(_), Ok(())) => format!(
+                    "[sandbox put back the link {}: scripts may not change what other programs run]",
+                    path.display()
+                ),
+                (_, Err(error)) => {
+                    tracing::warn!(path = %path.display(), %error, "cannot undo a script's change to what other programs run");
+                    format!(
+                        "[sandbox could not undo the script's change to {} ({error}): check it before using that directory]",
+                        path.display()
+                    )
+                }
+            });
+        }
+        notes
     }
 }
 
@@ -61,6 +346,7 @@ pub(crate) struct Confinement {
 #[derive(Debug)]
 struct Applied {
     limits: Limits,
+    protected: Protected,
     ruleset: Option<OwnedFd>,
     filter: Option<BpfProgram>,
 }
@@ -80,6 +366,7 @@ impl Confinement {
                 scratch: None,
                 applied: Arc::new(Applied {
                     limits: config.limits,
+                    protected: Protected::default(),
                     ruleset: None,
                     filter: None,
                 }),
@@ -114,10 +401,24 @@ impl Confinement {
             action: "building the script's seccomp filter".into(),
             error,
         })?;
+        let mut writable: Vec<&Path> = Vec::new();
+        if profile.writes_working_dir() {
+            writable.extend(config.working_dir.as_deref());
+        }
+        if profile == Profile::WriteHigh {
+            writable.extend(config.allowed_writes.iter().map(PathBuf::as_path));
+        }
+        let protected =
+            Protected::of(&writable, config.support).map_err(|error| RunFailure::Sandbox {
+                action: "reading what other programs run in the script's writable directories"
+                    .into(),
+                error: error.to_string(),
+            })?;
         Ok(Self {
             scratch: Some(scratch),
             applied: Arc::new(Applied {
                 limits: config.limits,
+                protected,
                 ruleset: Some(ruleset),
                 filter: Some(filter),
             }),
@@ -151,14 +452,17 @@ impl Confinement {
         }
     }
 
-    /// Removes the scratch directory, with whatever the script left in it.
-    pub(crate) fn finish(self) {
+    /// Removes the scratch directory, with whatever the script left in it, and undoes what it
+    /// made or changed among the entries other programs run ([`PROTECTED_NAMES`]) that no
+    /// mount covered; returns a note for each of those.
+    pub(crate) fn finish(self) -> Vec<String> {
         if let Some(scratch) = self.scratch {
             let path = scratch.path().to_path_buf();
             if let Err(error) = scratch.close() {
                 tracing::warn!(path = %path.display(), %error, "cannot remove a script's scratch directory");
             }
         }
+        self.applied.protected.restore()
     }
 }
 
@@ -179,6 +483,8 @@ impl Applied {
         if self.ruleset.is_none() && self.filter.is_none() {
             return Ok(());
         }
+        // Before Landlock, which forbids a confined process to mount.
+        self.protected.apply()?;
         // SAFETY: plain system calls on a descriptor and a program owned by `self`.
         unsafe {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {

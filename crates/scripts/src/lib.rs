@@ -83,7 +83,7 @@ pub use interpreter::{Interpreter, default_interpreters};
 pub use output::ScriptOutput;
 pub use runner::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, ProcessRunner, ProcessRunnerBuilder};
 pub use sandbox::{
-    DEFAULT_SECRET_PATHS, Limits, MIN_ISOLATING_LANDLOCK_ABI, Profile, SandboxMode, SandboxSupport,
-    user_namespaces,
+    DEFAULT_SECRET_PATHS, Limits, MIN_ISOLATING_LANDLOCK_ABI, PROTECTED_NAMES, Profile,
+    SandboxMode, SandboxSupport, user_namespaces,
 };
 pub use skillful_process::{DEFAULT_ALLOWED_ENV, allowed_environment};

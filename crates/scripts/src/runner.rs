@@ -253,12 +253,14 @@ impl ProcessRunner {
             Err(failure) => Err(failure),
         };
         let confined = confinement.as_ref().is_some_and(Confinement::confined);
+        let mut undone = Vec::new();
         if let Some(confinement) = confinement {
-            let _ =
-                skillful_state::blocking::run("removing a script's scratch directory", move || {
-                    confinement.finish();
-                })
-                .await;
+            // A panic is logged by `run`; its notes are then lost with it.
+            undone = skillful_state::blocking::run("finishing a script's sandbox", move || {
+                confinement.finish()
+            })
+            .await
+            .unwrap_or_default();
         }
         let mut output = output?;
         if confined {
@@ -271,6 +273,7 @@ impl ProcessRunner {
             );
             output.sandbox = Some(profile.summary(network));
         }
+        output.sandbox_notes.extend(undone);
         if output.timed_out {
             tracing::warn!(script = %request.script_name, skill = %request.skill_name, timeout = ?self.config.timeout, "script timed out and was killed");
         }

@@ -182,6 +182,10 @@ pub struct SandboxSupport {
     pub landlock_abi: Option<u32>,
     /// Whether seccomp filters can be installed.
     pub seccomp: bool,
+    /// Whether a script's process can be given a mount namespace of its own (as root, or
+    /// through an unprivileged user namespace), in which what other programs run inside its
+    /// writable directories ([`PROTECTED_NAMES`]) is mounted read-only.
+    pub mount_namespaces: bool,
 }
 
 impl SandboxSupport {
@@ -196,6 +200,7 @@ impl SandboxSupport {
             Self {
                 landlock_abi: None,
                 seccomp: false,
+                mount_namespaces: false,
             }
         }
     }
@@ -209,9 +214,13 @@ impl SandboxSupport {
     /// Whether scripts are isolated: every rule of every profile is enforced. Seccomp makes up
     /// for what Landlock lacks before ABI 3 (`truncate`) and 5 (the terminal `ioctl`s that type
     /// into the user's shell), but nothing makes up for the signal and abstract-socket scopes
-    /// of ABI 6: below it a script can signal the user's other processes.
+    /// of ABI 6: below it a script can signal the user's other processes. Without mount
+    /// namespaces a write tier's script could change what other programs run in its working
+    /// directory (`.git/config`, `.envrc`: [`PROTECTED_NAMES`]), which Landlock cannot take out
+    /// of a directory it grants.
     pub fn isolates(&self) -> bool {
         self.confines()
+            && self.mount_namespaces
             && self
                 .landlock_abi
                 .is_some_and(|abi| abi >= MIN_ISOLATING_LANDLOCK_ABI)
@@ -236,6 +245,14 @@ impl SandboxSupport {
             )),
             Some(_) => {}
         }
+        if !self.mount_namespaces && self.landlock_abi.is_some() {
+            missing.push(
+                "a script cannot be given a mount namespace here (unprivileged user namespaces \
+                 are off), so a write tier's script could change what other programs run in its \
+                 working directory (.git, .envrc, .vscode, ...)"
+                    .to_owned(),
+            );
+        }
         if !self.seccomp {
             missing.push(if cfg!(target_os = "linux") {
                 "seccomp filters cannot be installed here".to_owned()
@@ -247,12 +264,24 @@ impl SandboxSupport {
     }
 }
 
+/// The entries at the top of a directory a script may write that other programs run, or read
+/// as their configuration, when the user works there later: version control (`.git/config`'s
+/// `core.fsmonitor` runs at the next `git status`), skillful's own `.agents` (settings that name
+/// plugin libraries, skills, the lock), direnv's `.envrc` and the editors' project settings.
+/// Inside a script's writable directories they are mounted read-only while it runs; one it
+/// creates where none was (or a link it changes) is removed (or put back) when it ends, and the
+/// run's notes say so.
+pub const PROTECTED_NAMES: [&str; 8] = [
+    ".git", ".hg", ".svn", ".jj", ".agents", ".envrc", ".vscode", ".idea",
+];
+
 /// The Landlock ABI that has every rule a profile needs: the signal and abstract Unix socket
 /// scopes came last (ABI 6, Linux 6.12).
 pub const MIN_ISOLATING_LANDLOCK_ABI: u32 = 6;
 
-/// Whether unprivileged user namespaces are available (what bubblewrap-style sandboxes need;
-/// skillful's sandbox does not), from `/proc/sys`.
+/// Whether unprivileged user namespaces are available (what bubblewrap-style sandboxes need,
+/// and what skillful's sandbox needs, unless run as root, to mount [`PROTECTED_NAMES`]
+/// read-only), from `/proc/sys`.
 ///
 /// # Errors
 /// Why they are not: not Linux, a `sysctl` that turns them off, or AppArmor's restriction
@@ -326,7 +355,7 @@ impl Confinement {
         match *self {}
     }
 
-    pub(crate) fn finish(self) {
+    pub(crate) fn finish(self) -> Vec<String> {
         match self {}
     }
 }
@@ -530,6 +559,7 @@ mod tests {
         let without_landlock = SandboxSupport {
             landlock_abi: None,
             seccomp: true,
+            mount_namespaces: true,
         };
         assert!(!without_landlock.isolates());
         let missing = without_landlock.missing().unwrap();
@@ -537,12 +567,25 @@ mod tests {
         let full = SandboxSupport {
             landlock_abi: Some(7),
             seccomp: true,
+            mount_namespaces: true,
         };
         assert_eq!(full.missing(), None);
+        // Ubuntu 24.04's AppArmor turns unprivileged user namespaces off.
+        let without_namespaces = SandboxSupport {
+            mount_namespaces: false,
+            ..full
+        };
+        assert!(without_namespaces.confines() && !without_namespaces.isolates());
+        let missing = without_namespaces.missing().unwrap();
+        assert!(
+            missing.contains("mount namespace") && missing.contains(".git"),
+            "{missing}"
+        );
         // The 6.6 LTS kernel's Landlock confines but does not isolate.
         let lts = SandboxSupport {
             landlock_abi: Some(4),
             seccomp: true,
+            mount_namespaces: true,
         };
         assert!(lts.confines() && !lts.isolates());
         let missing = lts.missing().unwrap();

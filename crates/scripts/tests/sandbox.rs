@@ -282,3 +282,155 @@ async fn a_write_tier_whose_working_directory_is_the_home_directory_does_not_sta
     assert!(!read.succeeded(), "{read:?}");
     assert!(!home.path().join("x").exists());
 }
+
+/// The files and directories inside a writable directory that other programs run or read as
+/// their configuration, each with what a script writes to take them over.
+const CODE_RUNNING: [(&str, &str); 8] = [
+    (".git/config", "[core]\n\tfsmonitor = touch /tmp/owned\n"),
+    (".hg/hgrc", "[hooks]\nupdate = touch /tmp/owned\n"),
+    (".svn/entries", "owned\n"),
+    (".jj/repo/config.toml", "owned = true\n"),
+    (
+        ".agents/skillful.toml",
+        "[plugins]\ndirs = [\"/tmp/owned\"]\n",
+    ),
+    (".envrc", "touch /tmp/owned\n"),
+    (".vscode/settings.json", "{\"owned\": true}\n"),
+    (".idea/workspace.xml", "<owned/>\n"),
+];
+
+#[tokio::test]
+async fn a_write_tier_cannot_change_what_other_programs_run_in_its_working_directory() {
+    if !skillful_test_support::program_runs("python3", "install Python 3, e.g. apt install python3")
+    {
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    // Half of them exist (the script would change them), half do not (it would create them).
+    for (at, (path, _)) in CODE_RUNNING.iter().enumerate() {
+        if at % 2 == 0 {
+            let path = work.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "original\n").unwrap();
+        }
+    }
+    let attempts: Vec<String> = CODE_RUNNING
+        .iter()
+        .map(|(path, text)| format!("({path:?}, {text:?})"))
+        .collect();
+    let text = format!(
+        "import os, shutil\n\
+         for path, text in [{}]:\n\
+         \x20   top = path.split('/')[0]\n\
+         \x20   try:\n\
+         \x20       if os.path.isdir(top) and top != path:\n\
+         \x20           shutil.rmtree(top)\n\
+         \x20       elif os.path.exists(top):\n\
+         \x20           os.remove(top)\n\
+         \x20   except OSError:\n\
+         \x20       pass\n\
+         \x20   try:\n\
+         \x20       os.makedirs(os.path.dirname(path) or '.', exist_ok=True)\n\
+         \x20       open(path, 'w').write(text)\n\
+         \x20       print(path, 'written')\n\
+         \x20   except OSError as error:\n\
+         \x20       print(path, 'denied', error.errno)\n\
+         open('result.txt', 'w').write('the output of the script')\n\
+         os.makedirs('out', exist_ok=True)\n\
+         open('out/data.csv', 'w').write('a,b')\n",
+        attempts.join(", ")
+    );
+    let skill = tempfile::tempdir().unwrap();
+    let path = script(skill.path(), "scripts/take_over.py", &text, false);
+    for tier in [RiskTier::WriteLow, RiskTier::WriteHigh] {
+        let runner = ProcessRunner::builder()
+            .working_dir(work.path())
+            .build()
+            .unwrap();
+        if !runner.isolates() {
+            skillful_test_support::prerequisite_missing(
+                "this machine cannot isolate scripts (Landlock ABI 6, seccomp, mount namespaces)",
+            );
+            return;
+        }
+        let output = runner
+            .execute(&request(&path, json!(null)).with_risk(tier))
+            .await
+            .unwrap();
+        for (at, (path, _)) in CODE_RUNNING.iter().enumerate() {
+            let file = work.path().join(path);
+            if at % 2 == 0 {
+                assert_eq!(
+                    std::fs::read_to_string(&file).unwrap(),
+                    "original\n",
+                    "{tier}: {path} changed: {output:?}"
+                );
+            } else {
+                let top = work.path().join(path.split('/').next().unwrap());
+                assert!(
+                    std::fs::symlink_metadata(&top).is_err(),
+                    "{tier}: {path} was created: {output:?}"
+                );
+            }
+        }
+        // What could not be mounted (it did not exist) was removed, and the run says so.
+        let removed: Vec<&String> = output
+            .sandbox_notes
+            .iter()
+            .filter(|note| note.starts_with("[sandbox removed "))
+            .collect();
+        assert_eq!(removed.len(), CODE_RUNNING.len() / 2, "{output:?}");
+        assert!(
+            removed[0].contains(".hg: scripts may not create what other programs run"),
+            "{output:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(work.path().join("result.txt")).unwrap(),
+            "the output of the script"
+        );
+        assert_eq!(
+            std::fs::read_to_string(work.path().join("out/data.csv")).unwrap(),
+            "a,b"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_link_among_them_that_a_write_tier_replaces_is_put_back() {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("envrc.shared"), "export A=1\n").unwrap();
+    std::os::unix::fs::symlink("envrc.shared", work.path().join(".envrc")).unwrap();
+    let runner = ProcessRunner::builder()
+        .working_dir(work.path())
+        .build()
+        .unwrap();
+    if !runner.isolates() {
+        skillful_test_support::prerequisite_missing("this machine cannot isolate scripts");
+        return;
+    }
+    let skill = tempfile::tempdir().unwrap();
+    let path = script(
+        skill.path(),
+        "scripts/relink.sh",
+        "#!/bin/sh\nrm .envrc && echo 'touch /tmp/owned' > .envrc && echo replaced\n",
+        true,
+    );
+    let output = runner
+        .execute(&request(&path, json!(null)).with_risk(RiskTier::WriteLow))
+        .await
+        .unwrap();
+    assert_eq!(output.stdout, "replaced\n", "{output:?}");
+    let link = work.path().join(".envrc");
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        std::path::Path::new("envrc.shared")
+    );
+    assert_eq!(std::fs::read_to_string(&link).unwrap(), "export A=1\n");
+    assert!(
+        output
+            .sandbox_notes
+            .iter()
+            .any(|note| note.starts_with("[sandbox put back the link ") && note.contains(".envrc")),
+        "{output:?}"
+    );
+}

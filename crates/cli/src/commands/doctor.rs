@@ -152,10 +152,10 @@ pub(crate) async fn doctor(args: DoctorArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// What the sandbox can enforce here: Landlock, seccomp, user namespaces, and so whether scripts
-/// are isolated.
+/// What the sandbox can enforce here: Landlock, seccomp, mount namespaces, and so whether
+/// scripts are isolated.
 fn sandbox_lines(report: &mut Report) {
-    use CheckStatus::{Notice, Ok, Warning};
+    use CheckStatus::{Ok, Warning};
     let support = SandboxSupport::detect();
     match support.landlock_abi {
         Some(abi) => report.check("landlock", Ok, format!("ABI {abi}")),
@@ -166,17 +166,22 @@ fn sandbox_lines(report: &mut Report) {
     } else {
         report.check("seccomp", Warning, "not available".to_owned());
     }
-    report.check(
-        "user namespaces",
-        Notice,
-        format!(
-            "{} (not needed: the sandbox uses Landlock and seccomp)",
+    if support.mount_namespaces {
+        report.check(
+            "mount namespaces",
+            Ok,
+            "available (a write tier's .git, .envrc, ... are mounted read-only)".to_owned(),
+        );
+    } else {
+        report.check(
+            "mount namespaces",
+            Warning,
             match user_namespaces() {
-                Result::Ok(()) => "available".to_owned(),
+                Result::Ok(()) => "not available".to_owned(),
                 Err(why) => format!("not available: {why}"),
-            }
-        ),
-    );
+            },
+        );
+    }
     match support.missing() {
         None => report.check(
             "scripts",
