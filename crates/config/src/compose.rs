@@ -2,7 +2,7 @@
 //! name means one skill, with what was disabled, shadowed or renamed kept and said.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -31,7 +31,7 @@ use crate::error::ConfigError;
 use crate::locked::Drift;
 use crate::safety::Risk;
 use crate::settings::{Enablement, Settings, SettingsLevel};
-use crate::trust::{TrustStore, Verdict, shown_path};
+use crate::trust::{TrustStore, TrustedPlugins, Verdict, plugin_dir_digest, shown_path};
 
 /// What a host composes its skills from, built up with its methods and turned into a
 /// [`Composition`] by [`SkillsConfig::build`].
@@ -372,7 +372,8 @@ impl SkillsConfig {
         scopes: &mut Scopes,
         hosts: &mut Vec<(&'static Host, &'static str)>,
     ) -> Result<bool, ConfigError> {
-        let verdict = TrustStore::load(&self.environment)?.verdict(project);
+        let store = TrustStore::load(&self.environment)?;
+        let verdict = store.verdict(project);
         let trusted = match &verdict {
             Verdict::Trusted { .. } => true,
             Verdict::Untrusted | Verdict::Replaced { .. } => self.trust_project,
@@ -388,9 +389,24 @@ impl SkillsConfig {
         } else if defaults {
             scopes.push_root(project.skills(), Scope::Project);
             let settings = Settings::load(&project.config_file(), SettingsLevel::Project)?;
-            scopes
-                .plugin_dirs
-                .extend(settings.plugin_dirs.iter().cloned());
+            let recorded = match &verdict {
+                Verdict::Trusted { by } => store.recorded_plugins(by),
+                _ => &[],
+            };
+            for dir in &settings.plugin_dirs {
+                match recorded_unchanged(dir, recorded) {
+                    Ok(true) => scopes.plugin_dirs.push(dir.clone()),
+                    Ok(false) => {}
+                    Err(why) => scopes.notes.push(Note {
+                        path: dir.clone(),
+                        message: format!(
+                            "{}: project plugins not loaded: {why}; run `skills trust {}` again if they are yours",
+                            shown_path(dir),
+                            shown_path(&project.dir)
+                        ),
+                    }),
+                }
+            }
             scopes.locked |= settings.locked;
             hosts.extend(
                 settings
@@ -453,6 +469,23 @@ impl Scopes {
         if !self.roots.iter().any(|(read, _)| *read == root) {
             self.roots.push((root, scope));
         }
+    }
+}
+
+/// Whether the project plugin directory `dir` may be loaded: `Ok(true)` when it is one of
+/// `recorded` with the same files, `Ok(false)` when it does not exist (nothing to load), else
+/// why not.
+fn recorded_unchanged(dir: &Path, recorded: &[TrustedPlugins]) -> Result<bool, String> {
+    let Ok(canonical) = dunce::canonicalize(dir) else {
+        return Ok(false);
+    };
+    let Some(trusted) = recorded.iter().find(|trusted| trusted.dir == canonical) else {
+        return Err("the directory was not recorded when the project was trusted".to_owned());
+    };
+    match plugin_dir_digest(&canonical) {
+        Ok(digest) if digest == trusted.digest => Ok(true),
+        Ok(_) => Err("its files changed since the project was trusted".to_owned()),
+        Err(error) => Err(error.to_string()),
     }
 }
 

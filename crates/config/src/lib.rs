@@ -56,5 +56,5 @@ pub use safety::Risk;
 pub use settings::{AGENT_MODES, Enablement, Settings, SettingsLevel};
 pub use trust::{
     DirIdentity, TRUST_FILE, TRUST_FORMAT_VERSION, TrustEntry, TrustListing, TrustStore, Trusted,
-    TrustedDir, Verdict, shown_path,
+    TrustedDir, TrustedPlugins, Verdict, plugin_dir_digest, shown_path,
 };

@@ -11,6 +11,7 @@ use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 use crate::environment::{Environment, Project, dunce_canonical, is_repository};
 use crate::error::ConfigError;
 use crate::safety::{self, Risk};
+use crate::settings::{Settings, SettingsLevel};
 
 /// The trust file, in the user's configuration directory.
 pub const TRUST_FILE: &str = "trusted.toml";
@@ -66,6 +67,65 @@ pub struct TrustEntry {
     dir: PathBuf,
     identity: Option<DirIdentity>,
     forced: bool,
+    plugins: Vec<TrustedPlugins>,
+}
+
+/// A plugin directory the project's settings named when it was trusted, with what its files
+/// were then ([`plugin_dir_digest`]): project plugins are loaded only from such a directory,
+/// unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustedPlugins {
+    /// The directory, canonical.
+    pub dir: PathBuf,
+    /// [`plugin_dir_digest`] of it when it was trusted.
+    pub digest: String,
+}
+
+/// The most bytes of one file of a plugin directory read for its digest.
+const MAX_PLUGIN_FILE_BYTES: u64 = 1 << 30;
+
+/// The SHA-256 (hex) of what a plugin directory holds: each entry's name, in byte order, with
+/// a regular file's content, a link's target or a directory's kind. Any library added, removed,
+/// replaced or changed changes it.
+///
+/// # Errors
+/// [`ConfigError::Environment`] naming the directory or file that cannot be read.
+pub fn plugin_dir_digest(dir: &Path) -> Result<String, ConfigError> {
+    let unreadable = |path: &Path, error: &dyn std::fmt::Display| {
+        ConfigError::Environment(format!(
+            "{}: cannot read the plugin directory: {error}",
+            shown_path(path)
+        ))
+    };
+    let mut entries: Vec<fs::DirEntry> = fs::read_dir(dir)
+        .map_err(|error| unreadable(dir, &error))?
+        .collect::<Result<_, _>>()
+        .map_err(|error| unreadable(dir, &error))?;
+    entries.sort_by_key(fs::DirEntry::file_name);
+    let mut listing = Vec::new();
+    for entry in entries {
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .map_err(|error| unreadable(&path, &error))?;
+        listing.extend_from_slice(entry.file_name().as_encoded_bytes());
+        listing.push(0);
+        if kind.is_symlink() {
+            let target = fs::read_link(&path).map_err(|error| unreadable(&path, &error))?;
+            listing.extend_from_slice(b"link ");
+            listing.extend_from_slice(target.as_os_str().as_encoded_bytes());
+        } else if kind.is_file() {
+            let digest = skillful_state::sha256_file(&path, MAX_PLUGIN_FILE_BYTES)
+                .map_err(|error| unreadable(&path, &error))?
+                .ok_or_else(|| unreadable(&path, &"it is gone"))?;
+            listing.extend_from_slice(b"file ");
+            listing.extend_from_slice(digest.sha256.as_bytes());
+        } else {
+            listing.extend_from_slice(b"other");
+        }
+        listing.push(b'\n');
+    }
+    Ok(skillful_state::sha256_hex(&listing))
 }
 
 impl TrustEntry {
@@ -124,6 +184,8 @@ pub struct Trusted {
     pub dir: PathBuf,
     /// What it risks, accepted with `force` (empty when it is safe).
     pub risks: Vec<Risk>,
+    /// The plugin directories its settings name, recorded with their files.
+    pub plugins: Vec<TrustedPlugins>,
 }
 
 /// What the trust store says of a project ([`TrustStore::verdict`]).
@@ -231,6 +293,14 @@ impl TrustStore {
         &self.entries
     }
 
+    /// The plugin directories recorded with the trust of `by` (a [`Verdict::Trusted`]'s).
+    pub fn recorded_plugins(&self, by: &Path) -> &[TrustedPlugins] {
+        self.entries
+            .iter()
+            .find(|entry| entry.dir == by)
+            .map_or(&[], |entry| &entry.plugins)
+    }
+
     /// The trusted directories as `skills trust --list` shows them.
     pub fn listing(&self) -> TrustListing {
         TrustListing {
@@ -332,11 +402,28 @@ impl TrustStore {
                 risks: Risk::describe(&risks),
             });
         }
+        let project = Project {
+            dir: canonical.clone(),
+        };
+        let settings = Settings::load(&project.config_file(), SettingsLevel::Project)?;
+        let mut plugins = Vec::new();
+        for dir in &settings.plugin_dirs {
+            // One that does not exist has nothing to load; made later, it is not recorded.
+            let Ok(dir) = dunce::canonicalize(dir) else {
+                continue;
+            };
+            plugins.push(TrustedPlugins {
+                digest: plugin_dir_digest(&dir)?,
+                dir,
+            });
+        }
         let entry = TrustEntry {
             identity: DirIdentity::of(&canonical),
             dir: canonical.clone(),
             forced: !risks.is_empty(),
+            plugins,
         };
+        let plugins = entry.plugins.clone();
         Self::update(&environment.dirs, |entries| {
             entries.retain(|old| old.dir != entry.dir);
             entries.push(entry);
@@ -344,6 +431,7 @@ impl TrustStore {
         Ok(Trusted {
             dir: canonical,
             risks,
+            plugins,
         })
     }
 
@@ -438,6 +526,16 @@ fn render(entries: &[TrustEntry]) -> String {
         if entry.forced {
             table["forced"] = value(true);
         }
+        if !entry.plugins.is_empty() {
+            let mut plugins = toml_edit::Array::new();
+            for recorded in &entry.plugins {
+                let mut plugin = toml_edit::InlineTable::new();
+                plugin.insert("path", recorded.dir.to_string_lossy().as_ref().into());
+                plugin.insert("sha256", recorded.digest.as_str().into());
+                plugins.push(plugin);
+            }
+            table["plugins"] = value(plugins);
+        }
         tables.push(table);
     }
     document["trusted"] = Item::ArrayOfTables(tables);
@@ -498,6 +596,7 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Vec<TrustEntry>, ConfigError> {
                         dir: PathBuf::from(dir),
                         identity: None,
                         forced: false,
+                        plugins: Vec::new(),
                     })
                     .ok_or_else(|| invalid("`trusted` must list directories as strings".to_owned()))
             })
@@ -541,10 +640,33 @@ fn entry(table: &Table) -> Result<TrustEntry, &'static str> {
         None => false,
         Some(item) => item.as_bool().ok_or("`forced` is true or false")?,
     };
+    const PLUGINS: &str = "`plugins` is a list of { path = \"...\", sha256 = \"...\" }";
+    let plugins = match table.get("plugins") {
+        None => Vec::new(),
+        Some(item) => item
+            .as_array()
+            .ok_or(PLUGINS)?
+            .iter()
+            .map(|plugin| {
+                let plugin = plugin.as_inline_table().ok_or(PLUGINS)?;
+                let text = |key: &str| {
+                    plugin
+                        .get(key)
+                        .and_then(|item| item.as_str())
+                        .ok_or(PLUGINS)
+                };
+                Ok(TrustedPlugins {
+                    dir: PathBuf::from(text("path")?),
+                    digest: text("sha256")?.to_owned(),
+                })
+            })
+            .collect::<Result<_, &'static str>>()?,
+    };
     Ok(TrustEntry {
         dir,
         identity,
         forced,
+        plugins,
     })
 }
 

@@ -494,7 +494,7 @@ async fn skills_are_disabled_by_the_user_the_project_and_the_run_later_levels_wi
 }
 
 #[tokio::test]
-async fn plugin_directories_of_an_untrusted_project_are_never_read() {
+async fn project_plugin_directories_are_read_only_as_recorded_with_the_trust() {
     let world = World::new();
     let plugins = world.path("project/.agents/plugins");
     fs::create_dir_all(&plugins).unwrap();
@@ -521,8 +521,59 @@ async fn plugin_directories_of_an_untrusted_project_are_never_read() {
         loaded.plugin_errors
     );
 
+    // Trusted for one run: its plugin directory was never recorded, so it is not read.
     let loaded = load(world.config().trust_project(true)).await;
+    assert!(
+        loaded.plugin_errors.is_empty(),
+        "{:?}",
+        loaded.plugin_errors
+    );
+    let note = |config: SkillsConfig| -> String {
+        config
+            .build()
+            .unwrap()
+            .notes()
+            .iter()
+            .map(|note| note.message.clone())
+            .find(|message| message.contains("project plugins not loaded"))
+            .unwrap_or_default()
+    };
+    let message = note(world.config().trust_project(true));
+    assert!(
+        message.contains("not recorded when the project was trusted"),
+        "{message}"
+    );
+
+    // Trusted for good: the directory is recorded with its files, and read.
+    TrustStore::trust(&world.environment, &world.path("project"), false).unwrap();
+    let loaded = load(world.config()).await;
     assert_eq!(loaded.plugin_errors.len(), 1, "{:?}", loaded.plugin_errors);
+
+    // A library planted after the trust: the directory is not read until trusted again.
+    fs::write(
+        plugins.join(format!(
+            "{}y{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        )),
+        "planted",
+    )
+    .unwrap();
+    let loaded = load(world.config()).await;
+    assert!(
+        loaded.plugin_errors.is_empty(),
+        "{:?}",
+        loaded.plugin_errors
+    );
+    let message = note(world.config());
+    assert!(
+        message.contains("its files changed since the project was trusted"),
+        "{message}"
+    );
+    assert!(message.contains("run `skills trust "), "{message}");
+    TrustStore::trust(&world.environment, &world.path("project"), false).unwrap();
+    let loaded = load(world.config()).await;
+    assert_eq!(loaded.plugin_errors.len(), 2, "{:?}", loaded.plugin_errors);
 }
 
 #[tokio::test]

@@ -62,7 +62,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     writeln!(
         out,
-        "trusted {dir}: the skills (.agents/skills), settings and plugin directories (.agents/skillful.toml) of {dir} and of the directories below it are loaded from now on, except in repositories of their own below it (a directory holding .git) and in directories of other users; removed and re-created, it is no longer trusted"
+        "trusted {dir}: the skills (.agents/skills) and settings (.agents/skillful.toml) of {dir} and of the directories below it are loaded from now on, except in repositories of their own below it (a directory holding .git) and in directories of other users; removed and re-created, it is no longer trusted"
     )?;
+    for recorded in &trusted.plugins {
+        writeln!(
+            out,
+            "plugin directory recorded: {} (sha256 {}); its plugins are loaded while its files stay as they are now",
+            one_line(&shown_path(&recorded.dir)),
+            recorded.digest
+        )?;
+    }
     Ok(Outcome::Ok)
 }
