@@ -47,7 +47,7 @@ pub use canonical::{canonical_json, json_digest};
 pub use error::AuditError;
 pub use log::{
     AuditLog, AuditSink, Broken, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, FileAuditSink, Line,
-    MAX_ARGS_BYTES, MAX_FIELD_CHARS, Verification,
+    MAX_ARGS_BYTES, MAX_FIELD_CHARS, UserLog, Verification,
 };
 pub use record::{Actor, AuditEvent, AuditRecord, EventKind, SkillRef, Tokens, current_user};
 pub use settings::AuditSettings;

@@ -125,7 +125,16 @@ impl FileAuditSink {
     /// # Errors
     /// As [`FileAuditSink::at`]; no home directory.
     pub fn per_user() -> Result<Self, AuditError> {
-        Self::at(default_dir()?)
+        Self::per_user_log(UserLog::Agent)
+    }
+
+    /// One of the user's logs ([`UserLog`]): `audit/` or `audit-serve/` in the per-user state
+    /// directory.
+    ///
+    /// # Errors
+    /// As [`FileAuditSink::at`]; no home directory.
+    pub fn per_user_log(log: UserLog) -> Result<Self, AuditError> {
+        Self::at(user_dir(log)?)
     }
 
     /// The log in `dir`, created (mode 0700) if missing; refused when it is a symbolic link or
@@ -342,8 +351,36 @@ impl AuditSink for FileAuditSink {
 }
 
 /// The user's audit directory.
-fn default_dir() -> Result<PathBuf, AuditError> {
-    Ok(skillful_state::Dirs::per_user()?.state().join("audit"))
+/// Which of the user's audit logs: the agent's, where `run`, `chat` and `eval` record, or
+/// `skills serve`'s, kept apart because a server's clients may be anyone who can reach it:
+/// what they send fills and rotates only the server's own log, never the history of the
+/// user's own runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UserLog {
+    /// `audit/`: the agent's tool calls.
+    #[default]
+    Agent,
+    /// `audit-serve/`: the skill calls `skills serve` answered.
+    Serve,
+}
+
+impl UserLog {
+    /// Both logs, the agent's first.
+    pub const ALL: [UserLog; 2] = [UserLog::Agent, UserLog::Serve];
+
+    /// The log's directory name in the per-user state directory.
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            UserLog::Agent => "audit",
+            UserLog::Serve => "audit-serve",
+        }
+    }
+}
+
+fn user_dir(log: UserLog) -> Result<PathBuf, AuditError> {
+    Ok(skillful_state::Dirs::per_user()?
+        .state()
+        .join(log.dir_name()))
 }
 
 /// `event` with its arguments and reason within bounds.
@@ -700,7 +737,15 @@ impl AuditLog {
     /// # Errors
     /// No home directory.
     pub fn per_user() -> Result<Self, AuditError> {
-        Ok(Self::at(default_dir()?))
+        Self::per_user_log(UserLog::Agent)
+    }
+
+    /// One of the user's logs ([`UserLog`]).
+    ///
+    /// # Errors
+    /// No home directory.
+    pub fn per_user_log(log: UserLog) -> Result<Self, AuditError> {
+        Ok(Self::at(user_dir(log)?))
     }
 
     /// The log in `dir` (it may not exist: then it has no records).

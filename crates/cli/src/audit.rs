@@ -1,4 +1,5 @@
-//! What the audit's commands share (`commands/audit.rs`, `stats.rs`, `report.rs`) and the
+//! What the audit's commands share (`commands/audit.rs`, `stats.rs`, `report.rs`: `stats` and
+//! `report` count both of the user's logs, [`UserLog`]) and the
 //! `--audit-redact` flag of the commands that write the audit log (`run`, `chat`, `eval`,
 //! `serve`): the log's settings, the `--since` time, the skills that could have been used.
 
@@ -7,7 +8,7 @@ use std::time::SystemTime;
 
 use anyhow::Context as _;
 use skillful_agent::AuditSettings;
-use skillful_audit::{AuditLog, AuditRecord, FileAuditSink, parse_since};
+use skillful_audit::{AuditLog, AuditRecord, FileAuditSink, UserLog, parse_since};
 use skillful_core::SourceContext;
 
 use crate::UsageError;
@@ -22,9 +23,9 @@ pub(crate) struct AuditFlags {
 }
 
 impl AuditFlags {
-    /// The settings of the user's audit log for `host`.
-    pub(crate) fn settings(&self, host: &str) -> anyhow::Result<AuditSettings> {
-        let sink = FileAuditSink::per_user().context("cannot use the per-user audit log")?;
+    /// The settings of the user's audit log `log` for `host`.
+    pub(crate) fn settings(&self, host: &str, log: UserLog) -> anyhow::Result<AuditSettings> {
+        let sink = FileAuditSink::per_user_log(log).context("cannot use the per-user audit log")?;
         Ok(AuditSettings::new(Arc::new(sink), host).redact(self.audit_redact))
     }
 }
@@ -49,7 +50,12 @@ impl Usage {
     /// The usage from `since_text` (as `--since` gives it) on, over the skills under `roots`.
     pub(crate) async fn read(since_text: Option<&str>, roots: &Roots) -> anyhow::Result<Self> {
         let since = since(since_text)?;
-        let records = AuditLog::per_user()?.records()?;
+        // A skill used through `skills serve` is used too: both logs, in time order.
+        let mut records = Vec::new();
+        for log in UserLog::ALL {
+            records.extend(AuditLog::per_user_log(log)?.records()?);
+        }
+        records.sort_by(|a, b| a.time.cmp(&b.time));
         let composition = roots.compose()?;
         let mut known: Vec<String> = composition
             .source()

@@ -1,6 +1,6 @@
 //! `skills serve` audits its skill calls: every request that names a skill (a file read, an
-//! archive, `skills/get`, answered or failed) is one record of the user's audit log, which
-//! `skills audit --verify` checks and `skills stats` counts.
+//! archive, `skills/get`, answered or failed) is one record of the user's serve log (apart from
+//! the agent's), which `skills audit --log serve --verify` checks and `skills stats` counts.
 
 mod common;
 
@@ -57,7 +57,7 @@ fn skills(state: &Path, args: &[&str]) -> (Option<i32>, String, String) {
 }
 
 fn records(state: &Path) -> Vec<Value> {
-    let (code, stdout, stderr) = skills(state, &["audit", "--json"]);
+    let (code, stdout, stderr) = skills(state, &["audit", "--log", "serve", "--json"]);
     assert_eq!(code, Some(0), "{stderr}");
     stdout
         .lines()
@@ -123,12 +123,17 @@ async fn every_skill_call_of_serve_is_one_record() {
         "{unknown}"
     );
 
-    let (code, stdout, stderr) = skills(state.path(), &["audit", "--verify"]);
+    let (code, stdout, stderr) = skills(state.path(), &["audit", "--log", "serve", "--verify"]);
     assert_eq!(
         (code, stdout.as_str()),
         (Some(0), "ok: 4 records verify\n"),
         "{stderr}"
     );
+    // The agent's own log holds none of them: a server's clients cannot rotate it away.
+    let (code, stdout, stderr) = skills(state.path(), &["audit", "--json"]);
+    assert_eq!((code, stdout.as_str()), (Some(0), ""), "{stderr}");
+    assert!(state.path().join("skillful/audit-serve").is_dir());
+    assert!(!state.path().join("skillful/audit").exists());
     let root_path = root.path().to_str().unwrap();
     let (code, stdout, stderr) = skills(state.path(), &["stats", root_path, "--json"]);
     assert_eq!(code, Some(0), "{stderr}");

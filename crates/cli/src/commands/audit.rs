@@ -1,7 +1,7 @@
 //! `skills audit`: the audit log of skill tool calls, read back (filtered by time, session or
 //! skill) or its hash chain checked.
 
-use skillful_audit::{AuditLog, AuditRecord};
+use skillful_audit::{AuditLog, AuditRecord, UserLog};
 use skillful_core::text::one_line;
 
 use crate::Outcome;
@@ -28,11 +28,32 @@ pub(crate) struct Args {
     /// digest of the one before. Names the first broken record and exits 1.
     #[arg(long, conflicts_with_all = ["since", "session", "skill", "json"])]
     verify: bool,
+    /// Which log: the agent's (run, chat, eval) or the one `skills serve` records its
+    /// clients' skill calls in, kept apart so that a server's clients cannot rotate away the
+    /// history of your own runs.
+    #[arg(long, value_enum, default_value_t = Log::Agent)]
+    log: Log,
+}
+
+/// `--log`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Log {
+    Agent,
+    Serve,
+}
+
+impl From<Log> for UserLog {
+    fn from(log: Log) -> Self {
+        match log {
+            Log::Agent => UserLog::Agent,
+            Log::Serve => UserLog::Serve,
+        }
+    }
 }
 
 /// Runs `skills audit`.
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
-    let log = AuditLog::per_user()?;
+    let log = AuditLog::per_user_log(args.log.into())?;
     if args.verify {
         return verify(&log);
     }

@@ -261,7 +261,10 @@ fn configure(settings: &mut EvalSettings, args: &EvalArgs, endpoint: &str) -> an
         (Some(url), false) => JudgeSettings::Endpoint(url.clone()),
         (None, false) => JudgeSettings::SameEndpoint,
     };
-    settings.audit = Some(args.audit.settings("skills eval")?);
+    settings.audit = Some(
+        args.audit
+            .settings("skills eval", skillful_audit::UserLog::Agent)?,
+    );
     Ok(())
 }
 

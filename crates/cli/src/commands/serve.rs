@@ -75,7 +75,10 @@ pub(crate) async fn serve(args: ServeArgs) -> anyhow::Result<Outcome> {
     // Live reload: the roots are watched; clients are told when the skills change.
     let mut server = SkillsMcpServer::watched(composition.watch().await)
         .with_archives(args.archives)
-        .with_audit(args.audit.settings("skills serve")?);
+        .with_audit(
+            args.audit
+                .settings("skills serve", skillful_audit::UserLog::Serve)?,
+        );
     if let Some(var) = &args.auth_token_env {
         let token = BearerToken::from_env(var)
             .map_err(|error| UsageError(format!("--auth-token-env {var}: {error}")))?;

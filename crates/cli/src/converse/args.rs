@@ -248,7 +248,7 @@ impl AgentArgs {
                     .activation(on(self.activate))
                     .text_tool_calls(!self.no_text_tool_calls)
             })
-            .audit(self.audit.settings(host)?)
+            .audit(self.audit.settings(host, skillful_audit::UserLog::Agent)?)
             .name("skills")
             .capture_content(self.telemetry.capture())
             .build())
