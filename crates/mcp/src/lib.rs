@@ -99,7 +99,8 @@ pub use error::McpSkillsError;
 pub use index::{ARCHIVE_TYPE, INDEX_SCHEMA, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
 #[cfg(feature = "server")]
 pub use server::{
-    DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL, HTTP_PATH, HttpLimits, ServeError, SkillsMcpServer,
+    DEFAULT_AUDITED_PER_MINUTE, DEFAULT_PAGE_SIZE, DEFAULT_RESCAN_INTERVAL, HTTP_PATH, HttpLimits,
+    ServeError, SkillsMcpServer,
 };
 #[cfg(feature = "client")]
 pub use skill::{McpSkill, SkillApproval};

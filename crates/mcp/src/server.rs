@@ -13,7 +13,7 @@ pub use self::http::HttpLimits;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::num::NonZeroUsize;
+use std::num::{NonZeroU32, NonZeroUsize};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,6 +46,11 @@ use crate::mime::mime_type;
 
 /// The path the HTTP server answers MCP requests on.
 pub const HTTP_PATH: &str = "/mcp";
+
+/// How many requests naming a skill one client is answered a minute while the server audits:
+/// ten a second on average, far above what a model reading skills asks for, and a bound on how
+/// fast one client can grow (and rotate) the log.
+pub const DEFAULT_AUDITED_PER_MINUTE: NonZeroU32 = NonZeroU32::new(600).expect("600 is not zero");
 
 /// How many entries a page of `skills/list` or `resources/directory/read` holds by default.
 pub const DEFAULT_PAGE_SIZE: NonZeroUsize = NonZeroUsize::new(50).expect("50 is not zero");
@@ -155,6 +160,8 @@ pub struct SkillsMcpServer {
 struct Inner {
     catalog: Arc<Catalog>,
     settings: Settings,
+    /// How many audited requests each client made in the current minute.
+    quota: audit::Quota,
 }
 
 /// How the server answers, apart from where its skills come from.
@@ -168,6 +175,9 @@ struct Settings {
     cursors: CursorKey,
     /// Where its skill calls are recorded, if anywhere.
     audit: Option<AuditSettings>,
+    /// How many requests naming a skill one client (an HTTP session, or the stdio peer) may
+    /// make a minute while they are recorded.
+    audit_per_minute: NonZeroU32,
 }
 
 /// What a `skill://` URI asks for.
@@ -237,7 +247,9 @@ impl SkillsMcpServer {
                     http: HttpLimits::default(),
                     cursors: CursorKey::random(),
                     audit: None,
+                    audit_per_minute: DEFAULT_AUDITED_PER_MINUTE,
                 },
+                quota: audit::Quota::default(),
             }),
         }
     }
@@ -250,6 +262,7 @@ impl SkillsMcpServer {
             inner: Arc::new(Inner {
                 catalog: Arc::clone(&self.inner.catalog),
                 settings,
+                quota: audit::Quota::default(),
             }),
         }
     }
@@ -267,8 +280,20 @@ impl SkillsMcpServer {
     /// skill with its `SKILL.md` digest, the file read as `resource`, the URI as the arguments
     /// (left out when `settings` redact), the duration and the digest of what was sent. A
     /// record that cannot be written is a warning; the request is answered regardless.
+    ///
+    /// What one client may append is bounded: each text it chooses is cut to
+    /// [`skillful_audit::MAX_FIELD_CHARS`], and it is answered (and recorded) at most
+    /// [`with_audit_quota`](Self::with_audit_quota) requests naming a skill a minute; past that
+    /// a request is refused unanswered (`too many skill requests`) and not recorded.
     pub fn with_audit(self, settings: AuditSettings) -> Self {
         self.configured(|server| server.audit = Some(settings))
+    }
+
+    /// How many requests naming a skill one client (an HTTP session, or the peer of a stdio
+    /// or in-process server) is answered a minute while the server audits (default
+    /// [`DEFAULT_AUDITED_PER_MINUTE`]).
+    pub fn with_audit_quota(self, per_minute: NonZeroU32) -> Self {
+        self.configured(|settings| settings.audit_per_minute = per_minute)
     }
 
     /// How many entries a page of `skills/list` and `resources/directory/read` holds (default
@@ -288,6 +313,7 @@ impl SkillsMcpServer {
             inner: Arc::new(Inner {
                 catalog: Arc::new(Catalog::new(self.inner.catalog.skills().clone(), interval)),
                 settings: self.inner.settings.clone(),
+                quota: audit::Quota::default(),
             }),
         }
     }

@@ -1,9 +1,12 @@
-//! The audit of the server's skill calls: every request that names a skill (`resources/read` of
+//! The audit of the server's skill calls (and its quota per client): every request that names a skill (`resources/read` of
 //! one of its files or its archive, `skills/get`) is one record, written before the answer goes
 //! back. Listings (`skills/list`, `resources/list`, the index) name no skill and are not
 //! recorded.
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use rmcp::model::{ErrorData, ResourceContents, Skill};
@@ -69,7 +72,25 @@ impl SkillsMcpServer {
         answer: impl Future<Output = Result<T, ErrorData>>,
         sent: impl for<'t> FnOnce(&'t T) -> Answer<'t>,
     ) -> Result<T, ErrorData> {
-        let started = std::time::Instant::now();
+        let names_skill = matches!(
+            Target::parse(uri),
+            Some(Target::File { .. } | Target::Archive(_))
+        );
+        if self.inner.settings.audit.is_some() && names_skill {
+            let client = session(context).unwrap_or_default();
+            let per_minute = self.inner.settings.audit_per_minute;
+            if let Err(wait) = self.inner.quota.admit(&client, per_minute, Instant::now()) {
+                tracing::warn!(session = %client, "a client asked for more than {per_minute} skills a minute; refused, not recorded");
+                return Err(ErrorData::invalid_request(
+                    format!(
+                        "too many skill requests: this server answers (and records) at most {per_minute} a minute per session; try again in {} s",
+                        wait.as_secs().max(1)
+                    ),
+                    None,
+                ));
+            }
+        }
+        let started = Instant::now();
         let outcome = answer.await;
         let call = Call {
             method,
@@ -127,6 +148,52 @@ impl SkillsMcpServer {
     }
 }
 
+/// The HTTP session (`Mcp-Session-Id`) a request came in, if any.
+fn session(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get(SESSION_HEADER))
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// How many audited requests each client made in its current minute.
+#[derive(Debug, Default)]
+pub(super) struct Quota {
+    /// Per client: when its minute began and how many it was answered since.
+    windows: Mutex<HashMap<String, (Instant, u32)>>,
+}
+
+/// Clients remembered at most before those whose minute is over are forgotten.
+const MAX_REMEMBERED_CLIENTS: usize = 4096;
+
+impl Quota {
+    /// Counts one request of `client` at `now`; `Err` with how long until its minute ends when
+    /// it has had `per_minute` already.
+    pub(super) fn admit(
+        &self,
+        client: &str,
+        per_minute: NonZeroU32,
+        now: Instant,
+    ) -> Result<(), Duration> {
+        const MINUTE: Duration = Duration::from_secs(60);
+        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        if windows.len() >= MAX_REMEMBERED_CLIENTS {
+            windows.retain(|_, (began, _)| now.duration_since(*began) < MINUTE);
+        }
+        let (began, count) = windows.entry(client.to_owned()).or_insert((now, 0));
+        if now.duration_since(*began) >= MINUTE {
+            (*began, *count) = (now, 0);
+        }
+        if *count >= per_minute.get() {
+            return Err(MINUTE.saturating_sub(now.duration_since(*began)));
+        }
+        *count += 1;
+        Ok(())
+    }
+}
+
 /// The sha256 of `value`'s JSON.
 fn json_sha256(value: &impl serde::Serialize) -> String {
     sha256_hex(serde_json::to_string(value).unwrap_or_default().as_bytes())
@@ -146,12 +213,7 @@ fn event(
     );
     event.tool = Some(call.method.to_owned());
     event.call_id = Some(context.id.to_string());
-    event.session = context
-        .extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.headers.get(SESSION_HEADER))
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_owned);
+    event.session = session(context);
     let arguments = serde_json::json!({ "uri": call.uri });
     event.args_digest = Some(skillful_audit::json_digest(&arguments));
     if !settings.redact {
