@@ -4,8 +4,10 @@
 //! and collected. Two interpreters: `python3` (the case, `pass`) and `bash` (`:`), whose
 //! quick start shows the runner's own cost more plainly. The runner is measured with the sandbox
 //! on (the `read` profile: Landlock ruleset, seccomp filter, limits, a scratch directory made and
-//! removed) and off (`SandboxMode::Off`: limits only). The target: the runner, sandbox
-//! on, at most 1.2 times the bare spawn of `python3`.
+//! removed) and off (`SandboxMode::Off`: limits only), and as `write-low` in a working directory
+//! holding `.git` and `.agents` (the same, plus a mount namespace in which those two are mounted
+//! read-only). The target: the runner, sandbox on, at most 1.2 times the bare spawn of
+//! `python3`.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -23,6 +25,14 @@ fn runner_overhead(c: &mut Criterion) {
     let sandboxed = ProcessRunner::new();
     let unsandboxed = ProcessRunner::builder()
         .sandbox(SandboxMode::Off)
+        .build()
+        .expect("a runner");
+    let work = tempfile::tempdir().expect("a temporary directory");
+    for protected in [".git", ".agents"] {
+        std::fs::create_dir(work.path().join(protected)).expect("a directory");
+    }
+    let writing = ProcessRunner::builder()
+        .working_dir(work.path())
         .build()
         .expect("a runner");
     for (interpreter, file, text) in [("python3", "pass.py", "pass\n"), ("bash", "noop.sh", ":\n")]
@@ -54,6 +64,18 @@ fn runner_overhead(c: &mut Criterion) {
                 });
             });
         }
+        let write_low = request.clone().with_risk(RiskTier::WriteLow);
+        group.bench_function(
+            "ProcessRunner::execute, sandbox on (write-low, .git and .agents read-only)",
+            |b| {
+                b.iter(|| {
+                    let output = runtime
+                        .block_on(writing.execute(&write_low))
+                        .expect("the script runs");
+                    assert!(output.succeeded());
+                });
+            },
+        );
         group.finish();
     }
 }
