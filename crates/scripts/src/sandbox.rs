@@ -596,6 +596,29 @@ mod tests {
     }
 
     #[test]
+    fn each_landlock_abi_is_named_with_what_it_lacks() {
+        for abi in 1..=7 {
+            let support = SandboxSupport {
+                landlock_abi: Some(abi),
+                seccomp: true,
+                mount_namespaces: true,
+            };
+            assert!(support.confines(), "ABI {abi}");
+            match support.missing() {
+                None => assert!(abi >= MIN_ISOLATING_LANDLOCK_ABI && support.isolates()),
+                Some(missing) => {
+                    assert!(abi < MIN_ISOLATING_LANDLOCK_ABI && !support.isolates());
+                    assert!(
+                        missing.contains(&format!("(ABI {abi})"))
+                            && missing.contains("signalling your other processes"),
+                        "{missing}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_summary_of_read_is_the_one_the_model_is_shown() {
         assert_eq!(
             Profile::Read.summary(false),
