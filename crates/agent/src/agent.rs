@@ -413,6 +413,15 @@ pub(crate) struct Gathered {
     pub(crate) offered: Vec<Offered>,
 }
 
+/// The offered skills a request may be matched to ([`Gathered::matchable`]).
+#[derive(Default)]
+pub(crate) struct Matchable<'a> {
+    /// Name and description of each.
+    pub(crate) skills: Vec<(&'a str, &'a str)>,
+    /// Each skill left out, with the anti-trigger phrase the request holds.
+    pub(crate) excluded: Vec<(&'a str, String)>,
+}
+
 /// A skill a skills provider offers this turn, with that provider's tools.
 pub(crate) struct Offered {
     pub(crate) skill: Arc<dyn Skill>,
@@ -429,6 +438,21 @@ impl Gathered {
             .iter()
             .map(|offered| (offered.skill.name(), offered.skill.description()))
             .collect()
+    }
+
+    /// Each offered skill's name and description that `request` may be matched to: all but
+    /// those whose anti-triggers (`metadata.anti-triggers`) it holds, which are left out with
+    /// the phrase that left each out.
+    pub(crate) fn matchable(&self, request: &str) -> Matchable<'_> {
+        let mut matchable = Matchable::default();
+        for offered in &self.offered {
+            let skill = &offered.skill;
+            match skill.lifecycle().excluded_by(request) {
+                Some(phrase) => matchable.excluded.push((skill.name(), phrase.to_owned())),
+                None => matchable.skills.push((skill.name(), skill.description())),
+            }
+        }
+        matchable
     }
 
     /// The offered skill called exactly `name`.

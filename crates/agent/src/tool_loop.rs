@@ -110,8 +110,14 @@ async fn activate(
     made: &mut Made,
     session_id: &str,
 ) -> Result<(), AgentError> {
-    let offered: Vec<(String, String)> = gathered
-        .names_and_descriptions()
+    // A skill named by the run is loaded whatever it says it is not for; activation matches
+    // only the skills whose anti-triggers the request does not hold.
+    let named = if run.skills.is_empty() {
+        gathered.matchable(query).skills
+    } else {
+        gathered.names_and_descriptions()
+    };
+    let offered: Vec<(String, String)> = named
         .into_iter()
         .map(|(name, description)| (name.to_owned(), description.to_owned()))
         .collect();

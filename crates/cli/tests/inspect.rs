@@ -119,6 +119,7 @@ fn list_json_has_every_field() {
             "risk",
             "script_risks",
             "capabilities",
+            "lifecycle",
             "warnings",
             "status",
         ]
@@ -153,6 +154,10 @@ fn list_json_has_every_field() {
     assert_eq!(skill["scripts"], serde_json::json!(["scripts/convert.py"]));
     assert_eq!(skill["warnings"], serde_json::json!([]));
     assert_eq!(skill["capabilities"], serde_json::json!({}));
+    assert_eq!(
+        skill["lifecycle"],
+        serde_json::json!({"version": "1.0", "owner": "skillful"})
+    );
     assert!(
         skill["path"]
             .as_str()
@@ -653,4 +658,34 @@ fn list_search_and_validate_say_each_warning_once() {
     assert_eq!(quiet.status.code(), Some(0), "{}", err(&quiet));
     assert_eq!(err(&quiet), "");
     assert!(out(&quiet).contains("kept"), "{}", out(&quiet));
+}
+
+#[test]
+fn list_and_show_say_what_a_skill_declares_of_its_life() {
+    let temp = tempfile::tempdir().unwrap();
+    let skill = temp.path().join("loan-payment");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: loan-payment\ndescription: Monthly payment of a loan.\nmetadata:\n  version: 1.4.0\n  owner: data@example.com\n  domain: finance\n  triggers: loan payment\n  anti-triggers: mortgage advice; credit score\n---\n# Loan payment\n",
+    )
+    .unwrap();
+    let root = temp.path().to_str().unwrap();
+    let listed = skills(&["list", root]);
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout),
+        "loan-payment  Monthly payment of a loan. (v1.4.0)\n"
+    );
+    let shown = skills(&["show", "loan-payment", root]);
+    assert_eq!(
+        String::from_utf8_lossy(&shown.stderr),
+        "skills: loan-payment: version 1.4.0 · owner data@example.com · domain finance · for: loan payment · not for: mortgage advice; credit score\n"
+    );
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("# Loan payment"), "{text}");
+    let json = common::json_of("list", &skills(&["list", "--json", root]));
+    assert_eq!(
+        json[0]["lifecycle"]["anti_triggers"],
+        serde_json::json!(["mortgage advice", "credit score"])
+    );
 }

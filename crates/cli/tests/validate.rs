@@ -249,3 +249,38 @@ fn color_always_colours_the_severity_only() {
     assert!(!plain.contains('\u{1b}'), "{plain:?}");
     assert!(plain.contains(": warning: name: "), "{plain:?}");
 }
+
+#[test]
+fn lifecycle_metadata_is_checked_and_strict_mode_asks_for_an_owner_and_a_version() {
+    let temp = tempfile::tempdir().unwrap();
+    write_skill(
+        temp.path(),
+        "kept",
+        "name: kept\ndescription: Kept up.\nmetadata:\n  version: 2.1.0\n  owner: data@example.com\n  anti-triggers: mortgage advice; credit score\n",
+    );
+    write_skill(
+        temp.path(),
+        "loose",
+        "name: loose\ndescription: Nobody answers for it.\nmetadata:\n  version: one point two\n",
+    );
+    let root = temp.path().to_str().unwrap();
+    let lenient = skills(&["validate", root]);
+    assert_eq!(lenient.status.code(), Some(0), "{}", stdout(&lenient));
+    assert!(
+        stdout(&lenient).contains("warning: metadata.version: skill 'loose': metadata.version: `one point two` is not a version"),
+        "{}",
+        stdout(&lenient)
+    );
+    assert!(stdout(&lenient).ends_with("2 skill(s) checked: 0 error(s), 1 warning(s)\n"));
+
+    let strict = skills(&["validate", "--strict", root]);
+    assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
+    let text = stdout(&strict);
+    assert!(text.contains("error: metadata.version: skill 'loose'"), "{text}");
+    assert!(
+        text.contains("loose/SKILL.md: warning: metadata.owner: not declared"),
+        "{text}"
+    );
+    assert!(!text.contains("kept/SKILL.md"), "{text}");
+    assert!(text.ends_with("2 skill(s) checked: 1 error(s), 1 warning(s)\n"), "{text}");
+}

@@ -2,7 +2,7 @@
 
 use indexmap::IndexMap;
 use serde::Serialize;
-use skillful_core::{Capabilities, Mapping, OriginKind, RiskTier, SkillOrigin};
+use skillful_core::{Capabilities, Lifecycle, Mapping, OriginKind, RiskTier, SkillOrigin};
 
 use crate::compose::{Entry, Status};
 
@@ -52,6 +52,9 @@ pub struct ListedSkill {
     /// `metadata.capabilities.writes`): `{"network": "any" | [hosts], "writes": [paths]}`, each
     /// left out when not declared.
     pub capabilities: Capabilities,
+    /// What it says of its own life (`metadata.version`, `owner`, `domain`, `triggers`,
+    /// `anti-triggers`), each left out when not declared.
+    pub lifecycle: Lifecycle,
     /// Warnings found loading it, as `field: message`.
     pub warnings: Vec<String>,
     /// `active`, `disabled` (with `disabled_by`: `user`, `project` or `run`), `modified` (its
@@ -100,6 +103,7 @@ impl From<&Entry> for ListedSkill {
                 .map(|script| (script.name().to_owned(), script.risk_tier()))
                 .collect(),
             capabilities: skill.capabilities(),
+            lifecycle: skill.lifecycle(),
             warnings: skill
                 .diagnostics()
                 .iter()

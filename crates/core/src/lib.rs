@@ -25,6 +25,7 @@ mod capability;
 mod diagnostic;
 mod error;
 mod frontmatter;
+mod lifecycle;
 pub mod names;
 mod origin;
 mod risk;
@@ -42,6 +43,10 @@ pub use capability::{
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::SkillError;
 pub use frontmatter::{SPEC_FIELDS, SkillFrontmatter};
+pub use lifecycle::{
+    ANTI_TRIGGERS_KEY, AUTHOR_KEY, DOMAIN_KEY, Lifecycle, LifecycleError, MAX_LIFECYCLE_CHARS,
+    OWNER_KEY, TRIGGERS_KEY, VERSION_KEY,
+};
 pub use origin::{OriginKind, Scope, SkillOrigin};
 pub use risk::{DeclaredRisk, RISK_KEY, RiskTier, SCRIPT_RISK_PREFIX, UnknownRiskTier};
 #[cfg(feature = "schema")]

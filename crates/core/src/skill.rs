@@ -120,6 +120,13 @@ pub trait Skill: Send + Sync + fmt::Debug {
         Capabilities::from_metadata(self.name(), &self.frontmatter().metadata).unwrap_or_default()
     }
 
+    /// What the skill says of its own life (version, owner, domain, triggers, anti-triggers):
+    /// by default read from its `metadata` (see [`Lifecycle`](crate::Lifecycle)), each key that
+    /// cannot be read left empty (file sources report it as a diagnostic).
+    fn lifecycle(&self) -> crate::Lifecycle {
+        crate::Lifecycle::from_metadata(self.name(), &self.frontmatter().metadata).0
+    }
+
     /// The warnings found while loading the skill (its frontmatter, its risk tiers, files that
     /// were skipped); none by default.
     fn diagnostics(&self) -> &[Diagnostic] {

@@ -4,9 +4,9 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use skillful_core::{
-    Capabilities, DeclaredRisk, Diagnostic, Mapping, OriginKind, ResourceContent, ResourceRange,
-    RiskTier, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter, SkillOrigin,
-    SkillResource, SkillScript,
+    Capabilities, DeclaredRisk, Diagnostic, Lifecycle, Mapping, OriginKind, ResourceContent,
+    ResourceRange, RiskTier, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter,
+    SkillOrigin, SkillResource, SkillScript,
 };
 use skillful_frontmatter::{ParseOptions, parse};
 use skillful_state::{FileStamp, blocking};
@@ -131,7 +131,15 @@ impl FileSkill {
                         format!("{error}; the skill declares no capability until it is fixed"),
                     )
                 });
-        for warning in warnings.into_iter().chain(capabilities) {
+        let (_, lifecycle) =
+            Lifecycle::from_metadata(&found.frontmatter.name, &found.frontmatter.metadata);
+        let lifecycle = lifecycle.into_iter().map(|error| {
+            Diagnostic::warning(
+                format!("metadata.{}", error.key()),
+                format!("{error}; it is left out until it is fixed"),
+            )
+        });
+        for warning in warnings.into_iter().chain(capabilities).chain(lifecycle) {
             tracing::warn!(path = %skill_md.display(), field = %warning.field, "{}", warning.message);
             found.diagnostics.push(warning.with_path(&skill_md));
         }

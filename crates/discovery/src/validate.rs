@@ -3,12 +3,16 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use skillful_core::validate::body_warning;
-use skillful_core::{Diagnostic, Skill};
+use skillful_core::{
+    ANTI_TRIGGERS_KEY, AUTHOR_KEY, DOMAIN_KEY, Diagnostic, OWNER_KEY, Severity, Skill,
+    TRIGGERS_KEY, VERSION_KEY,
+};
 use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
 
-use crate::{BuildError, FileSkillsSource, MAX_SKILL_DEPTH};
+use crate::{BuildError, FileSkill, FileSkillsSource, MAX_SKILL_DEPTH};
 
 /// Why [`validate_paths`] could not check a path at all.
 #[derive(Debug, thiserror::Error)]
@@ -63,7 +67,7 @@ pub async fn validate_paths(
     mode: ValidationMode,
 ) -> Result<Validation, ValidateError> {
     let mut diagnostics = Vec::new();
-    let mut loaded = 0;
+    let mut loaded = BTreeSet::new();
     for path in paths {
         let Some(root) = skill_root(path, &mut diagnostics)? else {
             continue;
@@ -92,19 +96,78 @@ pub async fn validate_paths(
             };
             diagnostics.extend(diagnostic.map(|d| d.with_path(skill.skill_md_path())));
         }
-        loaded += discovery.skills.len();
-        diagnostics.extend(discovery.diagnostics);
+        loaded.extend(
+            discovery
+                .skills
+                .iter()
+                .map(|skill| Some(skill.skill_md_path())),
+        );
+        let mut found = discovery.diagnostics;
+        if mode == ValidationMode::Strict {
+            strict_lifecycle(&discovery.skills, &mut found);
+        }
+        diagnostics.extend(found);
     }
+    // A skill with an error that still loaded (strict lifecycle metadata) counts once.
     let rejected: BTreeSet<_> = diagnostics
         .iter()
-        .filter(|d| d.is_error())
+        .filter(|d| d.is_error() && !loaded.contains(&d.path))
         .map(|d| d.path.clone())
         .collect();
     Ok(Validation {
-        checked: loaded + rejected.len(),
+        checked: loaded.len() + rejected.len(),
         diagnostics,
     })
 }
+
+/// Strict validation of the skills' lifecycle `metadata`: a key that cannot be taken is an
+/// error (discovery found it as a warning), and a skill that declares no owner or no version
+/// gets a warning: without them nobody answers for it, and its versions cannot be told apart.
+fn strict_lifecycle(skills: &[Arc<FileSkill>], diagnostics: &mut Vec<Diagnostic>) {
+    let lifecycle_fields: Vec<String> = LIFECYCLE_KEYS
+        .iter()
+        .map(|key| format!("metadata.{key}"))
+        .collect();
+    for diagnostic in diagnostics.iter_mut() {
+        if diagnostic.severity == Severity::Warning && lifecycle_fields.contains(&diagnostic.field)
+        {
+            diagnostic.severity = Severity::Error;
+        }
+    }
+    for skill in skills {
+        let lifecycle = skill.lifecycle();
+        let metadata = &skill.frontmatter().metadata;
+        for (key, declared) in [
+            (OWNER_KEY, lifecycle.owner.is_some()),
+            (VERSION_KEY, lifecycle.version.is_some()),
+        ] {
+            // One declared but invalid has its error already.
+            let written = metadata.contains_key(key)
+                || (key == OWNER_KEY && metadata.contains_key(AUTHOR_KEY));
+            if !declared && !written {
+                diagnostics.push(
+                    Diagnostic::warning(
+                        format!("metadata.{key}"),
+                        format!(
+                            "not declared: a skill with `metadata.{OWNER_KEY}` and `metadata.{VERSION_KEY}` says who answers for it and which version ran (eval history, skills stale)"
+                        ),
+                    )
+                    .with_path(skill.skill_md_path()),
+                );
+            }
+        }
+    }
+}
+
+/// The `metadata` keys of [`skillful_core::Lifecycle`].
+const LIFECYCLE_KEYS: [&str; 6] = [
+    VERSION_KEY,
+    OWNER_KEY,
+    AUTHOR_KEY,
+    DOMAIN_KEY,
+    TRIGGERS_KEY,
+    ANTI_TRIGGERS_KEY,
+];
 
 /// The root discovery walks for `path`: a `SKILL.md` stands for its directory (then one
 /// skill); `None`, with an error diagnostic, for any other file.

@@ -11,7 +11,7 @@ async fn a_skill_md_its_directory_and_a_root_are_checked_other_files_and_empty_p
     let tree = Tree::new();
     let skill_md = tree.write(
         "root/good/SKILL.md",
-        "---\nname: good\ndescription: Good.\n---\nBody.\n",
+        "---\nname: good\ndescription: Good.\nmetadata:\n  version: 1.0.0\n  owner: tests\n---\nBody.\n",
     );
     tree.write(
         "root/bad/SKILL.md",

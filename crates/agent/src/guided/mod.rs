@@ -235,7 +235,14 @@ impl<'a> Guided<'a> {
     /// The selection: the first candidate the model says fits the request, asked one at a
     /// time in the activation match's order, or `None`.
     async fn select(&mut self) -> Result<Option<String>, AgentError> {
-        let offered = self.gathered.names_and_descriptions();
+        let matchable = self.gathered.matchable(&self.question);
+        let offered = matchable.skills;
+        let mut record = StageRecord::new(Stage::Select, shapes::NONE);
+        for (name, phrase) in &matchable.excluded {
+            record.notes.push(format!(
+                "not asked about {name}: the request holds its anti-trigger \"{phrase}\""
+            ));
+        }
         let candidates: Vec<(&str, &str)> = activation_candidates(
             &self.question,
             offered.iter().copied(),
@@ -249,7 +256,6 @@ impl<'a> Guided<'a> {
                 .find(|(name, _)| *name == found.name)
         })
         .collect();
-        let mut record = StageRecord::new(Stage::Select, shapes::NONE);
         if candidates.is_empty() {
             record.detail = "none (no skill matches the request)".to_owned();
             self.made.stages.push(record);

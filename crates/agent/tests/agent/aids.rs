@@ -514,3 +514,42 @@ async fn the_answer_step_shows_a_scripts_output_alone_when_a_script_ran() {
         "not the skill's body, which the activation loaded: {prompt}"
     );
 }
+
+#[tokio::test]
+async fn a_request_holding_a_skills_anti_trigger_does_not_activate_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("distance-converter");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: distance-converter\ndescription: Converts distances between miles and \
+         kilometres.\nmetadata:\n  anti-triggers: nautical miles; knots\n---\n# Distance converter\n",
+    )
+    .unwrap();
+    let source = skillful_discovery::FileSkillsSource::builder()
+        .root(dir.path())
+        .build()
+        .unwrap();
+    let provider = Arc::new(skillful_provider::SkillsProvider::new(Arc::new(source)));
+    let server = TestServer::start().await;
+    server.respond(answering_model);
+    let agent = agent_over(&server, provider, AutoApprove::ReadOnly, Aids::all());
+
+    let response = agent
+        .run("How many kilometres are 26.2 miles?", &mut Session::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        response.authors,
+        [Author::Activation, Author::Activation, Author::Conversation],
+        "without its anti-trigger the request activates the skill"
+    );
+    let response = agent
+        .run(
+            "How many kilometres are 26.2 Nautical  Miles?",
+            &mut Session::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.authors, [Author::Conversation]);
+}

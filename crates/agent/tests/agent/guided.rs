@@ -983,3 +983,55 @@ async fn guided_calls_have_the_tool_loops_audit_records_and_spans() {
     assert!(guided_spans.iter().any(|(name, fields)| name == "chat"
         || fields.get("gen_ai.operation.name").map(String::as_str) == Some("chat")));
 }
+
+#[tokio::test]
+async fn a_skill_is_not_asked_about_for_a_request_holding_its_anti_trigger() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("distance-converter");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: distance-converter\ndescription: Converts distances between miles and \
+         kilometres.\nmetadata:\n  anti-triggers: nautical miles\n---\n# Distance converter\n",
+    )
+    .unwrap();
+    let source = skillful_discovery::FileSkillsSource::builder()
+        .root(dir.path())
+        .build()
+        .unwrap();
+    let server = TestServer::start().await;
+    server.respond(stand_in(r#"{"fits": "no"}"#, RUN, "I answer this myself."));
+    let agent = Agent::builder(client(server.url()))
+        .skills(Arc::new(skillful_provider::SkillsProvider::new(Arc::new(
+            source,
+        ))))
+        .mode(Mode::Guided)
+        .build();
+
+    agent
+        .run("How many kilometres are 26.2 miles?", &mut Session::new())
+        .await
+        .unwrap();
+    assert_eq!(decisions(&server), ["skillful_selection", "answer"]);
+    let response = agent
+        .run(
+            "How many kilometres are 3 nautical miles?",
+            &mut Session::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        decisions(&server),
+        ["skillful_selection", "answer", "answer"],
+        "no selection asked"
+    );
+    let select = &response.stages[0];
+    assert_eq!(select.stage, Stage::Select);
+    assert!(select.detail.starts_with("none"), "{}", select.detail);
+    assert_eq!(
+        select.notes,
+        [
+            "not asked about distance-converter: the request holds its anti-trigger \"nautical miles\""
+        ]
+    );
+}

@@ -60,9 +60,14 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
                 }
                 _ => "[not offered] ".to_owned(),
             };
+            let lifecycle = entry.skill.lifecycle();
+            let version = lifecycle
+                .version
+                .map(|version| format!(" (v{})", one_line(&version)))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "{:width$}  {status}{}",
+                "{:width$}  {status}{}{version}",
                 one_line(&frontmatter.name),
                 one_line(&frontmatter.description)
             )?;
