@@ -276,11 +276,17 @@ fn lifecycle_metadata_is_checked_and_strict_mode_asks_for_an_owner_and_a_version
     let strict = skills(&["validate", "--strict", root]);
     assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
     let text = stdout(&strict);
-    assert!(text.contains("error: metadata.version: skill 'loose'"), "{text}");
+    assert!(
+        text.contains("error: metadata.version: skill 'loose'"),
+        "{text}"
+    );
     assert!(
         text.contains("loose/SKILL.md: warning: metadata.owner: not declared"),
         "{text}"
     );
     assert!(!text.contains("kept/SKILL.md"), "{text}");
-    assert!(text.ends_with("2 skill(s) checked: 1 error(s), 1 warning(s)\n"), "{text}");
+    assert!(
+        text.ends_with("2 skill(s) checked: 1 error(s), 1 warning(s)\n"),
+        "{text}"
+    );
 }
