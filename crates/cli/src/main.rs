@@ -29,8 +29,8 @@ mod telemetry;
 
 use commands::{
     add, audit as audit_log, catalog, chat, completions, disable, doctor, enable, engine, eval,
-    init, install, list, man, outdated, read, remove, report, run as run_prompt, run_script, scan,
-    search, serve, show, stats, trust, untrust, update, validate, verify,
+    init, install, list, man, outdated, read, remove, report, rollback, run as run_prompt,
+    run_script, scan, search, serve, show, stats, trust, untrust, update, validate, verify,
 };
 use outcome::{Outcome, UsageError};
 
@@ -150,6 +150,9 @@ enum Command {
     /// Fetch the newest commit of each locked skill's ref, show the changes and findings, re-lock.
     #[command(after_help = "Example:\n  skills update pdf")]
     Update(update::Args),
+    /// Put an installed skill back to the version the last update replaced (or `--to REF`).
+    #[command(after_help = "Example:\n  skills rollback pdf --to 3f2a9c1")]
+    Rollback(rollback::Args),
     /// List the locked skills whose ref points at a newer commit (exit 1 when any).
     #[command(after_help = "Example:\n  skills outdated")]
     Outdated(outdated::Args),
@@ -285,6 +288,7 @@ fn run(runtime: &tokio::runtime::Runtime, command: Command) -> anyhow::Result<Ou
             Command::Verify(args) => verify::run(args),
             Command::Remove(args) => remove::run(args),
             Command::Update(args) => update::run(args),
+            Command::Rollback(args) => rollback::run(args),
             Command::Outdated(args) => outdated::run(args),
             Command::Completions(args) => completions::run(&args),
             Command::Man(args) => man::run(&args),

@@ -37,6 +37,7 @@ fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("list", of::<Vec<skillful_config::ListedSkill>>()),
         ("outdated", of::<skillful_install::OutdatedReport>()),
         ("remove", of::<skillful_install::Removal>()),
+        ("rollback", of::<skillful_install::RolledBack>()),
         ("run", of::<skillful_agent::RunReport>()),
         ("scan", of::<skillful_scan::JsonReport<'static>>()),
         ("search", of::<Vec<skillful_provider::search::SearchHit>>()),

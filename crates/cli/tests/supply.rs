@@ -1665,3 +1665,88 @@ fn strict_refuses_an_invalid_name_at_add_and_install() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert_eq!(env.installed(), ["tidy", "zoho-books-automation"]);
 }
+
+#[test]
+fn rollback_puts_back_the_version_an_update_replaced_and_refuses_a_changed_copy() {
+    let env = Env::new();
+    let (work, bare, _) = repository(&env);
+    let output = env.skills(&["add", &format!("{}@main", url(&bare)), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let two = git(&work, &["rev-parse", "HEAD"]);
+    let installed = env.skills_dir().join("alpha/SKILL.md");
+    let no_history = env.skills(&["rollback", "alpha"]);
+    assert_eq!(no_history.status.code(), Some(2), "{}", text(&no_history));
+    assert!(
+        text(&no_history).contains("has no earlier version"),
+        "{}",
+        text(&no_history)
+    );
+
+    write(
+        &work,
+        "skills/alpha/SKILL.md",
+        &skill_md("alpha", "Version three.\n"),
+    );
+    git(&work, &["commit", "--quiet", "-am", "three"]);
+    git(&work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
+    let three = git(&work, &["rev-parse", "HEAD"]);
+    let output = env.skills(&["update", "alpha", "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(
+        fs::read_to_string(&installed)
+            .unwrap()
+            .contains("Version three.")
+    );
+
+    let output = env.skills(&["rollback", "alpha"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!(
+            "rolled alpha back from {} (main) to {} (main); `skills rollback alpha` again returns to {} (main)\n",
+            &three[..12],
+            &two[..12],
+            &three[..12]
+        )
+    );
+    assert!(
+        fs::read_to_string(&installed)
+            .unwrap()
+            .contains("Version two.")
+    );
+    let verified = env.skills(&["verify"]);
+    assert_eq!(verified.status.code(), Some(0), "{}", text(&verified));
+    let lock: serde_json::Value = serde_json::from_slice(&lock_bytes(&env)).unwrap();
+    assert_eq!(lock["skills"]["alpha"]["commit"], two.as_str());
+    assert_eq!(
+        lock["skills"]["alpha"]["previous"][0]["commit"],
+        three.as_str()
+    );
+
+    // Back to three by its commit, then a copy changed by hand is not replaced.
+    let output = env.skills(&["rollback", "alpha", "--to", &three[..7], "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let rolled = common::json_of("rollback", &output);
+    assert_eq!(rolled["to"], format!("{} (main)", &three[..12]));
+    assert!(
+        fs::read_to_string(&installed)
+            .unwrap()
+            .contains("Version three.")
+    );
+    let unknown = env.skills(&["rollback", "alpha", "--to", "v9"]);
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert!(
+        text(&unknown).contains(&format!("the lock keeps {} (main)", &two[..12])),
+        "{}",
+        text(&unknown)
+    );
+    fs::write(&installed, "changed by hand\n").unwrap();
+    let refused = env.skills(&["rollback", "alpha"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("its installed files were changed (changed SKILL.md)"),
+        "{}",
+        text(&refused)
+    );
+    assert_eq!(fs::read_to_string(&installed).unwrap(), "changed by hand\n");
+}

@@ -33,11 +33,13 @@ mod source;
 pub use diff::{FileChange, FileDiff, MAX_DIFF_BYTES, MAX_DIFF_LINES, MAX_FILE_DIFF_LINES};
 pub use report::{
     InstallOutcome, Installation, LockedOutcome, LockedReport, LockedSkillReport, Offer, Offered,
-    OfferedScript, OutdatedReport, Removal, Replacement, SkillUpdate, UpdateReport, Verification,
-    VerifiedSkill,
+    OfferedScript, OutdatedReport, Removal, Replacement, RolledBack, SkillUpdate, UpdateReport,
+    Verification, VerifiedSkill,
 };
 pub use scaffold::{ScaffoldError, Scaffolded, scaffold_skill, scaffold_skill_in, skill_dir_name};
-pub use skillful_lockfile::{LOCK_FILE, LOCK_VERSION, LockError, LockFile, LockedSkill};
+pub use skillful_lockfile::{
+    LOCK_FILE, LOCK_VERSION, LockError, LockFile, LockedSkill, MAX_PREVIOUS_VERSIONS,
+};
 pub use source::Source;
 
 use std::fs;
@@ -700,8 +702,8 @@ impl Installer {
         let mut installed = Vec::new();
         let result = prepared.candidates.iter().try_for_each(|candidate| {
             self.place(candidate, replace)?;
-            lock.skills
-                .insert(candidate.name.clone(), locked(prepared, candidate));
+            let entry = succeeding(&mut lock, &candidate.name, locked(prepared, candidate));
+            lock.skills.insert(candidate.name.clone(), entry);
             installed.push(candidate.name.clone());
             Ok(())
         });
@@ -913,8 +915,8 @@ impl Installer {
             let candidate = &prepared.candidates[0];
             self.place(candidate, true)?;
             if let LockedAction::Relock(_) = plan.action {
-                lock.skills
-                    .insert(candidate.name.clone(), locked(prepared, candidate));
+                let entry = succeeding(&mut lock, &candidate.name, locked(prepared, candidate));
+                lock.skills.insert(candidate.name.clone(), entry);
                 relocked = true;
             }
             Ok(())
@@ -946,6 +948,111 @@ impl Installer {
             fs::remove_dir_all(&trash).map_err(io(&trash))?;
         }
         Ok(lock.write(&self.lock_path)?)
+    }
+
+    /// Puts back an earlier version of the installed skill `name` from its lock entry's
+    /// history: the newest (`to` `None`), or the newest whose commit begins with `to` (four
+    /// characters or more) or whose ref is `to`. The version is fetched as `add` fetches and
+    /// installed only when its files are exactly the ones locked then (as `install --frozen`
+    /// checks); the version it replaces becomes the newest of the history, so a second rollback
+    /// returns to it.
+    ///
+    /// # Errors
+    /// [`InstallError::NotLocked`]; [`InstallError::NoSkills`] when the entry has no earlier
+    /// version (or none `to` names); [`InstallError::Frozen`] when the installed copy was
+    /// changed (`verify` says modified: nothing is replaced) or the fetched files are not the
+    /// ones locked; as [`Installer::prepare`] and [`Installer::install`].
+    pub fn rollback(&self, name: &str, to: Option<&str>) -> Result<RolledBack, InstallError> {
+        let lock = self.lock()?;
+        let Some(current) = lock.skills.get(name) else {
+            return Err(InstallError::NotLocked {
+                name: name.to_owned(),
+                lock: self.lock_path.clone(),
+            });
+        };
+        let versions = || {
+            current
+                .previous
+                .iter()
+                .map(version_label)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let wanted = current.previous.iter().position(|old| match to {
+            None => true,
+            Some(to) => {
+                old.reference.as_deref() == Some(to)
+                    || (to.len() >= 4 && old.commit.as_deref().is_some_and(|c| c.starts_with(to)))
+            }
+        });
+        let Some(at) = wanted else {
+            return Err(InstallError::NoSkills {
+                source_text: self.lock_path.display().to_string(),
+                reason: match (to, current.previous.is_empty()) {
+                    (_, true) => format!(
+                        "skill {name} has no earlier version in the lock (each update keeps the one it replaces)"
+                    ),
+                    (Some(to), false) => format!(
+                        "no earlier version of skill {name} is {to}; the lock keeps {}",
+                        versions()
+                    ),
+                    (None, false) => unreachable!("the newest earlier version is always wanted"),
+                },
+            });
+        };
+        let frozen = |reason: String| InstallError::Frozen {
+            skill: name.to_owned(),
+            reason,
+            lock: self.lock_path.clone(),
+        };
+        if let Some((_, Verified::Modified(changes))) = self
+            .verify(&[name.to_owned()])?
+            .into_iter()
+            .find(|(found, _)| found == name)
+        {
+            return Err(frozen(format!(
+                "its installed files were changed ({}); nothing was rolled back",
+                changed_paths(&changes).join("; ")
+            )));
+        }
+        let target = &current.previous[at];
+        let source = self.locked_source(name, target, true)?;
+        let selection = Selection {
+            skills: vec![name.to_owned()],
+            path: (target.path != ".").then(|| target.path.clone()),
+        };
+        let prepared = self.prepare(source, &selection)?;
+        let candidate = &prepared.candidates[0];
+        if candidate.manifest.digest() != target.digest || prepared.commit != target.commit {
+            return Err(frozen(format!(
+                "the files fetched for {} are not the ones locked then (the source changed); nothing was rolled back",
+                version_label(target)
+            )));
+        }
+        let _guard = self.scope_lock()?;
+        self.remove_leftovers();
+        let mut lock = self.lock()?;
+        let Some(mut replaced) = lock.skills.remove(name) else {
+            return Err(InstallError::NotLocked {
+                name: name.to_owned(),
+                lock: self.lock_path.clone(),
+            });
+        };
+        self.place(candidate, true)?;
+        let mut history = std::mem::take(&mut replaced.previous);
+        let mut restored = history.remove(at);
+        restored.installed_at = lock::now_rfc3339();
+        history.insert(0, replaced.clone());
+        history.truncate(MAX_PREVIOUS_VERSIONS);
+        restored.previous = history;
+        let report = RolledBack {
+            name: name.to_owned(),
+            from: version_label(&replaced),
+            to: version_label(&restored),
+        };
+        lock.skills.insert(name.to_owned(), restored);
+        lock.write(&self.lock_path)?;
+        Ok(report)
     }
 
     /// The locked git skills whose files differ at the commit their ref points at now: each
@@ -1060,6 +1167,19 @@ impl Installer {
 }
 
 /// What a [`LockedAction::Relock`] plan would change in the lock, in one line.
+/// `added a, b`, `removed c`, `changed d`: the parts of `diff` that are not empty.
+fn changed_paths(diff: &ManifestDiff) -> Vec<String> {
+    [
+        ("added", &diff.added),
+        ("removed", &diff.removed),
+        ("changed", &diff.changed),
+    ]
+    .into_iter()
+    .filter(|(_, paths)| !paths.is_empty())
+    .map(|(what, paths)| format!("{what} {}", paths.join(", ")))
+    .collect()
+}
+
 fn relock_reason(plan: &LockedPlan) -> String {
     let LockedAction::Relock(diff) = &plan.action else {
         return String::new();
@@ -1068,16 +1188,7 @@ fn relock_reason(plan: &LockedPlan) -> String {
         .prepared
         .as_ref()
         .and_then(|prepared| prepared.commit.as_deref());
-    let mut parts = Vec::new();
-    for (what, paths) in [
-        ("added", &diff.added),
-        ("removed", &diff.removed),
-        ("changed", &diff.changed),
-    ] {
-        if !paths.is_empty() {
-            parts.push(format!("{what} {}", paths.join(", ")));
-        }
-    }
+    let parts = changed_paths(diff);
     let at = commit.map_or_else(
         || "its source".to_owned(),
         |commit| format!("commit {commit}"),
@@ -1108,6 +1219,30 @@ fn locked(prepared: &Prepared, candidate: &Candidate) -> LockedSkill {
         computed_hash: candidate.computed_hash.clone(),
         digest: candidate.manifest.digest(),
         files: candidate.manifest.clone(),
+        previous: Vec::new(),
+    }
+}
+
+/// A locked version as a person names it: its commit's first 12 characters (and its ref), or
+/// its digest's for a local source.
+fn version_label(entry: &LockedSkill) -> String {
+    let short = |text: &str| text.chars().take(12).collect::<String>();
+    match (&entry.commit, &entry.reference) {
+        (Some(commit), Some(reference)) => format!("{} ({reference})", short(commit)),
+        (Some(commit), None) => short(commit),
+        (None, _) => format!(
+            "digest {}",
+            short(entry.digest.trim_start_matches("sha256:"))
+        ),
+    }
+}
+
+/// The lock entry of `name` after installing `entry` in place of what `lock` holds: the old
+/// entry, with its history, becomes the new one's history.
+fn succeeding(lock: &mut LockFile, name: &str, entry: LockedSkill) -> LockedSkill {
+    match lock.skills.remove(name) {
+        Some(old) => old.succeeded_by(entry),
+        None => entry,
     }
 }
 

@@ -289,3 +289,16 @@ pub struct LockedReport {
     /// How it ended.
     pub outcome: LockedOutcome,
 }
+
+/// What [`Installer::rollback`](crate::Installer::rollback) did (`skills rollback --json`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RolledBack {
+    /// The skill.
+    pub name: String,
+    /// The version replaced (now the newest of its history): its commit's first 12
+    /// characters and its ref, or its digest's for a local source.
+    pub from: String,
+    /// The version restored, named the same way.
+    pub to: String,
+}

@@ -103,6 +103,30 @@ pub struct LockedSkill {
     pub digest: String,
     /// Every installed file.
     pub files: Manifest,
+    /// The versions installed before this one, newest first, at most
+    /// [`MAX_PREVIOUS_VERSIONS`] (each without a history of its own): what `skills rollback`
+    /// restores.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous: Vec<LockedSkill>,
+}
+
+/// How many earlier versions of a skill its lock entry keeps.
+pub const MAX_PREVIOUS_VERSIONS: usize = 5;
+
+impl LockedSkill {
+    /// `newer`, installed in place of this version: its history is this version (when its files
+    /// differ) and this version's history, newest first, at most [`MAX_PREVIOUS_VERSIONS`].
+    #[must_use]
+    pub fn succeeded_by(mut self, mut newer: LockedSkill) -> LockedSkill {
+        let mut history = std::mem::take(&mut self.previous);
+        if self.digest != newer.digest {
+            history.insert(0, self);
+        }
+        history.retain(|old| old.digest != newer.digest);
+        history.truncate(MAX_PREVIOUS_VERSIONS);
+        newer.previous = history;
+        newer
+    }
 }
 
 impl LockFile {
@@ -148,11 +172,11 @@ impl LockFile {
         }
         // A digest is what a fetch is checked against, the file list what `verify` compares:
         // an entry whose two disagree would install files the list does not show.
-        if let Some((name, _)) = lock
-            .skills
-            .iter()
-            .find(|(_, entry)| entry.files.digest() != entry.digest)
-        {
+        if let Some((name, _)) = lock.skills.iter().find(|(_, entry)| {
+            std::iter::once(*entry)
+                .chain(&entry.previous)
+                .any(|version| version.files.digest() != version.digest)
+        }) {
             return Err(LockError {
                 path: path.to_owned(),
                 reason: format!(
@@ -175,5 +199,57 @@ impl LockFile {
             path: path.to_owned(),
             reason: error.to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(commit: &str, content: &str) -> LockedSkill {
+        let files = Manifest::from_entries(vec![skillful_manifest::ManifestEntry {
+            path: "SKILL.md".to_owned(),
+            kind: skillful_manifest::EntryKind::File,
+            size: content.len() as u64,
+            sha256: skillful_state::sha256_hex(content.as_bytes()),
+        }]);
+        LockedSkill {
+            source: "file:///repo".to_owned(),
+            source_type: "git".to_owned(),
+            reference: Some("main".to_owned()),
+            commit: Some(commit.to_owned()),
+            path: "skills/alpha".to_owned(),
+            installed_at: "2026-12-07T00:00:00Z".to_owned(),
+            computed_hash: String::new(),
+            digest: files.digest(),
+            files,
+            previous: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_new_version_keeps_the_ones_it_replaces_newest_first_and_bounded() {
+        let mut current = version("c0", "zero");
+        for n in 1..=7 {
+            current = current.succeeded_by(version(&format!("c{n}"), &format!("v{n}")));
+        }
+        let kept: Vec<&str> = current
+            .previous
+            .iter()
+            .map(|old| old.commit.as_deref().unwrap())
+            .collect();
+        assert_eq!(kept, ["c6", "c5", "c4", "c3", "c2"]);
+        assert!(current.previous.iter().all(|old| old.previous.is_empty()));
+        // The same files again (a re-add) keep the history as it was.
+        let again = current.clone().succeeded_by(version("c7", "v7"));
+        assert_eq!(again.previous, current.previous);
+        // Back to an old version's files: that version leaves the history.
+        let back = current.succeeded_by(version("c5", "v5"));
+        let kept: Vec<&str> = back
+            .previous
+            .iter()
+            .map(|old| old.commit.as_deref().unwrap())
+            .collect();
+        assert_eq!(kept, ["c7", "c6", "c4", "c3", "c2"]);
     }
 }

@@ -21,6 +21,7 @@ pub(crate) mod outdated;
 pub(crate) mod read;
 pub(crate) mod remove;
 pub(crate) mod report;
+pub(crate) mod rollback;
 pub(crate) mod run;
 pub(crate) mod run_script;
 pub(crate) mod scan;
