@@ -558,6 +558,31 @@ async fn runs_seeds_iterations_json_and_ungraded_statements() {
         grading["summary"],
         json!({"passed": 3, "failed": 0, "total": 3, "pass_rate": 1.0, "ungraded": 1})
     );
+
+    // Both evaluations are in the user's record, by the digest of the SKILL.md they ran, and
+    // `skills list` says when the skill last passed.
+    let record =
+        std::fs::read_to_string(fixture.state().join("skillful/eval-record.jsonl")).unwrap();
+    let summaries: Vec<Value> = record
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(summaries.len(), 2, "{record}");
+    let skill_md = std::fs::read(fixture.skill().join("SKILL.md")).unwrap();
+    assert_eq!(
+        summaries[1]["digest"],
+        skillful_audit::sha256_hex(&skill_md).as_str()
+    );
+    assert_eq!(summaries[1]["runs"], 2);
+    assert_eq!(summaries[1]["passed"], true);
+    let root = fixture.skill().parent().unwrap().display().to_string();
+    let listed = skills(&fixture.state(), vec!["list".to_owned(), root]).await;
+    let day = &summaries[1]["time"].as_str().unwrap()[..10];
+    let listed = text(&listed.stdout);
+    assert!(
+        listed.contains(&format!(" · eval {day}: 100%, passed\n")),
+        "{listed}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

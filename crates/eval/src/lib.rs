@@ -61,6 +61,7 @@ mod evaluate;
 mod files;
 mod grade;
 mod history;
+mod record;
 mod spec;
 mod totals;
 mod workspace;
@@ -74,5 +75,8 @@ pub use evaluate::{EvalSettings, Evaluator, JudgeSettings, Progress, Report, Ski
 pub use files::MAX_INPUT_FILE_BYTES;
 pub use grade::Graded;
 pub use history::{History, Iteration};
+pub use record::{
+    EVAL_RECORD_FILE, EvalRecord, EvalSummary, MAX_EVAL_SUMMARIES, PASSING_RATE, regressions,
+};
 pub use spec::{EvalCase, EvalId, EvalSet, Expectation, MAX_SPEC_BYTES, TriggerQuery};
 pub use totals::{EvalTotals, Tally};

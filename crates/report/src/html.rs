@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 use skillful_audit::Stats;
-use skillful_eval::{ConfigurationSummary, History, Stat};
+use skillful_eval::{ConfigurationSummary, EvalSummary, History, Stat};
 
 use crate::Report;
 
@@ -163,7 +163,7 @@ fn usage_table(page: &mut String, stats: &Stats) {
 
 fn eval_section(page: &mut String, report: &Report) {
     page.push_str("<h2>Evaluations</h2>\n");
-    if report.evals.is_empty() {
+    if report.evals.is_empty() && report.record.is_empty() {
         page.push_str(
             "<p class=\"note\">No evaluation found; run <code>skills eval SKILL_DIR</code>.</p>\n",
         );
@@ -177,6 +177,47 @@ fn eval_section(page: &mut String, report: &Report) {
     for history in &report.evals {
         eval_table(page, history);
     }
+    for (skill, summaries) in report.recorded() {
+        record_table(page, skill, &summaries);
+    }
+}
+
+/// One skill's every evaluation, newest first: when, the `SKILL.md` it ran, the model, the pass
+/// rates and whether it passed.
+fn record_table(page: &mut String, skill: &str, summaries: &[&EvalSummary]) {
+    let _ = writeln!(
+        page,
+        "<h3>{} (every evaluation)</h3>\n<table class=\"eval-table\">\n<thead><tr><th>When</th>\
+         <th>SKILL.md</th><th>Model</th><th>Mode</th><th>With the skill</th><th>Without</th>\
+         <th>Passed</th></tr></thead>\n<tbody>",
+        escape(skill)
+    );
+    for summary in summaries.iter().rev() {
+        let digest: String = summary
+            .digest
+            .as_deref()
+            .unwrap_or("–")
+            .chars()
+            .take(12)
+            .collect();
+        let _ = writeln!(
+            page,
+            "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td></tr>",
+            escape(&summary.time),
+            escape(&digest),
+            escape(summary.model.as_deref().unwrap_or("–")),
+            escape(&summary.mode),
+            percent(summary.pass_rate),
+            percent(summary.baseline),
+            if summary.passed { "yes" } else { "no" },
+        );
+    }
+    page.push_str("</tbody>\n</table>\n");
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or("–".to_owned(), |value| format!("{:.0}%", value * 100.0))
 }
 
 fn eval_table(page: &mut String, history: &History) {
@@ -266,5 +307,37 @@ mod tests {
         assert_eq!(json, r#"{"name":"\u003c/script\u003e\u003c!--\u2028"}"#);
         let back: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(back["name"], "</script><!--\u{2028}");
+    }
+
+    #[test]
+    fn each_skills_recorded_evaluations_are_drawn_and_listed_newest_first() {
+        let summary = |time: &str, rate: f64, passed: bool| -> EvalSummary {
+            serde_json::from_value(serde_json::json!({
+                "time": time, "skill": "<loan>", "digest": "0123456789abcdef", "model": "m",
+                "mode": "guided", "runs": 3, "pass_rate": rate, "baseline": 0.25,
+                "passed": passed,
+            }))
+            .unwrap()
+        };
+        let report =
+            Report::new(&[], None, &[], &[], std::time::SystemTime::now()).with_record(vec![
+                summary("2026-12-01T00:00:00Z", 0.9, true),
+                summary("2026-12-07T00:00:00Z", 0.4, false),
+            ]);
+        let points = report.eval_points();
+        assert_eq!(points.len(), 1);
+        assert_eq!(points[0].0, "<loan> (every evaluation)");
+        let rates: Vec<Option<f64>> = points[0].1.iter().map(|point| point.with).collect();
+        assert_eq!(rates, [Some(0.9), Some(0.4)]);
+        let html = report.html();
+        assert!(
+            html.contains("<h3>&lt;loan&gt; (every evaluation)</h3>"),
+            "{html}"
+        );
+        let newest = html.find("2026-12-07T00:00:00Z").unwrap();
+        let oldest = html.find("2026-12-01T00:00:00Z").unwrap();
+        assert!(newest < oldest);
+        assert!(html.contains("<td><code>0123456789ab</code></td>"));
+        assert!(!html.contains("No evaluation found"));
     }
 }

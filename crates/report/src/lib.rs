@@ -1,7 +1,8 @@
 //! `skills report`: one self-contained HTML page a person reads at a glance: usage per skill
 //! over time (tool calls per day, from the audit log, with the `skills stats` table) and the
 //! latest evaluations per skill (the pass rate with and without the skill per iteration, from
-//! the eval workspaces, with their tables).
+//! the eval workspaces, with their tables), and each skill's history from the user's record of
+//! evaluations.
 //!
 //! The page needs no network to be viewed: its style and script are inline, its charts SVG drawn
 //! by that script from the data embedded in the page as JSON, and a Content Security Policy lets
@@ -36,7 +37,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 use skillful_audit::{AuditRecord, Stats, format_time};
-use skillful_eval::History;
+use skillful_eval::{EvalSummary, History};
 
 pub use usage::{MAX_DAYS, SkillUsage, Usage};
 
@@ -63,6 +64,9 @@ pub struct Report {
     pub usage: Usage,
     /// The eval workspaces, each with its iterations.
     pub evals: Vec<History>,
+    /// The user's record of evaluations ([`skillful_eval::EvalRecord`]), oldest first: every
+    /// evaluation of each skill, whatever workspace it wrote to.
+    pub record: Vec<EvalSummary>,
 }
 
 impl Report {
@@ -81,12 +85,45 @@ impl Report {
             stats: Stats::from_records(records, since, known),
             usage: Usage::from_records(records, since, &generated[..10]),
             evals: evals.to_vec(),
+            record: Vec::new(),
             generated,
         }
     }
 
-    /// The pass rates per iteration of each eval workspace, by skill name.
+    /// The same report, also drawing each skill's history from `record` (oldest first).
+    #[must_use]
+    pub fn with_record(mut self, record: Vec<EvalSummary>) -> Self {
+        self.record = record;
+        self
+    }
+
+    /// The skills of the record, each with its evaluations, oldest first.
+    pub fn recorded(&self) -> Vec<(&str, Vec<&EvalSummary>)> {
+        let mut skills: Vec<(&str, Vec<&EvalSummary>)> = Vec::new();
+        for summary in &self.record {
+            match skills.iter_mut().find(|(skill, _)| *skill == summary.skill) {
+                Some((_, summaries)) => summaries.push(summary),
+                None => skills.push((summary.skill.as_str(), vec![summary])),
+            }
+        }
+        skills.sort_by(|a, b| a.0.cmp(b.0));
+        skills
+    }
+
+    /// The pass rates per iteration of each eval workspace, by skill name; then each skill's
+    /// evaluations of the record, numbered from 1 (`NAME (every evaluation)`).
     pub fn eval_points(&self) -> Vec<(String, Vec<EvalPoint>)> {
+        let recorded = self.recorded().into_iter().map(|(skill, summaries)| {
+            let points = (1..)
+                .zip(summaries)
+                .map(|(number, summary)| EvalPoint {
+                    number,
+                    with: summary.pass_rate,
+                    without: summary.baseline,
+                })
+                .collect();
+            (format!("{skill} (every evaluation)"), points)
+        });
         self.evals
             .iter()
             .filter_map(|history| {
@@ -104,6 +141,7 @@ impl Report {
                     .collect();
                 Some((history.skill_name()?.to_owned(), points))
             })
+            .chain(recorded)
             .collect()
     }
 

@@ -10,8 +10,8 @@ use skillful_agent::{Aids, ApprovalRules, Mode};
 use skillful_core::RiskTier;
 use skillful_core::text::{one_line, shorten};
 use skillful_eval::{
-    Benchmark, EvalError, EvalSettings, Evaluator, JudgeSettings, Progress, RunSummary,
-    SkillUnderTest, Stat,
+    Benchmark, EvalError, EvalRecord, EvalSettings, EvalSummary, Evaluator, JudgeSettings,
+    Progress, RunSummary, SkillUnderTest, Stat,
 };
 
 use crate::audit::AuditFlags;
@@ -123,6 +123,15 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
                 .await
                 .map_err(unreachable)
                 .with_context(|| format!("evaluating {}", skill.name()))?;
+            // The user's record keeps every evaluation, whatever workspace it wrote to.
+            let summary = EvalSummary::of(&report.benchmark, skill);
+            if let Err(error) = EvalRecord::per_user().and_then(|record| record.append(&summary)) {
+                writeln!(
+                    output::stderr(),
+                    "skills: warning: the evaluation is not in your record of evaluations: {}",
+                    one_line(&error.to_string())
+                )?;
+            }
             if !args.json {
                 table(&mut out, &report.benchmark)?;
                 let written = report.iteration_dir.join("benchmark.json");

@@ -4,6 +4,7 @@
 use skillful_config::{ListedSkill, Status};
 use skillful_core::SourceContext;
 use skillful_core::text::one_line;
+use skillful_eval::{EvalRecord, EvalSummary};
 
 use crate::inspect::{Roots, outcome, print_findings, say_where_looked};
 use crate::{Outcome, output};
@@ -43,6 +44,10 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
         print_findings(&[], &loaded.plugin_errors)?;
     } else {
         print_findings(&loaded.diagnostics, &loaded.plugin_errors)?;
+        // A record that cannot be read leaves the column out, not the listing.
+        let evaluations = EvalRecord::per_user()
+            .and_then(|record| record.summaries())
+            .unwrap_or_default();
         let width = entries
             .iter()
             .map(|entry| one_line(entry.skill.name()).chars().count())
@@ -65,9 +70,10 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
                 .version
                 .map(|version| format!(" (v{})", one_line(&version)))
                 .unwrap_or_default();
+            let evaluated = last_evaluation(&evaluations, entry.skill.name());
             writeln!(
                 out,
-                "{:width$}  {status}{}{version}",
+                "{:width$}  {status}{}{version}{evaluated}",
                 one_line(&frontmatter.name),
                 one_line(&frontmatter.description)
             )?;
@@ -82,4 +88,26 @@ fn by_word(level: skillful_config::SettingsLevel) -> &'static str {
         skillful_config::SettingsLevel::Project => "the project's",
         _ => "this run's",
     }
+}
+
+/// ` · eval 2026-12-07: 83%, passed` (or `not passed, last passed 2026-11-30`, or `never
+/// passed`): the newest evaluation of `skill` in the user's record; empty when it has none.
+fn last_evaluation(evaluations: &[EvalSummary], skill: &str) -> String {
+    let mut of_skill = evaluations.iter().filter(|summary| summary.skill == skill);
+    let Some(last) = of_skill.clone().next_back() else {
+        return String::new();
+    };
+    let day = |summary: &EvalSummary| summary.time.chars().take(10).collect::<String>();
+    let rate = last.pass_rate.map_or("no grade".to_owned(), |rate| {
+        format!("{:.0}%", rate * 100.0)
+    });
+    let verdict = if last.passed {
+        "passed".to_owned()
+    } else {
+        match of_skill.rfind(|summary| summary.passed) {
+            Some(passed) => format!("not passed, last passed {}", day(passed)),
+            None => "never passed".to_owned(),
+        }
+    };
+    format!(" · eval {}: {rate}, {verdict}", day(last))
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use skillful_core::text::one_line;
-use skillful_eval::History;
+use skillful_eval::{EvalRecord, History};
 use skillful_report::Report;
 
 use crate::Outcome;
@@ -52,6 +52,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
         &evals,
         SystemTime::now(),
     )
+    .with_record(EvalRecord::per_user()?.summaries()?)
     .html();
     let path = match args.out {
         Some(path) if path.as_os_str() == "-" => {
