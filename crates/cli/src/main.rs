@@ -30,7 +30,7 @@ mod telemetry;
 use commands::{
     add, audit as audit_log, catalog, chat, completions, disable, doctor, enable, engine, eval,
     init, install, list, man, outdated, read, remove, report, rollback, run as run_prompt,
-    run_script, scan, search, serve, show, stats, trust, untrust, update, validate, verify,
+    run_script, scan, search, serve, show, stale, stats, trust, untrust, update, validate, verify,
 };
 use outcome::{Outcome, UsageError};
 
@@ -121,6 +121,9 @@ enum Command {
     /// Print the audit log of skill tool calls (`--verify`: check its hash chain).
     #[command(after_help = "Example:\n  skills audit --since 12h --skill unit-converter")]
     Audit(audit_log::Args),
+    /// The skills not used for N days, never evaluated, or regressed (exit 1 when any).
+    #[command(after_help = "Example:\n  skills stale --days 60 --only unused --disable-stale")]
+    Stale(stale::Args),
     /// Usage per skill from the audit log: activations, calls, failures, latency, tokens.
     #[command(after_help = "Example:\n  skills stats --since 7d")]
     Stats(stats::Args),
@@ -280,6 +283,7 @@ fn run(runtime: &tokio::runtime::Runtime, command: Command) -> anyhow::Result<Ou
             Command::Doctor(args) => doctor::doctor(args).await,
             Command::Audit(args) => audit_log::run(args),
             Command::Stats(args) => stats::run(args).await,
+            Command::Stale(args) => stale::run(args).await,
             Command::Report(args) => report::run(args).await,
             Command::Scan(args) => scan::scan(args),
             Command::Init(args) => init::run(args),

@@ -250,3 +250,94 @@ fn running(script: &std::path::Path) -> bool {
                 .is_ok_and(|cwd| cwd.starts_with(dir.parent().unwrap()))
     })
 }
+
+#[test]
+fn stale_names_the_skills_unused_unevaluated_or_regressed_and_disables_them() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("skills");
+    for name in ["fresh", "old", "idle"] {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: The {name} skill.\n---\nBody.\n"),
+        )
+        .unwrap();
+    }
+    let state = home.path().join(".local/state/skillful");
+    let sink = skillful_audit::FileAuditSink::at(state.join("audit")).unwrap();
+    let now = std::time::SystemTime::now();
+    for (skill, days_ago) in [("old", 90), ("fresh", 1)] {
+        let mut event = skillful_audit::AuditEvent::new(
+            skillful_audit::EventKind::ToolCall,
+            "u",
+            "skills run",
+            skillful_audit::Actor::Model,
+        );
+        event.tool = Some("load_skill".to_owned());
+        event.skill = Some(skillful_audit::SkillRef {
+            name: skill.to_owned(),
+            origin: "files".to_owned(),
+            scope: "explicit".to_owned(),
+            location: None,
+            digest: None,
+        });
+        sink.record_at(event, now - Duration::from_secs(days_ago * 86_400))
+            .unwrap();
+    }
+    let record = skillful_eval::EvalRecord::at(state.join("eval-record.jsonl"));
+    for (skill, rate) in [("fresh", 0.9), ("old", 0.9), ("old", 0.5)] {
+        let summary: skillful_eval::EvalSummary = serde_json::from_value(json!({
+            "time": "2026-12-01T00:00:00Z", "skill": skill, "digest": null, "model": null,
+            "mode": "guided", "runs": 1, "pass_rate": rate, "baseline": 0.0,
+            "passed": rate >= 0.5,
+        }))
+        .unwrap();
+        record.append(&summary).unwrap();
+    }
+    let stale = |args: &[&str]| {
+        common::command_at_home(home.path(), home.path())
+            .arg("stale")
+            .args(args)
+            .arg(&root)
+            .output()
+            .unwrap()
+    };
+    let output = stale(&["--only", "regressed"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        "old: regressed 90% -> 50% (2026-12-01)\n"
+    );
+    let output = stale(&["--json"]);
+    let listed = common::json_of("stale", &output);
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["idle", "old"], "{listed}");
+    assert_eq!(
+        listed[0]["reasons"],
+        json!([{"reason": "unused", "last_used": null}, {"reason": "never-evaluated"}])
+    );
+    let output = stale(&["--only", "never-evaluated", "--disable-stale"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("disabled idle in"),
+        "{}",
+        text(&output.stderr)
+    );
+    let listed = common::command_at_home(home.path(), home.path())
+        .arg("list")
+        .arg(&root)
+        .output()
+        .unwrap();
+    let listed = text(&listed.stdout);
+    assert!(!listed.contains("idle"), "{listed}");
+    assert!(
+        listed.contains("fresh") && listed.contains("old"),
+        "{listed}"
+    );
+}

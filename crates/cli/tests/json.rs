@@ -41,6 +41,7 @@ fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("run", of::<skillful_agent::RunReport>()),
         ("scan", of::<skillful_scan::JsonReport<'static>>()),
         ("search", of::<Vec<skillful_provider::search::SearchHit>>()),
+        ("stale", of::<Vec<skillful_report::StaleSkill>>()),
         ("stats", of::<skillful_audit::Stats>()),
         ("trust-list", of::<skillful_config::TrustListing>()),
         ("update", of::<skillful_install::UpdateReport>()),

@@ -13,6 +13,9 @@
 //! HTML-escaped in the tables, escaped in the embedded JSON so that it cannot end its `<script>`
 //! element, and set with `textContent` by the script.
 //!
+//! [`stale_skills`] (`skills stale`) reads the same: the skills not used for a while, never
+//! evaluated, or regressed.
+//!
 //! It knows records and benchmarks, not files or terminals: the caller reads the audit log
 //! ([`skillful_audit::AuditLog`]) and the workspaces ([`skillful_eval::History`]) and writes the
 //! page where it wants.
@@ -31,6 +34,7 @@
 #![forbid(unsafe_code)]
 
 mod html;
+mod stale;
 mod usage;
 
 use std::time::SystemTime;
@@ -39,6 +43,7 @@ use serde::Serialize;
 use skillful_audit::{AuditRecord, Stats, format_time};
 use skillful_eval::{EvalSummary, History};
 
+pub use stale::{StaleSkill, Staleness, stale_skills};
 pub use usage::{MAX_DAYS, SkillUsage, Usage};
 
 /// One iteration's pass rates, as the eval chart draws them.

@@ -28,6 +28,7 @@ pub(crate) mod scan;
 pub(crate) mod search;
 pub(crate) mod serve;
 pub(crate) mod show;
+pub(crate) mod stale;
 pub(crate) mod stats;
 pub(crate) mod trust;
 pub(crate) mod untrust;
