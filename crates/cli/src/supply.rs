@@ -46,6 +46,16 @@ impl ScopeArgs {
         (other, flag)
     }
 
+    /// The user's scope of the default host (`~/.agents/skills`), as a command without scope
+    /// flags reads it.
+    pub(crate) fn user_scope() -> Self {
+        Self {
+            user: true,
+            project: false,
+            agents: Vec::new(),
+        }
+    }
+
     /// The installer of the one directory named (a command that takes one `--agent` at most).
     pub(crate) fn installer(&self) -> anyhow::Result<Installer> {
         let mut installers = self.installers()?;

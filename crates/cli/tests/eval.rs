@@ -1064,15 +1064,19 @@ async fn compare_modes_evaluates_guided_then_tools_and_shows_them_side_by_side()
         "{stdout}"
     );
     assert!(
-        stdout.contains("unit-converter: guided / tools with the skill"),
+        stdout.contains("unit-converter: B guided against A tools"),
         "{stdout}"
     );
-    let compared = stdout
-        .split("guided / tools with the skill")
-        .nth(1)
-        .unwrap();
-    assert!(compared.contains("pass rate"), "{stdout}");
-    assert!(compared.contains("seconds per run"), "{stdout}");
+    let compared = stdout.split("B guided against A tools").nth(1).unwrap();
+    for figure in ["pass rate", "tokens in", "seconds", "consistency"] {
+        assert!(
+            compared
+                .lines()
+                .any(|line| line.trim_start().starts_with(figure)),
+            "{figure}: {stdout}"
+        );
+    }
+    assert!(compared.contains("test: Fisher's exact test"), "{stdout}");
     for mode in ["guided", "tools"] {
         let benchmark = fixture
             .workspace()
@@ -1090,4 +1094,112 @@ async fn compare_modes_evaluates_guided_then_tools_and_shows_them_side_by_side()
     )
     .await;
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+}
+
+/// A copy of the fixture's skill at `to`, with `change` made to the file `file`.
+fn version_of(fixture: &Fixture, to: &Path, file: &str, change: impl Fn(&str) -> String) {
+    for entry in walk(&fixture.skill()) {
+        let relative = entry.strip_prefix(fixture.skill()).unwrap();
+        let target = to.join(relative);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        let text = std::fs::read_to_string(&entry).unwrap();
+        let text = if relative == Path::new(file) {
+            change(&text)
+        } else {
+            text
+        };
+        std::fs::write(target, text).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compare_judges_a_better_version_better_and_a_reworded_one_no_different() {
+    if !python_runs() {
+        return;
+    }
+    let fixture = Fixture::new();
+    let server = TestServer::start().await;
+    server.respond(stand_in);
+    let versions = tempfile::tempdir().unwrap();
+    // A: the old version, whose script gets the factor wrong.
+    let broken = versions.path().join("old/unit-converter");
+    version_of(&fixture, &broken, "scripts/convert.py", |text| {
+        text.replace("args.value * args.factor", "args.value * 1.6")
+    });
+    // A reworded version: the same behaviour in other words.
+    let reworded = versions.path().join("reworded/unit-converter");
+    version_of(&fixture, &reworded, "SKILL.md", |text| {
+        text.replace("Use for unit conversions.", "Use it to convert units.")
+    });
+    let compare = |a: &Path, b: &Path| {
+        let mut args = eval_args(
+            &fixture,
+            &server,
+            &["--no-judge", "--runs", "3", "--seed", "1"],
+        );
+        // The skill directory is given by --compare instead.
+        args.remove(1);
+        args.extend([
+            "--compare".to_owned(),
+            a.display().to_string(),
+            b.display().to_string(),
+        ]);
+        args
+    };
+
+    let mut args = compare(&broken, &fixture.skill());
+    args.push("--json".to_owned());
+    let output = skills(&fixture.state(), args).await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let comparison = common::json_of("eval-compare", &output);
+    let figure = |name: &str| -> Value {
+        comparison["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|figure| figure["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} in {comparison}"))
+    };
+    let pass_rate = figure("pass rate");
+    assert_eq!(pass_rate["verdict"], "better", "{pass_rate}");
+    assert!(pass_rate["b"].as_f64().unwrap() > pass_rate["a"].as_f64().unwrap());
+    assert!(pass_rate["p_value"].as_f64().unwrap() < 0.05, "{pass_rate}");
+    assert_eq!(pass_rate["test"], "Fisher's exact test, two-sided, 95%");
+    assert_eq!(figure("consistency")["verdict"], "no-difference");
+    assert_eq!(comparison["a"]["label"], broken.display().to_string());
+    // No run without the skill: only the versions are compared.
+    let runs = comparison["b"]["benchmark"]["runs"].as_array().unwrap();
+    assert!(runs.iter().all(|run| run["configuration"] == "with_skill"));
+    let written = fixture.workspace().join("compare/comparison.json");
+    assert_eq!(
+        serde_json::from_str::<Value>(&std::fs::read_to_string(written).unwrap()).unwrap(),
+        comparison
+    );
+
+    let output = skills(&fixture.state(), compare(&fixture.skill(), &reworded)).await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let shown = text(&output.stdout);
+    let line = shown
+        .lines()
+        .find(|line| line.trim_start().starts_with("pass rate"))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(line.ends_with("no difference (p = 1.000)"), "{shown}");
+    assert!(
+        shown.contains("  test: Fisher's exact test, two-sided, 95%\n"),
+        "{shown}"
+    );
 }

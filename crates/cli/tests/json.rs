@@ -33,6 +33,7 @@ fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("engine-models", of::<skillful_engine::ModelsReport>()),
         ("engine-status", of::<skillful_engine::StatusReport>()),
         ("eval", of::<Evaluated>()),
+        ("eval-compare", of::<skillful_eval::Comparison>()),
         ("install", of::<skillful_install::LockedReport>()),
         ("list", of::<Vec<skillful_config::ListedSkill>>()),
         ("outdated", of::<skillful_install::OutdatedReport>()),

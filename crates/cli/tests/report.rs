@@ -199,6 +199,30 @@ fn write_evals(dir: &Path) {
         std::fs::write(iteration.join("benchmark.json"), benchmark.to_string()).unwrap();
     }
     std::fs::create_dir_all(dir.join("converter-0123456789abcdef/iteration-3")).unwrap();
+    // A comparison of two versions of converter (`skills eval --compare`), with a hostile label.
+    let version = |label: &str, passed: usize| {
+        let mut benchmark = benchmark("converter", Some(passed as f64 / 2.0), None);
+        benchmark["runs"] = json!([{
+            "eval_id": 1, "eval_name": "eval-1", "configuration": "with_skill",
+            "run_number": 1, "seed": 1, "expectations": [],
+            "result": {
+                "pass_rate": passed as f64 / 2.0, "passed": passed, "failed": 2 - passed,
+                "total": 2, "ungraded": 0, "time_seconds": 1.5, "tokens": 300,
+                "tokens_in": 250, "tokens_out": 50, "tool_calls": 2, "failed_tool_calls": 0,
+                "skill_loaded": true, "errors": 0
+            }
+        }]);
+        skillful_eval::Version::new(label, None, serde_json::from_value(benchmark).unwrap())
+    };
+    let comparison =
+        skillful_eval::Comparison::of(version(HOSTILE_EVAL, 1), version("converter@v2", 2));
+    let compare = dir.join("converter-0123456789abcdef/compare");
+    std::fs::create_dir_all(&compare).unwrap();
+    std::fs::write(
+        compare.join("comparison.json"),
+        serde_json::to_string(&comparison).unwrap(),
+    )
+    .unwrap();
 }
 
 /// A skill root with `converter` and `never-used`.
@@ -504,9 +528,15 @@ fn the_report_renders_in_chromium_without_errors_and_draws_every_point() {
     let dots = 5;
     assert_eq!(dom.matches("<rect class=\"point").count(), bars, "{dom}");
     assert_eq!(dom.matches("<circle class=\"point").count(), dots, "{dom}");
+    // The comparison's one share with both sides measured (the pass rate): A's bar and B's.
+    assert_eq!(
+        dom.matches("<rect class=\"bar version-").count(),
+        2,
+        "{dom}"
+    );
     assert_eq!(
         html_attribute(&dom, "data-points"),
-        Some((bars + dots).to_string())
+        Some((bars + dots + 2).to_string())
     );
     assert_eq!(dom.matches("<svg class=\"chart eval\"").count(), 2);
     // The hostile names are text in the drawn charts, never elements.

@@ -108,6 +108,12 @@ pub struct RunResult {
     pub time_seconds: f64,
     /// Tokens.
     pub tokens: u64,
+    /// Of those, the prompts' (0 in benchmarks written before they were counted apart).
+    #[serde(default)]
+    pub tokens_in: u64,
+    /// And the completions'.
+    #[serde(default)]
+    pub tokens_out: u64,
     /// Tool calls the model made (structured or written as text and recovered).
     pub tool_calls: usize,
     /// Of those, the ones that failed: an unknown skill, resource or script, bad arguments, a

@@ -175,6 +175,9 @@ pub struct EvalSettings {
     pub judge: JudgeSettings,
     /// Where the runs' tool calls are audited (`None`: nowhere).
     pub audit: Option<AuditSettings>,
+    /// Whether each eval also runs without the skill (the baseline; default yes). A comparison
+    /// of two versions needs only the runs with each.
+    pub baseline: bool,
 }
 
 impl EvalSettings {
@@ -200,6 +203,7 @@ impl EvalSettings {
             enum_names: false,
             judge: JudgeSettings::SameEndpoint,
             audit: None,
+            baseline: true,
         }
     }
 
@@ -345,7 +349,12 @@ impl Evaluator {
         for run_number in 1..=self.settings.runs.max(1) {
             for case in &skill.evals.evals {
                 let eval_name = case.id.dir_name().unwrap_or_default();
-                for configuration in Configuration::BOTH {
+                let configurations: &[Configuration] = if self.settings.baseline {
+                    &Configuration::BOTH
+                } else {
+                    &[Configuration::WithSkill]
+                };
+                for &configuration in configurations {
                     progress(Progress::Starting {
                         eval: &eval_name,
                         configuration,
@@ -457,6 +466,8 @@ impl Evaluator {
         let mut session = Session::new();
         let started = Instant::now();
         let (tokens, error) = converse(&agent, &mut session, &case.prompt).await?;
+        let (tokens_in, tokens_out) = tokens;
+        let tokens = tokens_in + tokens_out;
         let elapsed = started.elapsed();
 
         let messages = session.messages();
@@ -504,6 +515,8 @@ impl Evaluator {
                 ungraded: summary.ungraded,
                 time_seconds: elapsed.as_secs_f64(),
                 tokens,
+                tokens_in,
+                tokens_out,
                 tool_calls,
                 failed_tool_calls,
                 skill_loaded: loaded(messages, &skill.name),
@@ -563,8 +576,8 @@ impl Evaluator {
 }
 
 /// Runs `prompt` in `session` to its end, refusing every call that waits for approval (nobody
-/// is there to approve it); returns the tokens used and the error that ended the run early, if
-/// any.
+/// is there to approve it); returns the tokens used (prompt, completion) and the error that
+/// ended the run early, if any.
 ///
 /// # Errors
 /// [`EvalError::Unreachable`] when the server cannot be reached.
@@ -572,14 +585,15 @@ async fn converse(
     agent: &Agent,
     session: &mut Session,
     prompt: &str,
-) -> Result<(u64, Option<String>), EvalError> {
-    let mut tokens = 0;
+) -> Result<((u64, u64), Option<String>), EvalError> {
+    let mut tokens = (0, 0);
     let mut input = Input::Text(prompt.to_owned());
     for _ in 0..=MAX_REFUSAL_ROUNDS {
         match agent.run(input, session).await {
             Ok(response) => {
                 if let Some(usage) = response.usage {
-                    tokens += usage.prompt_tokens + usage.completion_tokens;
+                    tokens.0 += usage.prompt_tokens;
+                    tokens.1 += usage.completion_tokens;
                 }
                 if response.pending.is_empty() {
                     return Ok((tokens, None));

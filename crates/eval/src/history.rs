@@ -169,6 +169,8 @@ mod tests {
                     ungraded: 0,
                     time_seconds: 1.25,
                     tokens: 40,
+                    tokens_in: 30,
+                    tokens_out: 10,
                     tool_calls: 2,
                     failed_tool_calls: 0,
                     skill_loaded: configuration == Configuration::WithSkill,

@@ -56,6 +56,7 @@
 #![forbid(unsafe_code)]
 
 mod benchmark;
+mod compare;
 mod error;
 mod evaluate;
 mod files;
@@ -69,6 +70,10 @@ mod workspace;
 pub use benchmark::{
     Benchmark, Configuration, ConfigurationSummary, Delta, Grading, GradingSummary, Metadata,
     RunRecord, RunResult, RunSummary, Stat, Timing, TriggerResult, TriggerSummary,
+};
+pub use compare::{
+    COMPARISON_FILE, CONFIDENCE, Comparison, Figure, Verdict, Version, fisher_exact,
+    permutation_test, wilson,
 };
 pub use error::EvalError;
 pub use evaluate::{EvalSettings, Evaluator, JudgeSettings, Progress, Report, SkillUnderTest};

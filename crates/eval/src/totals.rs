@@ -87,6 +87,8 @@ mod tests {
                 ungraded: 0,
                 time_seconds: 1.0,
                 tokens: 10,
+                tokens_in: 8,
+                tokens_out: 2,
                 tool_calls: 0,
                 failed_tool_calls: 0,
                 skill_loaded: false,

@@ -197,6 +197,14 @@ pub struct Candidate {
     dir: PathBuf,
 }
 
+impl Candidate {
+    /// Where its files are now: in the fetched tree (or the local source), until the
+    /// [`Prepared`] holding it is dropped.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
 /// A fetched source and its skills; dropping it removes the staging directory.
 #[derive(Debug)]
 pub struct Prepared {
@@ -1128,6 +1136,43 @@ impl Installer {
         })
     }
 
+    /// The installed skill `name` as it is at `reference` (a tag, branch or commit) of the git
+    /// source its lock entry names, fetched and checked as `add` fetches and checks (nothing is
+    /// installed): to evaluate it against the installed version.
+    ///
+    /// # Errors
+    /// [`InstallError::NotLocked`]; [`InstallError::NoSkills`] for a skill from a local
+    /// directory (it has no other version) or one `reference` does not hold; as
+    /// [`Installer::prepare`].
+    pub fn fetch_version(&self, name: &str, reference: &str) -> Result<Prepared, InstallError> {
+        let lock = self.lock()?;
+        let Some(entry) = lock.skills.get(name) else {
+            return Err(InstallError::NotLocked {
+                name: name.to_owned(),
+                lock: self.lock_path.clone(),
+            });
+        };
+        let Source::Git { url, .. } = self.locked_source(name, entry, false)? else {
+            return Err(InstallError::NoSkills {
+                source_text: entry.source.clone(),
+                reason: format!(
+                    "skill {name} was installed from a local directory: it has no other version to fetch"
+                ),
+            });
+        };
+        let selection = Selection {
+            skills: vec![name.to_owned()],
+            path: (entry.path != ".").then(|| entry.path.clone()),
+        };
+        self.prepare(
+            Source::Git {
+                url,
+                reference: Some(reference.to_owned()),
+            },
+            &selection,
+        )
+    }
+
     /// The source the lock entry `entry` of skill `name` names, read as `skills add` reads one
     /// (a lock may come from elsewhere, a project's in version control: its source is never
     /// handed to git as it stands; `fd::3` or `-uhelper` is refused), at its commit when
@@ -1166,7 +1211,6 @@ impl Installer {
     }
 }
 
-/// What a [`LockedAction::Relock`] plan would change in the lock, in one line.
 /// `added a, b`, `removed c`, `changed d`: the parts of `diff` that are not empty.
 fn changed_paths(diff: &ManifestDiff) -> Vec<String> {
     [
@@ -1180,6 +1224,7 @@ fn changed_paths(diff: &ManifestDiff) -> Vec<String> {
     .collect()
 }
 
+/// What a [`LockedAction::Relock`] plan would change in the lock, in one line.
 fn relock_reason(plan: &LockedPlan) -> String {
     let LockedAction::Relock(diff) = &plan.action else {
         return String::new();

@@ -65,6 +65,16 @@ pub(crate) fn page(report: &Report) -> String {
             .into_iter()
             .map(|(skill, iterations)| serde_json::json!({"skill": skill, "iterations": iterations}))
             .collect::<Vec<_>>(),
+        "comparisons": report
+            .comparisons
+            .iter()
+            .map(|comparison| serde_json::json!({
+                "skill": comparison.skill,
+                "a": comparison.a.label,
+                "b": comparison.b.label,
+                "figures": comparison.figures,
+            }))
+            .collect::<Vec<_>>(),
     });
     let mut page = String::new();
     let _ = write!(
@@ -87,6 +97,7 @@ pub(crate) fn page(report: &Report) -> String {
     );
     usage_section(&mut page, report);
     eval_section(&mut page, report);
+    comparison_section(&mut page, report);
     let _ = write!(
         page,
         "<script type=\"application/json\" id=\"report-data\">{}</script>\n\
@@ -179,6 +190,47 @@ fn eval_section(page: &mut String, report: &Report) {
     }
     for (skill, summaries) in report.recorded() {
         record_table(page, skill, &summaries);
+    }
+}
+
+fn comparison_section(page: &mut String, report: &Report) {
+    if report.comparisons.is_empty() {
+        return;
+    }
+    page.push_str(
+        "<h2>Comparisons of two versions</h2>\n<p class=\"note\">Each figure of version A \
+         beside version B, on the same evals and seeds (<code>skills eval --compare A B</code>), \
+         with the verdict on B at 95%.</p>\n<div id=\"comparison-charts\" class=\"charts\"></div>\n",
+    );
+    for comparison in &report.comparisons {
+        let _ = writeln!(
+            page,
+            "<h3>{}: {} (A), {} (B)</h3>\n<table class=\"eval-table\">\n<thead><tr>\
+             <th>Figure</th><th>A</th><th>B</th><th>B against A</th><th>p</th><th>Test</th>\
+             </tr></thead>\n<tbody>",
+            escape(&comparison.skill),
+            escape(&comparison.a.label),
+            escape(&comparison.b.label)
+        );
+        for figure in &comparison.figures {
+            let number =
+                |value: Option<f64>| value.map_or("–".to_owned(), |value| format!("{value:.2}"));
+            let verdict = serde_json::to_value(figure.verdict)
+                .ok()
+                .and_then(|value| value.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let _ = writeln!(
+                page,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&figure.name),
+                number(figure.a),
+                number(figure.b),
+                escape(&verdict),
+                number(figure.p_value),
+                escape(&figure.test)
+            );
+        }
+        page.push_str("</tbody>\n</table>\n");
     }
 }
 

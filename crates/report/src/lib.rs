@@ -41,7 +41,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 use skillful_audit::{AuditRecord, Stats, format_time};
-use skillful_eval::{EvalSummary, History};
+use skillful_eval::{Comparison, EvalSummary, History};
 
 pub use stale::{StaleSkill, Staleness, stale_skills};
 pub use usage::{MAX_DAYS, SkillUsage, Usage};
@@ -72,6 +72,8 @@ pub struct Report {
     /// The user's record of evaluations ([`skillful_eval::EvalRecord`]), oldest first: every
     /// evaluation of each skill, whatever workspace it wrote to.
     pub record: Vec<EvalSummary>,
+    /// Comparisons of two versions of a skill (`skills eval --compare`).
+    pub comparisons: Vec<Comparison>,
 }
 
 impl Report {
@@ -91,6 +93,7 @@ impl Report {
             usage: Usage::from_records(records, since, &generated[..10]),
             evals: evals.to_vec(),
             record: Vec::new(),
+            comparisons: Vec::new(),
             generated,
         }
     }
@@ -99,6 +102,13 @@ impl Report {
     #[must_use]
     pub fn with_record(mut self, record: Vec<EvalSummary>) -> Self {
         self.record = record;
+        self
+    }
+
+    /// The same report, also showing `comparisons` (a chart of the shares and a table each).
+    #[must_use]
+    pub fn with_comparisons(mut self, comparisons: Vec<Comparison>) -> Self {
+        self.comparisons = comparisons;
         self
     }
 

@@ -111,6 +111,44 @@
     text(legend, pad + 132, height - 4, "without");
   });
 
+  // Comparisons of two versions: per figure that is a share, A's bar beside B's.
+  var comparisons = document.getElementById("comparison-charts");
+  (data.comparisons || []).forEach(function (comparison) {
+    var shares = comparison.figures.filter(function (figure) {
+      return figure.a !== null && figure.b !== null && figure.a <= 1 && figure.b <= 1 &&
+        ["pass rate", "consistency", "trigger precision", "trigger recall", "over-triggering"].indexOf(figure.name) >= 0;
+    });
+    var width = 40 + shares.length * 70, height = 160, pad = 36;
+    var figure = document.createElement("figure");
+    comparisons.appendChild(figure);
+    var caption = document.createElement("figcaption");
+    caption.textContent = comparison.skill + ": " + comparison.a + " (A) and " + comparison.b + " (B)";
+    figure.appendChild(caption);
+    var chart = svg("svg", {
+      class: "chart compare", width: width, height: height, role: "img",
+      "aria-label": comparison.skill + ": each figure of version A beside version B"
+    }, figure);
+    [0, 0.5, 1].forEach(function (level) {
+      var y = height - pad - level * (height - 2 * pad);
+      svg("line", { x1: pad, y1: y, x2: width - 4, y2: y, class: "grid" }, chart);
+      text(chart, pad - 4, y + 4, percent(level), { "text-anchor": "end", class: "tick" });
+    });
+    shares.forEach(function (share, index) {
+      var left = pad + 8 + index * 70;
+      [["a", share.a], ["b", share.b]].forEach(function (side, offset) {
+        var top = height - pad - side[1] * (height - 2 * pad);
+        var bar = svg("rect", {
+          class: "bar version-" + side[0], x: left + offset * 24, y: top, width: 20,
+          height: Math.max(1, height - pad - top)
+        }, chart);
+        tip(bar, share.name + ", " + side[0].toUpperCase() + ": " + percent(side[1]));
+        points += 1;
+      });
+      text(chart, left + 22, height - pad + 14, share.name.replace("trigger ", ""), { "text-anchor": "middle", class: "tick" });
+      text(chart, left + 22, height - pad + 26, share.verdict, { "text-anchor": "middle", class: "tick" });
+    });
+  });
+
   root.setAttribute("data-points", String(points));
   root.setAttribute("data-status", "ok");
 })();

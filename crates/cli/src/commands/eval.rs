@@ -10,8 +10,8 @@ use skillful_agent::{Aids, ApprovalRules, Mode};
 use skillful_core::RiskTier;
 use skillful_core::text::{one_line, shorten};
 use skillful_eval::{
-    Benchmark, EvalError, EvalRecord, EvalSettings, EvalSummary, Evaluator, JudgeSettings,
-    Progress, RunSummary, SkillUnderTest, Stat,
+    Benchmark, COMPARISON_FILE, Comparison, EvalError, EvalRecord, EvalSettings, EvalSummary,
+    Evaluator, JudgeSettings, Progress, RunSummary, SkillUnderTest, Stat, Verdict,
 };
 
 use crate::audit::AuditFlags;
@@ -22,8 +22,14 @@ use crate::{Outcome, UsageError, output};
 #[derive(Debug, clap::Args)]
 pub(crate) struct EvalArgs {
     /// Skill directories (each holding a SKILL.md and evals/evals.json).
-    #[arg(value_name = "SKILL_DIR", required = true)]
+    #[arg(value_name = "SKILL_DIR", required_unless_present = "compare")]
     skill_dirs: Vec<PathBuf>,
+    /// Compare two versions of one skill, A (the old) then B (the new), on the same evals, runs
+    /// and seeds: each a skill directory, or an installed skill at a git ref of its source
+    /// (`NAME@REF`, fetched as `skills add` fetches). Prints each figure of both with a verdict
+    /// (better, worse, no difference at 95%) and the test; writes comparison.json.
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with_all = ["skill_dirs", "compare_modes"])]
+    compare: Vec<String>,
     #[command(flatten)]
     model: ModelArgs,
     /// How the evaluated agents drive the model, as `skills run --mode` (default: `[agent] mode`
@@ -85,6 +91,10 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     settings.approval = ApprovalRules::new(args.approve.into()).approve_up_to(args.approve_up_to);
     // First: that evaluating runs the skill's code, and how.
     say_sandbox(&settings, args.approve_up_to)?;
+    if let [a, b] = args.compare.as_slice() {
+        let (a, b) = (Version::resolve(a).await?, Version::resolve(b).await?);
+        return compare(&args, settings, &a, &b).await;
+    }
     // Checked before a model server is looked for (or an engine installed and started).
     let mut skills = Vec::new();
     for dir in &args.skill_dirs {
@@ -144,10 +154,19 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
             compared.push(report.benchmark.clone());
             benchmarks.push(report.benchmark);
         }
+        // The modes compared as two versions are: tools (A) against guided (B).
         if let [guided, tools] = compared.as_slice()
             && !args.json
         {
-            comparison(&mut out, guided, tools)?;
+            let digest = skillful_state::sha256_file(&skill.dir().join("SKILL.md"), 16 << 20)
+                .ok()
+                .flatten()
+                .map(|digest| digest.sha256);
+            let comparison = Comparison::of(
+                skillful_eval::Version::new("tools", digest.clone(), tools.clone()),
+                skillful_eval::Version::new("guided", digest, guided.clone()),
+            );
+            print_comparison(&mut out, &comparison)?;
         }
     }
     if args.json {
@@ -176,51 +195,169 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// The two modes side by side: pass rate, seconds and tokens with the skill, and triggers.
-fn comparison(
-    out: &mut output::Writer<impl Write>,
-    first: &Benchmark,
-    second: &Benchmark,
-) -> io::Result<()> {
-    let (a, b) = (
-        &first.run_summary.with_skill,
-        &second.run_summary.with_skill,
-    );
+/// One version of `--compare`: a skill directory, or an installed skill fetched at a ref (the
+/// fetch kept until the evaluation ends).
+struct Version {
+    label: String,
+    skill: SkillUnderTest,
+    _fetched: Option<skillful_install::Prepared>,
+}
+
+impl Version {
+    /// `given` as a directory when it is one, else as `NAME@REF` of the user's installed skills.
+    async fn resolve(given: &str) -> anyhow::Result<Self> {
+        let as_dir = PathBuf::from(given);
+        if as_dir.is_dir() {
+            return Ok(Self {
+                label: given.to_owned(),
+                skill: SkillUnderTest::load(&as_dir).await.map_err(usage)?,
+                _fetched: None,
+            });
+        }
+        let Some((name, reference)) = given
+            .rsplit_once('@')
+            .filter(|(name, reference)| !name.is_empty() && !reference.is_empty())
+        else {
+            return Err(UsageError(format!(
+                "--compare {}: neither a skill directory nor NAME@REF of an installed skill",
+                one_line(given)
+            ))
+            .into());
+        };
+        let installer = crate::supply::ScopeArgs::user_scope().installer()?;
+        let fetched = installer
+            .fetch_version(name, reference)
+            .map_err(|error| UsageError(format!("--compare {}: {error}", one_line(given))))?;
+        let dir = fetched.candidates[0].dir().to_path_buf();
+        Ok(Self {
+            label: given.to_owned(),
+            skill: SkillUnderTest::load(&dir).await.map_err(usage)?,
+            _fetched: Some(fetched),
+        })
+    }
+}
+
+/// `skills eval --compare A B`: both versions on the same evals and seeds, B judged against A.
+async fn compare(
+    args: &EvalArgs,
+    mut settings: EvalSettings,
+    a: &Version,
+    b: &Version,
+) -> anyhow::Result<Outcome> {
+    if a.skill.name() != b.skill.name() {
+        return Err(UsageError(format!(
+            "--compare: A is skill {} and B is skill {}; compare two versions of one skill",
+            one_line(a.skill.name()),
+            one_line(b.skill.name())
+        ))
+        .into());
+    }
+    let (endpoint, _engine) = args.model.server().await?;
+    configure(&mut settings, args, &endpoint)?;
+    settings.mode = asked_mode(args.mode)?.0;
+    // Only the runs with each version are compared.
+    settings.baseline = false;
+    let evaluator = Evaluator::new(settings)?;
+    let workspace = b
+        .skill
+        .workspace(args.workspace.as_deref(), 1)?
+        .join("compare");
     writeln!(
-        out,
-        "{}: {} / {} with the skill",
-        one_line(&first.metadata.skill_name),
-        first.metadata.mode,
-        second.metadata.mode
+        output::stderr(),
+        "skills: comparing {} ({}) with {} ({}) on {} evals × {} run{}, mode {}",
+        one_line(&b.label),
+        one_line(b.skill.name()),
+        one_line(&a.label),
+        one_line(a.skill.name()),
+        b.skill.evals().evals.len(),
+        args.runs,
+        if args.runs == 1 { "" } else { "s" },
+        evaluator.mode()
     )?;
-    for (name, left, right, digits) in [
-        ("pass rate", a.pass_rate, b.pass_rate, 2),
-        ("seconds per run", a.time_seconds, b.time_seconds, 1),
-        ("tokens per run", a.tokens, b.tokens, 0),
-    ] {
+    let comparison = evaluator
+        .compare(
+            (&a.label, &a.skill),
+            (&b.label, &b.skill),
+            &workspace,
+            &show_progress,
+        )
+        .await
+        .map_err(unreachable)?;
+    for (version, skill) in [(&comparison.a, &a.skill), (&comparison.b, &b.skill)] {
+        let summary = EvalSummary::of(&version.benchmark, skill);
+        if let Err(error) = EvalRecord::per_user().and_then(|record| record.append(&summary)) {
+            writeln!(
+                output::stderr(),
+                "skills: warning: the evaluation is not in your record of evaluations: {}",
+                one_line(&error.to_string())
+            )?;
+        }
+    }
+    let mut out = output::stdout();
+    if args.json {
+        out.json(&comparison)?;
+    } else {
+        print_comparison(&mut out, &comparison)?;
         writeln!(
             out,
-            "  {:<28} {:>14} {:>14}",
-            name,
-            stat(left, digits),
-            stat(right, digits)
+            "  written: {}",
+            one_line(&workspace.join(COMPARISON_FILE).display().to_string())
         )?;
     }
+    Ok(Outcome::Ok)
+}
+
+/// Each figure of both versions, with the verdict on B and the test.
+fn print_comparison(
+    out: &mut output::Writer<impl Write>,
+    comparison: &Comparison,
+) -> io::Result<()> {
     writeln!(
         out,
-        "  {:<28} {:>14} {:>14}",
-        "skill loaded",
-        format!("{}/{}", a.skill_loaded, a.runs),
-        format!("{}/{}", b.skill_loaded, b.runs)
+        "{}: B {} against A {}",
+        one_line(&comparison.skill),
+        one_line(&comparison.b.label),
+        one_line(&comparison.a.label)
     )?;
-    if let (Some(left), Some(right)) = (&first.triggers, &second.triggers) {
+    writeln!(
+        out,
+        "  {:<18} {:>22} {:>22}  B against A (95%)",
+        "", "A", "B"
+    )?;
+    for figure in &comparison.figures {
+        let value = |value: Option<f64>, interval: Option<(f64, f64)>| match (value, interval) {
+            (None, _) => "–".to_owned(),
+            (Some(value), Some((low, high))) => {
+                format!("{:.2} [{:.2}, {:.2}]", value, low, high)
+            }
+            (Some(value), None) if value.abs() >= 100.0 => format!("{value:.0}"),
+            (Some(value), None) => format!("{value:.2}"),
+        };
+        let verdict = match figure.verdict {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::NoDifference => "no difference",
+            Verdict::NotMeasured => "not measured",
+        };
+        let p_value = figure
+            .p_value
+            .map(|p| format!(" (p = {p:.3})"))
+            .unwrap_or_default();
         writeln!(
             out,
-            "  {:<28} {:>14} {:>14}",
-            "triggers (precision/recall)",
-            format!("{}/{}", share(left.precision), share(left.recall)),
-            format!("{}/{}", share(right.precision), share(right.recall))
+            "  {:<18} {:>22} {:>22}  {verdict}{p_value}",
+            figure.name,
+            value(figure.a, figure.a_interval),
+            value(figure.b, figure.b_interval)
         )?;
+    }
+    let tests: std::collections::BTreeSet<&str> = comparison
+        .figures
+        .iter()
+        .map(|figure| figure.test.as_str())
+        .collect();
+    for test in tests {
+        writeln!(out, "  test: {test}")?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use skillful_core::text::one_line;
-use skillful_eval::{EvalRecord, History};
+use skillful_eval::{Comparison, EvalRecord, History};
 use skillful_report::Report;
 
 use crate::Outcome;
@@ -42,8 +42,10 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
         args.evals
     };
     let mut evals = Vec::new();
+    let mut comparisons = Vec::new();
     for dir in &dirs {
         evals.extend(History::all_in(dir)?);
+        comparisons.extend(Comparison::all_in(dir)?);
     }
     let html = Report::new(
         &usage.records,
@@ -53,6 +55,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
         SystemTime::now(),
     )
     .with_record(EvalRecord::per_user()?.summaries()?)
+    .with_comparisons(comparisons)
     .html();
     let path = match args.out {
         Some(path) if path.as_os_str() == "-" => {
