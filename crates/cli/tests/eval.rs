@@ -1203,3 +1203,85 @@ async fn compare_judges_a_better_version_better_and_a_reworded_one_no_different(
         "{shown}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compare_takes_an_installed_skill_and_a_git_ref_of_its_source() {
+    if !python_runs() {
+        return;
+    }
+    let fixture = Fixture::new();
+    let server = TestServer::start().await;
+    server.respond(stand_in);
+    let home = tempfile::tempdir().unwrap();
+    let repo = home.path().join("repo");
+    let skill = repo.join("skills/unit-converter");
+    let git = |args: &[&str]| {
+        let done = Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(done.status.success(), "git {args:?}: {done:?}");
+    };
+    // v1 gets the factor wrong; main has it right.
+    version_of(&fixture, &skill, "scripts/convert.py", |text| {
+        text.replace("args.value * args.factor", "args.value * 1.6")
+    });
+    git(&["init", "--quiet", "--initial-branch=main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "--quiet", "-m", "v1"]);
+    git(&["tag", "v1"]);
+    version_of(&fixture, &skill, "scripts/convert.py", str::to_owned);
+    git(&["commit", "--quiet", "-am", "fixed"]);
+    let skills_at_home = |args: Vec<String>| {
+        let home = home.path().to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            common::command_at_home(&home, &home)
+                .args(&args)
+                .env_remove("SKILLS_ENDPOINT")
+                .env_remove("SKILLS_MODEL")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap()
+        })
+    };
+    let added = skills_at_home(vec![
+        "add".to_owned(),
+        format!("file://{}@main", repo.display()),
+        "--yes".to_owned(),
+    ])
+    .await
+    .unwrap();
+    assert_eq!(added.status.code(), Some(0), "{}", text(&added.stderr));
+
+    let mut args = eval_args(
+        &fixture,
+        &server,
+        &["--no-judge", "--runs", "3", "--seed", "1", "--json"],
+    );
+    args.remove(1);
+    args.extend(["--compare", "unit-converter@v1", "unit-converter"].map(String::from));
+    let output = skills_at_home(args).await.unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let comparison = common::json_of("eval-compare", &output);
+    assert_eq!(comparison["a"]["label"], "unit-converter@v1");
+    assert_eq!(comparison["b"]["label"], "unit-converter");
+    assert_eq!(comparison["figures"][0]["name"], "pass rate");
+    assert_eq!(
+        comparison["figures"][0]["verdict"], "better",
+        "{comparison}"
+    );
+
+    let mut args = eval_args(&fixture, &server, &["--no-judge"]);
+    args.remove(1);
+    args.extend(["--compare", "unit-converter@v9", "unit-converter"].map(String::from));
+    let output = skills_at_home(args).await.unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("--compare unit-converter@v9"),
+        "{}",
+        text(&output.stderr)
+    );
+}

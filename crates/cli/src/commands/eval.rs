@@ -25,8 +25,8 @@ pub(crate) struct EvalArgs {
     #[arg(value_name = "SKILL_DIR", required_unless_present = "compare")]
     skill_dirs: Vec<PathBuf>,
     /// Compare two versions of one skill, A (the old) then B (the new), on the same evals, runs
-    /// and seeds: each a skill directory, or an installed skill at a git ref of its source
-    /// (`NAME@REF`, fetched as `skills add` fetches). Prints each figure of both with a verdict
+    /// and seeds: each a skill directory, an installed skill (`NAME`), or an installed skill at a
+    /// git ref of its source (`NAME@REF`, fetched as `skills add` fetches). Prints each figure of both with a verdict
     /// (better, worse, no difference at 95%) and the test; writes comparison.json.
     #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with_all = ["skill_dirs", "compare_modes"])]
     compare: Vec<String>,
@@ -204,7 +204,8 @@ struct Version {
 }
 
 impl Version {
-    /// `given` as a directory when it is one, else as `NAME@REF` of the user's installed skills.
+    /// `given` as a directory when it is one, else as `NAME@REF` of the user's installed skills,
+    /// or `NAME` of one as installed.
     async fn resolve(given: &str) -> anyhow::Result<Self> {
         let as_dir = PathBuf::from(given);
         if as_dir.is_dir() {
@@ -214,17 +215,26 @@ impl Version {
                 _fetched: None,
             });
         }
+        let installer = crate::supply::ScopeArgs::user_scope().installer()?;
         let Some((name, reference)) = given
             .rsplit_once('@')
             .filter(|(name, reference)| !name.is_empty() && !reference.is_empty())
         else {
+            // A name alone: the installed skill as it is.
+            let installed = installer.skills_dir().join(given);
+            if installer.lock()?.skills.contains_key(given) && installed.is_dir() {
+                return Ok(Self {
+                    label: given.to_owned(),
+                    skill: SkillUnderTest::load(&installed).await.map_err(usage)?,
+                    _fetched: None,
+                });
+            }
             return Err(UsageError(format!(
-                "--compare {}: neither a skill directory nor NAME@REF of an installed skill",
+                "--compare {}: neither a skill directory, nor an installed skill, nor NAME@REF of one",
                 one_line(given)
             ))
             .into());
         };
-        let installer = crate::supply::ScopeArgs::user_scope().installer()?;
         let fetched = installer
             .fetch_version(name, reference)
             .map_err(|error| UsageError(format!("--compare {}: {error}", one_line(given))))?;
