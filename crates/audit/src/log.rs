@@ -2,6 +2,7 @@
 //! flushed to disk per record (at once, or by a later sync), rotated by size; reading and
 //! verifying it.
 
+use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -763,12 +764,37 @@ impl AuditLog {
     /// # Errors
     /// A file could not be read, or is over 1 GiB.
     pub fn lines(&self) -> Result<Vec<Line>, AuditError> {
+        let mut lines = Vec::new();
+        self.each_line(|path, index, part, torn| {
+            let record = serde_json::from_slice::<Value>(part)
+                .map_err(|error| error.to_string())
+                .and_then(|value| {
+                    serde_json::from_value::<AuditRecord>(value.clone())
+                        .map(|record| (record, value))
+                        .map_err(|error| error.to_string())
+                });
+            lines.push(Line {
+                path: path.to_path_buf(),
+                line: index + 1,
+                record,
+                torn,
+            });
+            Ok(())
+        })?;
+        Ok(lines)
+    }
+
+    /// Calls `each` with every line of the log, oldest first: its file, its 0-based index, its
+    /// bytes and whether it is a torn last line.
+    fn each_line(
+        &self,
+        mut each: impl FnMut(&Path, usize, &[u8], bool) -> Result<(), AuditError>,
+    ) -> Result<(), AuditError> {
         let mut files = rotated_files(&self.dir)?;
         let current = self.dir.join(CURRENT);
         if current.exists() {
             files.push(current);
         }
-        let mut lines = Vec::new();
         for path in files {
             let Some(bytes) = skillful_state::read_private(&path, MAX_READ_BYTES)? else {
                 continue;
@@ -777,22 +803,10 @@ impl AuditLog {
             let parts: Vec<&[u8]> = bytes.split(|byte| *byte == b'\n').collect();
             let count = parts.len() - 1 + usize::from(!ends_whole);
             for (index, part) in parts.into_iter().take(count).enumerate() {
-                let record = serde_json::from_slice::<Value>(part)
-                    .map_err(|error| error.to_string())
-                    .and_then(|value| {
-                        serde_json::from_value::<AuditRecord>(value.clone())
-                            .map(|record| (record, value))
-                            .map_err(|error| error.to_string())
-                    });
-                lines.push(Line {
-                    path: path.clone(),
-                    line: index + 1,
-                    record,
-                    torn: !ends_whole && index + 1 == count,
-                });
+                each(&path, index, part, !ends_whole && index + 1 == count)?;
             }
         }
-        Ok(lines)
+        Ok(())
     }
 
     /// The records, oldest first; a line that is not a record is an error.
@@ -800,18 +814,59 @@ impl AuditLog {
     /// # Errors
     /// As [`AuditLog::lines`]; [`AuditError::Corrupt`] for a line that is not a record.
     pub fn records(&self) -> Result<Vec<AuditRecord>, AuditError> {
-        self.lines()?
-            .into_iter()
-            .map(|line| {
-                line.record
-                    .map(|(record, _)| record)
-                    .map_err(|reason| AuditError::Corrupt {
-                        path: line.path,
-                        line: line.line,
-                        reason,
-                    })
-            })
-            .collect()
+        let mut records = Vec::new();
+        self.each_line(|path, index, part, _| {
+            let record = serde_json::from_slice::<AuditRecord>(part).map_err(|error| {
+                AuditError::Corrupt {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    reason: error.to_string(),
+                }
+            })?;
+            records.push(record);
+            Ok(())
+        })?;
+        Ok(records)
+    }
+
+    /// When each skill the log names was last named (its newest record's time, RFC 3339), read
+    /// from the two fields alone: what `skills stale` needs of a log of any size. A line that is
+    /// not a record is left out.
+    ///
+    /// # Errors
+    /// As [`AuditLog::lines`].
+    pub fn last_uses(&self) -> Result<HashMap<String, String>, AuditError> {
+        /// The two fields of a record read, borrowed from the line where they can be.
+        #[derive(serde::Deserialize)]
+        struct Use<'a> {
+            #[serde(borrow)]
+            time: std::borrow::Cow<'a, str>,
+            #[serde(borrow)]
+            skill: Option<Named<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Named<'a> {
+            #[serde(borrow)]
+            name: std::borrow::Cow<'a, str>,
+        }
+        let mut last: HashMap<String, String> = HashMap::new();
+        self.each_line(|_, _, part, _| {
+            if let Ok(Use {
+                time,
+                skill: Some(Named { name }),
+            }) = serde_json::from_slice::<Use<'_>>(part)
+            {
+                match last.get_mut(name.as_ref()) {
+                    Some(known) if known.as_str() >= time.as_ref() => {}
+                    Some(known) => *known = time.into_owned(),
+                    None => {
+                        last.insert(name.into_owned(), time.into_owned());
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        Ok(last)
     }
 
     /// Checks the chain: every line a record, numbered one after the other, each holding the

@@ -334,3 +334,29 @@ fn a_symbolic_link_for_the_log_file_is_refused() {
         assert_eq!(fs::read(&elsewhere).unwrap(), b"");
     }
 }
+
+#[test]
+fn last_uses_give_each_skills_newest_record_and_skip_records_of_no_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = FileAuditSink::at(dir.path()).unwrap();
+    let start = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_856_400);
+    for (offset, skill) in [(0, Some("a")), (60, Some("b")), (120, None), (180, Some("a"))] {
+        let mut event = event("load_skill");
+        event.skill = skill.map(|name| skillful_audit::SkillRef {
+            name: name.to_owned(),
+            origin: "files".to_owned(),
+            scope: "user".to_owned(),
+            location: None,
+            digest: None,
+        });
+        sink.record_at(event, start + std::time::Duration::from_secs(offset))
+            .unwrap();
+    }
+    let last = AuditLog::at(dir.path()).last_uses().unwrap();
+    assert_eq!(last.len(), 2, "{last:?}");
+    assert_eq!(last["a"], "2026-11-28T09:03:00.000Z");
+    assert_eq!(last["b"], "2026-11-28T09:01:00.000Z");
+    // The same as the records say, read whole.
+    let records = AuditLog::at(dir.path()).records().unwrap();
+    assert_eq!(records.len(), 4);
+}

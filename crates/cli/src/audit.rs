@@ -56,19 +56,24 @@ impl Usage {
             records.extend(AuditLog::per_user_log(log)?.records()?);
         }
         records.sort_by(|a, b| a.time.cmp(&b.time));
-        let composition = roots.compose()?;
-        let mut known: Vec<String> = composition
-            .source()
-            .skills(&SourceContext::default())
-            .await?
-            .iter()
-            .map(|skill| skill.name().to_owned())
-            .collect();
-        known.sort();
         Ok(Self {
             since,
             records,
-            known,
+            known: known_skills(roots).await?,
         })
     }
+}
+
+/// The names of the skills under `roots` (sorted), which could have been used.
+pub(crate) async fn known_skills(roots: &Roots) -> anyhow::Result<Vec<String>> {
+    let composition = roots.compose()?;
+    let mut known: Vec<String> = composition
+        .source()
+        .skills(&SourceContext::default())
+        .await?
+        .iter()
+        .map(|skill| skill.name().to_owned())
+        .collect();
+    known.sort();
+    Ok(known)
 }

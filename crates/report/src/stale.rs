@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
-use skillful_audit::{AuditRecord, format_time};
+use skillful_audit::format_time;
 use skillful_eval::{EvalSummary, regressions};
 
 /// Why a skill is stale.
@@ -44,11 +44,12 @@ pub struct StaleSkill {
     pub reasons: Vec<Staleness>,
 }
 
-/// The skills of `known` that are stale at `now`: not named by any of `records` (the audit log)
-/// in the last `unused_for`, absent from `evaluations` (the record of evaluations), or whose
-/// newest evaluation regressed ([`regressions`]). In the order of `known`.
+/// The skills of `known` that are stale at `now`: `last_used` (skill to its newest record's
+/// time, as [`skillful_audit::AuditLog::last_uses`] reads it) names none in the last
+/// `unused_for`, absent from `evaluations` (the record of evaluations), or whose newest
+/// evaluation regressed ([`regressions`]). In the order of `known`.
 pub fn stale_skills(
-    records: &[AuditRecord],
+    last_used: &HashMap<String, String>,
     evaluations: &[EvalSummary],
     known: &[String],
     unused_for: Duration,
@@ -58,16 +59,6 @@ pub fn stale_skills(
         now.checked_sub(unused_for)
             .unwrap_or(SystemTime::UNIX_EPOCH),
     );
-    let mut last_used: HashMap<&str, &str> = HashMap::with_capacity(known.len());
-    for record in records {
-        if let Some(skill) = &record.event.skill {
-            let time = record.time.as_str();
-            let last = last_used.entry(skill.name.as_str()).or_insert(time);
-            if time > *last {
-                *last = time;
-            }
-        }
-    }
     let evaluated: std::collections::HashSet<&str> = evaluations
         .iter()
         .map(|summary| summary.skill.as_str())
@@ -80,7 +71,7 @@ pub fn stale_skills(
         .iter()
         .filter_map(|name| {
             let mut reasons = Vec::new();
-            let last = last_used.get(name.as_str()).copied();
+            let last = last_used.get(name.as_str()).map(String::as_str);
             if last.is_none_or(|last| last < since.as_str()) {
                 reasons.push(Staleness::Unused {
                     last_used: last.map(str::to_owned),
@@ -108,15 +99,6 @@ pub fn stale_skills(
 mod tests {
     use super::*;
 
-    fn used(skill: &str, time: &str) -> AuditRecord {
-        serde_json::from_value(serde_json::json!({
-            "seq": 0, "time": time, "prev": "", "event": "tool_call", "user": "u",
-            "host": "skills run", "actor": "model", "tool": "load_skill",
-            "skill": {"name": skill, "origin": "files", "scope": "user"},
-        }))
-        .unwrap()
-    }
-
     fn evaluated(skill: &str, rate: f64) -> EvalSummary {
         serde_json::from_value(serde_json::json!({
             "time": "2026-12-01T00:00:00Z", "skill": skill, "digest": null, "model": null,
@@ -129,11 +111,12 @@ mod tests {
     #[test]
     fn unused_unevaluated_and_regressed_skills_are_named_with_why() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_765_065_600); // 2025-12-07
-        let records = [
-            used("fresh", "2025-12-06T10:00:00Z"),
-            used("old", "2025-10-01T10:00:00Z"),
-            used("old", "2025-09-01T10:00:00Z"),
-        ];
+        let last_used: HashMap<String, String> = [
+            ("fresh", "2025-12-06T10:00:00Z"),
+            ("old", "2025-10-01T10:00:00Z"),
+        ]
+        .map(|(skill, time)| (skill.to_owned(), time.to_owned()))
+        .into();
         let evaluations = [
             evaluated("fresh", 0.9),
             evaluated("old", 0.9),
@@ -141,7 +124,7 @@ mod tests {
         ];
         let known = ["fresh", "old", "idle"].map(str::to_owned);
         let stale = stale_skills(
-            &records,
+            &last_used,
             &evaluations,
             &known,
             Duration::from_secs(30 * 86_400),

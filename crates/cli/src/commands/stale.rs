@@ -1,14 +1,17 @@
 //! `skills stale`: the skills not used for a while (the audit logs), never evaluated, or whose
 //! last evaluation regressed (the record of evaluations); `--disable-stale` disables them.
 
+use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
+
+use skillful_audit::{AuditLog, UserLog};
 
 use skillful_config::{Environment, Settings, SettingsLevel};
 use skillful_core::text::one_line;
 use skillful_eval::EvalRecord;
 use skillful_report::{StaleSkill, Staleness, stale_skills};
 
-use crate::audit::Usage;
+use crate::audit::known_skills;
 use crate::inspect::Roots;
 use crate::{Outcome, output};
 
@@ -54,12 +57,25 @@ impl Reason {
 
 /// Runs `skills stale`: exit 1 when any skill is stale (0 once `--disable-stale` disabled them).
 pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let usage = Usage::read(None, &args.roots).await?;
+    let known = known_skills(&args.roots).await?;
+    // Both logs: a skill used through `skills serve` is used.
+    let mut last_used: HashMap<String, String> = HashMap::new();
+    for log in UserLog::ALL {
+        for (skill, time) in AuditLog::per_user_log(log)?.last_uses()? {
+            match last_used.get_mut(&skill) {
+                Some(known) if *known >= time => {}
+                Some(known) => *known = time,
+                None => {
+                    last_used.insert(skill, time);
+                }
+            }
+        }
+    }
     let evaluations = EvalRecord::per_user()?.summaries()?;
     let mut stale = stale_skills(
-        &usage.records,
+        &last_used,
         &evaluations,
-        &usage.known,
+        &known,
         Duration::from_secs(args.days.saturating_mul(86_400)),
         SystemTime::now(),
     );
@@ -75,7 +91,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.json {
         out.json(&stale)?;
     } else if stale.is_empty() {
-        writeln!(out, "no stale skill among {}", usage.known.len())?;
+        writeln!(out, "no stale skill among {}", known.len())?;
     }
     if !args.json {
         for skill in &stale {
