@@ -180,10 +180,11 @@ impl Evaluator {
         let b = versions.pop().expect("two versions");
         let a = versions.pop().expect("two versions");
         let comparison = Comparison::of(a, b);
-        let path = workspace.join(COMPARISON_FILE);
         let mut text = serde_json::to_string_pretty(&comparison).expect("a comparison serializes");
         text.push('\n');
-        skillful_state::write_atomic(&path, text.as_bytes(), 0o600)?;
+        // Through the verified handle, as every file of a workspace.
+        skillful_state::VerifiedDir::open_or_create(workspace)?
+            .write(COMPARISON_FILE, text.as_bytes())?;
         Ok(comparison)
     }
 }
