@@ -340,7 +340,12 @@ fn last_uses_give_each_skills_newest_record_and_skip_records_of_no_skill() {
     let dir = tempfile::tempdir().unwrap();
     let sink = FileAuditSink::at(dir.path()).unwrap();
     let start = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_856_400);
-    for (offset, skill) in [(0, Some("a")), (60, Some("b")), (120, None), (180, Some("a"))] {
+    for (offset, skill) in [
+        (0, Some("a")),
+        (60, Some("b")),
+        (120, None),
+        (180, Some("a")),
+    ] {
         let mut event = event("load_skill");
         event.skill = skill.map(|name| skillful_audit::SkillRef {
             name: name.to_owned(),

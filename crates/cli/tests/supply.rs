@@ -151,6 +151,18 @@ fn repository(env: &Env) -> (PathBuf, PathBuf, String) {
     (work, bare, v1)
 }
 
+/// Commits "Version three." of alpha on `main` and pushes it to `bare`; returns the commit.
+fn push_version_three(work: &Path, bare: &Path) -> String {
+    write(
+        work,
+        "skills/alpha/SKILL.md",
+        &skill_md("alpha", "Version three.\n"),
+    );
+    git(work, &["commit", "--quiet", "-am", "three"]);
+    git(work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
+    git(work, &["rev-parse", "HEAD"])
+}
+
 fn url(bare: &Path) -> String {
     format!("file://{}", bare.display())
 }
@@ -317,14 +329,7 @@ fn a_branch_moves_outdated_sees_it_and_update_relocks() {
         .to_owned();
     assert_eq!(env.skills(&["outdated"]).status.code(), Some(0));
 
-    write(
-        &work,
-        "skills/alpha/SKILL.md",
-        &skill_md("alpha", "Version three.\n"),
-    );
-    git(&work, &["commit", "--quiet", "-am", "three"]);
-    git(&work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
-    let latest = git(&work, &["rev-parse", "HEAD"]);
+    let latest = push_version_three(&work, &bare);
     // Only alpha's files differ at the new commit: beta, locked at the first commit too, has
     // the same files there and is up to date.
     let output = env.skills(&["outdated"]);
@@ -1385,14 +1390,7 @@ fn json_reports_of_add_verify_outdated_update_install_and_remove_match_their_sch
         json_of("outdated", &output)["skills"],
         serde_json::json!([])
     );
-    write(
-        &work,
-        "skills/alpha/SKILL.md",
-        &skill_md("alpha", "Version three.\n"),
-    );
-    git(&work, &["commit", "--quiet", "-am", "three"]);
-    git(&work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
-    let latest = git(&work, &["rev-parse", "HEAD"]);
+    let latest = push_version_three(&work, &bare);
     let output = env.skills(&["outdated", "--json"]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     assert_eq!(json_of("outdated", &output)["skills"][0]["latest"], latest);
@@ -1682,14 +1680,7 @@ fn rollback_puts_back_the_version_an_update_replaced_and_refuses_a_changed_copy(
         text(&no_history)
     );
 
-    write(
-        &work,
-        "skills/alpha/SKILL.md",
-        &skill_md("alpha", "Version three.\n"),
-    );
-    git(&work, &["commit", "--quiet", "-am", "three"]);
-    git(&work, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
-    let three = git(&work, &["rev-parse", "HEAD"]);
+    let three = push_version_three(&work, &bare);
     let output = env.skills(&["update", "alpha", "--yes"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert!(

@@ -499,15 +499,15 @@ async fn project_plugin_directories_are_read_only_as_recorded_with_the_trust() {
     let plugins = world.path("project/.agents/plugins");
     fs::create_dir_all(&plugins).unwrap();
     // Not a library at all: if the directory were read, loading it would be an error.
-    fs::write(
-        plugins.join(format!(
-            "{}x{}",
+    let library = |stem: &str, text: &str| {
+        let name = format!(
+            "{}{stem}{}",
             std::env::consts::DLL_PREFIX,
             std::env::consts::DLL_SUFFIX
-        )),
-        "not a library",
-    )
-    .unwrap();
+        );
+        fs::write(plugins.join(name), text).unwrap();
+    };
+    library("x", "not a library");
     fs::write(
         world.path("project/.agents/skillful.toml"),
         "[plugins]\ndirs = [\"plugins\"]\n",
@@ -550,15 +550,7 @@ async fn project_plugin_directories_are_read_only_as_recorded_with_the_trust() {
     assert_eq!(loaded.plugin_errors.len(), 1, "{:?}", loaded.plugin_errors);
 
     // A library planted after the trust: the directory is not read until trusted again.
-    fs::write(
-        plugins.join(format!(
-            "{}y{}",
-            std::env::consts::DLL_PREFIX,
-            std::env::consts::DLL_SUFFIX
-        )),
-        "planted",
-    )
-    .unwrap();
+    library("y", "planted");
     let loaded = load(world.config()).await;
     assert!(
         loaded.plugin_errors.is_empty(),

@@ -149,7 +149,7 @@ impl Evaluator {
     /// Evaluates version `a` (named `a_label`) then `b` of one skill on the same evals, runs and
     /// seeds, each into a workspace of its own below `workspace` (`a/`, `b/`), and compares
     /// them; writes the comparison to `workspace/comparison.json`. Each version is offered alone
-    /// (its trigger queries too). Make the evaluator with [`EvalSettings::baseline`] off unless
+    /// (its trigger queries too). Make the evaluator with [`EvalSettings::baseline`](crate::EvalSettings::baseline) off unless
     /// the runs without the skill are wanted as well.
     ///
     /// # Errors
@@ -388,7 +388,7 @@ pub fn fisher_exact(a: usize, b: usize, c: usize, d: usize) -> f64 {
 
 /// A two-sided permutation test of the difference of the means of `a` and `b`: the share of
 /// the relabellings of the pooled values whose difference is at least as large. Every
-/// relabelling when there are at most [`MAX_PERMUTATIONS`], else that many drawn with a fixed
+/// relabelling when there are at most 20,000, else that many drawn with a fixed
 /// seed (the same figures give the same p-value).
 pub fn permutation_test(a: &[f64], b: &[f64]) -> f64 {
     let pooled: Vec<f64> = a.iter().chain(b).copied().collect();

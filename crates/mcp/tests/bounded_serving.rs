@@ -14,8 +14,8 @@ use skillful_core::ResourceContent;
 use skillful_discovery::FileSkillsSource;
 use skillful_mcp::{McpSkillsSource, SkillsMcpServer};
 
-#[tokio::test]
-async fn a_sparse_100_gib_resource_is_an_error_and_the_server_answers_the_next_request() {
+/// A root with the skill `notes` and its `references/small.md`, and the files `more` besides.
+fn notes_root(more: &[(&str, &[u8])]) -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     let notes = skill_md("notes", "Read references/small.md.");
     write_tree(
@@ -23,9 +23,15 @@ async fn a_sparse_100_gib_resource_is_an_error_and_the_server_answers_the_next_r
         &[
             ("notes/SKILL.md", notes.as_bytes()),
             ("notes/references/small.md", b"small\n"),
-            ("notes/references/huge.md", b""),
         ],
     );
+    write_tree(root.path(), more);
+    root
+}
+
+#[tokio::test]
+async fn a_sparse_100_gib_resource_is_an_error_and_the_server_answers_the_next_request() {
+    let root = notes_root(&[("notes/references/huge.md", b"")]);
     std::fs::OpenOptions::new()
         .write(true)
         .open(root.path().join("notes/references/huge.md"))
@@ -73,15 +79,7 @@ async fn a_sparse_100_gib_resource_is_an_error_and_the_server_answers_the_next_r
 
 #[tokio::test]
 async fn a_client_past_its_audit_quota_is_refused_and_not_recorded() {
-    let root = tempfile::tempdir().unwrap();
-    let notes = skill_md("notes", "Read references/small.md.");
-    write_tree(
-        root.path(),
-        &[
-            ("notes/SKILL.md", notes.as_bytes()),
-            ("notes/references/small.md", b"small\n"),
-        ],
-    );
+    let root = notes_root(&[]);
     let files = FileSkillsSource::builder()
         .root(root.path())
         .build()

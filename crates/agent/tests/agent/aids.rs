@@ -517,20 +517,7 @@ async fn the_answer_step_shows_a_scripts_output_alone_when_a_script_ran() {
 
 #[tokio::test]
 async fn a_request_holding_a_skills_anti_trigger_does_not_activate_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let skill = dir.path().join("distance-converter");
-    std::fs::create_dir_all(&skill).unwrap();
-    std::fs::write(
-        skill.join("SKILL.md"),
-        "---\nname: distance-converter\ndescription: Converts distances between miles and \
-         kilometres.\nmetadata:\n  anti-triggers: nautical miles; knots\n---\n# Distance converter\n",
-    )
-    .unwrap();
-    let source = skillful_discovery::FileSkillsSource::builder()
-        .root(dir.path())
-        .build()
-        .unwrap();
-    let provider = Arc::new(skillful_provider::SkillsProvider::new(Arc::new(source)));
+    let (_dir, provider) = crate::common::distance_converter("nautical miles; knots");
     let server = TestServer::start().await;
     server.respond(answering_model);
     let agent = agent_over(&server, provider, AutoApprove::ReadOnly, Aids::all());

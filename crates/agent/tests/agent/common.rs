@@ -163,3 +163,24 @@ impl SkillsSource for OpsSource {
         Ok(vec![Arc::clone(&self.0) as Arc<dyn Skill>])
     }
 }
+
+/// A provider over one skill, `distance-converter` (miles and kilometres), whose
+/// `metadata.anti-triggers` are `anti_triggers`; the directory goes with the provider's caller.
+pub(crate) fn distance_converter(anti_triggers: &str) -> (tempfile::TempDir, Arc<SkillsProvider>) {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("distance-converter");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        format!(
+            "---\nname: distance-converter\ndescription: Converts distances between miles and \
+             kilometres.\nmetadata:\n  anti-triggers: {anti_triggers}\n---\n# Distance converter\n"
+        ),
+    )
+    .unwrap();
+    let source = FileSkillsSource::builder()
+        .root(dir.path())
+        .build()
+        .unwrap();
+    (dir, Arc::new(SkillsProvider::new(Arc::new(source))))
+}

@@ -986,25 +986,11 @@ async fn guided_calls_have_the_tool_loops_audit_records_and_spans() {
 
 #[tokio::test]
 async fn a_skill_is_not_asked_about_for_a_request_holding_its_anti_trigger() {
-    let dir = tempfile::tempdir().unwrap();
-    let skill = dir.path().join("distance-converter");
-    std::fs::create_dir_all(&skill).unwrap();
-    std::fs::write(
-        skill.join("SKILL.md"),
-        "---\nname: distance-converter\ndescription: Converts distances between miles and \
-         kilometres.\nmetadata:\n  anti-triggers: nautical miles\n---\n# Distance converter\n",
-    )
-    .unwrap();
-    let source = skillful_discovery::FileSkillsSource::builder()
-        .root(dir.path())
-        .build()
-        .unwrap();
+    let (_dir, provider) = crate::common::distance_converter("nautical miles");
     let server = TestServer::start().await;
     server.respond(stand_in(r#"{"fits": "no"}"#, RUN, "I answer this myself."));
     let agent = Agent::builder(client(server.url()))
-        .skills(Arc::new(skillful_provider::SkillsProvider::new(Arc::new(
-            source,
-        ))))
+        .skills(provider)
         .mode(Mode::Guided)
         .build();
 

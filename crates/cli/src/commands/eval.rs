@@ -133,15 +133,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
                 .await
                 .map_err(unreachable)
                 .with_context(|| format!("evaluating {}", skill.name()))?;
-            // The user's record keeps every evaluation, whatever workspace it wrote to.
-            let summary = EvalSummary::of(&report.benchmark, skill);
-            if let Err(error) = EvalRecord::per_user().and_then(|record| record.append(&summary)) {
-                writeln!(
-                    output::stderr(),
-                    "skills: warning: the evaluation is not in your record of evaluations: {}",
-                    one_line(&error.to_string())
-                )?;
-            }
+            record(&report.benchmark, skill)?;
             if !args.json {
                 table(&mut out, &report.benchmark)?;
                 let written = report.iteration_dir.join("benchmark.json");
@@ -247,6 +239,20 @@ impl Version {
     }
 }
 
+/// Adds the evaluation `benchmark` of `skill` to the user's record, which keeps every
+/// evaluation whatever workspace it wrote to; one that cannot be added is a warning.
+fn record(benchmark: &Benchmark, skill: &SkillUnderTest) -> io::Result<()> {
+    let summary = EvalSummary::of(benchmark, skill);
+    if let Err(error) = EvalRecord::per_user().and_then(|record| record.append(&summary)) {
+        writeln!(
+            output::stderr(),
+            "skills: warning: the evaluation is not in your record of evaluations: {}",
+            one_line(&error.to_string())
+        )?;
+    }
+    Ok(())
+}
+
 /// `skills eval --compare A B`: both versions on the same evals and seeds, B judged against A.
 async fn compare(
     args: &EvalArgs,
@@ -294,14 +300,7 @@ async fn compare(
         .await
         .map_err(unreachable)?;
     for (version, skill) in [(&comparison.a, &a.skill), (&comparison.b, &b.skill)] {
-        let summary = EvalSummary::of(&version.benchmark, skill);
-        if let Err(error) = EvalRecord::per_user().and_then(|record| record.append(&summary)) {
-            writeln!(
-                output::stderr(),
-                "skills: warning: the evaluation is not in your record of evaluations: {}",
-                one_line(&error.to_string())
-            )?;
-        }
+        record(&version.benchmark, skill)?;
     }
     let mut out = output::stdout();
     if args.json {
