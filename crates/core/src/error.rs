@@ -93,6 +93,14 @@ pub enum SkillError {
         /// The limit it was given.
         after: Duration,
     },
+    /// The script was stopped before it ended because its caller asked (a cancelled task).
+    #[error("script '{script}' of skill '{skill}' was cancelled and stopped before it ended")]
+    ScriptCancelled {
+        /// The skill's name.
+        skill: String,
+        /// The script's name.
+        script: String,
+    },
     /// Any other failure of a skill's own code (a callback, a plugin, a server).
     #[error("{0}")]
     Other(String),

@@ -26,6 +26,7 @@ mod diagnostic;
 mod error;
 mod frontmatter;
 mod lifecycle;
+mod long_running;
 pub mod names;
 mod origin;
 mod risk;
@@ -47,13 +48,14 @@ pub use lifecycle::{
     ANTI_TRIGGERS_KEY, AUTHOR_KEY, DOMAIN_KEY, Lifecycle, LifecycleError, MAX_LIFECYCLE_CHARS,
     OWNER_KEY, TRIGGERS_KEY, VERSION_KEY,
 };
+pub use long_running::{LONG_RUNNING_KEY, LongRunning};
 pub use origin::{OriginKind, Scope, SkillOrigin};
 pub use risk::{DeclaredRisk, RISK_KEY, RiskTier, SCRIPT_RISK_PREFIX, UnknownRiskTier};
 #[cfg(feature = "schema")]
 pub use schema::arguments_schema;
 pub use skill::{
-    DEFAULT_SCRIPT_TIMEOUT, ResourceContent, ResourceRange, Skill, SkillDocument, SkillResource,
-    SkillScript,
+    DEFAULT_SCRIPT_TIMEOUT, OutputStream, ResourceContent, ResourceRange, ScriptMonitor, Skill,
+    SkillDocument, SkillResource, SkillScript, StopRequest,
 };
 pub use source::{SkillsSource, SourceContext};
 pub use value::{Mapping, Value};

@@ -224,7 +224,7 @@ impl Lifecycle {
 }
 
 /// The phrases of `value`: a JSON array of strings, or phrases separated by `;` or line breaks.
-fn parse_phrases(
+pub(crate) fn parse_phrases(
     skill: &str,
     key: &'static str,
     value: &str,

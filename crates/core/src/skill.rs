@@ -127,6 +127,14 @@ pub trait Skill: Send + Sync + fmt::Debug {
         crate::Lifecycle::from_metadata(self.name(), &self.frontmatter().metadata).0
     }
 
+    /// Which of its scripts the skill says run long (see [`LongRunning`](crate::LongRunning)):
+    /// by default read from its `metadata`; nothing when the declaration cannot be read (file
+    /// sources report it as a diagnostic).
+    fn long_running(&self) -> crate::LongRunning {
+        crate::LongRunning::from_metadata(self.name(), &self.frontmatter().metadata)
+            .unwrap_or_default()
+    }
+
     /// The warnings found while loading the skill (its frontmatter, its risk tiers, files that
     /// were skipped); none by default.
     fn diagnostics(&self) -> &[Diagnostic] {
@@ -289,4 +297,56 @@ pub trait SkillScript: Send + Sync + fmt::Debug {
     /// # Errors
     /// The arguments do not fit, the script may not run here, it failed or timed out.
     async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError>;
+
+    /// [`SkillScript::run`] under `monitor`: what the script writes is shown to it as it is
+    /// written (a file script's standard output and error, chunk by chunk), its exit code when
+    /// it ends, and when the monitor asks the script to stop, it is stopped (a file script with
+    /// every process it started) and the call is [`SkillError::ScriptCancelled`]. The result is
+    /// [`run`](SkillScript::run)'s. The default runs the script unmonitored: a script that
+    /// writes nothing as it goes (an inline closure, an MCP call) has nothing to show, and the
+    /// caller stops it by dropping the call.
+    ///
+    /// # Errors
+    /// As [`SkillScript::run`]; [`SkillError::ScriptCancelled`] when stopped by the monitor.
+    async fn run_monitored(
+        &self,
+        arguments: serde_json::Value,
+        monitor: Arc<dyn ScriptMonitor>,
+    ) -> Result<String, SkillError> {
+        let _ = monitor;
+        self.run(arguments).await
+    }
+}
+
+/// Which output stream of a running script a chunk comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// A future that ends when a running script is asked to stop.
+pub type StopRequest = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// Watches one run of a script ([`SkillScript::run_monitored`]) and may ask it to stop.
+///
+/// [`output`](Self::output) is called on the task reading the script's output, chunk by chunk
+/// (a chunk may hold part of a line, or several), and must return quickly: whatever it keeps it
+/// bounds itself.
+pub trait ScriptMonitor: Send + Sync {
+    /// `chunk` was written to `stream`.
+    fn output(&self, stream: OutputStream, chunk: &[u8]);
+
+    /// The script's process ended with `code` (`None`: ended by a signal).
+    fn exited(&self, code: Option<i32>) {
+        let _ = code;
+    }
+
+    /// Ends when the run is to be stopped; the default never does.
+    fn stop_requested(&self) -> StopRequest {
+        Box::pin(std::future::pending())
+    }
 }

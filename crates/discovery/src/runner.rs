@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use skillful_core::{RiskTier, SkillError};
+use skillful_core::{RiskTier, ScriptMonitor, SkillError};
 
 /// A request to run one script file of a file skill.
 #[derive(Debug, Clone)]
@@ -77,6 +77,21 @@ pub trait FileScriptRunner: Send + Sync + fmt::Debug {
     /// # Errors
     /// The script cannot start, fails or times out.
     async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError>;
+
+    /// [`FileScriptRunner::run`], showing the script's output to `observer` as it is written
+    /// (see [`SkillScript::run_monitored`](skillful_core::SkillScript::run_monitored)); the default
+    /// runs it unobserved.
+    ///
+    /// # Errors
+    /// As [`FileScriptRunner::run`].
+    async fn run_monitored(
+        &self,
+        request: FileScriptRequest,
+        monitor: Arc<dyn ScriptMonitor>,
+    ) -> Result<String, SkillError> {
+        let _ = monitor;
+        self.run(request).await
+    }
 
     /// The line saying what confines a script of `tier` this runner runs (its sandbox profile)
     /// from a skill that declares (`network`) it needs the network or not, for the person

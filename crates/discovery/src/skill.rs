@@ -4,9 +4,9 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use skillful_core::{
-    Capabilities, DeclaredRisk, Diagnostic, Lifecycle, Mapping, OriginKind, ResourceContent,
-    ResourceRange, RiskTier, Scope, Skill, SkillDocument, SkillError, SkillFrontmatter,
-    SkillOrigin, SkillResource, SkillScript,
+    Capabilities, DeclaredRisk, Diagnostic, Lifecycle, LongRunning, Mapping, OriginKind,
+    ResourceContent, ResourceRange, RiskTier, Scope, ScriptMonitor, Skill, SkillDocument,
+    SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
 };
 use skillful_frontmatter::{ParseOptions, parse};
 use skillful_state::{FileStamp, blocking};
@@ -133,7 +133,9 @@ impl FileSkill {
                 });
         let (_, lifecycle) =
             Lifecycle::from_metadata(&found.frontmatter.name, &found.frontmatter.metadata);
-        let lifecycle = lifecycle.into_iter().map(|error| {
+        let long_running =
+            LongRunning::from_metadata(&found.frontmatter.name, &found.frontmatter.metadata).err();
+        let lifecycle = lifecycle.into_iter().chain(long_running).map(|error| {
             Diagnostic::warning(
                 format!("metadata.{}", error.key()),
                 format!("{error}; it is left out until it is fixed"),
@@ -646,6 +648,28 @@ impl SkillScript for FileScript {
 
     /// Re-checks the script's path, then hands it and the raw arguments to the runner.
     async fn run(&self, arguments: serde_json::Value) -> Result<String, SkillError> {
+        let runner = self.runner()?;
+        runner.run(self.request(arguments).await?).await
+    }
+
+    /// [`FileScript::run`] under `monitor`, which the runner shows the script's output and may
+    /// stop it.
+    async fn run_monitored(
+        &self,
+        arguments: serde_json::Value,
+        monitor: Arc<dyn ScriptMonitor>,
+    ) -> Result<String, SkillError> {
+        let runner = self.runner()?;
+        runner
+            .run_monitored(self.request(arguments).await?, monitor)
+            .await
+    }
+}
+
+impl FileScript {
+    /// The runner that may run this script: none when the skill's scripts may not run here or
+    /// no runner is configured.
+    fn runner(&self) -> Result<&SharedScriptRunner, SkillError> {
         if !self.policy.runnable {
             return Err(SkillError::NotRunnable {
                 script: self.name.clone(),
@@ -655,17 +679,15 @@ impl SkillScript for FileScript {
                 ),
             });
         }
-        let Some(runner) = &self.policy.runner else {
-            return Err(SkillError::NotRunnable {
+        self.policy
+            .runner
+            .as_ref()
+            .ok_or_else(|| SkillError::NotRunnable {
                 script: self.name.clone(),
                 reason: "no script runner is configured; give the file source a runner".into(),
-            });
-        };
-        runner.run(self.request(arguments).await?).await
+            })
     }
-}
 
-impl FileScript {
     /// What the runner is handed to run this script with `arguments`.
     async fn request(&self, arguments: serde_json::Value) -> Result<FileScriptRequest, SkillError> {
         let script_path = checked_script_path(Arc::clone(&self.dir), &self.name).await?;

@@ -31,5 +31,5 @@ mod running;
 
 pub use detached::{Signal, detached_command, process_exists, signal_group};
 pub use environment::{DEFAULT_ALLOWED_ENV, allowed_environment, filter_environment};
-pub use output::Captured;
-pub use running::{ChildCommand, Finished, Running};
+pub use output::{Captured, OutputObserver};
+pub use running::{ChildCommand, Finished, Running, Watch};

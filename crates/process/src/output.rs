@@ -4,6 +4,10 @@
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::watch;
 
+/// What sees a stream's bytes as they are read ([`Running::collect_watched`](crate::Running::collect_watched)):
+/// called with each chunk, in order, on the task reading the stream; it must not block.
+pub type OutputObserver<'a> = dyn Fn(&[u8]) + Send + Sync + 'a;
+
 /// One output stream of a child: its first `limit` bytes, and how many more were read and
 /// discarded so that the child never blocks on a full pipe.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,8 +32,13 @@ impl Captured {
     /// Reads `pipe` to its end (or until this future is dropped), keeping at most the limit; once
     /// `exited` turns true (the child's processes are gone), reads only what the pipe holds at
     /// that moment, since whoever still holds it open is no process of the child's.
-    pub(crate) async fn read_from<P>(&mut self, pipe: Option<P>, mut exited: watch::Receiver<bool>)
-    where
+    /// Each chunk read is shown to `observe` as it arrives (kept or not), for live progress.
+    pub(crate) async fn read_from<P>(
+        &mut self,
+        pipe: Option<P>,
+        mut exited: watch::Receiver<bool>,
+        observe: Option<&OutputObserver<'_>>,
+    ) where
         P: AsyncRead + Buffered + Unpin,
     {
         let Some(mut pipe) = pipe else {
@@ -55,6 +64,9 @@ impl Captured {
             match read {
                 Ok(0) => return,
                 Ok(read) => {
+                    if let Some(observe) = observe {
+                        observe(&chunk[..read]);
+                    }
                     let room = self.limit.saturating_sub(self.kept.len());
                     let kept = room.min(read);
                     self.kept.extend_from_slice(&chunk[..kept]);
@@ -155,11 +167,13 @@ mod tests {
         let text = "é".repeat(10);
         let (_running, exit) = watch::channel(false);
         let mut capture = Captured::new(5);
-        capture.read_from(Some(text.as_bytes()), exit.clone()).await;
+        capture
+            .read_from(Some(text.as_bytes()), exit.clone(), None)
+            .await;
         assert!(capture.truncated());
         assert_eq!(capture.into_text(), "éé");
         let mut capture = Captured::new(100);
-        capture.read_from(Some(text.as_bytes()), exit).await;
+        capture.read_from(Some(text.as_bytes()), exit, None).await;
         assert!(!capture.truncated());
         assert_eq!(capture.into_text(), text);
     }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tokio::process::{Child, Command};
 
-use crate::output::Captured;
+use crate::output::{Captured, OutputObserver};
 
 /// How long a reaper told to stop may take to kill and reap the child's processes before it is
 /// killed itself.
@@ -119,6 +119,31 @@ pub struct Finished {
     pub stderr: Captured,
     /// Whether the time was up and the child was stopped with everything it started.
     pub timed_out: bool,
+    /// Whether [`Watch::stop`] asked for the child to be stopped before it ended, and it was,
+    /// with everything it started.
+    pub stopped: bool,
+}
+
+/// What watches a child while [`Running::collect_watched`] reads it: an observer of each output
+/// stream, and a future that asks for the child to be stopped when it ends.
+#[derive(Default)]
+pub struct Watch<'a> {
+    /// Sees standard output as it is read.
+    pub stdout: Option<&'a OutputObserver<'a>>,
+    /// Sees standard error as it is read.
+    pub stderr: Option<&'a OutputObserver<'a>>,
+    /// Ends when the child is to be stopped.
+    pub stop: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>>>,
+}
+
+impl std::fmt::Debug for Watch<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watch")
+            .field("stdout", &self.stdout.is_some())
+            .field("stderr", &self.stderr.is_some())
+            .field("stop", &self.stop.is_some())
+            .finish()
+    }
 }
 
 /// A child started by [`ChildCommand::spawn`] (on Linux, the reaper over it), the leader of its
@@ -179,6 +204,26 @@ impl Running {
         timeout: Option<Duration>,
         max_bytes: usize,
     ) -> io::Result<Finished> {
+        self.collect_watched(timeout, max_bytes, Watch::default())
+            .await
+    }
+
+    /// [`Running::collect`] under `watch`: each chunk of standard output and error is shown to
+    /// its observer as it is read (all of it, kept or not), for live progress, while the bound
+    /// of what is kept stays as it is; when `watch.stop` ends first, the child is stopped with
+    /// everything it started and [`Finished::stopped`] says so.
+    ///
+    /// # Errors
+    /// The operating system's, waiting for the child.
+    ///
+    /// # Cancel safety
+    /// Dropping the future stops the child as dropping the [`Running`] does.
+    pub async fn collect_watched(
+        &mut self,
+        timeout: Option<Duration>,
+        max_bytes: usize,
+        watch: Watch<'_>,
+    ) -> io::Result<Finished> {
         let stdout_pipe = self.child.stdout.take();
         let stderr_pipe = self.child.stderr.take();
         let mut stdout = Captured::new(max_bytes);
@@ -192,17 +237,28 @@ impl Running {
             };
             tokio::join!(
                 wait,
-                stdout.read_from(stdout_pipe, exit.clone()),
-                stderr.read_from(stderr_pipe, exit)
+                stdout.read_from(stdout_pipe, exit.clone(), watch.stdout),
+                stderr.read_from(stderr_pipe, exit, watch.stderr)
             );
         };
-        let finished = match timeout {
-            Some(timeout) => tokio::time::timeout(timeout, run).await.is_ok(),
-            None => {
-                run.await;
-                true
+        let limited = async {
+            match timeout {
+                Some(timeout) => tokio::time::timeout(timeout, run).await.is_ok(),
+                None => {
+                    run.await;
+                    true
+                }
             }
         };
+        let (finished, stopped) = match watch.stop {
+            Some(stop) => tokio::select! {
+                finished = limited => (finished, false),
+                () = stop => (true, true),
+            },
+            None => (limited.await, false),
+        };
+        // Asked to stop after the child had exited (its pipes still being read): it ended.
+        let stopped = stopped && status.is_none();
         let status = match status {
             Some(exited) => exited,
             None => self.stop().await,
@@ -212,6 +268,7 @@ impl Running {
             stdout,
             stderr,
             timed_out: !finished,
+            stopped,
         })
     }
 

@@ -243,3 +243,55 @@ fn a_detached_child_gets_only_its_environment_and_its_group_ends_together() {
     // Its output ended: the sleeper of the group is dead (init's to reap).
     assert!(exits(sleeper));
 }
+
+#[tokio::test]
+async fn a_watched_child_shows_its_output_as_it_comes_and_stops_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = dir.path().join("gate");
+    // The second line waits for a file the observer of the first creates: the child can only
+    // finish if its output is shown while it runs.
+    let mut child = shell(&format!(
+        "echo first; while [ ! -e '{0}' ]; do sleep 0.05; done; echo second >&2; sleep 300 & echo $! > '{0}.pid'; wait",
+        gate.display()
+    ));
+    let seen = std::sync::Mutex::new(Vec::new());
+    let on_stdout = |chunk: &[u8]| {
+        if chunk.starts_with(b"first") {
+            std::fs::write(&gate, "").unwrap();
+        }
+        seen.lock().unwrap().push(("out", chunk.to_vec()));
+    };
+    let on_stderr = |chunk: &[u8]| seen.lock().unwrap().push(("err", chunk.to_vec()));
+    let pid_file = dir.path().join("gate.pid");
+    let stop = async {
+        while !pid_file.exists() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let watch = skillful_process::Watch {
+        stdout: Some(&on_stdout),
+        stderr: Some(&on_stderr),
+        stop: Some(Box::pin(stop)),
+    };
+    let finished = child
+        .collect_watched(Some(Duration::from_secs(60)), 1024, watch)
+        .await
+        .unwrap();
+    assert!(finished.stopped && !finished.timed_out, "{finished:?}");
+    assert_eq!(finished.stdout.into_text(), "first\n");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("out", b"first\n".to_vec()), ("err", b"second\n".to_vec())]
+    );
+    let sleeper: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let mut tries = 0;
+    while !gone(sleeper) && tries < 100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        tries += 1;
+    }
+    assert!(gone(sleeper), "the stopped child's own child still runs");
+}

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use skillful_core::names::RelativeName;
-use skillful_core::{ResourceRange, RiskTier, Skill, SkillScript};
+use skillful_core::{ResourceRange, RiskTier, ScriptMonitor, Skill, SkillScript};
 
 use crate::idempotency::{Call, Replays};
 use crate::kind::{CallSubject, ToolKind};
@@ -15,11 +15,13 @@ use crate::paging::{PageError, cut, framed, page, page_len};
 use crate::render::render_skill;
 use crate::search::{SearchIndex, clamp_search_limit};
 use crate::search_cache::SearchCache;
+use crate::tasks::{TaskCall, TaskId, TaskRecord, TaskStoreError, Tasks};
 use crate::tool_error::{ToolError, ToolErrorCode};
 
 const SKILL_NAME_EMPTY: &str = "Error: Skill name cannot be empty.";
 const RESOURCE_NAME_EMPTY: &str = "Error: Resource name cannot be empty.";
 const SCRIPT_NAME_EMPTY: &str = "Error: Script name cannot be empty.";
+const TASK_ID_EMPTY: &str = "Error: Task id cannot be empty.";
 /// How many names a hint lists before it says how many more there are.
 const MAX_LISTED_NAMES: usize = 20;
 
@@ -59,6 +61,12 @@ struct RunSkillScriptArguments {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskArguments {
+    task_id: Option<String>,
+}
+
+#[derive(Deserialize)]
 struct SearchSkillsArguments {
     query: Option<String>,
     limit: Option<u64>,
@@ -74,9 +82,12 @@ pub(crate) struct Snapshot {
     /// The provider's search index cache, and the index of this run once a search asked for it.
     search: Arc<SearchCache>,
     index: tokio::sync::OnceCell<Arc<SearchIndex>>,
+    /// The provider's tasks, when script calls may become tasks.
+    tasks: Option<Arc<Tasks>>,
 }
 
 /// Something found under a name the model gave, perhaps not exactly the name it has.
+#[derive(Clone)]
 struct Found<T> {
     item: T,
     requested: String,
@@ -133,6 +144,7 @@ impl Snapshot {
         replays: Arc<Replays>,
         session: Option<String>,
         search: Arc<SearchCache>,
+        tasks: Option<Arc<Tasks>>,
     ) -> Self {
         Self {
             skills,
@@ -141,6 +153,7 @@ impl Snapshot {
             session,
             search,
             index: tokio::sync::OnceCell::new(),
+            tasks,
         }
     }
 
@@ -270,8 +283,7 @@ impl Snapshot {
             |name| skill.item.script(name),
         )?;
         let Some(key) = arguments.idempotency_key else {
-            let output = run_script(&skill, &script, arguments.arguments).await?;
-            return Ok(script.annotate(skill.annotate(output)));
+            return self.run_watched(skill, script, arguments.arguments).await;
         };
         let call = Call {
             skill: skill.name.clone(),
@@ -284,17 +296,108 @@ impl Snapshot {
             .map_err(|first| key_conflict(&key, &first))?;
         // A repeat that arrives while the first call runs waits here for its result.
         let mut result = slot.result.lock().await;
-        let output = match result.as_ref() {
-            Some(first) => format!(
+        // The first call's result is kept as it was shown (annotated with its names).
+        match result.as_ref() {
+            Some(first) => Ok(format!(
                 "{first}\n\n[replayed: idempotencyKey '{key}' was already used for this call; this is the first call's result, and the script did not run again]"
-            ),
+            )),
             None => {
-                let output = run_script(&skill, &script, call.arguments).await?;
+                let output = self.run_watched(skill, script, call.arguments).await?;
                 *result = Some(output.clone());
-                output
+                Ok(output)
             }
+        }
+    }
+
+    /// Runs `script` of `skill`: waited for, without tasks; with them, watched, and a task
+    /// when it is declared long-running or still runs after the threshold. The result is
+    /// annotated with the exact names when the model did not use them.
+    async fn run_watched(
+        &self,
+        skill: Found<Arc<dyn Skill>>,
+        script: Found<Arc<dyn SkillScript>>,
+        arguments: serde_json::Value,
+    ) -> Result<String, ToolError> {
+        let Some(tasks) = &self.tasks else {
+            let output = run_script(&skill, &script, arguments, None).await?;
+            return Ok(script.annotate(skill.annotate(output)));
         };
-        Ok(script.annotate(skill.annotate(output)))
+        let call = TaskCall {
+            skill: skill.name.clone(),
+            script: script.name.clone(),
+            arguments: arguments.clone(),
+            session: self.session.clone(),
+        };
+        let at_once = skill.item.long_running().covers(&script.name);
+        tasks
+            .run(call, at_once, move |monitor| async move {
+                let output = run_script(&skill, &script, arguments, Some(monitor)).await?;
+                Ok(script.annotate(skill.annotate(output)))
+            })
+            .await
+    }
+
+    /// `get_task(taskId)`: the task's record, with its output so far while it runs; a model
+    /// asking again sooner than the poll interval is told when to ask.
+    pub(crate) async fn get_task(&self, arguments: serde_json::Value) -> Result<String, ToolError> {
+        let (tasks, id) = self.task_arguments(ToolKind::GetTask, arguments)?;
+        let too_soon = tasks.too_soon(&id);
+        let record = self.task_record(tasks.get(self.session.as_deref(), &id).await, &id)?;
+        let mut shown = serde_json::to_value(&record).unwrap_or_default();
+        if !record.status.is_terminal() {
+            if let Some(output) = tasks.output_so_far(self.session.as_deref(), &id) {
+                shown["output"] = serde_json::Value::String(output);
+            }
+            if let Some(wait) = too_soon {
+                shown["note"] = serde_json::Value::String(format!(
+                    "Asked again too soon: ask after {} ms, or answer the user now; the task's result is given to you when it ends.",
+                    wait.as_millis()
+                ));
+            }
+        }
+        Ok(shown.to_string())
+    }
+
+    /// `cancel_task(taskId)`: stops the task and gives its record as it ended.
+    pub(crate) async fn cancel_task(
+        &self,
+        arguments: serde_json::Value,
+    ) -> Result<String, ToolError> {
+        let (tasks, id) = self.task_arguments(ToolKind::CancelTask, arguments)?;
+        let record = self.task_record(tasks.cancel(self.session.as_deref(), &id).await, &id)?;
+        Ok(serde_json::to_value(&record)
+            .unwrap_or_default()
+            .to_string())
+    }
+
+    fn task_arguments(
+        &self,
+        kind: ToolKind,
+        arguments: serde_json::Value,
+    ) -> Result<(&Arc<Tasks>, TaskId), ToolError> {
+        let arguments: TaskArguments = parse_arguments(kind, arguments)?;
+        let id = required(arguments.task_id, TASK_ID_EMPTY, "taskId")?;
+        let tasks = self.tasks.as_ref().ok_or_else(|| task_not_found(&id))?;
+        Ok((tasks, TaskId::from(id)))
+    }
+
+    fn task_record(
+        &self,
+        found: Result<Option<TaskRecord>, TaskStoreError>,
+        id: &TaskId,
+    ) -> Result<TaskRecord, ToolError> {
+        match found {
+            Ok(Some(record)) => Ok(record),
+            Ok(None) => Err(task_not_found(id.as_str())),
+            Err(error) => {
+                tracing::warn!(task = %id, %error, "cannot read a task");
+                Err(ToolError::new(
+                    ToolErrorCode::TaskStoreFailed,
+                    format!("Error: Task '{id}' could not be read."),
+                    "Try again later; its result is given to you when it ends.".to_owned(),
+                ))
+            }
+        }
     }
 
     /// The skills of this run that best match the query, as the JSON array of
@@ -388,9 +491,11 @@ impl Snapshot {
         let names = parse_arguments::<NamedArguments>(kind, arguments).ok()?;
         let skill = self.find_skill(names.skill_name?).ok()?;
         let (script, risk) = match kind {
-            ToolKind::LoadSkill | ToolKind::ReadSkillResource | ToolKind::SearchSkills => {
-                (None, RiskTier::Read)
-            }
+            ToolKind::LoadSkill
+            | ToolKind::ReadSkillResource
+            | ToolKind::SearchSkills
+            | ToolKind::GetTask
+            | ToolKind::CancelTask => (None, RiskTier::Read),
             ToolKind::RunSkillScript => {
                 let script = find_member(
                     Member::Script,
@@ -441,13 +546,24 @@ impl Snapshot {
     }
 }
 
-/// Runs `script` of `skill`, turning its failure into the reference's error.
+/// The error for a task id this conversation has no task of.
+fn task_not_found(id: &str) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::TaskNotFound,
+        format!("Error: Task '{id}' not found."),
+        "Use the \"task\" value a run_skill_script call of this conversation returned.".to_owned(),
+    )
+}
+
+/// Runs `script` of `skill` (under `monitor` when given), turning its failure into the
+/// reference's error.
 async fn run_script(
     skill: &Found<Arc<dyn Skill>>,
     script: &Found<Arc<dyn SkillScript>>,
     arguments: serde_json::Value,
+    monitor: Option<Arc<dyn ScriptMonitor>>,
 ) -> Result<String, ToolError> {
-    crate::timeout::run_script(&skill.name, &*script.item, arguments)
+    crate::timeout::run_script_monitored(&skill.name, &*script.item, arguments, monitor)
         .await
         .map_err(|error| {
             tracing::warn!(skill = %skill.name, script = %script.name, %error, "script failed");

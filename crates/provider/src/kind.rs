@@ -23,16 +23,23 @@ pub enum ToolKind {
     /// `search_skills(query, limit?)`: the skills that best match a request, listed or not, as a
     /// JSON array (see [`crate::search`]).
     SearchSkills,
+    /// `get_task(taskId)`: where a script call that became a task is (see [`crate::tasks`]).
+    GetTask,
+    /// `cancel_task(taskId)`: stops a running task with every process its script started.
+    CancelTask,
 }
 
 impl ToolKind {
-    /// The four kinds, in the order the tools are offered (`search_skills` only when the catalog
-    /// is cut or the provider is asked to; see [`RunContext::tools`](crate::RunContext::tools)).
-    pub const ALL: [ToolKind; 4] = [
+    /// The six kinds, in the order the tools are offered (`search_skills` only when the catalog
+    /// is cut or the provider is asked to, `get_task` and `cancel_task` only with tasks; see
+    /// [`RunContext::tools`](crate::RunContext::tools)).
+    pub const ALL: [ToolKind; 6] = [
         ToolKind::LoadSkill,
         ToolKind::ReadSkillResource,
         ToolKind::RunSkillScript,
         ToolKind::SearchSkills,
+        ToolKind::GetTask,
+        ToolKind::CancelTask,
     ];
 
     /// The tool's name as the model calls it.
@@ -42,6 +49,8 @@ impl ToolKind {
             ToolKind::ReadSkillResource => "read_skill_resource",
             ToolKind::RunSkillScript => "run_skill_script",
             ToolKind::SearchSkills => "search_skills",
+            ToolKind::GetTask => "get_task",
+            ToolKind::CancelTask => "cancel_task",
         }
     }
 
@@ -56,12 +65,19 @@ impl ToolKind {
             ToolKind::SearchSkills => {
                 "Finds the skills that match a task among all available skills, including those not listed in <available_skills>. Returns a JSON array, best first, of {name, description, score}; weak matches have \"low_confidence\": true, and nothing matching gives []. Then use load_skill with a name it returns."
             }
+            ToolKind::GetTask => {
+                "Shows a script task started by run_skill_script: its status (working, completed, failed, cancelled), exit code and output so far. Its result is also given to you when it ends, so ask only when the user wants progress."
+            }
+            ToolKind::CancelTask => {
+                "Stops a running script task started by run_skill_script, with every process it started, and returns its final status."
+            }
         }
     }
 
-    /// Whether the tool only reads (`load_skill`, `read_skill_resource`, `search_skills`);
-    /// `run_skill_script` runs code and is not read-only, so an approval layer should ask before
-    /// it runs.
+    /// Whether the tool only reads (`load_skill`, `read_skill_resource`, `search_skills`,
+    /// `get_task`) or stops what the same conversation started (`cancel_task`, which runs
+    /// nothing); `run_skill_script` runs code and is not read-only, so an approval layer should
+    /// ask before it runs.
     pub fn is_read_only(self) -> bool {
         !matches!(self, ToolKind::RunSkillScript)
     }
@@ -141,6 +157,16 @@ impl ToolKind {
                     }
                 },
                 "required": ["query"]
+            }),
+            ToolKind::GetTask | ToolKind::CancelTask => json!({
+                "type": "object",
+                "properties": {
+                    "taskId": {
+                        "type": "string",
+                        "description": "The task's id, as run_skill_script returned it (\"task\")."
+                    }
+                },
+                "required": ["taskId"]
             }),
         }
     }

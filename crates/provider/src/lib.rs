@@ -67,6 +67,7 @@ mod provider;
 mod render;
 pub mod search;
 mod search_cache;
+pub mod tasks;
 mod timeout;
 mod tool_error;
 mod tools;
@@ -82,6 +83,10 @@ pub use provider::{
     DEFAULT_MAX_RESOURCE_BYTES, ProviderError, RunContext, SkillsProvider, SkillsProviderBuilder,
 };
 pub use render::{escape_xml, render_skill};
-pub use timeout::{run_script, script_limit};
+pub use tasks::{
+    DEFAULT_POLL_AFTER, DEFAULT_TASK_AFTER, DEFAULT_TASK_LIMIT, InMemoryTaskStore, TaskEvent,
+    TaskId, TaskRecord, TaskSettings, TaskStatus, TaskStore, TaskStoreError, Tasks,
+};
+pub use timeout::{run_script, run_script_monitored, script_limit};
 pub use tool_error::{ToolError, ToolErrorCode};
 pub use tools::{MAX_ENUM_NAMES, ProviderId, SkillTool, ToolId, ToolOutput};

@@ -14,6 +14,7 @@ use crate::prompt::{
     listing_budget_for_context_window,
 };
 use crate::search_cache::SearchCache;
+use crate::tasks::{TaskSettings, Tasks};
 use crate::tools::{ProviderId, SkillTool};
 
 /// The default output budget of `read_skill_resource`: 64 KiB per call.
@@ -100,6 +101,7 @@ pub struct SkillsProvider {
     always_offer_search: bool,
     search: Arc<SearchCache>,
     enum_names: bool,
+    tasks: Option<Arc<Tasks>>,
 }
 
 impl SkillsProvider {
@@ -115,6 +117,7 @@ impl SkillsProvider {
             always_offer_search: false,
             search: Arc::new(SearchCache::default()),
             enum_names: false,
+            tasks: None,
         }
     }
 
@@ -127,8 +130,15 @@ impl SkillsProvider {
             listing: ListingRules::default(),
             always_offer_search: false,
             enum_names: false,
+            tasks: None,
             source,
         }
+    }
+
+    /// The provider's tasks, when script calls may become tasks
+    /// ([`SkillsProviderBuilder::tasks`]): to show their progress, wait for them, cancel them.
+    pub fn tasks(&self) -> Option<&Arc<Tasks>> {
+        self.tasks.as_ref()
     }
 
     /// This provider's identity, part of each of its tools' [`ToolId`](crate::ToolId).
@@ -155,12 +165,19 @@ impl SkillsProvider {
             Arc::clone(&self.replays),
             context.isolation_key.clone(),
             Arc::clone(&self.search),
+            self.tasks.clone(),
         ));
         let tool = |kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot), self.enum_names);
         let offers_search = self.always_offer_search || listing.is_cut();
+        let offers_tasks =
+            self.tasks.is_some() && skills.iter().any(|skill| !skill.scripts().is_empty());
         let tools = ToolKind::ALL
             .into_iter()
-            .filter(|kind| *kind != ToolKind::SearchSkills || offers_search)
+            .filter(|kind| match kind {
+                ToolKind::SearchSkills => offers_search,
+                ToolKind::GetTask | ToolKind::CancelTask => offers_tasks,
+                _ => true,
+            })
             .map(tool)
             .collect();
         Ok(RunContext {
@@ -196,6 +213,7 @@ pub struct SkillsProviderBuilder {
     listing: ListingRules,
     always_offer_search: bool,
     enum_names: bool,
+    tasks: Option<TaskSettings>,
 }
 
 impl SkillsProviderBuilder {
@@ -266,6 +284,18 @@ impl SkillsProviderBuilder {
         self
     }
 
+    /// Lets script calls become tasks (see [`crate::tasks`]): a call of a script its skill
+    /// declares long-running, or still running after `settings`' threshold, answers with the
+    /// task's id at once and the script goes on; `get_task` and `cancel_task` are offered beside
+    /// `run_skill_script`; every script call's output is shown live to
+    /// [`Tasks::subscribe`](crate::Tasks::subscribe)rs. Off by default: a call waits for its
+    /// script. A task's hard limit is its script's ([`crate::script_limit`]): give the runner
+    /// [`DEFAULT_TASK_LIMIT`](crate::DEFAULT_TASK_LIMIT) or the limit wanted.
+    pub fn tasks(mut self, settings: TaskSettings) -> Self {
+        self.tasks = Some(settings);
+        self
+    }
+
     /// Builds the provider.
     ///
     /// # Errors
@@ -293,6 +323,9 @@ impl SkillsProviderBuilder {
         provider.listing = self.listing;
         provider.always_offer_search = self.always_offer_search;
         provider.enum_names = self.enum_names;
+        provider.tasks = self
+            .tasks
+            .map(|settings| Arc::new(Tasks::new(settings, self.max_resource_bytes)));
         Ok(provider)
     }
 }
@@ -316,7 +349,8 @@ impl RunContext {
 
     /// The tools to offer the model: `load_skill`, `read_skill_resource` and
     /// `run_skill_script`, in this order, then `search_skills` when the catalog is cut to its
-    /// budget (or the provider always offers it); none when there are no skills.
+    /// budget (or the provider always offers it), then `get_task` and `cancel_task` when the
+    /// provider has tasks and a skill of the run has scripts; none when there are no skills.
     pub fn tools(&self) -> &[SkillTool] {
         &self.tools
     }

@@ -5,9 +5,10 @@
 //! in-process script is abandoned) and is [`SkillError::ScriptTimedOut`], naming the skill, the
 //! script and the limit.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use skillful_core::{DEFAULT_SCRIPT_TIMEOUT, SkillError, SkillScript};
+use skillful_core::{DEFAULT_SCRIPT_TIMEOUT, ScriptMonitor, SkillError, SkillScript};
 
 /// The limit a call of `script` gets: [`SkillScript::timeout`], else [`DEFAULT_SCRIPT_TIMEOUT`].
 pub fn script_limit(script: &dyn SkillScript) -> Duration {
@@ -49,8 +50,28 @@ pub async fn run_script(
     script: &dyn SkillScript,
     arguments: serde_json::Value,
 ) -> Result<String, SkillError> {
+    run_script_monitored(skill, script, arguments, None).await
+}
+
+/// [`run_script`] under `monitor` when given ([`SkillScript::run_monitored`]): the same limit
+/// and error.
+///
+/// # Errors
+/// As [`run_script`]; [`SkillError::ScriptCancelled`] when the monitor stopped it.
+pub async fn run_script_monitored(
+    skill: &str,
+    script: &dyn SkillScript,
+    arguments: serde_json::Value,
+    monitor: Option<Arc<dyn ScriptMonitor>>,
+) -> Result<String, SkillError> {
     let limit = script_limit(script);
-    match tokio::time::timeout(limit, script.run(arguments)).await {
+    let run = async {
+        match monitor {
+            Some(monitor) => script.run_monitored(arguments, monitor).await,
+            None => script.run(arguments).await,
+        }
+    };
+    match tokio::time::timeout(limit, run).await {
         Ok(result) => result,
         Err(_) => Err(SkillError::ScriptTimedOut {
             skill: skill.to_owned(),

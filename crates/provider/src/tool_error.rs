@@ -28,6 +28,12 @@ pub enum ToolErrorCode {
     IdempotencyKeyReused,
     /// The skills could not be searched.
     SearchFailed,
+    /// The script was stopped on request (a cancelled task).
+    ScriptCancelled,
+    /// No task of this conversation has the requested id.
+    TaskNotFound,
+    /// The tasks could not be asked about (their store failed).
+    TaskStoreFailed,
 }
 
 /// An error a tool returns to the model, shown to it as the JSON object
@@ -72,6 +78,7 @@ impl ToolError {
     ) -> Self {
         let code = match error {
             SkillError::InvalidArguments { .. } => ToolErrorCode::InvalidArguments,
+            SkillError::ScriptCancelled { .. } => ToolErrorCode::ScriptCancelled,
             _ => code,
         };
         let (hint, retryable) = match error {
@@ -94,6 +101,10 @@ impl ToolError {
                     "The script ran out of time ({}s) and was stopped. Call it with less work at a time, or tell the user it needs a longer limit.",
                     after.as_secs_f64()
                 ),
+                false,
+            ),
+            SkillError::ScriptCancelled { .. } => (
+                "It was stopped on request; run it again only if the user asks.".to_owned(),
                 false,
             ),
             other => (other.to_string(), false),

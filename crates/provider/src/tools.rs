@@ -151,9 +151,11 @@ impl SkillTool {
     /// decides by it before [`SkillTool::invoke`].
     pub fn risk_tier(&self, arguments: &serde_json::Value) -> RiskTier {
         match self.id.kind {
-            ToolKind::LoadSkill | ToolKind::ReadSkillResource | ToolKind::SearchSkills => {
-                RiskTier::Read
-            }
+            ToolKind::LoadSkill
+            | ToolKind::ReadSkillResource
+            | ToolKind::SearchSkills
+            | ToolKind::GetTask
+            | ToolKind::CancelTask => RiskTier::Read,
             ToolKind::RunSkillScript => self.snapshot.script_risk(arguments.clone()),
         }
     }
@@ -235,7 +237,10 @@ impl SkillTool {
         let property = match self.id.kind {
             ToolKind::ReadSkillResource => 1,
             ToolKind::RunSkillScript => 2,
-            ToolKind::LoadSkill | ToolKind::SearchSkills => return None,
+            ToolKind::LoadSkill
+            | ToolKind::SearchSkills
+            | ToolKind::GetTask
+            | ToolKind::CancelTask => return None,
         };
         let names = self.snapshot.names_of_skill(name)?;
         if names[property].is_empty() {
@@ -262,6 +267,8 @@ impl SkillTool {
             ToolKind::ReadSkillResource => snapshot.read_skill_resource(arguments).await,
             ToolKind::RunSkillScript => snapshot.run_skill_script(arguments).await,
             ToolKind::SearchSkills => snapshot.search_skills(arguments).await,
+            ToolKind::GetTask => snapshot.get_task(arguments).await,
+            ToolKind::CancelTask => snapshot.cancel_task(arguments).await,
         }
         .into()
     }

@@ -20,6 +20,9 @@ pub struct ScriptOutput {
     pub signal: Option<i32>,
     /// Whether the run went past its time limit and was killed with its process group.
     pub timed_out: bool,
+    /// Whether its caller asked for it to stop before it ended (a cancelled task), and it was
+    /// stopped with every process it started.
+    pub cancelled: bool,
     /// Whether stdout or stderr went past the output limit; the rest was read and discarded.
     pub truncated: bool,
     /// How long the run took, from spawning to the end of its output, in milliseconds.
@@ -35,7 +38,7 @@ pub struct ScriptOutput {
 impl ScriptOutput {
     /// Whether the script finished in time with exit code 0.
     pub fn succeeded(&self) -> bool {
-        !self.timed_out && self.exit_code == Some(0)
+        !self.timed_out && !self.cancelled && self.exit_code == Some(0)
     }
 
     /// The text the model is shown, as the reference's script runner writes it: the output, then
@@ -72,12 +75,18 @@ impl ScriptOutput {
         match self.exit_code {
             Some(0) => {}
             Some(code) => lines.push(format!("[exit code: {code}]")),
-            None if self.timed_out => {}
+            None if self.timed_out || self.cancelled => {}
             None => lines.push("[exit code: none; the script was ended by a signal]".to_owned()),
         }
         if self.timed_out {
             lines.push(format!(
                 "[timed out after {} ms: the script and its child processes were killed; the output above is what it printed until then]",
+                self.duration_ms
+            ));
+        }
+        if self.cancelled {
+            lines.push(format!(
+                "[cancelled after {} ms: the script and its child processes were stopped; the output above is what it printed until then]",
                 self.duration_ms
             ));
         }
@@ -106,6 +115,7 @@ impl Default for ScriptOutput {
             exit_code: Some(0),
             signal: None,
             timed_out: false,
+            cancelled: false,
             truncated: false,
             duration_ms: 0,
             sandbox: None,

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use skillful_core::SkillError;
+use skillful_core::{OutputStream, ScriptMonitor, SkillError};
 use skillful_discovery::{FileScriptRequest, FileScriptRunner};
-use skillful_process::{ChildCommand, Running, filter_environment};
+use skillful_process::{ChildCommand, OutputObserver, Running, Watch, filter_environment};
 
 use crate::DEFAULT_ALLOWED_ENV;
 use crate::arguments::command_line;
@@ -213,13 +213,33 @@ impl ProcessRunner {
     /// # Cancel safety
     /// Dropping the future kills the script and what it started, as a timeout does.
     pub async fn execute(&self, request: &FileScriptRequest) -> Result<ScriptOutput, RunError> {
-        self.try_execute(request).await.map_err(|reason| RunError {
-            script: request.script_name.clone(),
-            reason,
-        })
+        self.execute_monitored(request, None).await
     }
 
-    async fn try_execute(&self, request: &FileScriptRequest) -> Result<ScriptOutput, RunFailure> {
+    /// [`ProcessRunner::execute`], showing the script's standard output and error to
+    /// `monitor` as they are written (all of it; what is kept stays bounded), its exit code when
+    /// it ends, and stopping it with every process it started when the monitor asks.
+    ///
+    /// # Errors
+    /// As [`ProcessRunner::execute`].
+    pub async fn execute_monitored(
+        &self,
+        request: &FileScriptRequest,
+        monitor: Option<Arc<dyn ScriptMonitor>>,
+    ) -> Result<ScriptOutput, RunError> {
+        self.try_execute(request, monitor)
+            .await
+            .map_err(|reason| RunError {
+                script: request.script_name.clone(),
+                reason,
+            })
+    }
+
+    async fn try_execute(
+        &self,
+        request: &FileScriptRequest,
+        monitor: Option<Arc<dyn ScriptMonitor>>,
+    ) -> Result<ScriptOutput, RunFailure> {
         let arguments = command_line(&request.arguments).map_err(RunFailure::InvalidArguments)?;
         let script = request.script_path.as_path();
         let dir = match &self.config.working_dir {
@@ -249,7 +269,7 @@ impl ProcessRunner {
             }
         };
         let output = match spawned {
-            Ok(child) => self.supervise(child, started).await,
+            Ok(child) => self.supervise(child, started, monitor).await,
             Err(failure) => Err(failure),
         };
         let confined = confinement.as_ref().is_some_and(Confinement::confined);
@@ -448,26 +468,76 @@ impl ProcessRunner {
         &self,
         mut script: Running,
         started: Instant,
+        monitor: Option<Arc<dyn ScriptMonitor>>,
     ) -> Result<ScriptOutput, RunFailure> {
+        let stream = |stream: OutputStream| {
+            monitor
+                .clone()
+                .map(|monitor| move |chunk: &[u8]| monitor.output(stream, chunk))
+        };
+        let (stdout, stderr) = (stream(OutputStream::Stdout), stream(OutputStream::Stderr));
+        let watch = Watch {
+            stdout: stdout
+                .as_ref()
+                .map(|observe| observe as &OutputObserver<'_>),
+            stderr: stderr
+                .as_ref()
+                .map(|observe| observe as &OutputObserver<'_>),
+            stop: monitor.as_ref().map(|monitor| monitor.stop_requested()),
+        };
         let finished = script
-            .collect(Some(self.config.timeout), self.config.max_output_bytes)
+            .collect_watched(
+                Some(self.config.timeout),
+                self.config.max_output_bytes,
+                watch,
+            )
             .await
             .map_err(|error| RunFailure::Io {
                 action: "waiting for the script".to_owned(),
                 error,
             })?;
         let truncated = finished.stdout.truncated() || finished.stderr.truncated();
+        if let Some(monitor) = &monitor {
+            monitor.exited(finished.status.code());
+        }
         Ok(ScriptOutput {
             stdout: finished.stdout.into_text(),
             stderr: finished.stderr.into_text(),
             exit_code: finished.status.code(),
             signal: exit_signal(&finished.status),
             timed_out: finished.timed_out,
+            cancelled: finished.stopped,
             truncated,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             sandbox: None,
             sandbox_notes: Vec::new(),
         })
+    }
+}
+
+impl ProcessRunner {
+    /// Runs `request` for the model: its rendered output, or [`SkillError::ScriptTimedOut`] when
+    /// it timed out, the one timeout error of every script.
+    async fn run_monitored_by(
+        &self,
+        request: FileScriptRequest,
+        monitor: Option<Arc<dyn ScriptMonitor>>,
+    ) -> Result<String, SkillError> {
+        let output = self.execute_monitored(&request, monitor).await?;
+        if output.cancelled {
+            return Err(SkillError::ScriptCancelled {
+                skill: request.skill_name.clone(),
+                script: request.script_name.clone(),
+            });
+        }
+        if output.timed_out {
+            return Err(SkillError::ScriptTimedOut {
+                skill: request.skill_name.clone(),
+                script: request.script_name.clone(),
+                after: self.config.timeout,
+            });
+        }
+        Ok(output.render())
     }
 }
 
@@ -499,15 +569,17 @@ impl FileScriptRunner for ProcessRunner {
     /// Runs the script and renders its output for the model ([`ScriptOutput::render`]); a run
     /// that timed out is [`SkillError::ScriptTimedOut`], the one timeout error of every script.
     async fn run(&self, request: FileScriptRequest) -> Result<String, SkillError> {
-        let output = self.execute(&request).await?;
-        if output.timed_out {
-            return Err(SkillError::ScriptTimedOut {
-                skill: request.skill_name.clone(),
-                script: request.script_name.clone(),
-                after: self.config.timeout,
-            });
-        }
-        Ok(output.render())
+        self.run_monitored_by(request, None).await
+    }
+
+    /// [`FileScriptRunner::run`] under `monitor`: the script's output shown to it as it is
+    /// written, stopped when it asks.
+    async fn run_monitored(
+        &self,
+        request: FileScriptRequest,
+        monitor: Arc<dyn ScriptMonitor>,
+    ) -> Result<String, SkillError> {
+        self.run_monitored_by(request, Some(monitor)).await
     }
 
     /// [`ProcessRunner::timeout`].

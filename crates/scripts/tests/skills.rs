@@ -1,6 +1,8 @@
 //! The runner behind file skills and the provider's `run_skill_script`, as an agent uses it.
 
 mod common;
+#[path = "skills/tasks.rs"]
+mod tasks;
 
 use std::path::Path;
 use std::sync::Arc;

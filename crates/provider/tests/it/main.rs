@@ -9,4 +9,5 @@ mod lookup;
 mod paging;
 mod prompt;
 mod search;
+mod tasks;
 mod tools;
