@@ -12,7 +12,7 @@ use skillful_decorators::{
     ApprovalPolicy, CallActor, CallEnd, CallObserver, CallRunner, EnsureUserMessageLayer,
     FunctionInvocationLayer, Layer, Limits, TracingLayer, not_approved,
 };
-use skillful_provider::{CallSubject, SkillsProvider, ToolKind};
+use skillful_provider::{CallSubject, SkillsProvider, TaskEvent, TaskId, TaskRecord, ToolKind};
 use tracing::Instrument;
 
 use crate::aids::{AidedModel, Aids, EarlyAnswers};
@@ -27,6 +27,7 @@ use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::spans;
 use crate::stages::StageRecord;
+use crate::tasks::SessionTaskState;
 
 /// What a run is given: a prompt, or the answers to pending approvals.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +36,9 @@ pub enum Input {
     Text(String),
     /// Answers to the calls waiting for approval; the run resumes.
     Approvals(Vec<ApprovalResponse>),
+    /// The script tasks that ended ([`Agent::wait_for_tasks`]): their results continue the
+    /// conversation as a new turn, and each is reported once.
+    Tasks(Vec<TaskRecord>),
 }
 
 impl From<&str> for Input {
@@ -122,10 +126,10 @@ pub struct Agent {
     pub(crate) calls: CallRunner,
     pub(crate) instructions: Option<String>,
     providers: Vec<Provided>,
-    skills: Vec<Arc<SkillsProvider>>,
+    pub(crate) skills: Vec<Arc<SkillsProvider>>,
     policy: Arc<SkillsApprovalPolicy>,
     pub(crate) options: ChatOptions,
-    auditor: Option<Arc<Auditor>>,
+    pub(crate) auditor: Option<Arc<Auditor>>,
     pub(crate) aids: Aids,
     name: String,
     /// The mode asked for, and whether the server is on this machine (to resolve
@@ -135,6 +139,11 @@ pub struct Agent {
     pub(crate) guided: GuidedOptions,
     /// The approvals given for a session ([`ApprovalDecision::ForSession`](crate::ApprovalDecision::ForSession)).
     pub(crate) for_session: SessionApprovals,
+    /// The skills providers' task events, until the first run starts auditing them.
+    pub(crate) task_events:
+        std::sync::Mutex<Option<Vec<tokio::sync::broadcast::Receiver<TaskEvent>>>>,
+    /// The tasks whose end was audited, for a wait to return only once it is.
+    pub(crate) ended_tasks: Arc<crate::tasks::EndedTasks>,
 }
 
 impl Agent {
@@ -197,6 +206,7 @@ impl Agent {
         session: &mut Session,
         run: &RunOptions,
     ) -> Result<AgentResponse, AgentError> {
+        self.watch_tasks();
         let span = spans::invoke_agent(&self.name, session.id(), self.options.model.as_deref());
         let response = async {
             let response = self.run_turn(input.into(), session, run).await;
@@ -229,7 +239,7 @@ impl Agent {
             }
         };
         let usage = made.usage;
-        let reply = finish(session, input.messages, made, mode);
+        let reply = finish(session, input, made, mode);
         if let Some(auditor) = &self.auditor {
             auditor.run_ended(session.id(), usage).await;
         }
@@ -277,6 +287,10 @@ impl Agent {
                 let answers = responses.into_iter().map(Content::ApprovalResponse);
                 turn.messages
                     .push(Message::new(Role::User, answers.collect()));
+            }
+            Input::Tasks(records) => {
+                turn.messages.push(crate::tasks::results_message(&records));
+                turn.reported = records.into_iter().map(|record| record.task_id).collect();
             }
         }
         Ok(turn)
@@ -400,6 +414,8 @@ pub(crate) struct TurnInput {
     pub(crate) unanswered: Vec<(FunctionCall, Option<CallSubject>)>,
     /// The prompt's text, for a new prompt.
     pub(crate) query: Option<String>,
+    /// The tasks whose results the input gives the model.
+    pub(crate) reported: Vec<TaskId>,
 }
 
 /// What the context providers give a turn.
@@ -491,12 +507,17 @@ impl Made {
 
 /// Ends a turn: the input's messages (the conversation's), then what the strategy `made`,
 /// join `session`; what the run gives back.
-fn finish(session: &mut Session, input: Vec<Message>, made: Made, mode: Mode) -> AgentResponse {
-    session.extend(
-        input
-            .into_iter()
-            .map(|message| (message, Author::Conversation)),
-    );
+fn finish(session: &mut Session, input: TurnInput, made: Made, mode: Mode) -> AgentResponse {
+    let author = if input.reported.is_empty() {
+        Author::Conversation
+    } else {
+        Author::TaskResult
+    };
+    session.extend(input.messages.into_iter().map(|message| (message, author)));
+    for id in &input.reported {
+        session.set_task_state(id, SessionTaskState::Reported);
+    }
+    session.add_tasks(crate::tasks::started_in(&made.messages));
     session.extend(
         made.messages
             .iter()
@@ -717,6 +738,12 @@ impl AgentBuilder {
             aids: self.aids,
             early: Arc::clone(&early),
         });
+        let task_events = self
+            .skills
+            .iter()
+            .filter_map(|provider| provider.tasks())
+            .map(|tasks| tasks.subscribe())
+            .collect();
         Agent {
             tool_loop: Box::new(tool_loop),
             early,
@@ -734,6 +761,8 @@ impl AgentBuilder {
             local,
             guided: self.guided,
             for_session: SessionApprovals::default(),
+            task_events: std::sync::Mutex::new(Some(task_events)),
+            ended_tasks: Arc::default(),
         }
     }
 }

@@ -10,11 +10,12 @@ use skillful_audit::{
 };
 use skillful_chat::{FunctionCall, Usage};
 use skillful_decorators::{CallActor, CallEvent, CallObserver, CallOutcome, RefusedBy};
-use skillful_provider::{CallSubject, ToolKind};
+use skillful_provider::{CallSubject, TaskRecord, TaskStatus, ToolKind};
 use skillful_state::blocking;
 
 use crate::approvals::{document_digest, files_of, hash_file};
 use crate::context::SkillFunction;
+use crate::tasks::announced_task;
 
 /// Where and how an agent audits its calls (see
 /// [`AgentBuilder::audit`](crate::AgentBuilder::audit)); it lives in `skillful-audit`, which the
@@ -204,6 +205,43 @@ impl Auditor {
         self.write(event, Vec::new()).await;
     }
 
+    /// Records that a script call became a task (`started`) or that the task ended: the skill
+    /// and script with their digests, the task's id; at the end its status (`reason`), exit
+    /// code, duration and result digest.
+    pub(crate) async fn task(&self, record: &TaskRecord, subject: CallSubject, started: bool) {
+        let call = FunctionCall {
+            call_id: String::new(),
+            name: ToolKind::RunSkillScript.name().to_owned(),
+            arguments: serde_json::json!({
+                "skillName": record.skill,
+                "scriptName": record.script,
+                "arguments": record.arguments,
+            }),
+        };
+        let kind = if started {
+            EventKind::TaskStarted
+        } else {
+            EventKind::TaskEnded
+        };
+        let (mut event, files) = self
+            .call_event(kind, &call, Some(subject), record.session.as_deref())
+            .await;
+        event.call_id = None;
+        event.actor = Actor::Runtime;
+        event.task = Some(record.task_id.to_string());
+        if !started {
+            event.reason = Some(record.status.as_str().to_owned());
+            event.exit_code = record.exit_code;
+            event.is_error = Some(record.status != TaskStatus::Completed);
+            event.duration_us = Some(record.elapsed_ms.saturating_mul(1000));
+            event.result_digest = record
+                .result
+                .as_ref()
+                .map(|result| sha256_hex(result.as_bytes()));
+        }
+        self.write(event, files).await;
+    }
+
     /// Records calls left unanswered when a new prompt superseded them.
     pub(crate) async fn unanswered(
         &self,
@@ -268,7 +306,11 @@ impl CallObserver for Auditor {
                 event.duration_us = Some(duration.as_micros() as u64);
                 event.result_digest = Some(sha256_hex(result.result.as_bytes()));
                 if kind_of_tool == Some(ToolKind::RunSkillScript) {
-                    event.exit_code = exit_code(&result.result, result.is_error);
+                    // A call that became a task has no exit code yet: its `task_ended` has it.
+                    event.task = announced_task(&result.result).map(|task| task.to_string());
+                    if event.task.is_none() {
+                        event.exit_code = exit_code(&result.result, result.is_error);
+                    }
                 }
                 ("approved", approver.grounds())
             }

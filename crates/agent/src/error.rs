@@ -32,6 +32,9 @@ pub enum AgentError {
     /// failed (its terminal, its session file).
     #[error(transparent)]
     Approver(crate::ApproverError),
+    /// A task store could not be read (waiting for a session's tasks).
+    #[error(transparent)]
+    Tasks(#[from] skillful_provider::TaskStoreError),
 }
 
 fn suggest(closest: &[String]) -> String {

@@ -62,6 +62,7 @@ mod session;
 mod session_file;
 mod spans;
 mod stages;
+mod tasks;
 mod tool_loop;
 
 pub use agent::{Agent, AgentBuilder, AgentResponse, DEFAULT_NAME, Input};
@@ -80,3 +81,4 @@ pub use run_options::RunOptions;
 pub use session::{Author, Session};
 pub use session_file::{MAX_SESSION_BYTES, SESSION_FORMAT_VERSION, SessionFile, SessionFileError};
 pub use stages::{Stage, StageRecord};
+pub use tasks::{SessionTask, SessionTaskState};

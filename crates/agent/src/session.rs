@@ -7,6 +7,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use skillful_chat::{ApprovalRequest, Message};
 use skillful_decorators::pending_approvals;
+use skillful_provider::TaskId;
+
+use crate::tasks::{SessionTask, SessionTaskState};
 
 /// One conversation with an [`Agent`](crate::Agent): its id and its history.
 ///
@@ -38,6 +41,10 @@ pub struct Session {
         deserialize_with = "authors_by_index"
     )]
     authors: BTreeMap<usize, Author>,
+    /// The script tasks the conversation started, so that a session resumed elsewhere knows what
+    /// was running.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tasks: Vec<SessionTask>,
 }
 
 /// Reads the authors' map, whose keys JSON holds as strings. Parsed here rather than by serde:
@@ -88,11 +95,14 @@ pub enum Author {
     Decision,
     /// Guided: the answer, asked for with the question and the results, no tools.
     Answer,
+    /// The results of script tasks that ended, given to the model as a new turn
+    /// ([`Input::Tasks`](crate::Input::Tasks)).
+    TaskResult,
 }
 
 impl Author {
     /// The name `skills run --json` and the records use: `model`, `activation`, `invocation`,
-    /// `answer_step`, `selection`, `disclosure`, `decision`, `answer`.
+    /// `answer_step`, `selection`, `disclosure`, `decision`, `answer`, `task_result`.
     pub fn as_str(self) -> &'static str {
         match self {
             Author::Conversation => "model",
@@ -103,6 +113,7 @@ impl Author {
             Author::Disclosure => "disclosure",
             Author::Decision => "decision",
             Author::Answer => "answer",
+            Author::TaskResult => "task_result",
         }
     }
 
@@ -131,6 +142,7 @@ impl Session {
             ),
             messages: Vec::new(),
             authors: BTreeMap::new(),
+            tasks: Vec::new(),
         }
     }
 
@@ -156,6 +168,23 @@ impl Session {
             .get(&index)
             .copied()
             .unwrap_or(Author::Conversation)
+    }
+
+    /// The script tasks the conversation started, oldest first, with where each is.
+    pub fn tasks(&self) -> &[SessionTask] {
+        &self.tasks
+    }
+
+    /// Records tasks the conversation started.
+    pub(crate) fn add_tasks(&mut self, tasks: Vec<SessionTask>) {
+        self.tasks.extend(tasks);
+    }
+
+    /// Sets the state of task `id`.
+    pub(crate) fn set_task_state(&mut self, id: &TaskId, state: SessionTaskState) {
+        for task in self.tasks.iter_mut().filter(|task| task.task == *id) {
+            task.state = state;
+        }
     }
 
     /// Appends `messages`, each with its author.

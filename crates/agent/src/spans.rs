@@ -72,6 +72,30 @@ pub(crate) fn record_skill(tool: &SkillTool, arguments: &serde_json::Value) {
     }
 }
 
+/// The span of a task's start or end (`skillful.task.start`, `skillful.task.end`), a moment in
+/// the conversation (`gen_ai.conversation.id`): the task's id, skill and script, and at its end
+/// its status, exit code and how long it ran.
+pub(crate) fn task(record: &skillful_provider::TaskRecord, started: bool) {
+    let name = if started {
+        "skillful.task.start"
+    } else {
+        "skillful.task.end"
+    };
+    let span = tracing::info_span!(
+        "task",
+        otel.name = name,
+        otel.kind = "internal",
+        gen_ai.conversation.id = record.session.as_deref(),
+        skillful.task.id = record.task_id.as_str(),
+        skillful.skill.name = record.skill.as_str(),
+        skillful.script = record.script.as_str(),
+        skillful.task.status = record.status.as_str(),
+        skillful.task.exit_code = record.exit_code,
+        skillful.task.elapsed_ms = record.elapsed_ms,
+    );
+    drop(span.enter());
+}
+
 /// The `error.type` of a failed run: the error's kind, low-cardinality.
 fn error_type(error: &AgentError) -> &'static str {
     match error {
@@ -80,5 +104,6 @@ fn error_type(error: &AgentError) -> &'static str {
         AgentError::UnknownApproval { .. } => "unknown_approval",
         AgentError::UnknownSkill { .. } => "unknown_skill",
         AgentError::Approver(_) => "approver",
+        AgentError::Tasks(_) => "tasks",
     }
 }

@@ -20,6 +20,11 @@ pub enum EventKind {
     Refusal,
     /// One agent run ended: the tokens it used.
     Run,
+    /// A script call became a task and goes on while the conversation does (its `tool_call`
+    /// record is the call's decision; this one has the task's id).
+    TaskStarted,
+    /// A task ended: its status (`reason`), exit code and result digest.
+    TaskEnded,
     /// The log found a torn last line (a crash while writing) and cut it off; this record keeps
     /// its length and digest.
     TornTail,
@@ -97,6 +102,10 @@ pub struct AuditEvent {
     /// existed have none.
     #[serde(default)]
     pub resource: Option<String>,
+    /// The task a `task_started` or `task_ended` record is about. Records written before it
+    /// existed have none.
+    #[serde(default)]
+    pub task: Option<String>,
     /// The call's risk tier.
     pub risk: Option<String>,
     /// The sha256 of the arguments' canonical JSON.
@@ -144,6 +153,7 @@ impl AuditEvent {
             script: None,
             script_digest: None,
             resource: None,
+            task: None,
             risk: None,
             args_digest: None,
             args: None,

@@ -101,7 +101,11 @@ impl Stats {
                     }
                 }
                 EventKind::Refusal | EventKind::ApprovalAnswer => entry.refusals += 1,
-                EventKind::ApprovalRequest | EventKind::Run | EventKind::TornTail => {}
+                EventKind::ApprovalRequest
+                | EventKind::Run
+                | EventKind::TornTail
+                | EventKind::TaskStarted
+                | EventKind::TaskEnded => {}
             }
         }
         for (name, mut times) in durations {

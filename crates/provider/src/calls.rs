@@ -327,6 +327,12 @@ impl Snapshot {
             script: script.name.clone(),
             arguments: arguments.clone(),
             session: self.session.clone(),
+            subject: CallSubject {
+                kind: ToolKind::RunSkillScript,
+                skill: Arc::clone(&skill.item),
+                script: Some(Arc::clone(&script.item)),
+                risk: script.item.risk_tier(),
+            },
         };
         let at_once = skill.item.long_running().covers(&script.name);
         tasks

@@ -1223,10 +1223,30 @@ impl<'a> Guided<'a> {
             name: tool.name().to_owned(),
             arguments,
         };
-        let (messages, end) = self
+        let (mut messages, mut end) = self
             .agent
             .own_call(tools, call, actor, self.session_id)
             .await;
+        // A script that became a task is waited for: the decisions go on from its result.
+        if let CallEnd::Ran(result) = &mut end
+            && let Some((text, failed)) = self
+                .agent
+                .task_result(self.session_id, &result.result)
+                .await
+        {
+            result.result = text;
+            result.is_error = failed;
+            for content in messages
+                .iter_mut()
+                .flat_map(|message| &mut message.contents)
+            {
+                if let Content::FunctionResult(shown) = content
+                    && shown.call_id == result.call_id
+                {
+                    *shown = result.clone();
+                }
+            }
+        }
         self.push(messages, author);
         end
     }

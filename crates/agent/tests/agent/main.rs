@@ -13,4 +13,5 @@ mod guided;
 mod marathon;
 mod real_engine;
 mod real_server;
+mod tasks;
 mod text_calls;

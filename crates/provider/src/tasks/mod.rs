@@ -31,6 +31,7 @@ use serde_json::json;
 use skillful_core::{OutputStream, ScriptMonitor, StopRequest};
 use tokio::sync::{broadcast, watch};
 
+use crate::kind::CallSubject;
 use crate::tool_error::{ToolError, ToolErrorCode};
 use lines::{Lines, Tail};
 pub use store::{InMemoryTaskStore, TaskStore, TaskStoreError};
@@ -166,8 +167,8 @@ pub struct TaskRecord {
 }
 
 /// What happens to the watched script calls of a provider, for a host to show live
-/// ([`Tasks::subscribe`]).
-#[derive(Debug, Clone, PartialEq)]
+/// ([`Tasks::subscribe`]) and to audit.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum TaskEvent {
     /// A running script wrote a line (the end of a line that was too long is cut).
@@ -186,9 +187,19 @@ pub enum TaskEvent {
         elapsed: Duration,
     },
     /// A call became a task: its script goes on while the conversation does.
-    Started(TaskRecord),
+    Started {
+        /// The task as recorded.
+        record: TaskRecord,
+        /// The skill and script it runs, as the call found them.
+        subject: CallSubject,
+    },
     /// A task ended (never sent for a call that ended before it became one).
-    Ended(TaskRecord),
+    Ended {
+        /// The task as recorded.
+        record: TaskRecord,
+        /// The skill and script it ran.
+        subject: CallSubject,
+    },
 }
 
 /// How a provider turns script calls into tasks.
@@ -248,13 +259,14 @@ impl TaskSettings {
     }
 }
 
-/// What a call of a watched script is: its names, arguments and session.
+/// What a call of a watched script is: its names, arguments and session, and what it names.
 #[derive(Debug, Clone)]
 pub(crate) struct TaskCall {
     pub(crate) skill: String,
     pub(crate) script: String,
     pub(crate) arguments: serde_json::Value,
     pub(crate) session: Option<String>,
+    pub(crate) subject: CallSubject,
 }
 
 /// The tasks of one provider: the watched calls running in this process, their records in the
@@ -384,7 +396,10 @@ impl Tasks {
         state.record = Some(record.clone());
         drop(state);
         tracing::info!(task = %live.id, skill = %live.skill, script = %live.script, "a script call became a task");
-        let _ = self.events.send(TaskEvent::Started(record));
+        let _ = self.events.send(TaskEvent::Started {
+            record,
+            subject: live.call.subject.clone(),
+        });
         Ok(json!({
             "task": live.id,
             "status": "running",
@@ -424,7 +439,10 @@ impl Tasks {
             }
             tracing::info!(task = %live.id, status = status.as_str(), "a task ended");
             state.record = Some(record.clone());
-            let _ = self.events.send(TaskEvent::Ended(record));
+            let _ = self.events.send(TaskEvent::Ended {
+                record,
+                subject: live.call.subject.clone(),
+            });
         }
         lock(&self.live).remove(&live.id);
         state.result = Some(result);

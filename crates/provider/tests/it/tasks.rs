@@ -164,8 +164,9 @@ async fn a_call_still_running_at_the_threshold_becomes_a_task_announced_once_and
         announced.push(event);
     }
     assert!(
-        matches!(&announced[..], [TaskEvent::Started(start), TaskEvent::Ended(end)]
-            if start.task_id == id && start.status == TaskStatus::Working && *end == ended),
+        matches!(&announced[..], [TaskEvent::Started { record: start, subject }, TaskEvent::Ended { record: end, .. }]
+            if start.task_id == id && start.status == TaskStatus::Working && *end == ended
+                && subject.script_name() == Some("gated")),
         "{announced:?}"
     );
 }
