@@ -3,8 +3,9 @@
 //! rule beside each invariant it keeps.
 //!
 //! The library crates are the packages in `crates/*`. Test code is not checked for child
-//! processes and printing: a `#[cfg(test)]` module (to the end of its file, as the workspace
-//! writes them) and a file declared as one (`#[cfg(test)] mod test_index;`).
+//! processes, printing and reads: a `#[cfg(test)]` (or `#[cfg(all(test, ...))]`) module (to the
+//! end of its file, as the workspace writes them) and a file declared as one (`#[cfg(test)] mod
+//! test_index;`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -36,6 +37,42 @@ pub(crate) const CHILD_PROCESS_CRATES: [&str; 3] = [
 /// writer) and the tests' helpers (a skipped test says why).
 pub(crate) const PRINTING_CRATES: [&str; 2] = ["skillful-cli", "skillful-test-support"];
 
+/// The files that may open a file for reading themselves, and why: the one bounded,
+/// link-refusing open, and files that read no skill's file (each crate's own records, the
+/// kernel's). Every other read goes through it (`skillful_state::{open_nofollow,
+/// open_regular_file, read_regular_file, read_bounded, read_private, sha256_file}`,
+/// `skillful_manifest::read_bounded`).
+pub(crate) const OWN_READS: [(&str, &str); 7] = [
+    (
+        "crates/state/src/lib.rs",
+        "the one bounded, link-refusing open (`open_nofollow`) and the reads built on it",
+    ),
+    (
+        "crates/audit/src/log.rs",
+        "the audit log's own files, in the private directory the sink verified",
+    ),
+    (
+        "crates/engine/src/process.rs",
+        "the engine's own records in its state directory, and /proc",
+    ),
+    (
+        "crates/engine/src/install.rs",
+        "the engine's own wheels (checked by sha256) and stamps",
+    ),
+    (
+        "crates/cli/src/commands/man.rs",
+        "the man page clap_mangen has just written",
+    ),
+    (
+        "crates/scripts/src/sandbox.rs",
+        "the kernel's settings in /proc/sys",
+    ),
+    (
+        "crates/test-support/src/wait.rs",
+        "/proc of a test's own child",
+    ),
+];
+
 /// What `tidy` checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Rule {
@@ -52,6 +89,11 @@ pub(crate) enum Rule {
     ForbidUnsafe,
     /// Every `unsafe fn` has a `# Safety` section in its documentation.
     SafetyDoc,
+    /// No crate opens a file for reading itself (`fs::read`, `fs::read_to_string`,
+    /// `File::open`, `fs::copy`, an `OpenOptions` with `.read(true)`; std's or tokio's) outside
+    /// the files of [`OWN_READS`]: a skill's file is read through the one bounded,
+    /// link-refusing open.
+    BoundedReads,
     /// Every subcommand of the CLI (`crates/cli/src/main.rs`, its `Command` enum) is named in
     /// `ARCHITECTURE.md`'s section on the CLI.
     Commands,
@@ -68,6 +110,7 @@ impl fmt::Display for Rule {
             Rule::Printing => "printing",
             Rule::ForbidUnsafe => "forbid-unsafe",
             Rule::SafetyDoc => "safety-doc",
+            Rule::BoundedReads => "bounded-reads",
             Rule::Commands => "commands",
             Rule::Layout => "layout",
         })
@@ -230,7 +273,8 @@ impl Crate {
         &self.package.name
     }
 
-    /// The problems of its source: forbid-unsafe, safety-doc, child-process, printing.
+    /// The problems of its source: forbid-unsafe, safety-doc, child-process, printing,
+    /// bounded-reads.
     fn source_problems(&self) -> anyhow::Result<Vec<Problem>> {
         let mut problems = Vec::new();
         let src = self.path.join("src");
@@ -262,10 +306,10 @@ impl Crate {
         }
         let test_files = test_module_files(&files);
         for (file, text) in &files {
-            let at = |line: usize| {
-                let relative = file.strip_prefix(&self.path).unwrap_or(file);
-                format!("{}/{}:{}", self.dir, relative.display(), line + 1)
-            };
+            let relative = file.strip_prefix(&self.path).unwrap_or(file);
+            let path = format!("{}/{}", self.dir, relative.display());
+            let at = |line: usize| format!("{path}:{}", line + 1);
+            let own_reads = OWN_READS.iter().any(|(allowed, _)| *allowed == path);
             let lines: Vec<&str> = text.lines().collect();
             for (number, line) in lines.iter().enumerate() {
                 if is_code(line) && line.contains("unsafe fn ") && !has_safety_doc(&lines, number) {
@@ -301,6 +345,18 @@ impl Crate {
                         at: at(number),
                         what: "a library prints: report to the caller (a return value, a \
                                trait the CLI implements, or tracing)"
+                            .to_owned(),
+                    });
+                }
+                if !own_reads && opens_for_reading(line) {
+                    problems.push(Problem {
+                        rule: Rule::BoundedReads,
+                        at: at(number),
+                        what: "a file opened for reading outside the one bounded, link-refusing \
+                               open: read through skillful_state (open_regular_file, \
+                               read_regular_file, read_bounded, read_private) or \
+                               skillful_manifest::read_bounded, or list the file with its reason \
+                               in xtask/src/tidy.rs: OWN_READS"
                             .to_owned(),
                     });
                 }
@@ -508,7 +564,7 @@ fn test_module_files(files: &[(PathBuf, String)]) -> Vec<PathBuf> {
     for (file, text) in files {
         let lines: Vec<&str> = text.lines().collect();
         for (number, line) in lines.iter().enumerate() {
-            if line.trim() != "#[cfg(test)]" {
+            if !is_test_cfg(line) {
                 continue;
             }
             let Some(name) = lines.get(number + 1).and_then(|next| declared_module(next)) else {
@@ -543,12 +599,18 @@ fn declared_module(line: &str) -> Option<&str> {
 /// Where the file's `#[cfg(test)]` module with a body begins (the workspace puts it last).
 fn test_module_start(lines: &[&str]) -> Option<usize> {
     lines.iter().enumerate().position(|(number, line)| {
-        line.trim() == "#[cfg(test)]"
+        is_test_cfg(line)
             && lines.get(number + 1).is_some_and(|next| {
                 let next = next.trim();
                 next.contains("mod ") && next.ends_with('{')
             })
     })
+}
+
+/// Whether `line` is the attribute of test code: `#[cfg(test)]`, or `#[cfg(all(test, ...))]`.
+fn is_test_cfg(line: &str) -> bool {
+    let line = line.trim();
+    line == "#[cfg(test)]" || line.starts_with("#[cfg(all(test,")
 }
 
 /// Whether `line` is code (not a comment or documentation).
@@ -585,6 +647,28 @@ fn prints(line: &str) -> bool {
         || ["io::stdout()", "io::stderr()"]
             .iter()
             .any(|call| has_word_before(line, call))
+}
+
+/// Whether `line` opens a file for reading (std's or tokio's), or imports a function that
+/// does.
+fn opens_for_reading(line: &str) -> bool {
+    let trimmed = line.trim();
+    if trimmed.starts_with("use ") {
+        return trimmed.split_once("fs::").is_some_and(|(_, imported)| {
+            ["read", "read_to_string", "copy"]
+                .iter()
+                .any(|function| has_word(imported, function))
+        });
+    }
+    [
+        "fs::read(",
+        "fs::read_to_string(",
+        "File::open(",
+        "fs::copy(",
+    ]
+    .iter()
+    .any(|call| has_word_before(line, call))
+        || line.contains(".read(true)")
 }
 
 /// Whether `text` holds `word` as a whole word.
@@ -741,6 +825,48 @@ mod tests {
             workspace.broken(),
             [(Rule::Printing, "crates/agent/src/say.rs:3".to_owned())]
         );
+    }
+
+    #[test]
+    fn a_file_opened_for_reading_is_a_problem_outside_tests_and_the_files_listed() {
+        let workspace = Workspace::new();
+        workspace.write(
+            "crates/agent/src/skill.rs",
+            "/// Reads a skill.\npub fn read(path: &std::path::Path) -> String {\n    \
+             std::fs::read_to_string(path).unwrap_or_default()\n}\n",
+        );
+        workspace.write(
+            "crates/agent/src/open.rs",
+            "use std::fs::{read, read_dir};\n\n/// Opens one.\npub async fn open(path: \
+             &std::path::Path) {\n    let _ = tokio::fs::File::open(path).await;\n}\n",
+        );
+        assert_eq!(
+            workspace.broken(),
+            [
+                (Rule::BoundedReads, "crates/agent/src/open.rs:1".to_owned()),
+                (Rule::BoundedReads, "crates/agent/src/open.rs:5".to_owned()),
+                (Rule::BoundedReads, "crates/agent/src/skill.rs:3".to_owned())
+            ]
+        );
+
+        // Tests read what they wrote; the one bounded open is where it is allowed.
+        let workspace = Workspace::new();
+        workspace.append(
+            "crates/agent/src/lib.rs",
+            "\n#[cfg(all(test, unix))]\nmod tests {\n    #[test]\n    fn reads() {\n        \
+             let _ = std::fs::read(\"SKILL.md\");\n    }\n}\n",
+        );
+        workspace.write(
+            "ARCHITECTURE.md",
+            "# Architecture\n\n## Crate layers\n\n```text\n1  agent\n0  core   process   state\n```\n",
+        );
+        workspace.krate("state", "");
+        workspace.append(
+            "crates/state/src/lib.rs",
+            "\n/// The one open.\npub fn open_nofollow(path: &std::path::Path) {\n    \
+             let _ = std::fs::OpenOptions::new().read(true).open(path);\n}\n",
+        );
+        assert_eq!(workspace.broken(), []);
     }
 
     #[test]
