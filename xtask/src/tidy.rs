@@ -1,13 +1,14 @@
 //! `cargo xtask tidy`: the structural rules of `ARCHITECTURE.md`, checked on the source so that
 //! they cannot drift into prose. Each [`Rule`] names what it keeps; `ARCHITECTURE.md` names the
-//! rule beside each invariant it keeps.
+//! rule beside each invariant it keeps, and rule `keepers` checks that every invariant there
+//! names the rules, lints, tests or types that keep it, and that each of them exists.
 //!
 //! The library crates are the packages in `crates/*`. Test code is not checked for child
 //! processes, printing and reads: a `#[cfg(test)]` (or `#[cfg(all(test, ...))]`) module (to the
 //! end of its file, as the workspace writes them) and a file declared as one (`#[cfg(test)] mod
 //! test_index;`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -100,6 +101,25 @@ pub(crate) enum Rule {
     /// The crates' table of `docs/src/development/layout.md` is the one `cargo xtask layout`
     /// writes from cargo metadata (each crate's directory, name and description).
     Layout,
+    /// Every `**Architecture Invariant:**` of `ARCHITECTURE.md` names what keeps it ("Kept by:"
+    /// and one or more [`Keeper`]s), and each keeper named exists: a rule of this file, a clippy
+    /// lint the workspace configures, a test function, a type.
+    Keepers,
+}
+
+impl Rule {
+    /// Every rule.
+    const ALL: [Rule; 9] = [
+        Rule::Layers,
+        Rule::ChildProcess,
+        Rule::Printing,
+        Rule::ForbidUnsafe,
+        Rule::SafetyDoc,
+        Rule::BoundedReads,
+        Rule::Commands,
+        Rule::Layout,
+        Rule::Keepers,
+    ];
 }
 
 impl fmt::Display for Rule {
@@ -113,6 +133,7 @@ impl fmt::Display for Rule {
             Rule::BoundedReads => "bounded-reads",
             Rule::Commands => "commands",
             Rule::Layout => "layout",
+            Rule::Keepers => "keepers",
         })
     }
 }
@@ -153,6 +174,7 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<Problem>> {
     let mut problems = layers(&architecture, &crates)?;
     problems.extend(commands(root, &architecture)?);
     problems.extend(layout(root, &crates)?);
+    problems.extend(keepers(root, &architecture, &crates)?);
     for krate in &crates {
         problems.extend(krate.source_problems()?);
     }
@@ -168,6 +190,311 @@ fn crates(root: &Path) -> anyhow::Result<Vec<Crate>> {
         .into_iter()
         .filter_map(|package| Crate::of(root, package))
         .collect())
+}
+
+/// What begins an invariant of `ARCHITECTURE.md`.
+const INVARIANT: &str = "**Architecture Invariant:**";
+
+/// What begins the list of an invariant's keepers, which ends at the first full stop outside
+/// backquotes.
+const KEPT_BY: &str = "Kept by:";
+
+/// What keeps an invariant, as `ARCHITECTURE.md` names it: its kind, then its name in
+/// backquotes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keeper {
+    /// ``tidy rule `layers` ``: a [`Rule`] of this file.
+    TidyRule,
+    /// ``clippy `disallowed_methods` ``: a lint the workspace configures (`clippy.toml`, the root
+    /// `Cargo.toml`'s lints, or a crate's `#![deny(clippy::...)]`).
+    Clippy,
+    /// ``test `a_name` ``: a function marked `#[test]` or `#[tokio::test]` somewhere in the
+    /// workspace.
+    Test,
+    /// ``type `RelativeName` ``: a struct, enum, trait or type alias of a crate, whose
+    /// construction enforces the invariant.
+    Type,
+}
+
+impl Keeper {
+    /// Each kind, by the words that name it.
+    const KINDS: [(&str, Keeper); 4] = [
+        ("tidy rule", Keeper::TidyRule),
+        ("clippy", Keeper::Clippy),
+        ("test", Keeper::Test),
+        ("type", Keeper::Type),
+    ];
+}
+
+/// An invariant of `ARCHITECTURE.md`: the line it begins on (from 1) and its text, from after
+/// its marker to the end of its paragraph (or the next invariant).
+#[derive(Debug)]
+struct Invariant {
+    line: usize,
+    text: String,
+}
+
+/// The invariants of `architecture`.
+fn invariants(architecture: &str) -> Vec<Invariant> {
+    let lines: Vec<&str> = architecture.lines().collect();
+    let mut found = Vec::new();
+    for (number, line) in lines.iter().enumerate() {
+        let mut rest = *line;
+        while let Some(at) = rest.find(INVARIANT) {
+            let after = &rest[at + INVARIANT.len()..];
+            if let Some(next) = after.find(INVARIANT) {
+                found.push(Invariant {
+                    line: number + 1,
+                    text: after[..next].to_owned(),
+                });
+                rest = &after[next..];
+                continue;
+            }
+            let mut text = after.to_owned();
+            for next in &lines[number + 1..] {
+                if next.trim().is_empty() || next.starts_with('#') {
+                    break;
+                }
+                let (before, ends) = match next.find(INVARIANT) {
+                    Some(at) => (&next[..at], true),
+                    None => (*next, false),
+                };
+                text.push(' ');
+                text.push_str(before.trim());
+                if ends {
+                    break;
+                }
+            }
+            found.push(Invariant {
+                line: number + 1,
+                text,
+            });
+            rest = "";
+        }
+    }
+    found
+}
+
+/// The keepers an invariant's `text` names, each with its name; an error saying what is wrong
+/// when it names none or cannot be read.
+fn named_keepers(text: &str) -> Result<Vec<(Keeper, String)>, String> {
+    let kinds = "tidy rule `NAME`, clippy `LINT`, test `NAME` or type `NAME`";
+    let Some(at) = text.find(KEPT_BY) else {
+        return Err(format!(
+            "an invariant that names nothing that keeps it: end it with `{KEPT_BY}` and the \
+             {kinds} that keeps it"
+        ));
+    };
+    let list = &text[at + KEPT_BY.len()..];
+    let mut quoted = false;
+    let end = list
+        .char_indices()
+        .find(|&(_, c)| {
+            quoted ^= c == '`';
+            c == '.' && !quoted
+        })
+        .map_or(list.len(), |(end, _)| end);
+    let mut rest = list[..end].trim();
+    let mut keepers = Vec::new();
+    while !rest.is_empty() {
+        let unreadable = || format!("`{KEPT_BY}` names a keeper as {kinds} do not: `{rest}`");
+        let (kind, after) = Keeper::KINDS
+            .iter()
+            .find_map(|(words, kind)| Some((*kind, rest.strip_prefix(words)?)))
+            .ok_or_else(unreadable)?;
+        let name = after
+            .trim_start()
+            .strip_prefix('`')
+            .ok_or_else(unreadable)?;
+        let (name, after) = name.split_once('`').ok_or_else(unreadable)?;
+        keepers.push((kind, name.to_owned()));
+        rest = after.trim_start();
+        rest = rest.strip_prefix([',', ';']).map_or(rest, str::trim_start);
+        rest = rest.strip_prefix("and ").unwrap_or(rest);
+    }
+    if keepers.is_empty() {
+        return Err(format!("`{KEPT_BY}` names no {kinds}"));
+    }
+    Ok(keepers)
+}
+
+/// What keepers can name in the workspace at `root`: its test functions, its types and the
+/// clippy lints it configures.
+#[derive(Debug, Default)]
+struct Named {
+    tests: BTreeSet<String>,
+    types: BTreeSet<String>,
+    lints: BTreeSet<String>,
+}
+
+impl Named {
+    /// What the workspace at `root`, with its library crates `crates`, declares.
+    fn of(root: &Path, crates: &[Crate]) -> anyhow::Result<Self> {
+        let mut named = Self::default();
+        let mut dirs: Vec<PathBuf> = ["src", "tests", "xtask", "examples"]
+            .iter()
+            .map(|dir| root.join(dir))
+            .collect();
+        for krate in crates {
+            dirs.push(krate.path.join("src"));
+            dirs.push(krate.path.join("tests"));
+        }
+        for dir in &dirs {
+            let library = dir.ends_with("src");
+            for file in rust_files(dir)? {
+                let text = std::fs::read_to_string(&file)
+                    .with_context(|| format!("reading {}", file.display()))?;
+                named.tests.extend(test_functions(&text));
+                if library {
+                    named.types.extend(declared_types(&text));
+                    named.lints.extend(denied_lints(&text));
+                }
+            }
+        }
+        // Lints configured for the whole workspace: those clippy.toml configures (a key names
+        // its lint in kebab case: `disallowed-methods`) and the root manifest's clippy lints.
+        for (file, table) in [
+            ("clippy.toml", None),
+            ("Cargo.toml", Some("[workspace.lints.clippy]")),
+        ] {
+            if let Ok(text) = std::fs::read_to_string(root.join(file)) {
+                named
+                    .lints
+                    .extend(table_keys(&text, table).map(|key| key.replace('-', "_")));
+            }
+        }
+        Ok(named)
+    }
+
+    /// Why `name` keeps nothing, as a keeper of `kind`: it does not exist.
+    fn missing(&self, kind: Keeper, name: &str) -> Option<String> {
+        let exists = match kind {
+            Keeper::TidyRule => Rule::ALL.iter().any(|rule| rule.to_string() == name),
+            Keeper::Clippy => self.lints.contains(name),
+            Keeper::Test => self.tests.contains(name),
+            Keeper::Type => self.types.contains(name),
+        };
+        (!exists).then(|| match kind {
+            Keeper::TidyRule => format!("`{name}` is no rule of xtask/src/tidy.rs"),
+            Keeper::Clippy => format!(
+                "the clippy lint `{name}` is configured nowhere (clippy.toml, the root \
+                 Cargo.toml's lints, a crate's #![deny(clippy::...)])"
+            ),
+            Keeper::Test => format!("no #[test] or #[tokio::test] function is named `{name}`"),
+            Keeper::Type => format!("no crate declares a struct, enum, trait or type `{name}`"),
+        })
+    }
+}
+
+/// The keys of the TOML `text` in `table` (its header, as written), or before any table.
+fn table_keys<'a>(text: &'a str, table: Option<&'a str>) -> impl Iterator<Item = &'a str> {
+    let mut current: Option<&str> = None;
+    text.lines().filter_map(move |line| {
+        let line = line.trim();
+        if line.starts_with('[') {
+            current = Some(line);
+            return None;
+        }
+        let (key, _) = line.split_once('=')?;
+        let key = key.trim();
+        (current == table && !key.is_empty() && key.chars().all(|c| is_identifier(c) || c == '-'))
+            .then_some(key)
+    })
+}
+
+/// The names of the test functions of `text`: those marked `#[test]` or `#[tokio::test]`
+/// (other attributes and comments between them aside).
+fn test_functions(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter_map(|(number, line)| {
+            let name = function_name(line)?;
+            lines[..number]
+                .iter()
+                .rev()
+                .map(|line| line.trim())
+                .take_while(|line| line.starts_with("#[") || line.starts_with("//"))
+                .any(|line| line.starts_with("#[test]") || line.starts_with("#[tokio::test"))
+                .then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// The function `line` declares (`fn name(`, `pub async fn name<`), if it declares one.
+fn function_name(line: &str) -> Option<&str> {
+    let mut rest = line.trim();
+    for qualifier in ["pub(crate) ", "pub ", "async "] {
+        rest = rest.strip_prefix(qualifier).unwrap_or(rest);
+    }
+    let rest = rest.strip_prefix("fn ")?;
+    let end = rest.find(|c: char| !is_identifier(c))?;
+    Some(&rest[..end])
+}
+
+/// The structs, enums, traits and type aliases `text` declares.
+fn declared_types(text: &str) -> Vec<String> {
+    let mut types = Vec::new();
+    for line in text.lines().filter(|line| is_code(line)) {
+        for keyword in ["struct ", "enum ", "trait ", "type "] {
+            for (at, _) in line.match_indices(keyword) {
+                if line[..at].chars().next_back().is_some_and(is_identifier) {
+                    continue;
+                }
+                let name: String = line[at + keyword.len()..]
+                    .chars()
+                    .take_while(|c| is_identifier(*c))
+                    .collect();
+                if !name.is_empty() {
+                    types.push(name);
+                }
+            }
+        }
+    }
+    types
+}
+
+/// The clippy lints a crate root's `#![deny(...)]`, `#![forbid(...)]` or `#![warn(...)]` of
+/// `text` turns on.
+fn denied_lints(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| {
+            ["#![deny(", "#![forbid(", "#![warn("]
+                .iter()
+                .any(|attribute| line.starts_with(attribute))
+        })
+        .flat_map(|line| line.split("clippy::").skip(1))
+        .map(|lint| lint.chars().take_while(|c| is_identifier(*c)).collect())
+        .collect()
+}
+
+/// The invariants of `architecture` that name no keeper, or a keeper that does not exist.
+fn keepers(root: &Path, architecture: &str, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
+    let invariants = invariants(architecture);
+    if invariants.is_empty() {
+        return Ok(Vec::new());
+    }
+    let named = Named::of(root, crates)?;
+    let mut problems = Vec::new();
+    for invariant in &invariants {
+        let problem = |what: String| Problem {
+            rule: Rule::Keepers,
+            at: format!("ARCHITECTURE.md:{}", invariant.line),
+            what,
+        };
+        match named_keepers(&invariant.text) {
+            Err(what) => problems.push(problem(what)),
+            Ok(keepers) => problems.extend(
+                keepers
+                    .iter()
+                    .filter_map(|(kind, name)| named.missing(*kind, name))
+                    .map(problem),
+            ),
+        }
+    }
+    Ok(problems)
 }
 
 /// The page whose crates' table `cargo xtask layout` writes.
@@ -938,6 +1265,77 @@ mod tests {
             "{page}"
         );
         assert!(page.ends_with("\n\nThe book is in `docs/`.\n"), "{page}");
+    }
+
+    #[test]
+    fn an_invariant_must_name_keepers_that_exist() {
+        let workspace = Workspace::new();
+        workspace.write(
+            "crates/agent/tests/run.rs",
+            "#[tokio::test(flavor = \"multi_thread\")]\n#[ignore]\nasync fn a_run_ends() {}\n\n\
+             /// Not a test.\nfn helper() {}\n",
+        );
+        workspace.write(
+            "crates/core/src/skill.rs",
+            "/// A skill.\npub struct Skill;\n",
+        );
+        workspace.write(
+            "clippy.toml",
+            "disallowed-methods = [\n    { path = \"std::io::stdout\", reason = \"no\" },\n]\n",
+        );
+        workspace.append(
+            "ARCHITECTURE.md",
+            "\n## Invariants\n\n\
+             **Architecture Invariant:** runs end. Kept by: test `a_run_ends`, tidy rule\n\
+             `layers`; clippy `disallowed_methods` and type `Skill`. More prose.\n\
+             **Architecture Invariant:** nothing keeps this.\n\
+             It goes on.\n\n\
+             Prose. **Architecture Invariant:** helpers are no tests. Kept by: test `helper`.\n\
+             **Architecture Invariant:** renamed. Kept by: tidy rule `tidiness`, clippy `path`,\n\
+             type `Agent`.\n\
+             **Architecture Invariant:** unreadable. Kept by: lint `x`.\n",
+        );
+        let problems: Vec<(String, String)> = check(workspace.dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|problem| (problem.at, problem.what))
+            .collect();
+        let at = |line: usize| format!("ARCHITECTURE.md:{line}");
+        assert_eq!(
+            problems,
+            [
+                (
+                    at(14),
+                    "an invariant that names nothing that keeps it: end it with `Kept by:` and \
+                     the tidy rule `NAME`, clippy `LINT`, test `NAME` or type `NAME` that keeps it"
+                        .to_owned()
+                ),
+                (
+                    at(17),
+                    "no #[test] or #[tokio::test] function is named `helper`".to_owned()
+                ),
+                (
+                    at(18),
+                    "`tidiness` is no rule of xtask/src/tidy.rs".to_owned()
+                ),
+                (
+                    at(18),
+                    "no crate declares a struct, enum, trait or type `Agent`".to_owned()
+                ),
+                (
+                    at(18),
+                    "the clippy lint `path` is configured nowhere (clippy.toml, the root \
+                     Cargo.toml's lints, a crate's #![deny(clippy::...)])"
+                        .to_owned()
+                ),
+                (
+                    at(20),
+                    "`Kept by:` names a keeper as tidy rule `NAME`, clippy `LINT`, test `NAME` or \
+                     type `NAME` do not: `lint `x``"
+                        .to_owned()
+                ),
+            ]
+        );
     }
 
     #[test]
