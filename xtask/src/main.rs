@@ -13,7 +13,8 @@
 //! - `check-links`: every relative link and anchor in `README.md`, `ARCHITECTURE.md` and the
 //!   book under `docs/src` resolves, and every chapter is in `SUMMARY.md` (`links.rs`).
 //! - `tidy`: the structural rules of `ARCHITECTURE.md` (layers, child processes, printing,
-//!   `unsafe`, the command list, the layout page), checked on the source (`tidy.rs`).
+//!   `unsafe`, reads outside the bounded open, the command list, the layout page, each
+//!   invariant's keepers), checked on the source (`tidy.rs`).
 //! - `layout`: the crates' table of `docs/src/development/layout.md`, written from cargo
 //!   metadata (`tidy.rs`).
 //! - `demo`: `skills run` on the example skills, which finds or starts a model itself
@@ -65,7 +66,9 @@ Tasks:
   tidy                               the crate layers of ARCHITECTURE.md hold; no library
                                      starts a process outside skillful-process or prints;
                                      unsafe code only in the crates listed, every unsafe fn
-                                     with a # Safety section
+                                     with a # Safety section; no file opened for reading
+                                     outside skillful-state's bounded open; every invariant
+                                     of ARCHITECTURE.md names keepers that exist
   layout                             write the crates' table of docs/src/development/layout.md
                                      from cargo metadata
   demo                               `skills run` on examples/skills with a prompt that uses

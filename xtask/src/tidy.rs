@@ -1,12 +1,14 @@
 //! `cargo xtask tidy`: the structural rules of `ARCHITECTURE.md`, checked on the source so that
 //! they cannot drift into prose. Each [`Rule`] names what it keeps; `ARCHITECTURE.md` names the
-//! rule beside each invariant it keeps.
+//! rule beside each invariant it keeps, and rule `keepers` checks that every invariant there
+//! names the rules, lints, tests or types that keep it, and that each of them exists.
 //!
 //! The library crates are the packages in `crates/*`. Test code is not checked for child
-//! processes and printing: a `#[cfg(test)]` module (to the end of its file, as the workspace
-//! writes them) and a file declared as one (`#[cfg(test)] mod test_index;`).
+//! processes, printing and reads: a `#[cfg(test)]` (or `#[cfg(all(test, ...))]`) module (to the
+//! end of its file, as the workspace writes them) and a file declared as one (`#[cfg(test)] mod
+//! test_index;`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -36,6 +38,42 @@ pub(crate) const CHILD_PROCESS_CRATES: [&str; 3] = [
 /// writer) and the tests' helpers (a skipped test says why).
 pub(crate) const PRINTING_CRATES: [&str; 2] = ["skillful-cli", "skillful-test-support"];
 
+/// The files that may open a file for reading themselves, and why: the one bounded,
+/// link-refusing open, and files that read no skill's file (each crate's own records, the
+/// kernel's). Every other read goes through it (`skillful_state::{open_nofollow,
+/// open_regular_file, read_regular_file, read_bounded, read_private, sha256_file}`,
+/// `skillful_manifest::read_bounded`).
+pub(crate) const OWN_READS: [(&str, &str); 7] = [
+    (
+        "crates/state/src/lib.rs",
+        "the one bounded, link-refusing open (`open_nofollow`) and the reads built on it",
+    ),
+    (
+        "crates/audit/src/log.rs",
+        "the audit log's own files, in the private directory the sink verified",
+    ),
+    (
+        "crates/engine/src/process.rs",
+        "the engine's own records in its state directory, and /proc",
+    ),
+    (
+        "crates/engine/src/install.rs",
+        "the engine's own wheels (checked by sha256) and stamps",
+    ),
+    (
+        "crates/cli/src/commands/man.rs",
+        "the man page clap_mangen has just written",
+    ),
+    (
+        "crates/scripts/src/sandbox.rs",
+        "the kernel's settings in /proc/sys",
+    ),
+    (
+        "crates/test-support/src/wait.rs",
+        "/proc of a test's own child",
+    ),
+];
+
 /// What `tidy` checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Rule {
@@ -52,12 +90,36 @@ pub(crate) enum Rule {
     ForbidUnsafe,
     /// Every `unsafe fn` has a `# Safety` section in its documentation.
     SafetyDoc,
+    /// No crate opens a file for reading itself (`fs::read`, `fs::read_to_string`,
+    /// `File::open`, `fs::copy`, an `OpenOptions` with `.read(true)`; std's or tokio's) outside
+    /// the files of [`OWN_READS`]: a skill's file is read through the one bounded,
+    /// link-refusing open.
+    BoundedReads,
     /// Every subcommand of the CLI (`crates/cli/src/main.rs`, its `Command` enum) is named in
     /// `ARCHITECTURE.md`'s section on the CLI.
     Commands,
     /// The crates' table of `docs/src/development/layout.md` is the one `cargo xtask layout`
     /// writes from cargo metadata (each crate's directory, name and description).
     Layout,
+    /// Every `**Architecture Invariant:**` of `ARCHITECTURE.md` names what keeps it ("Kept by:"
+    /// and one or more [`Keeper`]s), and each keeper named exists: a rule of this file, a clippy
+    /// lint the workspace configures, a test function, a type.
+    Keepers,
+}
+
+impl Rule {
+    /// Every rule.
+    const ALL: [Rule; 9] = [
+        Rule::Layers,
+        Rule::ChildProcess,
+        Rule::Printing,
+        Rule::ForbidUnsafe,
+        Rule::SafetyDoc,
+        Rule::BoundedReads,
+        Rule::Commands,
+        Rule::Layout,
+        Rule::Keepers,
+    ];
 }
 
 impl fmt::Display for Rule {
@@ -68,8 +130,10 @@ impl fmt::Display for Rule {
             Rule::Printing => "printing",
             Rule::ForbidUnsafe => "forbid-unsafe",
             Rule::SafetyDoc => "safety-doc",
+            Rule::BoundedReads => "bounded-reads",
             Rule::Commands => "commands",
             Rule::Layout => "layout",
+            Rule::Keepers => "keepers",
         })
     }
 }
@@ -110,6 +174,7 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<Problem>> {
     let mut problems = layers(&architecture, &crates)?;
     problems.extend(commands(root, &architecture)?);
     problems.extend(layout(root, &crates)?);
+    problems.extend(keepers(root, &architecture, &crates)?);
     for krate in &crates {
         problems.extend(krate.source_problems()?);
     }
@@ -125,6 +190,311 @@ fn crates(root: &Path) -> anyhow::Result<Vec<Crate>> {
         .into_iter()
         .filter_map(|package| Crate::of(root, package))
         .collect())
+}
+
+/// What begins an invariant of `ARCHITECTURE.md`.
+const INVARIANT: &str = "**Architecture Invariant:**";
+
+/// What begins the list of an invariant's keepers, which ends at the first full stop outside
+/// backquotes.
+const KEPT_BY: &str = "Kept by:";
+
+/// What keeps an invariant, as `ARCHITECTURE.md` names it: its kind, then its name in
+/// backquotes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keeper {
+    /// ``tidy rule `layers` ``: a [`Rule`] of this file.
+    TidyRule,
+    /// ``clippy `disallowed_methods` ``: a lint the workspace configures (`clippy.toml`, the root
+    /// `Cargo.toml`'s lints, or a crate's `#![deny(clippy::...)]`).
+    Clippy,
+    /// ``test `a_name` ``: a function marked `#[test]` or `#[tokio::test]` somewhere in the
+    /// workspace.
+    Test,
+    /// ``type `RelativeName` ``: a struct, enum, trait or type alias of a crate, whose
+    /// construction enforces the invariant.
+    Type,
+}
+
+impl Keeper {
+    /// Each kind, by the words that name it.
+    const KINDS: [(&str, Keeper); 4] = [
+        ("tidy rule", Keeper::TidyRule),
+        ("clippy", Keeper::Clippy),
+        ("test", Keeper::Test),
+        ("type", Keeper::Type),
+    ];
+}
+
+/// An invariant of `ARCHITECTURE.md`: the line it begins on (from 1) and its text, from after
+/// its marker to the end of its paragraph (or the next invariant).
+#[derive(Debug)]
+struct Invariant {
+    line: usize,
+    text: String,
+}
+
+/// The invariants of `architecture`.
+fn invariants(architecture: &str) -> Vec<Invariant> {
+    let lines: Vec<&str> = architecture.lines().collect();
+    let mut found = Vec::new();
+    for (number, line) in lines.iter().enumerate() {
+        let mut rest = *line;
+        while let Some(at) = rest.find(INVARIANT) {
+            let after = &rest[at + INVARIANT.len()..];
+            if let Some(next) = after.find(INVARIANT) {
+                found.push(Invariant {
+                    line: number + 1,
+                    text: after[..next].to_owned(),
+                });
+                rest = &after[next..];
+                continue;
+            }
+            let mut text = after.to_owned();
+            for next in &lines[number + 1..] {
+                if next.trim().is_empty() || next.starts_with('#') {
+                    break;
+                }
+                let (before, ends) = match next.find(INVARIANT) {
+                    Some(at) => (&next[..at], true),
+                    None => (*next, false),
+                };
+                text.push(' ');
+                text.push_str(before.trim());
+                if ends {
+                    break;
+                }
+            }
+            found.push(Invariant {
+                line: number + 1,
+                text,
+            });
+            rest = "";
+        }
+    }
+    found
+}
+
+/// The keepers an invariant's `text` names, each with its name; an error saying what is wrong
+/// when it names none or cannot be read.
+fn named_keepers(text: &str) -> Result<Vec<(Keeper, String)>, String> {
+    let kinds = "tidy rule `NAME`, clippy `LINT`, test `NAME` or type `NAME`";
+    let Some(at) = text.find(KEPT_BY) else {
+        return Err(format!(
+            "an invariant that names nothing that keeps it: end it with `{KEPT_BY}` and the \
+             {kinds} that keeps it"
+        ));
+    };
+    let list = &text[at + KEPT_BY.len()..];
+    let mut quoted = false;
+    let end = list
+        .char_indices()
+        .find(|&(_, c)| {
+            quoted ^= c == '`';
+            c == '.' && !quoted
+        })
+        .map_or(list.len(), |(end, _)| end);
+    let mut rest = list[..end].trim();
+    let mut keepers = Vec::new();
+    while !rest.is_empty() {
+        let unreadable = || format!("`{KEPT_BY}` names a keeper as {kinds} do not: `{rest}`");
+        let (kind, after) = Keeper::KINDS
+            .iter()
+            .find_map(|(words, kind)| Some((*kind, rest.strip_prefix(words)?)))
+            .ok_or_else(unreadable)?;
+        let name = after
+            .trim_start()
+            .strip_prefix('`')
+            .ok_or_else(unreadable)?;
+        let (name, after) = name.split_once('`').ok_or_else(unreadable)?;
+        keepers.push((kind, name.to_owned()));
+        rest = after.trim_start();
+        rest = rest.strip_prefix([',', ';']).map_or(rest, str::trim_start);
+        rest = rest.strip_prefix("and ").unwrap_or(rest);
+    }
+    if keepers.is_empty() {
+        return Err(format!("`{KEPT_BY}` names no {kinds}"));
+    }
+    Ok(keepers)
+}
+
+/// What keepers can name in the workspace at `root`: its test functions, its types and the
+/// clippy lints it configures.
+#[derive(Debug, Default)]
+struct Named {
+    tests: BTreeSet<String>,
+    types: BTreeSet<String>,
+    lints: BTreeSet<String>,
+}
+
+impl Named {
+    /// What the workspace at `root`, with its library crates `crates`, declares.
+    fn of(root: &Path, crates: &[Crate]) -> anyhow::Result<Self> {
+        let mut named = Self::default();
+        let mut dirs: Vec<PathBuf> = ["src", "tests", "xtask", "examples"]
+            .iter()
+            .map(|dir| root.join(dir))
+            .collect();
+        for krate in crates {
+            dirs.push(krate.path.join("src"));
+            dirs.push(krate.path.join("tests"));
+        }
+        for dir in &dirs {
+            let library = dir.ends_with("src");
+            for file in rust_files(dir)? {
+                let text = std::fs::read_to_string(&file)
+                    .with_context(|| format!("reading {}", file.display()))?;
+                named.tests.extend(test_functions(&text));
+                if library {
+                    named.types.extend(declared_types(&text));
+                    named.lints.extend(denied_lints(&text));
+                }
+            }
+        }
+        // Lints configured for the whole workspace: those clippy.toml configures (a key names
+        // its lint in kebab case: `disallowed-methods`) and the root manifest's clippy lints.
+        for (file, table) in [
+            ("clippy.toml", None),
+            ("Cargo.toml", Some("[workspace.lints.clippy]")),
+        ] {
+            if let Ok(text) = std::fs::read_to_string(root.join(file)) {
+                named
+                    .lints
+                    .extend(table_keys(&text, table).map(|key| key.replace('-', "_")));
+            }
+        }
+        Ok(named)
+    }
+
+    /// Why `name` keeps nothing, as a keeper of `kind`: it does not exist.
+    fn missing(&self, kind: Keeper, name: &str) -> Option<String> {
+        let exists = match kind {
+            Keeper::TidyRule => Rule::ALL.iter().any(|rule| rule.to_string() == name),
+            Keeper::Clippy => self.lints.contains(name),
+            Keeper::Test => self.tests.contains(name),
+            Keeper::Type => self.types.contains(name),
+        };
+        (!exists).then(|| match kind {
+            Keeper::TidyRule => format!("`{name}` is no rule of xtask/src/tidy.rs"),
+            Keeper::Clippy => format!(
+                "the clippy lint `{name}` is configured nowhere (clippy.toml, the root \
+                 Cargo.toml's lints, a crate's #![deny(clippy::...)])"
+            ),
+            Keeper::Test => format!("no #[test] or #[tokio::test] function is named `{name}`"),
+            Keeper::Type => format!("no crate declares a struct, enum, trait or type `{name}`"),
+        })
+    }
+}
+
+/// The keys of the TOML `text` in `table` (its header, as written), or before any table.
+fn table_keys<'a>(text: &'a str, table: Option<&'a str>) -> impl Iterator<Item = &'a str> {
+    let mut current: Option<&str> = None;
+    text.lines().filter_map(move |line| {
+        let line = line.trim();
+        if line.starts_with('[') {
+            current = Some(line);
+            return None;
+        }
+        let (key, _) = line.split_once('=')?;
+        let key = key.trim();
+        (current == table && !key.is_empty() && key.chars().all(|c| is_identifier(c) || c == '-'))
+            .then_some(key)
+    })
+}
+
+/// The names of the test functions of `text`: those marked `#[test]` or `#[tokio::test]`
+/// (other attributes and comments between them aside).
+fn test_functions(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter_map(|(number, line)| {
+            let name = function_name(line)?;
+            lines[..number]
+                .iter()
+                .rev()
+                .map(|line| line.trim())
+                .take_while(|line| line.starts_with("#[") || line.starts_with("//"))
+                .any(|line| line.starts_with("#[test]") || line.starts_with("#[tokio::test"))
+                .then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// The function `line` declares (`fn name(`, `pub async fn name<`), if it declares one.
+fn function_name(line: &str) -> Option<&str> {
+    let mut rest = line.trim();
+    for qualifier in ["pub(crate) ", "pub ", "async "] {
+        rest = rest.strip_prefix(qualifier).unwrap_or(rest);
+    }
+    let rest = rest.strip_prefix("fn ")?;
+    let end = rest.find(|c: char| !is_identifier(c))?;
+    Some(&rest[..end])
+}
+
+/// The structs, enums, traits and type aliases `text` declares.
+fn declared_types(text: &str) -> Vec<String> {
+    let mut types = Vec::new();
+    for line in text.lines().filter(|line| is_code(line)) {
+        for keyword in ["struct ", "enum ", "trait ", "type "] {
+            for (at, _) in line.match_indices(keyword) {
+                if line[..at].chars().next_back().is_some_and(is_identifier) {
+                    continue;
+                }
+                let name: String = line[at + keyword.len()..]
+                    .chars()
+                    .take_while(|c| is_identifier(*c))
+                    .collect();
+                if !name.is_empty() {
+                    types.push(name);
+                }
+            }
+        }
+    }
+    types
+}
+
+/// The clippy lints a crate root's `#![deny(...)]`, `#![forbid(...)]` or `#![warn(...)]` of
+/// `text` turns on.
+fn denied_lints(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| {
+            ["#![deny(", "#![forbid(", "#![warn("]
+                .iter()
+                .any(|attribute| line.starts_with(attribute))
+        })
+        .flat_map(|line| line.split("clippy::").skip(1))
+        .map(|lint| lint.chars().take_while(|c| is_identifier(*c)).collect())
+        .collect()
+}
+
+/// The invariants of `architecture` that name no keeper, or a keeper that does not exist.
+fn keepers(root: &Path, architecture: &str, crates: &[Crate]) -> anyhow::Result<Vec<Problem>> {
+    let invariants = invariants(architecture);
+    if invariants.is_empty() {
+        return Ok(Vec::new());
+    }
+    let named = Named::of(root, crates)?;
+    let mut problems = Vec::new();
+    for invariant in &invariants {
+        let problem = |what: String| Problem {
+            rule: Rule::Keepers,
+            at: format!("ARCHITECTURE.md:{}", invariant.line),
+            what,
+        };
+        match named_keepers(&invariant.text) {
+            Err(what) => problems.push(problem(what)),
+            Ok(keepers) => problems.extend(
+                keepers
+                    .iter()
+                    .filter_map(|(kind, name)| named.missing(*kind, name))
+                    .map(problem),
+            ),
+        }
+    }
+    Ok(problems)
 }
 
 /// The page whose crates' table `cargo xtask layout` writes.
@@ -230,7 +600,8 @@ impl Crate {
         &self.package.name
     }
 
-    /// The problems of its source: forbid-unsafe, safety-doc, child-process, printing.
+    /// The problems of its source: forbid-unsafe, safety-doc, child-process, printing,
+    /// bounded-reads.
     fn source_problems(&self) -> anyhow::Result<Vec<Problem>> {
         let mut problems = Vec::new();
         let src = self.path.join("src");
@@ -262,10 +633,10 @@ impl Crate {
         }
         let test_files = test_module_files(&files);
         for (file, text) in &files {
-            let at = |line: usize| {
-                let relative = file.strip_prefix(&self.path).unwrap_or(file);
-                format!("{}/{}:{}", self.dir, relative.display(), line + 1)
-            };
+            let relative = file.strip_prefix(&self.path).unwrap_or(file);
+            let path = format!("{}/{}", self.dir, relative.display());
+            let at = |line: usize| format!("{path}:{}", line + 1);
+            let own_reads = OWN_READS.iter().any(|(allowed, _)| *allowed == path);
             let lines: Vec<&str> = text.lines().collect();
             for (number, line) in lines.iter().enumerate() {
                 if is_code(line) && line.contains("unsafe fn ") && !has_safety_doc(&lines, number) {
@@ -301,6 +672,18 @@ impl Crate {
                         at: at(number),
                         what: "a library prints: report to the caller (a return value, a \
                                trait the CLI implements, or tracing)"
+                            .to_owned(),
+                    });
+                }
+                if !own_reads && opens_for_reading(line) {
+                    problems.push(Problem {
+                        rule: Rule::BoundedReads,
+                        at: at(number),
+                        what: "a file opened for reading outside the one bounded, link-refusing \
+                               open: read through skillful_state (open_regular_file, \
+                               read_regular_file, read_bounded, read_private) or \
+                               skillful_manifest::read_bounded, or list the file with its reason \
+                               in xtask/src/tidy.rs: OWN_READS"
                             .to_owned(),
                     });
                 }
@@ -508,7 +891,7 @@ fn test_module_files(files: &[(PathBuf, String)]) -> Vec<PathBuf> {
     for (file, text) in files {
         let lines: Vec<&str> = text.lines().collect();
         for (number, line) in lines.iter().enumerate() {
-            if line.trim() != "#[cfg(test)]" {
+            if !is_test_cfg(line) {
                 continue;
             }
             let Some(name) = lines.get(number + 1).and_then(|next| declared_module(next)) else {
@@ -543,12 +926,18 @@ fn declared_module(line: &str) -> Option<&str> {
 /// Where the file's `#[cfg(test)]` module with a body begins (the workspace puts it last).
 fn test_module_start(lines: &[&str]) -> Option<usize> {
     lines.iter().enumerate().position(|(number, line)| {
-        line.trim() == "#[cfg(test)]"
+        is_test_cfg(line)
             && lines.get(number + 1).is_some_and(|next| {
                 let next = next.trim();
                 next.contains("mod ") && next.ends_with('{')
             })
     })
+}
+
+/// Whether `line` is the attribute of test code: `#[cfg(test)]`, or `#[cfg(all(test, ...))]`.
+fn is_test_cfg(line: &str) -> bool {
+    let line = line.trim();
+    line == "#[cfg(test)]" || line.starts_with("#[cfg(all(test,")
 }
 
 /// Whether `line` is code (not a comment or documentation).
@@ -585,6 +974,28 @@ fn prints(line: &str) -> bool {
         || ["io::stdout()", "io::stderr()"]
             .iter()
             .any(|call| has_word_before(line, call))
+}
+
+/// Whether `line` opens a file for reading (std's or tokio's), or imports a function that
+/// does.
+fn opens_for_reading(line: &str) -> bool {
+    let trimmed = line.trim();
+    if trimmed.starts_with("use ") {
+        return trimmed.split_once("fs::").is_some_and(|(_, imported)| {
+            ["read", "read_to_string", "copy"]
+                .iter()
+                .any(|function| has_word(imported, function))
+        });
+    }
+    [
+        "fs::read(",
+        "fs::read_to_string(",
+        "File::open(",
+        "fs::copy(",
+    ]
+    .iter()
+    .any(|call| has_word_before(line, call))
+        || line.contains(".read(true)")
 }
 
 /// Whether `text` holds `word` as a whole word.
@@ -744,6 +1155,48 @@ mod tests {
     }
 
     #[test]
+    fn a_file_opened_for_reading_is_a_problem_outside_tests_and_the_files_listed() {
+        let workspace = Workspace::new();
+        workspace.write(
+            "crates/agent/src/skill.rs",
+            "/// Reads a skill.\npub fn read(path: &std::path::Path) -> String {\n    \
+             std::fs::read_to_string(path).unwrap_or_default()\n}\n",
+        );
+        workspace.write(
+            "crates/agent/src/open.rs",
+            "use std::fs::{read, read_dir};\n\n/// Opens one.\npub async fn open(path: \
+             &std::path::Path) {\n    let _ = tokio::fs::File::open(path).await;\n}\n",
+        );
+        assert_eq!(
+            workspace.broken(),
+            [
+                (Rule::BoundedReads, "crates/agent/src/open.rs:1".to_owned()),
+                (Rule::BoundedReads, "crates/agent/src/open.rs:5".to_owned()),
+                (Rule::BoundedReads, "crates/agent/src/skill.rs:3".to_owned())
+            ]
+        );
+
+        // Tests read what they wrote; the one bounded open is where it is allowed.
+        let workspace = Workspace::new();
+        workspace.append(
+            "crates/agent/src/lib.rs",
+            "\n#[cfg(all(test, unix))]\nmod tests {\n    #[test]\n    fn reads() {\n        \
+             let _ = std::fs::read(\"SKILL.md\");\n    }\n}\n",
+        );
+        workspace.write(
+            "ARCHITECTURE.md",
+            "# Architecture\n\n## Crate layers\n\n```text\n1  agent\n0  core   process   state\n```\n",
+        );
+        workspace.krate("state", "");
+        workspace.append(
+            "crates/state/src/lib.rs",
+            "\n/// The one open.\npub fn open_nofollow(path: &std::path::Path) {\n    \
+             let _ = std::fs::OpenOptions::new().read(true).open(path);\n}\n",
+        );
+        assert_eq!(workspace.broken(), []);
+    }
+
+    #[test]
     fn a_crate_without_forbid_unsafe_code_is_a_problem_unless_listed() {
         let workspace = Workspace::new();
         workspace.write("crates/agent/src/lib.rs", "//! A crate.\n");
@@ -812,6 +1265,77 @@ mod tests {
             "{page}"
         );
         assert!(page.ends_with("\n\nThe book is in `docs/`.\n"), "{page}");
+    }
+
+    #[test]
+    fn an_invariant_must_name_keepers_that_exist() {
+        let workspace = Workspace::new();
+        workspace.write(
+            "crates/agent/tests/run.rs",
+            "#[tokio::test(flavor = \"multi_thread\")]\n#[ignore]\nasync fn a_run_ends() {}\n\n\
+             /// Not a test.\nfn helper() {}\n",
+        );
+        workspace.write(
+            "crates/core/src/skill.rs",
+            "/// A skill.\npub struct Skill;\n",
+        );
+        workspace.write(
+            "clippy.toml",
+            "disallowed-methods = [\n    { path = \"std::io::stdout\", reason = \"no\" },\n]\n",
+        );
+        workspace.append(
+            "ARCHITECTURE.md",
+            "\n## Invariants\n\n\
+             **Architecture Invariant:** runs end. Kept by: test `a_run_ends`, tidy rule\n\
+             `layers`; clippy `disallowed_methods` and type `Skill`. More prose.\n\
+             **Architecture Invariant:** nothing keeps this.\n\
+             It goes on.\n\n\
+             Prose. **Architecture Invariant:** helpers are no tests. Kept by: test `helper`.\n\
+             **Architecture Invariant:** renamed. Kept by: tidy rule `tidiness`, clippy `path`,\n\
+             type `Agent`.\n\
+             **Architecture Invariant:** unreadable. Kept by: lint `x`.\n",
+        );
+        let problems: Vec<(String, String)> = check(workspace.dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|problem| (problem.at, problem.what))
+            .collect();
+        let at = |line: usize| format!("ARCHITECTURE.md:{line}");
+        assert_eq!(
+            problems,
+            [
+                (
+                    at(14),
+                    "an invariant that names nothing that keeps it: end it with `Kept by:` and \
+                     the tidy rule `NAME`, clippy `LINT`, test `NAME` or type `NAME` that keeps it"
+                        .to_owned()
+                ),
+                (
+                    at(17),
+                    "no #[test] or #[tokio::test] function is named `helper`".to_owned()
+                ),
+                (
+                    at(18),
+                    "`tidiness` is no rule of xtask/src/tidy.rs".to_owned()
+                ),
+                (
+                    at(18),
+                    "no crate declares a struct, enum, trait or type `Agent`".to_owned()
+                ),
+                (
+                    at(18),
+                    "the clippy lint `path` is configured nowhere (clippy.toml, the root \
+                     Cargo.toml's lints, a crate's #![deny(clippy::...)])"
+                        .to_owned()
+                ),
+                (
+                    at(20),
+                    "`Kept by:` names a keeper as tidy rule `NAME`, clippy `LINT`, test `NAME` or \
+                     type `NAME` do not: `lint `x``"
+                        .to_owned()
+                ),
+            ]
+        );
     }
 
     #[test]

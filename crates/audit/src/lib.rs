@@ -54,3 +54,16 @@ pub use settings::AuditSettings;
 pub use skillful_state::sha256_hex;
 pub use stats::{SkillStats, Stats};
 pub use time::{format_time, parse_since};
+
+#[cfg(test)]
+mod tests {
+    /// Of the workspace, the audit log links `skillful-state` alone: it knows files and records, not
+    /// skills, tools or models.
+    #[test]
+    fn the_audit_log_links_state_alone() {
+        assert_eq!(
+            skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
+            ["skillful-state"]
+        );
+    }
+}

@@ -213,6 +213,48 @@ fn rotation_keeps_the_chain_across_files_and_drops_the_oldest() {
     assert_eq!(log.verify().unwrap().broken, None);
 }
 
+#[cfg(unix)]
+#[test]
+fn rotation_deletes_only_the_logs_own_rotated_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let precious = outside.path().join("precious.jsonl");
+    fs::write(&precious, "precious\n").unwrap();
+    // Beside the log: a note, a file named almost like a rotated one, and a link named like the
+    // oldest rotated file, to a file elsewhere.
+    fs::write(dir.path().join("notes.txt"), "mine\n").unwrap();
+    fs::write(dir.path().join("audit-1.jsonl"), "not rotated\n").unwrap();
+    let link = dir.path().join("audit-000000000000.jsonl");
+    std::os::unix::fs::symlink(&precious, &link).unwrap();
+
+    let sink = FileAuditSink::at(dir.path()).unwrap().rotate_at(1200, 2);
+    for index in 0..30 {
+        sink.record(event(&format!("tool{index}"))).unwrap();
+    }
+    let verification = AuditLog::at(dir.path()).verify().unwrap();
+    assert!(
+        verification.first_seq.unwrap() > 0,
+        "the oldest files are gone"
+    );
+    assert_eq!(verification.broken, None);
+
+    assert_eq!(
+        fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+        "mine\n"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("audit-1.jsonl")).unwrap(),
+        "not rotated\n"
+    );
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_to_string(&precious).unwrap(), "precious\n");
+}
+
 #[test]
 fn a_rotated_file_deleted_is_told_from_one_rotated_away() {
     let dir = tempfile::tempdir().unwrap();

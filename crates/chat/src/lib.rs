@@ -46,3 +46,16 @@ pub use openai::{DEFAULT_BASE_URL, DEFAULT_MAX_RESPONSE_BYTES, OpenAiClient, Ope
 pub use request::{ChatOptions, ChatRequest, ChatResponse, ResponseFormat, ToolChoice, Usage};
 pub use skillful_http::redact_url;
 pub use tool::{SharedTool, Tool};
+
+#[cfg(test)]
+mod tests {
+    /// Of the workspace, the chat client links the HTTP client set-up alone: nothing of skills,
+    /// decorators or agents.
+    #[test]
+    fn the_chat_client_links_no_crate_of_skills_decorators_or_agents() {
+        assert_eq!(
+            skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
+            ["skillful-http"]
+        );
+    }
+}

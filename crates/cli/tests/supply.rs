@@ -608,6 +608,42 @@ fn a_submodule_is_refused() {
 }
 
 #[test]
+fn a_filter_the_fetched_tree_asks_for_never_runs() {
+    let env = Env::new();
+    let ran = env.temp.path().join("filter-ran");
+    // A filter of the user's own git configuration (as git-lfs installs one), which the
+    // repository's `.gitattributes` asks for on every file.
+    fs::write(
+        env.home().join(".gitconfig"),
+        format!(
+            "[filter \"evil\"]\n\tsmudge = \"touch '{}' && cat\"\n",
+            ran.display()
+        ),
+    )
+    .unwrap();
+    let work = env.temp.path().join("work");
+    fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "--quiet", "--initial-branch=main"]);
+    write(&work, ".gitattributes", "* filter=evil\n");
+    write(
+        &work,
+        "tidy/SKILL.md",
+        &skill_md("tidy", "Keeps things tidy.\n"),
+    );
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "--quiet", "-m", "one"]);
+
+    let output = env.skills(&["add", &format!("file://{}", work.display()), "--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(env.installed(), ["tidy"]);
+    assert!(!ran.exists(), "the user's filter ran on the fetched tree");
+    assert_eq!(
+        fs::read_to_string(env.skills_dir().join("tidy/SKILL.md")).unwrap(),
+        skill_md("tidy", "Keeps things tidy.\n")
+    );
+}
+
+#[test]
 fn a_huge_file_is_refused() {
     refused(
         |work| {

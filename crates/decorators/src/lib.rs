@@ -54,3 +54,16 @@ pub use trace::{
     CallActor, PROVIDER_NAME, Tracing, TracingLayer, execute_tool_span, record_error,
     record_tool_result, record_usage,
 };
+
+#[cfg(test)]
+mod tests {
+    /// Of the workspace, the decorators know `skillful-chat` alone: which tools may run is the
+    /// policy's business, supplied by the caller.
+    #[test]
+    fn the_decorators_link_the_chat_crate_alone() {
+        assert_eq!(
+            skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
+            ["skillful-chat"]
+        );
+    }
+}

@@ -157,28 +157,7 @@ async fn a_fifo_swapped_in_during_reads_is_refused_and_never_blocks_the_reader()
 
     // Exchanges the resource and the FIFO, atomically, over and over.
     let stop = Arc::new(AtomicBool::new(false));
-    let swapper = {
-        let stop = stop.clone();
-        let (data, fifo) = (
-            std::ffi::CString::new(data.to_str().unwrap()).unwrap(),
-            std::ffi::CString::new(fifo.to_str().unwrap()).unwrap(),
-        );
-        std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                // SAFETY: two NUL-terminated paths that outlive the call.
-                let exchanged = unsafe {
-                    libc::renameat2(
-                        libc::AT_FDCWD,
-                        data.as_ptr(),
-                        libc::AT_FDCWD,
-                        fifo.as_ptr(),
-                        libc::RENAME_EXCHANGE,
-                    )
-                };
-                assert_eq!(exchanged, 0, "{}", std::io::Error::last_os_error());
-            }
-        })
-    };
+    let swapper = exchange_until(&stop, &data, &fifo);
 
     let reads = async {
         let (mut read_whole, mut refused) = (0, 0);
@@ -204,4 +183,70 @@ async fn a_fifo_swapped_in_during_reads_is_refused_and_never_blocks_the_reader()
     }
     let (read_whole, refused) = outcome.unwrap();
     assert_eq!(read_whole + refused, 3000);
+}
+
+/// Exchanges the files at `a` and `b`, atomically, over and over, until `stop` is set.
+#[cfg(target_os = "linux")]
+fn exchange_until(
+    stop: &Arc<std::sync::atomic::AtomicBool>,
+    a: &Path,
+    b: &Path,
+) -> std::thread::JoinHandle<()> {
+    let stop = Arc::clone(stop);
+    let (a, b) = (
+        std::ffi::CString::new(a.to_str().unwrap()).unwrap(),
+        std::ffi::CString::new(b.to_str().unwrap()).unwrap(),
+    );
+    std::thread::spawn(move || {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            // SAFETY: two NUL-terminated paths that outlive the call.
+            let exchanged = unsafe {
+                libc::renameat2(
+                    libc::AT_FDCWD,
+                    a.as_ptr(),
+                    libc::AT_FDCWD,
+                    b.as_ptr(),
+                    libc::RENAME_EXCHANGE,
+                )
+            };
+            assert_eq!(exchanged, 0, "{}", std::io::Error::last_os_error());
+        }
+    })
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_swapped_in_for_skill_md_during_discovery_never_blocks_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    let tree = Tree::new();
+    let skill_md = tree.skill("swap").join("SKILL.md");
+    let fifo = tree.path("fifo");
+    mkfifo(&fifo);
+    let source = FileSkillsSource::builder()
+        .root(&tree.root)
+        .build()
+        .unwrap();
+
+    // The walk sees a regular SKILL.md; by the time its head is opened, it may be the FIFO.
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = exchange_until(&stop, &skill_md, &fifo);
+    let discoveries = async {
+        for _ in 0..500 {
+            let found = source.discover().await;
+            assert!(
+                found.skills.len() == 1 || !found.diagnostics.is_empty(),
+                "the skill was neither found nor reported"
+            );
+        }
+    };
+    let outcome = tokio::time::timeout(Duration::from_secs(60), discoveries).await;
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    if outcome.is_err() {
+        release_readers(&skill_md);
+        release_readers(&fifo);
+        panic!("discovery blocked opening the FIFO swapped in for SKILL.md");
+    }
 }

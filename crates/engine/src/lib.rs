@@ -54,3 +54,16 @@ pub use install::Installation;
 pub use process::EngineRecord;
 pub use progress::{InstallProgress, Quiet};
 pub use report::{EngineStatus, ModelStatus, ModelsReport, StatusReport};
+
+#[cfg(test)]
+mod tests {
+    /// Of the workspace, the engine links the HTTP client set-up, processes and state alone:
+    /// nothing of skills, agents or chat messages.
+    #[test]
+    fn the_engine_links_no_crate_of_skills_agents_or_chat() {
+        assert_eq!(
+            skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
+            ["skillful-http", "skillful-process", "skillful-state"]
+        );
+    }
+}

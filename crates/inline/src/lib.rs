@@ -44,3 +44,16 @@ pub use skill::{
     InlineResource, InlineScript, InlineSkill, InlineSkillBuilder, InlineSkillError,
     InlineSkillsSource,
 };
+
+#[cfg(test)]
+mod tests {
+    /// Of the workspace, inline skills link the core alone: nothing of files, processes, prompts or
+    /// tools.
+    #[test]
+    fn inline_skills_link_the_core_alone() {
+        assert_eq!(
+            skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
+            ["skillful-core"]
+        );
+    }
+}

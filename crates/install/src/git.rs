@@ -4,7 +4,8 @@
 //! it uses the user's own credentials, SSH configuration and proxies as they are, and a shallow
 //! fetch of exactly one commit (`fetch --depth 1 URL REF`) is one command; `gix` would add a large
 //! dependency tree for the same. No hook, filter, submodule or credential prompt runs: the fetch
-//! goes into a fresh repository with hooks pointed at nothing, and only the tree is checked out.
+//! goes into a fresh repository with hooks pointed at nothing and every filter unset (its
+//! `info/attributes`), and only the tree is checked out.
 //!
 //! git sees only the host variables it needs ([`GIT_ENV`] on top of
 //! [`skillful_process::DEFAULT_ALLOWED_ENV`]): a credential helper, `ssh` or a proxy it starts
@@ -135,6 +136,13 @@ pub(crate) fn fetch(
     let mut init = git(dir);
     init.command_mut().args(["init", "--quiet"]);
     run(init, "init")?;
+    // No filter runs at checkout, whatever the tree's `.gitattributes` asks for: a filter of the
+    // user's configuration (git-lfs, a smudge command) would run on what was fetched. The
+    // repository's own `info/attributes` wins over every `.gitattributes` of the tree.
+    let info = dir.join(".git").join("info");
+    std::fs::create_dir_all(&info)
+        .and_then(|()| std::fs::write(info.join("attributes"), "* -filter\n"))
+        .map_err(|source| InstallError::Io { path: info, source })?;
     let wanted = reference.unwrap_or("HEAD");
     let fetch_one = |wanted: &str| {
         let mut fetch = git(dir);

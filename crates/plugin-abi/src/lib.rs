@@ -82,3 +82,24 @@ pub mod __private {
     pub use crate::export::{Export, Prepared, lib_header};
     pub use abi_stable::library::LibHeader;
 }
+
+#[cfg(test)]
+mod tests {
+    /// A plugin links this crate, the core and its own dependencies: of the workspace the interface
+    /// links the core alone, never the host, and no async runtime.
+    #[test]
+    fn the_interface_links_the_core_alone_and_no_runtime() {
+        let manifest = include_str!("../Cargo.toml");
+        assert_eq!(
+            skillful_test_support::skillful_dependencies(manifest),
+            ["skillful-core"]
+        );
+        let dependencies = skillful_test_support::dependencies(manifest);
+        for runtime in ["tokio", "async-std", "smol", "futures"] {
+            assert!(
+                !dependencies.iter().any(|name| name == runtime),
+                "{runtime}"
+            );
+        }
+    }
+}

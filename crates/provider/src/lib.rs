@@ -90,3 +90,16 @@ pub use tasks::{
 pub use timeout::{run_script, run_script_monitored, script_limit};
 pub use tool_error::{ToolError, ToolErrorCode};
 pub use tools::{MAX_ENUM_NAMES, ProviderId, SkillTool, ToolId, ToolOutput};
+
+#[cfg(test)]
+mod tests {
+    /// The provider works on `dyn Skill` and `dyn SkillsSource`: of the workspace it links the core
+    /// and `skillful-state` (for `blocking`), no crate of files, HTTP, MCP or plugins.
+    #[test]
+    fn the_provider_links_the_core_and_the_blocking_helper_alone() {
+        assert_eq!(
+            skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
+            ["skillful-core", "skillful-state"]
+        );
+    }
+}

@@ -570,3 +570,22 @@ fn push_unsafe(report: &mut Report, file: &str, skill: Option<&str>, error: &Man
         suppressed: None,
     });
 }
+
+#[cfg(test)]
+mod tests {
+    /// A scan executes, fetches and sends nothing: it links no crate that starts a process or speaks
+    /// HTTP, and no async runtime.
+    #[test]
+    fn a_scan_links_no_crate_that_runs_or_fetches() {
+        let dependencies = skillful_test_support::dependencies(include_str!("../Cargo.toml"));
+        for runner in [
+            "skillful-process",
+            "skillful-scripts",
+            "skillful-http",
+            "reqwest",
+            "tokio",
+        ] {
+            assert!(!dependencies.iter().any(|name| name == runner), "{runner}");
+        }
+    }
+}

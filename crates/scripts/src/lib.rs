@@ -87,3 +87,22 @@ pub use sandbox::{
     SandboxMode, SandboxSupport, user_namespaces,
 };
 pub use skillful_process::{DEFAULT_ALLOWED_ENV, allowed_environment};
+
+#[cfg(test)]
+mod tests {
+    /// Whether a script may run is decided before the runner is called: of the workspace it links
+    /// the core, the file-script port (discovery), processes and state, no crate of models, tools
+    /// or approvals.
+    #[test]
+    fn the_runner_links_no_crate_of_models_tools_or_approvals() {
+        assert_eq!(
+            skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
+            [
+                "skillful-core",
+                "skillful-discovery",
+                "skillful-process",
+                "skillful-state"
+            ]
+        );
+    }
+}

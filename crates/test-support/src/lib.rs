@@ -9,7 +9,9 @@
 //! - [`unprivileged`]: how a test running as root gets an unprivileged user to run commands as
 //!   (an attacker's script, another user's checkout), created with `useradd` when missing;
 //! - [`wait`]: what a test synchronises on (a child's exit, a process gone, a line on a pipe) is
-//!   waited for as an event within a generous bound, never slept for.
+//!   waited for as an event within a generous bound, never slept for;
+//! - [`dependencies`]: what a crate may name, read from its `Cargo.toml`, for the tests that keep
+//!   an invariant of `ARCHITECTURE.md` of the form "it knows nothing of ...".
 //!
 //! It knows nothing of skills.
 
@@ -39,7 +41,13 @@ pub fn under_ci() -> bool {
 /// ```
 #[track_caller]
 pub fn prerequisite_missing(reason: &str) {
-    if under_ci() {
+    missing(reason, under_ci());
+}
+
+/// [`prerequisite_missing`], under CI or not.
+#[track_caller]
+fn missing(reason: &str, ci: bool) {
+    if ci {
         panic!("this test cannot run, and CI must run it: {reason}");
     }
     println!("skipped: {reason}");
@@ -103,4 +111,89 @@ pub fn python_imports(modules: &str, install: &str) -> bool {
         ));
     }
     ready
+}
+
+/// The normal dependencies the manifest `manifest` declares (a crate's `Cargo.toml`, as
+/// `include_str!("../Cargo.toml")` gives it), sorted: those of `[dependencies]` and of every
+/// `[target.'...'.dependencies]`, not dev- or build-dependencies. A crate can name only these
+/// (and what they re-export), so a test of them keeps a rule "it knows nothing of ...".
+pub fn dependencies(manifest: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut normal = false;
+    // Inside a value spanning lines (an inline table or an array), nothing is a key.
+    let mut depth = 0_i32;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if depth == 0 && line.starts_with('[') {
+            normal = line == "[dependencies]"
+                || (line.starts_with("[target.") && line.ends_with(".dependencies]"));
+            continue;
+        }
+        let at_key = depth == 0;
+        depth += nesting(line);
+        if !normal || !at_key || line.starts_with('#') {
+            continue;
+        }
+        if let Some((key, _)) = line.split_once('=') {
+            let key = key.trim();
+            let name = key.strip_suffix(".workspace").unwrap_or(key);
+            names.push(name.trim_matches('"').to_owned());
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The workspace's own crates (`skillful-*`) among [`dependencies`].
+pub fn skillful_dependencies(manifest: &str) -> Vec<String> {
+    dependencies(manifest)
+        .into_iter()
+        .filter(|name| name.starts_with("skillful-"))
+        .collect()
+}
+
+/// How many brackets and braces `line` opens and does not close, outside strings and comments.
+fn nesting(line: &str) -> i32 {
+    let mut depth = 0;
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '#' if !quoted => break,
+            '[' | '{' if !quoted => depth += 1,
+            ']' | '}' if !quoted => depth -= 1,
+            _ => {}
+        }
+    }
+    depth
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_prerequisite_fails_under_ci_and_is_only_reported_elsewhere() {
+        let failed = std::panic::catch_unwind(|| missing("no python3", true)).unwrap_err();
+        assert_eq!(
+            failed.downcast_ref::<String>().map(String::as_str),
+            Some("this test cannot run, and CI must run it: no python3")
+        );
+        missing("no python3", false);
+    }
+
+    #[test]
+    fn dependencies_are_those_of_normal_and_target_tables_only() {
+        let manifest = "[package]\nname = \"x\"\n\n[features]\nschema = [\"dep:schemars\"]\n\n\
+                        [dependencies]\n# A comment = no key.\nskillful-core = { workspace = true }\n\
+                        serde.workspace = true\ntokio = { version = \"1\", features = [\n    \
+                        \"rt\",\n] }\n\n[target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"\n\n\
+                        [dev-dependencies]\nskillful-agent = { workspace = true }\n";
+        assert_eq!(
+            dependencies(manifest),
+            ["libc", "serde", "skillful-core", "tokio"]
+        );
+        assert_eq!(skillful_dependencies(manifest), ["skillful-core"]);
+    }
 }

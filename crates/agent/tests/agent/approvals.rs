@@ -193,6 +193,37 @@ async fn an_answer_for_no_pending_call_is_an_error() {
     assert!(server.requests().is_empty());
 }
 
+#[tokio::test]
+async fn a_turn_whose_model_fails_after_a_call_leaves_the_session_as_it_was() {
+    let server = TestServer::start().await;
+    server.push(Reply::text("Hello."));
+    server.push(Reply::tool_call("c1", "load_skill", load_skill()));
+    server.push(Reply::error(400, "the model fell over"));
+    let runner = Arc::new(CountingRunner::default());
+    let agent = agent(
+        server.url(),
+        &runner,
+        ApprovalRules::new(AutoApprove::ReadOnly),
+    );
+    let mut session = Session::new();
+    agent.run("Hi.", &mut session).await.unwrap();
+    let before = serde_json::to_value(&session).unwrap();
+
+    let error = agent.run("Go on.", &mut session).await.unwrap_err();
+    assert!(matches!(error, AgentError::Chat(_)), "{error:?}");
+    assert_eq!(
+        server.requests()[2].contents("tool").len(),
+        1,
+        "the call ran before the model failed"
+    );
+    assert_eq!(serde_json::to_value(&session).unwrap(), before);
+
+    // The session resumes as it was saved.
+    server.push(Reply::text("Hello again."));
+    agent.run("Hi again.", &mut session).await.unwrap();
+    assert_eq!(session.messages().len(), 4);
+}
+
 fn ops_agent(url: &str, skill: &Arc<OpsSkill>, rules: ApprovalRules) -> Agent {
     let provider = SkillsProvider::new(Arc::new(OpsSource(Arc::clone(skill))));
     Agent::builder(client(url))
@@ -238,6 +269,32 @@ async fn a_tier_rule_runs_read_scripts_and_asks_for_the_rest() {
     );
     let response = agent.run("Status?", &mut Session::new()).await.unwrap();
     assert_eq!(response.pending.len(), 1, "without the tier rule it asks");
+}
+
+#[tokio::test]
+async fn rules_not_told_that_the_runner_isolates_scripts_ask_for_every_script() {
+    for (isolated, asks) in [(None, true), (Some(false), true), (Some(true), false)] {
+        let server = TestServer::start().await;
+        server.push(Reply::tool_call(
+            "c1",
+            "run_skill_script",
+            run_ops("status"),
+        ));
+        server.push(Reply::text("all is well"));
+        let skill = OpsSkill::new();
+        let mut rules = ApprovalRules::new(AutoApprove::All).approve_up_to(RiskTier::WriteHigh);
+        if let Some(isolated) = isolated {
+            rules = rules.scripts_isolated(isolated);
+        }
+        let agent = ops_agent(server.url(), &skill, rules);
+        let response = agent.run("Status?", &mut Session::new()).await.unwrap();
+        assert_eq!(response.pending.len(), usize::from(asks), "{isolated:?}");
+        assert_eq!(
+            skill.scripts[0].runs.load(Ordering::SeqCst),
+            usize::from(!asks),
+            "{isolated:?}"
+        );
+    }
 }
 
 /// Where the runner does not hold a script to its tier (here `--sandbox off`; also no Landlock,

@@ -320,3 +320,51 @@ async fn calls_go_on_while_their_records_are_flushed_and_the_run_waits_for_the_d
         "every record was synced before the run returned"
     );
 }
+
+/// A sink that can write nothing (a full disk, a log directory made unsafe).
+#[derive(Debug)]
+struct BrokenSink;
+
+impl BrokenSink {
+    fn error() -> AuditError {
+        AuditError::Io {
+            path: "/var/audit/audit.jsonl".into(),
+            source: std::io::Error::other("no space left on device"),
+        }
+    }
+}
+
+impl AuditSink for BrokenSink {
+    fn record(&self, _event: AuditEvent) -> Result<(), AuditError> {
+        Err(Self::error())
+    }
+
+    fn append(&self, _event: AuditEvent) -> Result<(), AuditError> {
+        Err(Self::error())
+    }
+
+    fn sync(&self) -> Result<(), AuditError> {
+        Err(Self::error())
+    }
+}
+
+#[tokio::test]
+async fn a_record_that_cannot_be_written_never_fails_the_run() {
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call("c1", "load_skill", load_skill()));
+    server.push(Reply::text("loaded"));
+    let agent = Agent::builder(client(server.url()))
+        .skills(example_provider(Arc::default()))
+        .approval(ApprovalRules::new(AutoApprove::ReadOnly))
+        .audit(AuditSettings::new(
+            Arc::new(BrokenSink) as Arc<dyn AuditSink>,
+            "audit-test",
+        ))
+        .build();
+    let reply = agent.run(MARATHON, &mut Session::new()).await.unwrap();
+    assert_eq!(reply.text(), "loaded");
+    assert!(
+        server.requests()[1].contents("tool")[0].contains("unit-converter"),
+        "the call ran and its result reached the model"
+    );
+}

@@ -181,6 +181,15 @@ async fn a_new_file_anywhere_in_the_skill_voids_the_approval() {
 }
 
 #[tokio::test]
+async fn a_file_removed_from_the_skill_voids_the_approval() {
+    let (_temp, root) = root();
+    let other_script = root.join("tools/scripts/b.py");
+    let change = || std::fs::remove_file(&other_script).unwrap();
+    let later = ("run_skill_script", script("tools", "a.py"));
+    assert!(!always_then(&root, script("tools", "a.py"), change, later).await);
+}
+
+#[tokio::test]
 async fn an_unchanged_skill_is_not_hashed_again_and_the_question_says_what_is_covered() {
     let (_temp, root) = root();
     let server = TestServer::start().await;

@@ -391,6 +391,30 @@ async fn skills_left_out_of_the_listing_stay_loadable_readable_and_runnable_by_n
     assert_eq!(ran, r#"ran with ["x"]"#);
 }
 
+#[tokio::test]
+async fn what_the_model_calls_leaves_the_catalog_as_it_was() {
+    let provider = provider_with(library(), |b| b.listing_budget(1_500));
+    let first = catalog(&provider).await.0;
+    let run = run_of(&provider).await;
+    for (tool, arguments) in [
+        ("load_skill", json!({"skillName": "Invoice Maker"})),
+        (
+            "read_skill_resource",
+            json!({"skillName": "Invoice Maker", "resourceName": "references/template.md"}),
+        ),
+        (
+            "run_skill_script",
+            json!({"skillName": "Invoice Maker", "scriptName": "scripts/make.py", "arguments": ["x"]}),
+        ),
+        ("search_skills", json!({"query": "fill a pdf form"})),
+        ("load_skill", json!({"skillName": "no-such-skill"})),
+    ] {
+        call(&run, tool, arguments).await;
+    }
+    assert_eq!(run.instructions().unwrap(), first);
+    assert_eq!(catalog(&provider).await.0, first);
+}
+
 fn hits(text: &str) -> Vec<Value> {
     serde_json::from_str::<Value>(text)
         .unwrap()
@@ -572,4 +596,24 @@ async fn skills_whose_names_look_the_same_are_told_apart_in_the_catalog() {
     ));
     // The line counts against the listing budget like the rest of the entry.
     assert_eq!(listing.chars, text.chars().count());
+}
+
+#[tokio::test]
+async fn a_runs_tools_work_on_the_skills_its_catalog_was_made_from() {
+    let source = Arc::new(Changing::default());
+    *source.0.lock().unwrap() = vec![Arc::new(inline("pdf-tools", "Fills PDF forms."))];
+    let provider = SkillsProvider::new(source.clone());
+    let run = run_of(&provider).await;
+
+    // The source changes after the run's catalog was made: the run's tools keep its skills.
+    *source.0.lock().unwrap() = vec![Arc::new(inline("sheets", "Cleans a spreadsheet."))];
+    let loaded = expect_text(call(&run, "load_skill", json!({"skillName": "pdf-tools"})).await);
+    assert!(loaded.contains("Instructions of pdf-tools."), "{loaded}");
+    let error = expect_error(call(&run, "load_skill", json!({"skillName": "sheets"})).await);
+    assert_eq!(error.code, ToolErrorCode::SkillNotFound);
+
+    // The next run is made from the skills of its moment.
+    let next = run_of(&provider).await;
+    assert_eq!(names(next.instructions().unwrap()), ["sheets"]);
+    expect_text(call(&next, "load_skill", json!({"skillName": "sheets"})).await);
 }
