@@ -19,7 +19,7 @@ pub(crate) const UNSAFE_CRATES: [&str; 5] = [
     "skillful-process",
     "skillful-scripts",
     "skillful-plugin-abi",
-    "skillful-state",
+    "skillful-fs",
     "skillful-test-support",
 ];
 

@@ -10,13 +10,14 @@ use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
 use serde_json::Value;
-use skillful_state::{FileLock, private_dir};
+use skillful_fs::FileLock;
+use skillful_state::private_dir;
 
 use crate::canonical::json_digest;
 use crate::error::AuditError;
 use crate::record::{Actor, AuditEvent, AuditRecord, EventKind, current_user};
 use crate::time::format_time;
-use skillful_state::sha256_hex;
+use skillful_fs::sha256_hex;
 
 /// The file records are appended to.
 const CURRENT: &str = "audit.jsonl";

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use skillful_core::SkillError;
 use skillful_core::names::RelativeName;
-use skillful_state::{FileStamp, is_link_refusal, open_nofollow};
+use skillful_fs::{FileStamp, is_link_refusal, open_nofollow};
 
 /// Whether two metadata describe the same file on disk.
 #[cfg(unix)]

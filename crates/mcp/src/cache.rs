@@ -11,7 +11,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{SkillResource, sha256_digest};
 use skillful_core::{SkillError, text::one_line};
-use skillful_state::{StateError, blocking, open_regular_file, private_dir};
+use skillful_fs::{blocking, open_regular_file};
+use skillful_state::{StateError, private_dir};
 
 /// How large the cache of verified files (of all servers together) may grow by default.
 pub const DEFAULT_CACHE_MAX_BYTES: u64 = 256 * 1024 * 1024;
