@@ -205,18 +205,20 @@ pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, FsEr
     let Some((file, metadata)) = open_regular_file(path)? else {
         return Ok(None);
     };
-    read_opened(path, file, &metadata, max_bytes).map(Some)
+    read_opened(path, &file, &metadata, max_bytes).map(Some)
 }
 
-/// Reads the whole of `file`, opened at `path` by [`open_regular_file`] (which gave
-/// `metadata`), refusing more than `max_bytes`: [`read_bounded`] for a caller that looks at the
-/// opened file (its owner) before reading it.
+/// Reads the whole of `file` from where it stands, opened at `path` (with `metadata`, the opened
+/// file's), refusing more than `max_bytes`: [`read_bounded`] for a caller that opens the file
+/// itself or looks at the opened file (its owner, its links) before reading it, and may keep it
+/// open afterwards. The workspace's one bounded read of a whole file; [`read_regular_file`]
+/// streams a file too large to hold (for hashing) instead.
 ///
 /// # Errors
 /// [`FsError::TooLarge`] or [`FsError::Io`].
 pub fn read_opened(
     path: &Path,
-    file: File,
+    file: &File,
     metadata: &fs::Metadata,
     max_bytes: u64,
 ) -> Result<Vec<u8>, FsError> {

@@ -183,7 +183,7 @@ pub(crate) fn link_target(
 }
 
 /// A failure of reading the file at `path` as the manifest says it.
-fn read_error(path: &Path, error: FsError) -> ManifestError {
+pub(crate) fn read_error(path: &Path, error: FsError) -> ManifestError {
     let path = path.to_owned();
     match error {
         FsError::TooLarge { limit, .. } => ManifestError::FileTooLarge { path, limit },
@@ -197,29 +197,15 @@ fn read_error(path: &Path, error: FsError) -> ManifestError {
 }
 
 /// A file the walk found that is gone when it is read.
-fn vanished(path: &Path) -> ManifestError {
+pub(crate) fn vanished(path: &Path) -> ManifestError {
     ManifestError::Io {
         path: path.to_owned(),
         source: io::ErrorKind::NotFound.into(),
     }
 }
 
-/// Reads the regular file at `path` (never through a final link, never blocking on a FIFO)
-/// through `sink`, refusing more than `limit` bytes; returns the number of bytes read.
-pub(crate) fn read_file(
-    path: &Path,
-    limit: u64,
-    sink: &mut dyn FnMut(&[u8]),
-) -> Result<u64, ManifestError> {
-    match skillful_fs::read_regular_file(path, limit, sink) {
-        Ok(Some((size, _))) => Ok(size),
-        Ok(None) => Err(vanished(path)),
-        Err(error) => Err(read_error(path, error)),
-    }
-}
-
-/// The size and lowercase hexadecimal SHA-256 of the regular file at `path`, read as
-/// [`read_file`] reads.
+/// The size and lowercase hexadecimal SHA-256 of the regular file at `path` (never through a
+/// final link, never blocking on a FIFO, nothing past `limit` bytes).
 pub(crate) fn hash_file(path: &Path, limit: u64) -> Result<(u64, String), ManifestError> {
     match skillful_fs::sha256_file(path, limit) {
         Ok(Some(digest)) => Ok((digest.size, digest.sha256)),

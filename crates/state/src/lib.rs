@@ -276,7 +276,7 @@ pub fn read_private(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, Stat
     #[cfg(unix)]
     check_owner(path, std::os::unix::fs::MetadataExt::uid(&metadata))?;
     Ok(Some(skillful_fs::read_opened(
-        path, file, &metadata, max_bytes,
+        path, &file, &metadata, max_bytes,
     )?))
 }
 
