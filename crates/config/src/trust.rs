@@ -27,6 +27,9 @@ const MAX_TRUST_FILE_BYTES: u64 = 1024 * 1024;
 
 /// What identifies a directory beyond its path: a directory removed and re-created (by anyone)
 /// under the same path is another directory.
+///
+/// Not a [`FileStamp`](skillful_fs::FileStamp): that one changes whenever the directory's
+/// entries do, and a trusted directory stays trusted while its files change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DirIdentity {
     /// The device it is on.
