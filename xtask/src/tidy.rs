@@ -21,7 +21,7 @@ pub(crate) const UNSAFE_CRATES: [&str; 5] = [
     "skillful-process",
     "skillful-scripts",
     "skillful-plugin-abi",
-    "skillful-state",
+    "skillful-fs",
     "skillful-test-support",
 ];
 
@@ -45,7 +45,7 @@ pub(crate) const PRINTING_CRATES: [&str; 2] = ["skillful-cli", "skillful-test-su
 /// `skillful_manifest::read_bounded`).
 pub(crate) const OWN_READS: [(&str, &str); 7] = [
     (
-        "crates/state/src/lib.rs",
+        "crates/fs/src/lib.rs",
         "the one bounded, link-refusing open (`open_nofollow`) and the reads built on it",
     ),
     (
@@ -680,9 +680,10 @@ impl Crate {
                         rule: Rule::BoundedReads,
                         at: at(number),
                         what: "a file opened for reading outside the one bounded, link-refusing \
-                               open: read through skillful_state (open_regular_file, \
-                               read_regular_file, read_bounded, read_private) or \
-                               skillful_manifest::read_bounded, or list the file with its reason \
+                               open: read through skillful_fs (open_regular_file, \
+                               read_regular_file, read_bounded, read_opened), \
+                               skillful_state::read_private or skillful_manifest::read_bounded, \
+                               or list the file with its reason \
                                in xtask/src/tidy.rs: OWN_READS"
                             .to_owned(),
                     });

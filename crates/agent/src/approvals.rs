@@ -21,9 +21,10 @@ use sha2::{Digest, Sha256};
 use skillful_chat::Remember;
 use skillful_core::names::RelativeName;
 use skillful_core::{OriginKind, SkillError, SkillOrigin};
+use skillful_fs::{FileLock, FileStamp, blocking, hex};
 use skillful_manifest::{DigestCache, Limits, Manifest, ManifestError};
 use skillful_provider::CallSubject;
-use skillful_state::{FileLock, FileStamp, StateError, blocking, hex};
+use skillful_state::StateError;
 
 /// The store's file format version.
 const STORE_VERSION: u32 = 2;
@@ -45,6 +46,9 @@ pub enum ApprovalsError {
     /// The file or its directory is not safe to use, or cannot be read or written.
     #[error(transparent)]
     State(#[from] StateError),
+    /// The file or its lock cannot be read, written or locked safely.
+    #[error(transparent)]
+    Fs(#[from] skillful_fs::FsError),
     /// The file is not an approvals store this version reads; it is left as it is.
     #[error(
         "{path}: not an approvals store this version of skillful reads ({reason}); it is left \
@@ -608,13 +612,13 @@ fn check_files(files: Vec<Bound>) -> (Option<Vec<Bound>>, usize) {
 /// following a final link and without blocking on a FIFO, a regular file only.
 pub(crate) fn hash_file(path: &Path) -> Result<(String, FileStamp), SkillError> {
     let what = || path.display().to_string();
-    match skillful_state::sha256_file(path, u64::MAX) {
+    match skillful_fs::sha256_file(path, u64::MAX) {
         Ok(Some(digest)) => Ok((digest.sha256, digest.stamp)),
         Ok(None) => Err(SkillError::Unreadable {
             what: what(),
             source: std::io::ErrorKind::NotFound.into(),
         }),
-        Err(StateError::Io { source, .. }) => Err(SkillError::Unreadable {
+        Err(skillful_fs::FsError::Io { source, .. }) => Err(SkillError::Unreadable {
             what: what(),
             source,
         }),

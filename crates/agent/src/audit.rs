@@ -10,8 +10,8 @@ use skillful_audit::{
 };
 use skillful_chat::{FunctionCall, Usage};
 use skillful_decorators::{CallActor, CallEvent, CallObserver, CallOutcome, RefusedBy};
+use skillful_fs::blocking;
 use skillful_provider::{CallSubject, TaskRecord, TaskStatus, ToolKind};
-use skillful_state::blocking;
 
 use crate::approvals::{document_digest, files_of, hash_file};
 use crate::context::SkillFunction;

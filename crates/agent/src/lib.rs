@@ -12,7 +12,7 @@
 //! It owns the composition, the skills approval policy (rules matched on the skills provider's
 //! own tool instances) and the approvals given for good ([`ApprovalsStore`]: per user, keyed by
 //! tool, skill and script, bound to the digests of the skill's files). Its own I/O is those two
-//! files, through `skillful-state`; nothing in a session approves anything. With
+//! files, through `skillful-state` and `skillful-fs`; nothing in a session approves anything. With
 //! [`AgentBuilder::audit`] every tool call the loop decides on becomes a record of an
 //! [`AuditSink`](skillful_audit::AuditSink) (`skillful-audit`), with the skill, its digest and
 //! the decision. The example `examples/local_collector.rs` runs a turn whose spans go to a local

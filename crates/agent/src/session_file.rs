@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use skillful_state::{FileLock, StateError};
+use skillful_fs::{FileLock, FsError};
 
 use crate::approvals::lock_path;
 use crate::session::Session;
@@ -34,7 +34,7 @@ pub enum SessionFileError {
     },
     /// The file (or its lock) is unsafe to use or cannot be read or written.
     #[error(transparent)]
-    State(#[from] StateError),
+    Fs(#[from] FsError),
 }
 
 /// The session as saved: a format version, then the session's fields.
@@ -92,7 +92,7 @@ impl SessionFile {
     ///
     /// # Errors
     /// [`SessionFileError::Corrupt`] for a file that is not a session;
-    /// [`SessionFileError::State`] for a file or lock that is unsafe (a symbolic link, not a
+    /// [`SessionFileError::Fs`] for a file or lock that is unsafe (a symbolic link, not a
     /// regular file), too large or unreadable.
     pub fn open(path: impl Into<PathBuf>) -> Result<(Self, Option<Session>), SessionFileError> {
         let path = path.into();
@@ -114,7 +114,7 @@ impl SessionFile {
     }
 
     fn load(path: PathBuf, lock: FileLock) -> Result<(Self, Option<Session>), SessionFileError> {
-        let session = match skillful_state::read_bounded(&path, MAX_SESSION_BYTES)? {
+        let session = match skillful_fs::read_bounded(&path, MAX_SESSION_BYTES)? {
             None => None,
             Some(bytes) => Some(parse(&path, &bytes)?),
         };
@@ -129,7 +129,7 @@ impl SessionFile {
     /// Replaces the file with `session`, atomically (see the type's documentation).
     ///
     /// # Errors
-    /// [`SessionFileError::State`] when it cannot be written; the file on disk is then the one
+    /// [`SessionFileError::Fs`] when it cannot be written; the file on disk is then the one
     /// saved before.
     pub fn save(&self, session: &Session) -> Result<(), SessionFileError> {
         let saved = Saved {
@@ -141,7 +141,7 @@ impl SessionFile {
                 path: self.path.clone(),
                 reason: format!("cannot be written: {error}"),
             })?;
-        skillful_state::write_atomic(&self.path, &bytes, 0o600)?;
+        skillful_fs::write_atomic(&self.path, &bytes, 0o600)?;
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use serde_json::Value;
-use skillful_state::sha256_hex;
+use skillful_fs::sha256_hex;
 
 /// `value` in canonical form: no whitespace, object members sorted by the UTF-16 code units of
 /// their names, strings with JSON's short escapes and `\u00xx` (lower case) for other control

@@ -11,6 +11,9 @@ pub enum AuditError {
     /// The log's directory or a file in it is not safe to use, or the system refused.
     #[error(transparent)]
     State(#[from] StateError),
+    /// A file of the log could not be read, written or locked safely.
+    #[error(transparent)]
+    Fs(#[from] skillful_fs::FsError),
     /// A file of the log could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {

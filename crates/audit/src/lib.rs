@@ -51,7 +51,7 @@ pub use log::{
 };
 pub use record::{Actor, AuditEvent, AuditRecord, EventKind, SkillRef, Tokens, current_user};
 pub use settings::AuditSettings;
-pub use skillful_state::sha256_hex;
+pub use skillful_fs::sha256_hex;
 pub use stats::{SkillStats, Stats};
 pub use time::{format_time, parse_since};
 

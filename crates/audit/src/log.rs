@@ -10,13 +10,14 @@ use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
 use serde_json::Value;
-use skillful_state::{FileLock, private_dir};
+use skillful_fs::{FileLock, FileStamp};
+use skillful_state::private_dir;
 
 use crate::canonical::json_digest;
 use crate::error::AuditError;
 use crate::record::{Actor, AuditEvent, AuditRecord, EventKind, current_user};
 use crate::time::format_time;
-use skillful_state::sha256_hex;
+use skillful_fs::sha256_hex;
 
 /// The file records are appended to.
 const CURRENT: &str = "audit.jsonl";
@@ -75,9 +76,16 @@ pub trait AuditSink: Send + Sync + std::fmt::Debug {
 struct Head {
     next_seq: u64,
     prev: Option<String>,
-    /// The current file's identity and length when the head was read, to tell whether another
-    /// process appended since.
-    file: (u64, u64, u64),
+    /// The current file's stamp when the head was read (or last written by this log), to tell
+    /// whether another process wrote it since.
+    file: FileStamp,
+}
+
+/// The current file as opened: its stamp and its length.
+#[derive(Debug, Clone, Copy)]
+struct Opened {
+    stamp: FileStamp,
+    len: u64,
 }
 
 /// The audit log in a directory: `audit.jsonl`, then rotated files `audit-NNNNNNNNNNNN.jsonl`
@@ -190,7 +198,7 @@ impl FileAuditSink {
         let mut file = open_append(&path)?;
         let identity = identity_of(&file, &path)?;
         let mut head = match cached.take() {
-            Some(head) if head.file == identity => head,
+            Some(head) if head.file == identity.stamp => head,
             _ => self.read_head(&mut file, &path, identity, time)?,
         };
         let record = AuditRecord {
@@ -206,7 +214,7 @@ impl FileAuditSink {
         })?;
         let mut line = value.to_string();
         line.push('\n');
-        if identity.2 > 0 && identity.2 + line.len() as u64 > self.max_file_bytes {
+        if identity.len > 0 && identity.len + line.len() as u64 > self.max_file_bytes {
             // Records appended but not synced yet go to the disk before their file is renamed:
             // a later sync flushes the new file only.
             file.sync_data()
@@ -220,7 +228,7 @@ impl FileAuditSink {
         *cached = Some(Head {
             next_seq: record.seq + 1,
             prev: Some(json_digest(&value)),
-            file: identity_of(&file, &path)?,
+            file: identity_of(&file, &path)?.stamp,
         });
         Ok(Written { file, path })
     }
@@ -230,10 +238,10 @@ impl FileAuditSink {
         &self,
         file: &mut File,
         path: &Path,
-        identity: (u64, u64, u64),
+        identity: Opened,
         stamp: Option<SystemTime>,
     ) -> Result<Head, AuditError> {
-        let (complete, torn) = tail(file, path, identity.2)?;
+        let (complete, torn) = tail(file, path, identity.len)?;
         if let Some(torn) = torn {
             tracing::warn!(
                 "{}: the last line is torn ({} bytes, a crash while writing); it is cut off and \
@@ -241,7 +249,7 @@ impl FileAuditSink {
                 path.display(),
                 torn.len()
             );
-            file.set_len(identity.2 - torn.len() as u64)
+            file.set_len(identity.len - torn.len() as u64)
                 .and_then(|()| file.sync_data())
                 .map_err(|error| AuditError::io(path, error))?;
             let head = self.head_after(complete, path, identity_of(file, path)?)?;
@@ -268,7 +276,7 @@ impl FileAuditSink {
             return Ok(Head {
                 next_seq: record.seq + 1,
                 prev: Some(json_digest(&value)),
-                file: identity_of(file, path)?,
+                file: identity_of(file, path)?.stamp,
             });
         }
         self.head_after(complete, path, identity)
@@ -280,7 +288,7 @@ impl FileAuditSink {
         &self,
         last: Option<Vec<u8>>,
         path: &Path,
-        identity: (u64, u64, u64),
+        identity: Opened,
     ) -> Result<Head, AuditError> {
         let end = match last {
             Some(line) => Some(record_end(&line, path)?),
@@ -293,12 +301,12 @@ impl FileAuditSink {
             Some((seq, digest)) => Head {
                 next_seq: seq + 1,
                 prev: Some(digest),
-                file: identity,
+                file: identity.stamp,
             },
             None => Head {
                 next_seq: 0,
                 prev: None,
-                file: identity,
+                file: identity.stamp,
             },
         })
     }
@@ -467,20 +475,15 @@ fn open_append(path: &Path) -> Result<File, AuditError> {
     Ok(file)
 }
 
-/// The file's device, inode and length.
-fn identity_of(file: &File, path: &Path) -> Result<(u64, u64, u64), AuditError> {
+/// The opened file's stamp and length.
+fn identity_of(file: &File, path: &Path) -> Result<Opened, AuditError> {
     let metadata = file
         .metadata()
         .map_err(|error| AuditError::io(path, error))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Ok((metadata.dev(), metadata.ino(), metadata.len()))
-    }
-    #[cfg(not(unix))]
-    {
-        Ok((0, 0, metadata.len()))
-    }
+    Ok(Opened {
+        stamp: FileStamp::of(&metadata),
+        len: metadata.len(),
+    })
 }
 
 /// The last complete line of a file (without its newline), and the bytes after it.

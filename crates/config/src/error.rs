@@ -22,6 +22,9 @@ pub enum ConfigError {
     /// The per-user state (trust store, configuration file) cannot be used.
     #[error(transparent)]
     State(#[from] skillful_state::StateError),
+    /// A configuration, trust or lock file cannot be read, written or locked safely.
+    #[error(transparent)]
+    Fs(#[from] skillful_fs::FsError),
     /// A configuration or trust file is not valid TOML of the expected shape.
     #[error("{}: {message}; fix the file or remove it", path.display())]
     Invalid {

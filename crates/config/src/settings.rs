@@ -26,9 +26,8 @@
 use std::path::{Path, PathBuf};
 
 use skillful_discovery::hosts::Host;
-use skillful_state::{
-    Dirs, FileLock, private_dir, read_bounded, read_private, write_atomic, write_private,
-};
+use skillful_fs::{FileLock, read_bounded, write_atomic};
+use skillful_state::{Dirs, private_dir, read_private, write_private};
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
 use crate::error::ConfigError;
@@ -86,12 +85,7 @@ impl Settings {
     /// # Errors
     /// The file is unsafe, too large, not TOML, or a key has the wrong type.
     pub fn load(path: &Path, level: SettingsLevel) -> Result<Self, ConfigError> {
-        let read = if level == SettingsLevel::User {
-            read_private
-        } else {
-            read_bounded
-        };
-        let Some(bytes) = read(path, MAX_SETTINGS_BYTES)? else {
+        let Some(bytes) = read_settings(path, level == SettingsLevel::User)? else {
             return Ok(Self::default());
         };
         let document = parse(path, &bytes)?;
@@ -225,8 +219,7 @@ impl Settings {
         check_name(name)?;
         let user = level == SettingsLevel::User;
         let _lock = FileLock::acquire(&settings_lock(dirs, path, user)?)?;
-        let read = if user { read_private } else { read_bounded };
-        let mut document = match read(path, MAX_SETTINGS_BYTES)? {
+        let mut document = match read_settings(path, user)? {
             Some(bytes) => parse(path, &bytes)?,
             None => DocumentMut::new(),
         };
@@ -263,6 +256,16 @@ impl Settings {
 
 /// The lock for changes to the settings file at `path`: the user's beside it (its directory is
 /// made private), a project's in the user's state directory (see [`project_lock`]).
+/// A settings file's bytes: a user's must be the user's own (private state), a project's is
+/// read as any file someone else may have put there.
+fn read_settings(path: &Path, user: bool) -> Result<Option<Vec<u8>>, ConfigError> {
+    Ok(if user {
+        read_private(path, MAX_SETTINGS_BYTES)?
+    } else {
+        read_bounded(path, MAX_SETTINGS_BYTES)?
+    })
+}
+
 fn settings_lock(dirs: &Dirs, path: &Path, user: bool) -> Result<PathBuf, ConfigError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     if user {

@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use skillful_state::{Dirs, FileLock, read_private, write_private};
+use skillful_fs::FileLock;
+use skillful_state::{Dirs, read_private, write_private};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use crate::environment::{Environment, Project, dunce_canonical, is_repository};
@@ -26,6 +27,9 @@ const MAX_TRUST_FILE_BYTES: u64 = 1024 * 1024;
 
 /// What identifies a directory beyond its path: a directory removed and re-created (by anyone)
 /// under the same path is another directory.
+///
+/// Not a [`FileStamp`](skillful_fs::FileStamp): that one changes whenever the directory's
+/// entries do, and a trusted directory stays trusted while its files change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DirIdentity {
     /// The device it is on.
@@ -115,7 +119,7 @@ pub fn plugin_dir_digest(dir: &Path) -> Result<String, ConfigError> {
             listing.extend_from_slice(b"link ");
             listing.extend_from_slice(target.as_os_str().as_encoded_bytes());
         } else if kind.is_file() {
-            let digest = skillful_state::sha256_file(&path, MAX_PLUGIN_FILE_BYTES)
+            let digest = skillful_fs::sha256_file(&path, MAX_PLUGIN_FILE_BYTES)
                 .map_err(|error| unreadable(&path, &error))?
                 .ok_or_else(|| unreadable(&path, &"it is gone"))?;
             listing.extend_from_slice(b"file ");
@@ -125,7 +129,7 @@ pub fn plugin_dir_digest(dir: &Path) -> Result<String, ConfigError> {
         }
         listing.push(b'\n');
     }
-    Ok(skillful_state::sha256_hex(&listing))
+    Ok(skillful_fs::sha256_hex(&listing))
 }
 
 impl TrustEntry {

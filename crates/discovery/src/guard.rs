@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use skillful_core::SkillError;
 use skillful_core::names::RelativeName;
-use skillful_state::{FileStamp, is_link_refusal, open_nofollow};
+use skillful_fs::{FileStamp, FsError, is_link_refusal, open_nofollow};
 
 /// Whether two metadata describe the same file on disk.
 #[cfg(unix)]
@@ -201,18 +201,12 @@ pub(crate) fn read_inside_stamped(
     let (file, opened, path) = open_inside(dir, relative, limits)?;
     let stamp = FileStamp::of(&opened);
     let limit = limit.map_or(limits.max_bytes, |limit| limit.min(limits.max_bytes));
-    if opened.len() > limit {
-        return Err(over_limit(path, limit));
+    match skillful_fs::read_opened(&path, &file, &opened, limit) {
+        Ok(bytes) => Ok((bytes, stamp)),
+        Err(FsError::TooLarge { .. }) => Err(over_limit(path, limit)),
+        Err(FsError::Io { source, .. }) => Err(unreadable(&path, source)),
+        Err(other) => Err(unreadable(&path, io::Error::other(other))),
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
-    // One byte past the limit is enough to know that the file grew over it.
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| unreadable(&path, source))?;
-    if bytes.len() as u64 > limit {
-        return Err(over_limit(path, limit));
-    }
-    Ok((bytes, stamp))
 }
 
 /// Reads at most `max_len` bytes (and never more than `limits.max_bytes`) of the file

@@ -8,7 +8,7 @@ use std::path::Path;
 use skillful_frontmatter::{ParseError, ParseOptions};
 
 use crate::guard::same_file;
-use skillful_state::{is_link_refusal, open_nofollow};
+use skillful_fs::{is_link_refusal, open_nofollow};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -9,7 +9,7 @@ use skillful_core::{
     SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
 };
 use skillful_frontmatter::{ParseOptions, parse};
-use skillful_state::{FileStamp, blocking};
+use skillful_fs::{FileStamp, blocking};
 
 use crate::guard::{ReadLimits, check_inside, read_inside, read_inside_stamped, read_window};
 use crate::packed::{Group, PackedText};

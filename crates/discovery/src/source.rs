@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use futures_util::future::try_join_all;
 use skillful_core::{Diagnostic, Skill, SkillError, SkillsSource, SourceContext};
-use skillful_state::blocking;
+use skillful_fs::blocking;
 
 use crate::builder::{Config, FileSkillsSourceBuilder};
 use crate::skill::{FileSkill, SKILL_FILE, SkillRoot};

@@ -353,12 +353,12 @@ pub(crate) fn remove(path: &Path) -> Result<(), EngineError> {
 
 /// The sha256 of a file (lower-case hex), read off the async runtime.
 pub(crate) async fn sha256_file(path: PathBuf) -> Result<String, EngineError> {
-    skillful_state::blocking::run(
+    skillful_fs::blocking::run(
         "hashing a download",
-        move || match skillful_state::sha256_file(&path, u64::MAX) {
+        move || match skillful_fs::sha256_file(&path, u64::MAX) {
             Ok(Some(digest)) => Ok(digest.sha256),
             Ok(None) => Err(EngineError::io(&path, std::io::ErrorKind::NotFound.into())),
-            Err(error) => Err(EngineError::State(error)),
+            Err(error) => Err(EngineError::Fs(error)),
         },
     )
     .await
@@ -579,6 +579,6 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn sha256_bytes(bytes: &[u8]) -> String {
-        skillful_state::sha256_hex(bytes)
+        skillful_fs::sha256_hex(bytes)
     }
 }

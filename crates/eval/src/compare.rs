@@ -171,7 +171,7 @@ impl Evaluator {
                     progress,
                 )
                 .await?;
-            let digest = skillful_state::sha256_file(&skill.dir().join("SKILL.md"), 16 << 20)
+            let digest = skillful_fs::sha256_file(&skill.dir().join("SKILL.md"), 16 << 20)
                 .ok()
                 .flatten()
                 .map(|digest| digest.sha256);

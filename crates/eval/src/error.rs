@@ -55,6 +55,10 @@ pub enum EvalError {
     /// A file or directory of the workspace could not be made or written safely.
     #[error(transparent)]
     Files(#[from] skillful_state::StateError),
+    /// A file the evaluation reads or writes is a link, not a regular file, too large or
+    /// unreadable.
+    #[error(transparent)]
+    Fs(#[from] skillful_fs::FsError),
     /// The model server cannot be reached at all, so no run can be done.
     #[error(transparent)]
     Unreachable(ChatError),

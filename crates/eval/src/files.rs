@@ -16,22 +16,22 @@ pub const MAX_INPUT_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// The most bytes of output files shown to the judge, over all of them.
 const MAX_JUDGED_OUTPUT_BYTES: u64 = 16 * 1024;
 
-/// The file `path` whole, read as `skillful-state` reads a file it did not write: a final
-/// symbolic link, a FIFO or a device refused ([`EvalError::Files`]), nothing past `limit` read
+/// The file `path` whole, read as `skillful-fs` reads a file it did not write: a final
+/// symbolic link, a FIFO or a device refused ([`EvalError::Fs`]), nothing past `limit` read
 /// ([`EvalError::TooLarge`]).
 ///
 /// # Errors
 /// [`EvalError::Io`] when it does not exist; [`EvalError::TooLarge`] past `limit`;
-/// [`EvalError::Files`] for a link or a file that is not regular, or one that cannot be read.
+/// [`EvalError::Fs`] for a link or a file that is not regular, or one that cannot be read.
 pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, EvalError> {
-    match skillful_state::read_bounded(path, limit) {
+    match skillful_fs::read_bounded(path, limit) {
         Ok(Some(bytes)) => Ok(bytes),
         Ok(None) => Err(EvalError::Io {
             action: "read",
             path: path.to_path_buf(),
             source: std::io::ErrorKind::NotFound.into(),
         }),
-        Err(skillful_state::StateError::TooLarge { path, limit }) => {
+        Err(skillful_fs::FsError::TooLarge { path, limit }) => {
             Err(EvalError::TooLarge { path, limit })
         }
         Err(error) => Err(error.into()),
@@ -65,8 +65,8 @@ pub(crate) fn resolve_inside(dir: &Path, name: &str) -> Result<PathBuf, String> 
 ///
 /// # Errors
 /// [`EvalError::Spec`] when the file is no longer a regular file inside the skill's
-/// directory; [`EvalError::TooLarge`] past [`MAX_INPUT_FILE_BYTES`]; [`EvalError::Io`] or
-/// [`EvalError::Files`].
+/// directory; [`EvalError::TooLarge`] past [`MAX_INPUT_FILE_BYTES`]; [`EvalError::Io`],
+/// [`EvalError::Fs`] or [`EvalError::Files`].
 pub(crate) fn copy_input(
     skill_dir: &Path,
     name: &str,
@@ -127,7 +127,7 @@ pub(crate) fn describe_outputs(dir: &Path, skip: &[&str]) -> String {
 /// The first `limit` bytes of the regular file `path`, never through a symbolic link swapped in
 /// after the listing.
 fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    let Ok(Some((file, _))) = skillful_state::open_regular_file(path) else {
+    let Ok(Some((file, _))) = skillful_fs::open_regular_file(path) else {
         return Err(std::io::ErrorKind::InvalidInput.into());
     };
     let mut bytes = Vec::new();

@@ -59,7 +59,7 @@ impl EvalSummary {
         let passed = pass_rate.is_some_and(|rate| {
             rate >= PASSING_RATE && baseline.is_none_or(|baseline| rate >= baseline)
         });
-        let digest = skillful_state::sha256_file(&skill.dir().join("SKILL.md"), MAX_RECORD_BYTES)
+        let digest = skillful_fs::sha256_file(&skill.dir().join("SKILL.md"), MAX_RECORD_BYTES)
             .ok()
             .flatten()
             .map(|digest| digest.sha256);

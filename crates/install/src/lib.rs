@@ -400,10 +400,10 @@ impl Installer {
         Ok(LockFile::read(&self.lock_path)?)
     }
 
-    fn scope_lock(&self) -> Result<skillful_state::FileLock, InstallError> {
+    fn scope_lock(&self) -> Result<skillful_fs::FileLock, InstallError> {
         fs::create_dir_all(&self.skills_dir).map_err(io(&self.skills_dir))?;
         let path = self.skills_dir.join(".skills-lock.lock");
-        skillful_state::FileLock::acquire(&path).map_err(|error| InstallError::Lock {
+        skillful_fs::FileLock::acquire(&path).map_err(|error| InstallError::Lock {
             path,
             reason: error.to_string(),
         })

@@ -145,7 +145,7 @@ impl LockFile {
     /// [`LockError`] when it cannot be read, is not valid JSON, has another version
     /// or an entry whose digest is not its file list's.
     pub fn read(path: &Path) -> Result<Self, LockError> {
-        let bytes = match skillful_state::read_bounded(path, 64 * 1024 * 1024) {
+        let bytes = match skillful_fs::read_bounded(path, 64 * 1024 * 1024) {
             Ok(Some(bytes)) => bytes,
             Ok(None) => return Ok(Self::default()),
             Err(error) => {
@@ -195,7 +195,7 @@ impl LockFile {
     pub fn write(&self, path: &Path) -> Result<(), LockError> {
         let mut text = serde_json::to_string_pretty(self).expect("a lock serializes");
         text.push('\n');
-        skillful_state::write_atomic(path, text.as_bytes(), 0o644).map_err(|error| LockError {
+        skillful_fs::write_atomic(path, text.as_bytes(), 0o644).map_err(|error| LockError {
             path: path.to_owned(),
             reason: error.to_string(),
         })
@@ -211,7 +211,7 @@ mod tests {
             path: "SKILL.md".to_owned(),
             kind: skillful_manifest::EntryKind::File,
             size: content.len() as u64,
-            sha256: skillful_state::sha256_hex(content.as_bytes()),
+            sha256: skillful_fs::sha256_hex(content.as_bytes()),
         }]);
         LockedSkill {
             source: "file:///repo".to_owned(),

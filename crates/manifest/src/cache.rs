@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use skillful_state::FileStamp;
+use skillful_fs::FileStamp;
 
 use crate::ManifestError;
 

@@ -52,7 +52,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use skillful_state::hex;
+use skillful_fs::hex;
 
 use cache::Cached;
 use walk::{Kind, hash_file, link_target, walk};
@@ -238,7 +238,7 @@ impl Manifest {
     }
 
     /// The manifest of the directory `dir`, as [`Manifest::of_dir`] makes it, reading and
-    /// hashing only the files whose [`FileStamp`](skillful_state::FileStamp) is not the one
+    /// hashing only the files whose [`FileStamp`](skillful_fs::FileStamp) is not the one
     /// `cache` recorded for them (the walk's `lstat` of every entry is the only cost of an
     /// unchanged file); `cache` is then updated with what was found in `dir` (`dir` is its key
     /// as given, so give a directory the same way each time).
@@ -312,7 +312,7 @@ impl Manifest {
                         path,
                         kind: EntryKind::Link,
                         size: text.len() as u64,
-                        sha256: skillful_state::sha256_hex(text),
+                        sha256: skillful_fs::sha256_hex(text),
                     }
                 }
                 Kind::Special => {
@@ -429,16 +429,19 @@ fn relative_name(path: &Path, relative: &Path) -> Result<String, ManifestError> 
     Ok(name.into_string())
 }
 
-/// The bytes of the regular file at `path`, opened without following a symbolic link and
-/// without blocking on a FIFO, refused over `limit` bytes: how the files a manifest lists are
-/// read for anything else (scanning, copying).
+/// The bytes of the regular file at `path`, read by [`skillful_fs::read_bounded`] (no symbolic
+/// link followed, no FIFO waited on, nothing past `limit` bytes) with the errors a manifest
+/// gives: how the files a manifest lists are read for anything else (scanning, copying).
 ///
 /// # Errors
-/// [`ManifestError::Io`], [`ManifestError::NotARegularFile`] or [`ManifestError::FileTooLarge`].
+/// [`ManifestError::Io`] (a file gone is `NotFound`), [`ManifestError::NotARegularFile`] or
+/// [`ManifestError::FileTooLarge`].
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ManifestError> {
-    let mut bytes = Vec::new();
-    walk::read_file(path, limit, &mut |chunk| bytes.extend_from_slice(chunk))?;
-    Ok(bytes)
+    match skillful_fs::read_bounded(path, limit) {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => Err(walk::vanished(path)),
+        Err(error) => Err(walk::read_error(path, error)),
+    }
 }
 
 /// vercel-labs/skills' `computedHash` of the directory `dir`: lowercase hexadecimal SHA-256
@@ -470,9 +473,14 @@ pub fn computed_hash(dir: &Path, limits: &Limits) -> Result<String, ManifestErro
     let mut hasher = Sha256::new();
     for (relative, path) in &files {
         hasher.update(relative.as_bytes());
-        walk::read_file(path, limits.max_file_bytes, &mut |bytes| {
+        let read = skillful_fs::read_regular_file(path, limits.max_file_bytes, &mut |bytes| {
             hasher.update(bytes)
-        })?;
+        });
+        match read {
+            Ok(Some(_)) => {}
+            Ok(None) => return Err(walk::vanished(path)),
+            Err(error) => return Err(walk::read_error(path, error)),
+        }
     }
     Ok(hex(&hasher.finalize()))
 }

@@ -4,7 +4,7 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use skillful_state::StateError;
+use skillful_fs::FsError;
 
 use crate::{Limits, ManifestError};
 
@@ -12,7 +12,7 @@ use crate::{Limits, ManifestError};
 #[derive(Debug)]
 pub(crate) enum Kind {
     /// A regular file, with its stamp as the walk saw it (before any read).
-    File(skillful_state::FileStamp),
+    File(skillful_fs::FileStamp),
     /// A symbolic link with this target (never followed).
     Link(PathBuf),
     /// A socket, FIFO or device.
@@ -117,7 +117,7 @@ impl Walk<'_> {
                     limit: self.limits.max_total_bytes,
                 });
             }
-            Kind::File(skillful_state::FileStamp::of(metadata))
+            Kind::File(skillful_fs::FileStamp::of(metadata))
         } else {
             Kind::Special
         };
@@ -183,12 +183,12 @@ pub(crate) fn link_target(
 }
 
 /// A failure of reading the file at `path` as the manifest says it.
-fn read_error(path: &Path, error: StateError) -> ManifestError {
+pub(crate) fn read_error(path: &Path, error: FsError) -> ManifestError {
     let path = path.to_owned();
     match error {
-        StateError::TooLarge { limit, .. } => ManifestError::FileTooLarge { path, limit },
-        StateError::Unsafe { .. } => ManifestError::NotARegularFile { path },
-        StateError::Io { source, .. } => ManifestError::Io { path, source },
+        FsError::TooLarge { limit, .. } => ManifestError::FileTooLarge { path, limit },
+        FsError::Unsafe { .. } => ManifestError::NotARegularFile { path },
+        FsError::Io { source, .. } => ManifestError::Io { path, source },
         other => ManifestError::Io {
             path,
             source: io::Error::other(other),
@@ -197,31 +197,17 @@ fn read_error(path: &Path, error: StateError) -> ManifestError {
 }
 
 /// A file the walk found that is gone when it is read.
-fn vanished(path: &Path) -> ManifestError {
+pub(crate) fn vanished(path: &Path) -> ManifestError {
     ManifestError::Io {
         path: path.to_owned(),
         source: io::ErrorKind::NotFound.into(),
     }
 }
 
-/// Reads the regular file at `path` (never through a final link, never blocking on a FIFO)
-/// through `sink`, refusing more than `limit` bytes; returns the number of bytes read.
-pub(crate) fn read_file(
-    path: &Path,
-    limit: u64,
-    sink: &mut dyn FnMut(&[u8]),
-) -> Result<u64, ManifestError> {
-    match skillful_state::read_regular_file(path, limit, sink) {
-        Ok(Some((size, _))) => Ok(size),
-        Ok(None) => Err(vanished(path)),
-        Err(error) => Err(read_error(path, error)),
-    }
-}
-
-/// The size and lowercase hexadecimal SHA-256 of the regular file at `path`, read as
-/// [`read_file`] reads.
+/// The size and lowercase hexadecimal SHA-256 of the regular file at `path` (never through a
+/// final link, never blocking on a FIFO, nothing past `limit` bytes).
 pub(crate) fn hash_file(path: &Path, limit: u64) -> Result<(u64, String), ManifestError> {
-    match skillful_state::sha256_file(path, limit) {
+    match skillful_fs::sha256_file(path, limit) {
         Ok(Some(digest)) => Ok((digest.size, digest.sha256)),
         Ok(None) => Err(vanished(path)),
         Err(error) => Err(read_error(path, error)),

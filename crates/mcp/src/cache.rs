@@ -4,14 +4,15 @@
 //! all servers together stays within a size: the least recently used files go first.
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{SkillResource, sha256_digest};
 use skillful_core::{SkillError, text::one_line};
-use skillful_state::{StateError, blocking, open_regular_file, private_dir};
+use skillful_fs::{blocking, open_regular_file};
+use skillful_state::{StateError, private_dir};
 
 /// How large the cache of verified files (of all servers together) may grow by default.
 pub const DEFAULT_CACHE_MAX_BYTES: u64 = 256 * 1024 * 1024;
@@ -113,7 +114,7 @@ impl FileCache {
 /// (its modification time) for [`evict`].
 fn read_verified(path: &Path, file: &SkillResource) -> Option<Vec<u8>> {
     // Never through a link, never blocking on a FIFO: the opened file is the one checked.
-    let (mut opened, metadata) = match open_regular_file(path) {
+    let (opened, metadata) = match open_regular_file(path) {
         Ok(Some(opened)) => opened,
         Ok(None) => return None,
         Err(_) => {
@@ -121,13 +122,12 @@ fn read_verified(path: &Path, file: &SkillResource) -> Option<Vec<u8>> {
             return None;
         }
     };
-    let mut bytes = Vec::new();
-    let fits = metadata.len() == file.size
-        && (&mut opened)
-            .take(file.size.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .is_ok();
-    if fits && file.verify(&bytes).is_ok() {
+    let bytes = (metadata.len() == file.size)
+        .then(|| skillful_fs::read_opened(path, &opened, &metadata, file.size).ok())
+        .flatten();
+    if let Some(bytes) = bytes
+        && file.verify(&bytes).is_ok()
+    {
         // Only the order of eviction depends on it.
         let _ = opened.set_modified(SystemTime::now());
         return Some(bytes);

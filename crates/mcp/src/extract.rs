@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use skillful_core::{ResourceContent, Skill};
-use skillful_state::blocking;
+use skillful_fs::blocking;
 
 use crate::archive::{self, ArchiveFormat, ArchiveLimits};
 use crate::connection::Connection;

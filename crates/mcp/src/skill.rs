@@ -16,7 +16,7 @@ use skillful_core::{
 };
 use skillful_discovery::{FileScriptRequest, SharedScriptRunner};
 use skillful_frontmatter::{ParseOptions, parse};
-use skillful_state::blocking;
+use skillful_fs::blocking;
 use tokio::sync::OnceCell;
 
 use crate::cache::{FileCache, hashed};

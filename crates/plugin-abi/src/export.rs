@@ -178,8 +178,8 @@ fn guard<T>(doing: &str, call: impl FnOnce() -> Result<T, String>) -> RResult<T,
 }
 
 /// The message a panic carried, when it is text; `(no message)` otherwise: the rule of
-/// `skillful_state::blocking::panic_message`, kept here so that a plugin links no
-/// `skillful-state`.
+/// `skillful_fs::blocking::panic_message`, kept here so that a plugin links no
+/// `skillful-fs` (its tokio, `sha2` and `rustix` with it).
 fn panic_message(payload: &(dyn Any + Send)) -> &str {
     payload
         .downcast_ref::<&str>()

@@ -12,9 +12,9 @@ use skillful_core::{
     DEFAULT_SCRIPT_TIMEOUT, Diagnostic, Mapping, OriginKind, RiskTier, Skill, SkillDocument,
     SkillError, SkillFrontmatter, SkillOrigin, SkillResource, SkillScript,
 };
+use skillful_fs::blocking;
 use skillful_inline::{InlineResource, InlineScript, InlineSkill};
 use skillful_plugin_abi::ffi::{FrontmatterInfo, ResourceInfo, ScriptInfo, SkillPluginRef};
-use skillful_state::blocking;
 
 use crate::error::PluginError;
 

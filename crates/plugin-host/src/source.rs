@@ -135,7 +135,7 @@ impl PluginSkillsSource {
         self.loaded
             .get_or_try_init(|| async {
                 let locations = self.locations.clone();
-                skillful_state::blocking::run("loading plugins", move || load_all(&locations))
+                skillful_fs::blocking::run("loading plugins", move || load_all(&locations))
                     .await
                     .map_err(SkillError::other)
             })

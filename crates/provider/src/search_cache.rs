@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use skillful_core::{Skill, SkillError};
-use skillful_state::blocking;
+use skillful_fs::blocking;
 
 use crate::search::{SearchDocument, SearchIndex};
 

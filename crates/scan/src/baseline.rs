@@ -72,7 +72,7 @@ pub enum BaselineError {
         /// The file.
         path: PathBuf,
         /// The failure.
-        source: skillful_state::StateError,
+        source: skillful_fs::FsError,
     },
     /// The file is not a baseline of this version.
     #[error(
@@ -115,7 +115,7 @@ impl Baseline {
     /// [`BaselineError::Missing`], [`BaselineError::Io`] (including a file over 16 MiB or not
     /// a regular file) or [`BaselineError::Malformed`].
     pub fn read(path: &Path) -> Result<Self, BaselineError> {
-        let bytes = skillful_state::read_bounded(path, MAX_BASELINE_BYTES)
+        let bytes = skillful_fs::read_bounded(path, MAX_BASELINE_BYTES)
             .map_err(|source| BaselineError::Io {
                 path: path.to_owned(),
                 source,
@@ -142,7 +142,7 @@ impl Baseline {
     pub fn write(&self, path: &Path) -> Result<(), BaselineError> {
         let mut json = serde_json::to_vec_pretty(self).expect("a baseline serializes");
         json.push(b'\n');
-        skillful_state::write_atomic(path, &json, 0o644).map_err(|source| BaselineError::Io {
+        skillful_fs::write_atomic(path, &json, 0o644).map_err(|source| BaselineError::Io {
             path: path.to_owned(),
             source,
         })

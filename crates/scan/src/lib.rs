@@ -196,7 +196,7 @@ pub(crate) fn fingerprint(
         hasher.update(part.as_bytes());
         hasher.update([0]);
     }
-    let mut digest = skillful_state::hex(&hasher.finalize());
+    let mut digest = skillful_fs::hex(&hasher.finalize());
     digest.truncate(32);
     digest
 }

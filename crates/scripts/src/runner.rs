@@ -276,7 +276,7 @@ impl ProcessRunner {
         let mut undone = Vec::new();
         if let Some(confinement) = confinement {
             // A panic is logged by `run`; its notes are then lost with it.
-            undone = skillful_state::blocking::run("finishing a script's sandbox", move || {
+            undone = skillful_fs::blocking::run("finishing a script's sandbox", move || {
                 confinement.finish()
             })
             .await
@@ -315,15 +315,14 @@ impl ProcessRunner {
         {
             let config = Arc::clone(&self.config);
             let skill_dir = skill_dir.to_path_buf();
-            let prepared =
-                skillful_state::blocking::run("preparing a script's sandbox", move || {
-                    Confinement::prepare(&config.sandbox, profile, &skill_dir, network)
-                })
-                .await
-                .map_err(|error| RunFailure::Sandbox {
-                    action: "preparing the sandbox".into(),
-                    error: error.to_string(),
-                })?;
+            let prepared = skillful_fs::blocking::run("preparing a script's sandbox", move || {
+                Confinement::prepare(&config.sandbox, profile, &skill_dir, network)
+            })
+            .await
+            .map_err(|error| RunFailure::Sandbox {
+                action: "preparing the sandbox".into(),
+                error: error.to_string(),
+            })?;
             prepared.map(Some)
         }
         #[cfg(not(target_os = "linux"))]

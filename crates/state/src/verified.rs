@@ -10,10 +10,8 @@
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
-use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -136,7 +134,7 @@ impl VerifiedDir {
     /// Creates the new directory `name` inside this one, with mode 0700.
     ///
     /// # Errors
-    /// [`StateError::Io`] with [`io::ErrorKind::AlreadyExists`] when something has that name;
+    /// [`StateError::Io`] with [`std::io::ErrorKind::AlreadyExists`] when something has that name;
     /// [`StateError::Refused`] for a name that is not one plain file name, or a directory that
     /// is not this user's by the time it is opened.
     pub fn create_dir(&self, name: impl AsRef<OsStr>) -> Result<Self, StateError> {
@@ -152,12 +150,14 @@ impl VerifiedDir {
     /// (a file, a symbolic link) is replaced, never written through.
     ///
     /// # Errors
-    /// [`StateError::Refused`] for a name that is not one plain file name; [`StateError::Io`]
+    /// [`StateError::Refused`] for a name that is not one plain file name; [`StateError::Fs`]
     /// (the temporary file is removed).
     pub fn write(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> Result<(), StateError> {
         let name = name.as_ref();
         let here = self.child(name)?;
-        write_at(&self.fd, name, &here, bytes, 0o600)
+        Ok(skillful_fs::write_atomic_at(
+            &self.fd, name, &here, bytes, 0o600,
+        )?)
     }
 
     /// The names of the entries of this directory (`.` and `..` left out).
@@ -262,46 +262,9 @@ fn refused(path: &Path, reason: impl Into<String>) -> StateError {
     }
 }
 
-/// Writes `bytes` as the whole of `name` in the directory `dir` (whose path is `path`'s parent):
-/// a temporary file made `O_CREAT | O_EXCL | O_NOFOLLOW` with `mode` beside it, flushed, renamed
-/// over `name`; then the directory flushed.
-pub(crate) fn write_at(
-    dir: &rustix::fd::OwnedFd,
-    name: &OsStr,
-    path: &Path,
-    bytes: &[u8],
-    mode: u32,
-) -> Result<(), StateError> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let mut temporary = OsString::from(".");
-    temporary.push(name);
-    temporary.push(format!(
-        ".{}.{}.tmp",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = (|| -> io::Result<()> {
-        let fd = rustix::fs::openat(
-            dir,
-            temporary.as_os_str(),
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(mode),
-        )?;
-        let mut file = std::fs::File::from(fd);
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        rustix::fs::renameat(dir, temporary.as_os_str(), dir, name)?;
-        rustix::fs::fsync(dir)?;
-        Ok(())
-    })();
-    written.map_err(|error| {
-        let _ = rustix::fs::unlinkat(dir, temporary.as_os_str(), AtFlags::empty());
-        StateError::io(path, error)
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use std::io;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     use super::*;

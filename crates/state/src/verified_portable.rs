@@ -64,13 +64,13 @@ impl VerifiedDir {
     }
 
     /// Writes `bytes` as the whole of the file `name` inside this directory
-    /// ([`write_atomic`](crate::write_atomic)).
+    /// ([`skillful_fs::write_atomic`]).
     ///
     /// # Errors
-    /// [`StateError::Refused`] for a name that is not one plain file name; [`StateError::Io`].
+    /// [`StateError::Refused`] for a name that is not one plain file name; [`StateError::Fs`].
     pub fn write(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> Result<(), StateError> {
         let path = crate::child_of(&self.path, name.as_ref())?;
-        crate::write_atomic(&path, bytes, 0o600)
+        Ok(skillful_fs::write_atomic(&path, bytes, 0o600)?)
     }
 
     /// The names of the entries of this directory.

@@ -459,7 +459,7 @@ async fn follow(
     let (shared, roots, discovery) = (Arc::clone(shared), roots.to_vec(), Arc::clone(discovery));
     let reporter = watchers.reporter.clone();
     let poll_interval = watchers.poll_interval;
-    let followed = skillful_state::blocking::run("watching the skill roots", move || {
+    let followed = skillful_fs::blocking::run("watching the skill roots", move || {
         watchers.follow(&shared, &roots, &discovery);
         watchers
     })

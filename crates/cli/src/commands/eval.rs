@@ -150,7 +150,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         if let [guided, tools] = compared.as_slice()
             && !args.json
         {
-            let digest = skillful_state::sha256_file(&skill.dir().join("SKILL.md"), 16 << 20)
+            let digest = skillful_fs::sha256_file(&skill.dir().join("SKILL.md"), 16 << 20)
                 .ok()
                 .flatten()
                 .map(|digest| digest.sha256);

@@ -67,7 +67,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Ok);
         }
         Some(path) => {
-            skillful_state::write_atomic(&path, html.as_bytes(), 0o600)?;
+            skillful_fs::write_atomic(&path, html.as_bytes(), 0o600)?;
             path
         }
         None => {

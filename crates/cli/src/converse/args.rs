@@ -268,7 +268,7 @@ impl AgentArgs {
                     one_line(&path.display().to_string())
                 )?;
                 let path = path.clone();
-                skillful_state::blocking::run("waiting for the session", move || {
+                skillful_fs::blocking::run("waiting for the session", move || {
                     SessionFile::open(path)
                 })
                 .await??

@@ -13,7 +13,7 @@ use rmcp::model::{ErrorData, ResourceContents, Skill};
 use rmcp::service::{RequestContext, RoleServer};
 use skillful_audit::{Actor, AuditEvent, AuditSettings, EventKind, SkillRef, sha256_hex};
 use skillful_core::Skill as _;
-use skillful_state::blocking;
+use skillful_fs::blocking;
 
 use super::{SkillsMcpServer, Target};
 

@@ -14,7 +14,7 @@ use rmcp::model::{
 };
 use skillful_core::{Skill as _, SkillError};
 use skillful_discovery::{Discovery, FileSkill, FileSkillsSource, FileVersion};
-use skillful_state::blocking;
+use skillful_fs::blocking;
 use skillful_watch::WatchedSource;
 
 use crate::final_form::{check_entry, fetched_frontmatter};

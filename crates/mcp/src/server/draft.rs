@@ -19,7 +19,7 @@ pub(super) async fn archive(skill: &FileSkill) -> Result<Vec<u8>, SkillError> {
         }
         files.push((name.to_owned(), skill.read_file(name).await?));
     }
-    skillful_state::blocking::run("packing a skill archive", move || {
+    skillful_fs::blocking::run("packing a skill archive", move || {
         tar_gz(&files)
             .map_err(|error| SkillError::Other(format!("cannot build the archive: {error}")))
     })

@@ -40,9 +40,9 @@ impl From<Interrupted> for std::io::Error {
 /// # Example
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let length = skillful_state::blocking::run("reading a file", || 42).await.unwrap();
+/// let length = skillful_fs::blocking::run("reading a file", || 42).await.unwrap();
 /// assert_eq!(length, 42);
-/// let error = skillful_state::blocking::run::<(), _>("a bad call", || panic!("boom")).await;
+/// let error = skillful_fs::blocking::run::<(), _>("a bad call", || panic!("boom")).await;
 /// assert_eq!(error.unwrap_err().to_string(), "a bad call panicked: boom");
 /// # });
 /// ```
@@ -78,8 +78,8 @@ where
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let (sender, receiver) = std::sync::mpsc::channel();
-/// skillful_state::blocking::spawn("sending a number", move || sender.send(7).unwrap());
-/// let received = skillful_state::blocking::run("receiving it", move || receiver.recv()).await;
+/// skillful_fs::blocking::spawn("sending a number", move || sender.send(7).unwrap());
+/// let received = skillful_fs::blocking::run("receiving it", move || receiver.recv()).await;
 /// assert_eq!(received.unwrap(), Ok(7));
 /// # });
 /// ```

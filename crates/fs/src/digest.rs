@@ -5,7 +5,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::{FileStamp, StateError};
+use crate::{FileStamp, FsError};
 
 /// Bytes as lower-case hexadecimal.
 pub fn hex(bytes: &[u8]) -> String {
@@ -39,8 +39,8 @@ pub struct FileDigest {
 ///
 /// # Errors
 /// As [`read_regular_file`](crate::read_regular_file): a link or a file that is not regular
-/// ([`StateError::Unsafe`]), over `max_bytes` ([`StateError::TooLarge`]), or [`StateError::Io`].
-pub fn sha256_file(path: &Path, max_bytes: u64) -> Result<Option<FileDigest>, StateError> {
+/// ([`FsError::Unsafe`]), over `max_bytes` ([`FsError::TooLarge`]), or [`FsError::Io`].
+pub fn sha256_file(path: &Path, max_bytes: u64) -> Result<Option<FileDigest>, FsError> {
     let mut hasher = Sha256::new();
     let Some((size, metadata)) =
         crate::read_regular_file(path, max_bytes, &mut |chunk| hasher.update(chunk))?
@@ -72,17 +72,14 @@ mod tests {
         assert_eq!(digest.size, 3);
         assert!(matches!(
             sha256_file(&file, 2),
-            Err(StateError::TooLarge { limit: 2, .. })
+            Err(FsError::TooLarge { limit: 2, .. })
         ));
         assert_eq!(sha256_file(&dir.path().join("missing"), 9).unwrap(), None);
         #[cfg(unix)]
         {
             let link = dir.path().join("link");
             std::os::unix::fs::symlink(&file, &link).unwrap();
-            assert!(matches!(
-                sha256_file(&link, 9),
-                Err(StateError::Unsafe { .. })
-            ));
+            assert!(matches!(sha256_file(&link, 9), Err(FsError::Unsafe { .. })));
         }
     }
 }
