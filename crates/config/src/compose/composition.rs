@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use skillful_core::{Scope, Skill, SkillError, SkillsSource, SourceContext};
 use skillful_discovery::FileSkillsSource;
+use skillful_inline::Precedence;
 #[cfg(feature = "plugins")]
 use skillful_plugin_host::PluginSkillsSource;
 #[cfg(feature = "watch")]
@@ -43,7 +44,10 @@ pub(super) struct Inner {
     pub(super) locked: bool,
     /// Where the digests of locked skills' files are cached (the user's cache directory).
     pub(super) digest_cache: PathBuf,
-    /// Shadowed names already warned about, so that a long chat warns once.
+    /// The rule of names, which remembers the shadowed skills it warned about, so that a long
+    /// chat warns once.
+    pub(super) precedence: Precedence,
+    /// Modified skills already warned about, so that a long chat warns once.
     pub(super) warned: Mutex<HashSet<String>>,
     /// The file skills, watched, once [`Composition::watch`] started watching them.
     #[cfg(feature = "watch")]

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use skillful_core::{Diagnostic, Skill, SkillOrigin};
+use skillful_inline::Rank;
 #[cfg(feature = "plugins")]
 use skillful_plugin_host::PluginError;
 
@@ -47,6 +48,18 @@ impl Status {
     /// composition).
     pub fn is_offered(&self) -> bool {
         matches!(self, Self::Active | Self::Modified { offered: true, .. })
+    }
+
+    /// The status of a skill ranked by the name rule, disabled by the settings level `by`.
+    pub(super) fn ranked(rank: Rank<SettingsLevel>) -> Self {
+        match rank {
+            Rank::Offered => Self::Active,
+            Rank::LeftOut(by) => Self::Disabled { by },
+            Rank::Shadowed { by_name, by } => Self::Shadowed {
+                by_name,
+                by: by.origin().clone(),
+            },
+        }
     }
 }
 

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use skillful_core::{OriginKind, Skill, SkillError, SkillOrigin, SourceContext};
+use skillful_core::{OriginKind, Skill, SkillError, SourceContext};
+use skillful_inline::{Precedence, Rank, Ranking};
 
 use super::mcp::mcp_names;
 use super::{Composition, Entry, Loaded, Status};
@@ -30,8 +31,10 @@ impl Composition {
             diagnostics: discovery.diagnostics.clone(),
             ..Loaded::default()
         };
-        // Precedence: files by scope (explicit, project, user, admin), then plugins, inline and
-        // MCP skills, which are explicit; a stable sort keeps each source's own order.
+        // Gathered here rather than by an `AggregatingSource`, since the parts say more than
+        // their skills (diagnostics, plugin errors, each MCP skill's server); ordered by the same
+        // rule: files by scope (explicit, project, user, admin), then plugins, inline and MCP
+        // skills, which are explicit, each source's own order kept.
         let mut found: Vec<(Arc<dyn Skill>, Option<&str>)> = Vec::new();
         for skill in &discovery.skills {
             found.push((Arc::clone(skill) as Arc<dyn Skill>, None));
@@ -50,21 +53,16 @@ impl Composition {
         found.extend(inner.inline.iter().map(|skill| (Arc::clone(skill), None)));
         #[cfg(feature = "mcp")]
         for part in &inner.mcp {
-            let skills = part
-                .listed
-                .get_or_try_init(|| async {
-                    part.source.load().await.map_err(|error| {
-                        SkillError::Other(format!("MCP server '{}': {error}", part.label))
-                    })
-                })
-                .await?;
+            let skills = part.listed().await.map_err(|error| {
+                SkillError::Other(format!("MCP server '{}': {error}", part.label))
+            })?;
             found.extend(
                 skills
                     .iter()
                     .map(|skill| (Arc::clone(skill), Some(part.label.as_str()))),
             );
         }
-        found.sort_by_key(|(skill, _)| skill.scope());
+        Precedence::sort(&mut found, |(skill, _)| skill.as_ref());
         let roots: Vec<PathBuf> = inner.roots.iter().map(|(root, _)| root.clone()).collect();
         let dirs: Vec<String> = discovery
             .skills
@@ -90,17 +88,17 @@ impl Composition {
         _context: &SourceContext,
     ) -> Vec<Entry> {
         // Skills that are not from MCP servers claim their names first: those keep them.
-        let mut claimed = Claimed::new();
+        let mut ranking = self.inner.precedence.ranking();
         let mut entries = Vec::with_capacity(found.len());
         let mut mcp: Vec<(Arc<dyn Skill>, &str)> = Vec::new();
         for (skill, label) in found {
             match label {
                 Some(label) => mcp.push((skill, label)),
-                None => entries.push(self.local_entry(skill, &mut claimed, drifted)),
+                None => entries.push(self.local_entry(skill, &mut ranking, drifted)),
             }
         }
-        for (skill, own_name, shown) in mcp_names(mcp, &claimed) {
-            entries.push(self.mcp_entry(skill, own_name, shown, &mut claimed));
+        for (skill, own_name, shown) in mcp_names(mcp, &ranking) {
+            entries.push(self.mcp_entry(skill, own_name, shown, &mut ranking));
         }
         entries
     }
@@ -109,49 +107,28 @@ impl Composition {
     fn local_entry(
         &self,
         skill: Arc<dyn Skill>,
-        claimed: &mut Claimed,
+        ranking: &mut Ranking<'_>,
         drifted: &HashMap<String, Drift>,
     ) -> Entry {
         let name = skill.name().to_owned();
-        let status = match self.inner.enablement.check(&name) {
-            Err(by) => Status::Disabled { by },
+        let enabled = self.inner.enablement.check(&name);
+        let status = match ranking.rank(&skill, &name, enabled) {
             // A modified skill keeps its name even when it is not offered: no other skill stands
             // in for it unnoticed.
-            Ok(()) => self.claim(claimed, &name, &skill).unwrap_or_else(|| {
-                match self.drift_of(&skill, drifted) {
-                    Some(files) => Status::Modified {
-                        files,
-                        offered: !self.inner.locked,
-                    },
-                    None => Status::Active,
-                }
-            }),
+            Rank::Offered => match self.drift_of(&skill, drifted) {
+                Some(files) => Status::Modified {
+                    files,
+                    offered: !self.inner.locked,
+                },
+                None => Status::Active,
+            },
+            rank => Status::ranked(rank),
         };
         Entry {
             skill,
             own_name: name,
             status,
         }
-    }
-
-    /// Gives `name` to `skill`, unless another skill has it already: then `skill` is shadowed
-    /// (and warned about once).
-    pub(super) fn claim(
-        &self,
-        claimed: &mut Claimed,
-        name: &str,
-        skill: &Arc<dyn Skill>,
-    ) -> Option<Status> {
-        let key = name.to_lowercase();
-        if let Some((by_name, by)) = claimed.get(&key) {
-            self.warn_shadowed(name, skill.origin(), by.origin());
-            return Some(Status::Shadowed {
-                by_name: by_name.clone(),
-                by: by.origin().clone(),
-            });
-        }
-        claimed.insert(key, (name.to_owned(), Arc::clone(skill)));
-        None
     }
 
     /// The files of `skill` (a file skill) that differ from its lock, warned about once.
@@ -187,28 +164,4 @@ impl Composition {
         }
         Some(drift.files.clone())
     }
-
-    fn warn_shadowed(&self, name: &str, shadowed: &SkillOrigin, by: &SkillOrigin) {
-        let key = format!("{name}\u{0}{shadowed}");
-        let mut warned = self
-            .inner
-            .warned
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !warned.insert(key) {
-            return;
-        }
-        let name = skillful_core::text::one_line(name);
-        let why = if shadowed.scope == by.scope {
-            "found first"
-        } else {
-            "higher precedence"
-        };
-        tracing::warn!(
-            "skill `{name}` of {shadowed} is shadowed by the skill of the same name of {by} ({why}); `skills list --all` shows both"
-        );
-    }
 }
-
-/// The names taken so far, lowercased, with the name as written and the skill that took it.
-pub(super) type Claimed = HashMap<String, (String, Arc<dyn Skill>)>;

@@ -6,11 +6,13 @@ use std::sync::Arc;
 
 use skillful_core::Skill;
 #[cfg(feature = "mcp")]
-use skillful_mcp::McpSkillsSource;
+use skillful_core::{SkillError, SkillsSource, SourceContext};
 #[cfg(feature = "mcp")]
-use tokio::sync::OnceCell;
+use skillful_inline::CachingSource;
+use skillful_inline::{Precedence, Ranking};
+#[cfg(feature = "mcp")]
+use skillful_mcp::McpSkillsSource;
 
-use super::load::Claimed;
 use super::renamed::Renamed;
 use super::{Composition, Entry, Status};
 #[cfg(feature = "mcp")]
@@ -21,9 +23,9 @@ use crate::mcp::McpServer;
 #[cfg(feature = "mcp")]
 pub(super) struct McpPart {
     pub(super) label: String,
-    pub(super) source: McpSkillsSource,
-    /// The server's skills, listed once: a listing is a network round trip per run otherwise.
-    pub(super) listed: OnceCell<Vec<Arc<dyn Skill>>>,
+    /// The server's skills, listed once (the cache asked with one context whatever the run's):
+    /// a listing is a network round trip per run otherwise. A failed listing is not kept.
+    listing: CachingSource,
 }
 
 #[cfg(feature = "mcp")]
@@ -39,9 +41,13 @@ impl McpPart {
             .fold(builder, |builder, name| builder.allow_env(name.clone()));
         Self {
             label: server.label.into(),
-            source: builder.build(),
-            listed: OnceCell::new(),
+            listing: CachingSource::new(Arc::new(builder.build())),
         }
+    }
+
+    /// The server's skills, from the first listing that succeeded.
+    pub(super) async fn listed(&self) -> Result<Vec<Arc<dyn Skill>>, SkillError> {
+        self.listing.skills(&SourceContext::default()).await
     }
 }
 
@@ -52,18 +58,13 @@ impl Composition {
         skill: Arc<dyn Skill>,
         own_name: String,
         shown: String,
-        claimed: &mut Claimed,
+        ranking: &mut Ranking<'_>,
     ) -> Entry {
         let enablement = &self.inner.enablement;
-        let status = match enablement
+        let enabled = enablement
             .check(&shown)
-            .and_then(|()| enablement.check(&own_name))
-        {
-            Err(by) => Status::Disabled { by },
-            Ok(()) => self
-                .claim(claimed, &shown, &skill)
-                .unwrap_or(Status::Active),
-        };
+            .and_then(|()| enablement.check(&own_name));
+        let status = Status::ranked(ranking.rank(&skill, &shown, enabled));
         let skill = if shown == own_name {
             skill
         } else {
@@ -83,17 +84,19 @@ impl Composition {
 /// renamed ones too.
 pub(super) fn mcp_names(
     mcp: Vec<(Arc<dyn Skill>, &str)>,
-    claimed: &Claimed,
+    ranking: &Ranking<'_>,
 ) -> Vec<(Arc<dyn Skill>, String, String)> {
     let mut counts: HashMap<String, usize> = HashMap::new();
     for (skill, _) in &mcp {
-        *counts.entry(skill.name().to_lowercase()).or_default() += 1;
+        *counts
+            .entry(Precedence::name_key(skill.name()))
+            .or_default() += 1;
     }
     mcp.into_iter()
         .map(|(skill, label)| {
             let own_name = skill.name().to_owned();
-            let key = own_name.to_lowercase();
-            let collides = claimed.contains_key(&key) || counts.get(&key).copied() > Some(1);
+            let collides = ranking.is_taken(&own_name)
+                || counts.get(&Precedence::name_key(&own_name)).copied() > Some(1);
             let shown = if collides {
                 format!("{label}:{own_name}")
             } else {

@@ -18,6 +18,7 @@ use skillful_core::{Scope, Skill};
 use skillful_discovery::hosts::Host;
 use skillful_discovery::{FileSkillsSource, SharedScriptRunner};
 use skillful_frontmatter::FrontmatterLoader;
+use skillful_inline::Precedence;
 
 #[cfg(feature = "mcp")]
 use crate::mcp::McpServer;
@@ -268,6 +269,7 @@ impl SkillsConfig {
                     .dirs
                     .cache()
                     .join(crate::locked::DIGEST_CACHE_FILE),
+                precedence: Precedence::new().hint("`skills list --all` shows both"),
                 warned: Mutex::new(HashSet::new()),
                 #[cfg(feature = "watch")]
                 watched: OnceCell::new(),
