@@ -70,12 +70,11 @@ impl Composition {
             .filter_map(|skill| skill.origin().location.clone())
             .collect();
         let cache = inner.digest_cache.clone();
-        let checked =
-            skillful_fs::blocking::run("checking skills against their lock", move || {
-                crate::locked::check(&roots, &dirs, &cache)
-            })
-            .await
-            .map_err(SkillError::other)?;
+        let checked = skillful_fs::blocking::run("checking skills against their lock", move || {
+            crate::locked::check(&roots, &dirs, &cache)
+        })
+        .await
+        .map_err(SkillError::other)?;
         loaded.files_hashed = checked.hashed;
         loaded.entries = self.compose(found, &checked.drifted, context);
         Ok(loaded)
