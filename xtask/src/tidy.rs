@@ -1186,11 +1186,11 @@ mod tests {
         );
         workspace.write(
             "ARCHITECTURE.md",
-            "# Architecture\n\n## Crate layers\n\n```text\n1  agent\n0  core   process   state\n```\n",
+            "# Architecture\n\n## Crate layers\n\n```text\n1  agent\n0  core   process   fs\n```\n",
         );
-        workspace.krate("state", "");
+        workspace.krate("fs", "");
         workspace.append(
-            "crates/state/src/lib.rs",
+            "crates/fs/src/lib.rs",
             "\n/// The one open.\npub fn open_nofollow(path: &std::path::Path) {\n    \
              let _ = std::fs::OpenOptions::new().read(true).open(path);\n}\n",
         );

@@ -1021,3 +1021,45 @@ async fn a_skill_is_not_asked_about_for_a_request_holding_its_anti_trigger() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_script_that_becomes_a_task_is_waited_for_within_the_guided_turn() {
+    if !python() {
+        return;
+    }
+    let server = TestServer::start().await;
+    server.respond(stand_in(SELECT, RUN, "A marathon is 42.16 km."));
+    let runner = Arc::new(CountingRunner::default());
+    let source = FileSkillsSource::builder()
+        .root(crate::common::examples())
+        .script_runner(Arc::clone(&runner) as _)
+        .build()
+        .unwrap();
+    // Every script call is a task at once.
+    let provider = SkillsProvider::builder(Arc::new(source))
+        .tasks(skillful_provider::TaskSettings::default().after(std::time::Duration::ZERO))
+        .build()
+        .unwrap();
+    let agent = Agent::builder(client(server.url()))
+        .skills(Arc::new(provider))
+        .approval(ApprovalRules::new(AutoApprove::All).scripts_isolated(true))
+        .mode(Mode::Guided)
+        .build();
+    let mut session = Session::new();
+    let response = agent.run(MARATHON, &mut session).await.unwrap();
+    assert_eq!(response.text(), "A marathon is 42.16 km.");
+    assert_eq!(runner.runs(), 1);
+    let results: Vec<String> = response
+        .messages
+        .iter()
+        .flat_map(|message| &message.contents)
+        .filter_map(|content| match content {
+            skillful_chat::Content::FunctionResult(result) => Some(result.result.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(results.iter().any(|result| result.contains("42.1648")), "{results:?}");
+    assert!(!results.iter().any(|result| result.contains("\"running\"")), "{results:?}");
+    // Nothing is left for a wake-up: the guided turn had the result.
+    assert!(session.tasks().is_empty());
+}

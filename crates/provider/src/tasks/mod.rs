@@ -495,8 +495,7 @@ impl Tasks {
         session: Option<&str>,
         id: &TaskId,
     ) -> Result<Option<TaskRecord>, TaskStoreError> {
-        let live = lock(&self.live).get(id).cloned();
-        if let Some(live) = live.filter(|live| live.call.session.as_deref() == session) {
+        if let Some(live) = self.live_of(session, id) {
             let state = live.state.lock().await;
             if let Some(record) = &state.record {
                 let mut record = record.clone();
@@ -523,6 +522,14 @@ impl Tasks {
         self.settings.store.list(session).await
     }
 
+    /// The call `id` of `session` running in this process.
+    fn live_of(&self, session: Option<&str>, id: &TaskId) -> Option<Arc<Live>> {
+        lock(&self.live)
+            .get(id)
+            .filter(|live| live.call.session.as_deref() == session)
+            .cloned()
+    }
+
     /// Whether a task of `session` runs in this process now (a call still within the threshold
     /// is no task).
     pub fn has_running(&self, session: Option<&str>) -> bool {
@@ -539,8 +546,8 @@ impl Tasks {
     /// What the task `id` of `session` has written so far, the end of it within the provider's
     /// output budget; `None` for a task not running in this process.
     pub fn output_so_far(&self, session: Option<&str>, id: &TaskId) -> Option<String> {
-        let live = lock(&self.live).get(id).cloned()?;
-        (live.call.session.as_deref() == session).then(|| lock(&live.output).text())
+        self.live_of(session, id)
+            .map(|live| lock(&live.output).text())
     }
 
     /// Waits for the task `id` to end and gives its record; at once for a task that has ended
@@ -553,8 +560,7 @@ impl Tasks {
         session: Option<&str>,
         id: &TaskId,
     ) -> Result<Option<TaskRecord>, TaskStoreError> {
-        let live = lock(&self.live).get(id).cloned();
-        if let Some(live) = live.filter(|live| live.call.session.as_deref() == session) {
+        if let Some(live) = self.live_of(session, id) {
             let mut ended = live.ended.subscribe();
             let _ = ended.wait_for(|ended| *ended).await;
         }
@@ -573,8 +579,7 @@ impl Tasks {
         session: Option<&str>,
         id: &TaskId,
     ) -> Result<Option<TaskRecord>, TaskStoreError> {
-        let live = lock(&self.live).get(id).cloned();
-        if let Some(live) = live.filter(|live| live.call.session.as_deref() == session) {
+        if let Some(live) = self.live_of(session, id) {
             tracing::info!(task = %id, "cancelling a task");
             live.stop.send_replace(true);
         }
