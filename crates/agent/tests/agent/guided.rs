@@ -1058,8 +1058,14 @@ async fn a_script_that_becomes_a_task_is_waited_for_within_the_guided_turn() {
             _ => None,
         })
         .collect();
-    assert!(results.iter().any(|result| result.contains("42.1648")), "{results:?}");
-    assert!(!results.iter().any(|result| result.contains("\"running\"")), "{results:?}");
+    assert!(
+        results.iter().any(|result| result.contains("42.1648")),
+        "{results:?}"
+    );
+    assert!(
+        !results.iter().any(|result| result.contains("\"running\"")),
+        "{results:?}"
+    );
     // Nothing is left for a wake-up: the guided turn had the result.
     assert!(session.tasks().is_empty());
 }
