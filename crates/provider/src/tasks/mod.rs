@@ -381,9 +381,12 @@ impl Tasks {
         } else {
             self.settings.after
         };
-        let mut ended = live.ended.subscribe();
-        // Ended or not, the state decides below: the result is taken under its lock.
-        let _ = tokio::time::timeout(wait, ended.wait_for(|ended| *ended)).await;
+        // Ended or not, the state decides below: the result is taken under its lock. No timer
+        // for a task at once: the timer's granularity (a millisecond) would be its whole cost.
+        if !wait.is_zero() {
+            let mut ended = live.ended.subscribe();
+            let _ = tokio::time::timeout(wait, ended.wait_for(|ended| *ended)).await;
+        }
         let mut state = live.state.lock().await;
         if let Some(result) = state.result.take() {
             return result;
