@@ -119,8 +119,9 @@ pub enum LifecycleError {
     },
     /// A list of phrases written as a JSON array that does not hold only strings.
     #[error(
-        "skill '{skill}': metadata.{key}: not a list of phrases; separate them with `;` \
-         (`loan payment; amortisation`)"
+        "skill '{skill}': metadata.{key}: not a list of {}; separate them with `;` (`{}`)",
+        listed(key).0,
+        listed(key).1
     )]
     BadPhrases {
         /// The skill's name.
@@ -128,6 +129,15 @@ pub enum LifecycleError {
         /// The key.
         key: &'static str,
     },
+}
+
+/// What the list `key` holds, and an example of one.
+fn listed(key: &str) -> (&'static str, &'static str) {
+    if key == crate::LONG_RUNNING_KEY {
+        ("script names", "scripts/train.py; scripts/sync.sh")
+    } else {
+        ("phrases", "loan payment; amortisation")
+    }
 }
 
 impl LifecycleError {

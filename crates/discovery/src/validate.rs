@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use skillful_core::validate::body_warning;
 use skillful_core::{
-    ANTI_TRIGGERS_KEY, AUTHOR_KEY, DOMAIN_KEY, Diagnostic, OWNER_KEY, Severity, Skill,
-    TRIGGERS_KEY, VERSION_KEY,
+    ANTI_TRIGGERS_KEY, AUTHOR_KEY, DOMAIN_KEY, Diagnostic, LONG_RUNNING_KEY, OWNER_KEY, Severity,
+    Skill, TRIGGERS_KEY, VERSION_KEY,
 };
 use skillful_frontmatter::{FrontmatterLoader, ValidationMode};
 
@@ -159,14 +159,16 @@ fn strict_lifecycle(skills: &[Arc<FileSkill>], diagnostics: &mut Vec<Diagnostic>
     }
 }
 
-/// The `metadata` keys of [`skillful_core::Lifecycle`].
-const LIFECYCLE_KEYS: [&str; 6] = [
+/// The `metadata` keys of [`skillful_core::Lifecycle`], and `long-running`
+/// ([`skillful_core::LongRunning`]), which share its errors.
+const LIFECYCLE_KEYS: [&str; 7] = [
     VERSION_KEY,
     OWNER_KEY,
     AUTHOR_KEY,
     DOMAIN_KEY,
     TRIGGERS_KEY,
     ANTI_TRIGGERS_KEY,
+    LONG_RUNNING_KEY,
 ];
 
 /// The root discovery walks for `path`: a `SKILL.md` stands for its directory (then one
