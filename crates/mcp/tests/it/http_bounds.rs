@@ -4,7 +4,7 @@
 //! bounded in all and per peer address (503), and a closed session frees its place; without a
 //! token only loopback `Origin`s are answered.
 
-mod common;
+use crate::common;
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! the skills change (`notifications/resources/list_changed`, in both protocol eras), and its
 //! next `skills/list` shows the change; real files, the platform's watcher.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! `validate_paths`: which paths name skills, and what `skills validate` reports for them.
 
-mod common;
+use crate::common;
 
 use common::Tree;
 use skillful_discovery::{ValidateError, validate_paths};

@@ -1,7 +1,7 @@
 //! `FileSkill::file_names` and `FileSkill::read_file`: exactly the files discovery admitted,
 //! as they are on disk, re-checked at read time.
 
-mod common;
+use crate::common;
 
 use common::Tree;
 use skillful_core::SkillError;

@@ -5,7 +5,7 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::{piped, skill_md, write_tree};
 use rmcp::model::ReadResourceRequestParams;

@@ -1,6 +1,6 @@
 //! Which directories are skills: depth, nesting, roots, links, hidden directories, duplicates.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::symlink;

@@ -1,7 +1,7 @@
 //! The files of a skill: resources and scripts, extensions, depth, filters, content, and the
 //! checks made again when a file is read or run.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::symlink;

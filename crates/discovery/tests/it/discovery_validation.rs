@@ -1,7 +1,7 @@
 //! Which SKILL.md files load: frontmatter validation in both modes, limits, and reading only the
 //! frontmatter at discovery.
 
-mod common;
+use crate::common;
 
 use common::{Tree, about, discover, names, skill_md};
 use skillful_core::{Severity, Skill, SkillError};

@@ -5,7 +5,7 @@
 //!
 //! Every test is skipped, saying why, when `python3` with PyYAML is missing (CI installs both).
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

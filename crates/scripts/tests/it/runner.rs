@@ -1,6 +1,6 @@
 //! The runner on real processes: interpreters, arguments, environment, limits.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

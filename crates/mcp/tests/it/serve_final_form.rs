@@ -3,7 +3,7 @@
 //! listing, its pages and manifests, the frontmatter's YAML types, `skills/get`, directory
 //! reads, cache hints, and the errors the spec asks for.
 
-mod common;
+use crate::common;
 
 use std::num::NonZeroUsize;
 use std::path::Path;

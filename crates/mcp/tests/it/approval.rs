@@ -2,7 +2,7 @@
 //! once the host approves that skill; an approved script runs in a private copy of the skill's
 //! verified files, inside the cache directory, removed afterwards.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

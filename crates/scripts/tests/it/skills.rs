@@ -1,7 +1,6 @@
 //! The runner behind file skills and the provider's `run_skill_script`, as an agent uses it.
 
-mod common;
-#[path = "skills/tasks.rs"]
+use crate::common;
 mod tasks;
 
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Discovering again after changes: only what changed is read again, and the result is what a
 //! whole new discovery finds.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::PathBuf;

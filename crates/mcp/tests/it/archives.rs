@@ -2,7 +2,7 @@
 //! concurrent refreshes. Every refusal leaves nothing outside (or partial inside) the
 //! extraction directory: the whole temporary tree is compared after each one.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

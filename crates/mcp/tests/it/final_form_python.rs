@@ -7,7 +7,7 @@
 //!
 //! Every test is skipped, saying why, when `python3` with PyYAML is missing (CI installs both).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

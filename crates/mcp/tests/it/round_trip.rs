@@ -2,7 +2,7 @@
 //! The final form (our server declares the Skills extension) and the draft form (the same
 //! server without the declaration, as Microsoft Agent Framework's servers are).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;
