@@ -83,6 +83,16 @@ pub trait Approver: Send {
     /// # Errors
     /// Whatever stops the turn (it ends with [`AgentError::Approver`]).
     async fn decide(&mut self, held: &HeldCall) -> Result<Option<ApprovalDecision>, ApproverError>;
+
+    /// Called before [`Agent::run_approving_tasks`] waits for the tasks of the session that
+    /// still run (to say so). The default does nothing.
+    ///
+    /// # Errors
+    /// Whatever stops the turn (it ends with [`AgentError::Approver`]).
+    async fn waiting_for(&mut self, tasks: &[crate::SessionTask]) -> Result<(), ApproverError> {
+        let _ = tasks;
+        Ok(())
+    }
 }
 
 /// What [`Agent::run_approving`] did.

@@ -16,8 +16,10 @@ use tokio::sync::broadcast;
 use tokio::task::JoinSet;
 
 use crate::agent::Agent;
+use crate::approver::{Approver, Turn};
 use crate::audit::Auditor;
 use crate::error::AgentError;
+use crate::run_options::RunOptions;
 use crate::session::Session;
 
 /// A task a session started, as its file records it.
@@ -183,6 +185,42 @@ impl Agent {
             self.ended_tasks.recorded(&ended).await;
         }
         Ok(ended)
+    }
+
+    /// Continues `turn` while tasks of `session` run after the model answered: tells `approver`
+    /// what it waits for, waits ([`Agent::wait_for_tasks`]), then runs the ended tasks' results
+    /// as a new turn ([`Input::Tasks`](crate::Input::Tasks), held calls asked of `approver`),
+    /// until no task runs or a turn ends with a call held. The responses join `turn`'s.
+    ///
+    /// # Errors
+    /// As [`Agent::run_approving`]; a task store could not be read.
+    pub async fn run_approving_tasks(
+        &self,
+        mut turn: Turn,
+        session: &mut Session,
+        options: &RunOptions,
+        approver: &mut dyn Approver,
+    ) -> Result<Turn, AgentError> {
+        while !turn.pending {
+            let running = self.running_tasks(session);
+            if running.is_empty() {
+                break;
+            }
+            approver
+                .waiting_for(&running)
+                .await
+                .map_err(AgentError::Approver)?;
+            let ended = self.wait_for_tasks(session).await?;
+            if ended.is_empty() {
+                break;
+            }
+            let next = self
+                .run_approving(crate::Input::Tasks(ended), session, options, approver)
+                .await?;
+            turn.responses.extend(next.responses);
+            turn.pending = next.pending;
+        }
+        Ok(turn)
     }
 
     /// The tasks `session` started that no provider of this agent runs or recorded as ended:

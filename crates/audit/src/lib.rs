@@ -60,10 +60,10 @@ mod tests {
     /// Of the workspace, the audit log links `skillful-state` alone: it knows files and records, not
     /// skills, tools or models.
     #[test]
-    fn the_audit_log_links_state_alone() {
+    fn the_audit_log_links_files_and_state_alone() {
         assert_eq!(
             skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
-            ["skillful-state"]
+            ["skillful-fs", "skillful-state"]
         );
     }
 }

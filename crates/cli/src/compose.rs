@@ -8,7 +8,7 @@ use skillful_config::{Composition, Environment, McpError, McpServer, McpServers,
 use skillful_core::validate::ValidationMode;
 use skillful_discovery::SharedScriptRunner;
 use skillful_discovery::hosts::Host;
-use skillful_provider::SkillsProvider;
+use skillful_provider::{SkillsProvider, SkillsProviderBuilder};
 
 use crate::{UsageError, output};
 
@@ -209,6 +209,14 @@ impl ListingFlags {
         &self,
         source: Arc<dyn skillful_core::SkillsSource>,
     ) -> anyhow::Result<SkillsProvider> {
+        Ok(self.builder(source).build()?)
+    }
+
+    /// The provider's builder with these flags, for a command that configures more.
+    pub(crate) fn builder(
+        &self,
+        source: Arc<dyn skillful_core::SkillsSource>,
+    ) -> SkillsProviderBuilder {
         let mut builder = SkillsProvider::builder(source);
         if let Some(chars) = self.listing_budget {
             builder = builder.listing_budget(chars);
@@ -216,6 +224,6 @@ impl ListingFlags {
         if let Some(tokens) = self.context_window {
             builder = builder.context_window(tokens);
         }
-        Ok(builder.build()?)
+        builder
     }
 }

@@ -3,6 +3,7 @@
 //! to the script runner's builder, which holds the policy.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use skillful_config::{Environment, Settings, SettingsLevel};
 use skillful_core::text::one_line;
@@ -113,4 +114,15 @@ pub(crate) fn not_isolated_line(runner: &ProcessRunner, then: &str) -> Option<St
     runner
         .not_isolated()
         .map(|why| format!("skills: {}; {then}", one_line(&why)))
+}
+
+/// A duration in seconds (fractions allowed), above zero: a script's timeout, a task's threshold.
+pub(crate) fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(format!("it must be above 0 seconds, not {text}"));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|error| format!("`{text}`: {error}"))
 }

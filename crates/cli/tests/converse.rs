@@ -574,3 +574,178 @@ async fn the_users_settings_choose_the_mode_and_the_flag_wins() {
     assert!(stderr.contains("`agent.mode` must be"), "{stderr}");
     assert!(stderr.contains("config.toml"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_script_shows_its_progress_the_model_answers_meanwhile_and_its_result_continues_the_run()
+ {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("slow-job");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: slow-job\ndescription: Runs the slow job.\nmetadata:\n  risk: read\n  long-running: \"true\"\n---\nRun scripts/job.sh.\n",
+    )
+    .unwrap();
+    // Its first line carries a terminal title sequence; it cannot end before the gate opens,
+    // which the test opens once the first line was shown.
+    std::fs::write(
+        dir.join("scripts/job.sh"),
+        "printf 'step 1 \\033]0;pwned\\007\\n'\nwhile [ ! -e \"$1\" ]; do sleep 0.05; done\necho 'step 2'\n",
+    )
+    .unwrap();
+    let gate = root.path().join("gate");
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call(
+        "c1",
+        "run_skill_script",
+        json!({"skillName": "slow-job", "scriptName": "scripts/job.sh", "arguments": [gate]}),
+    ));
+    server.push(Reply::text("It is running; I will say when it is done."));
+    server.push(Reply::text("The job is done."));
+    let args = run_args_at(
+        root.path(),
+        &server,
+        &["Run the slow job.", "--approve", "all"],
+    );
+    let mut child = common::command(&args).spawn().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    // Answers a question if the sandbox cannot isolate scripts here (then every script asks).
+    let stderr = child.stderr.take().unwrap();
+    let (shown, output) = tokio::task::spawn_blocking(move || {
+        use std::io::{BufRead, Write};
+        let mut stdin = stdin;
+        stdin.write_all(b"y\n").unwrap();
+        drop(stdin);
+        let mut shown = Vec::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap();
+            if line.contains("step 1") {
+                std::fs::write(&gate, "").unwrap();
+            }
+            shown.push(line);
+        }
+        (shown, child.wait_with_output().unwrap())
+    })
+    .await
+    .unwrap();
+    let stderr = shown.join("\n");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let stdout = text(&output.stdout);
+    let running = stdout.find("It is running").expect("the first answer");
+    let done = stdout
+        .find("The job is done.")
+        .expect("the answer to the result");
+    assert!(running < done, "{stdout}");
+
+    // The progress: the script's lines with the time it ran, escaped; the task's start and end.
+    assert!(!common::has_controls(&stderr), "{stderr:?}");
+    let step = shown
+        .iter()
+        .find(|line| line.contains("step 1"))
+        .expect("the first line shown live");
+    assert!(step.starts_with("   [slow-job scripts/job.sh "), "{step}");
+    assert!(step.ends_with("] step 1 \\u{1b}]0;pwned\\u{7}"), "{step}");
+    assert!(
+        stderr.contains("started: slow-job scripts/job.sh goes on"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ended: completed, exit code 0"), "{stderr}");
+    assert!(stderr.contains("[waiting for task-"), "{stderr}");
+
+    // The model was woken once, with the result.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let users = requests[2].contents("user");
+    assert_eq!(
+        users.iter().filter(|text| text.contains("step 2")).count(),
+        1,
+        "{users:?}"
+    );
+}
+
+/// `run` over `root`, activation off.
+fn run_args_at(root: &std::path::Path, server: &TestServer, extra: &[&str]) -> Vec<String> {
+    let mut args = common::run_args(root.to_str().unwrap(), server.url(), extra);
+    args.extend(["--activate".to_owned(), "off".to_owned()]);
+    args
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_resumed_after_its_process_died_says_its_task_was_lost_and_how_to_run_it_again() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("forever");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: forever\ndescription: Never ends.\nmetadata:\n  risk: read\n  long-running: \"true\"\n---\nRun scripts/wait.sh.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("scripts/wait.sh"),
+        "echo waiting\nexec sleep 300\n",
+    )
+    .unwrap();
+    let session = root.path().join("session.json");
+    let server = TestServer::start().await;
+    server.push(Reply::tool_call(
+        "c1",
+        "run_skill_script",
+        json!({"skillName": "forever", "scriptName": "scripts/wait.sh"}),
+    ));
+    server.push(Reply::text("It runs."));
+    server.push(Reply::text("Noted."));
+    let session_arg = session.to_str().unwrap();
+    let args = run_args_at(
+        root.path(),
+        &server,
+        &["Start it.", "--approve", "all", "--session", session_arg],
+    );
+    let mut child = common::command(&args).spawn().unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+    }
+    let stderr = child.stderr.take().unwrap();
+    // Killed while it waits for the task: the session file holds the task as running.
+    tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines() {
+            if line.unwrap().contains("[waiting for task-") {
+                break;
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+    })
+    .await
+    .unwrap();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    assert_eq!(saved["tasks"][0]["state"], "running", "{saved}");
+
+    let args = run_args_at(
+        root.path(),
+        &server,
+        &[
+            "Anything new?",
+            "--approve",
+            "all",
+            "--session",
+            session_arg,
+        ],
+    );
+    let output = skills(args, "").await;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("(forever scripts/wait.sh) was lost: the program that ran it ended"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("to run it again, ask for it in this session"),
+        "{stderr}"
+    );
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    assert_eq!(saved["tasks"][0]["state"], "lost", "{saved}");
+}

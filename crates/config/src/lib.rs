@@ -17,7 +17,10 @@
 //! - [`ListedSkill`] is the one shape of a skill in a listing (`skills list --json`).
 //!
 //! It knows how the pieces fit; it does not parse `SKILL.md`, walk directories, speak MCP or load
-//! libraries (the crates it composes do), and it knows nothing of prompts, tools or models.
+//! libraries (the crates it composes do), and it knows nothing of prompts, tools or models. Its
+//! rules of names are `skillful-inline`'s pipeline's (`skillful_inline::Precedence`: order by
+//! scope, a disabled skill claims no name, the first claim wins), so a host that combines
+//! sources with `skillful_inline::SkillsSourceBuilder` gets the same answer.
 //!
 //! Three features, all default, add what needs heavy dependencies: `mcp` (MCP servers,
 //! [`SkillsConfig::mcp_server`], [`McpServer`] with its checked [`McpLabel`], and

@@ -63,7 +63,12 @@ mod tests {
     fn the_engine_links_no_crate_of_skills_agents_or_chat() {
         assert_eq!(
             skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
-            ["skillful-http", "skillful-process", "skillful-state"]
+            [
+                "skillful-fs",
+                "skillful-http",
+                "skillful-process",
+                "skillful-state"
+            ]
         );
     }
 }

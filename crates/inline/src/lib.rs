@@ -5,6 +5,9 @@
 //!   the same validator as a `SKILL.md`; [`InlineSkillsSource`] offers a fixed list of skills.
 //! - The source pipeline, [`SkillsSourceBuilder`]: aggregate → cache → filter → dedupe over any
 //!   [`SkillsSource`](skillful_core::SkillsSource)s (file, plugin, MCP or inline).
+//! - [`Precedence`], the one rule of skill names that the pipeline and `skillful-config`'s
+//!   composition share: precedence by scope then order, filters before names, the first claim of
+//!   a name (ignoring case) wins, and every shadowed skill is warned about once.
 //!
 //! It is the sibling of `skillful-discovery` (skills from directories): both hand
 //! `skillful-provider` a `dyn SkillsSource`. **It knows nothing of files, processes, HTTP, MCP,
@@ -37,8 +40,8 @@ mod pipeline;
 mod skill;
 
 pub use pipeline::{
-    AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, FilteringSource,
-    SkillsSourceBuilder,
+    AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, Precedence, Rank,
+    Ranking, SkillsSourceBuilder,
 };
 pub use skill::{
     InlineResource, InlineScript, InlineSkill, InlineSkillBuilder, InlineSkillError,

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+#[cfg(feature = "typed-scripts")]
 use schemars::JsonSchema;
+#[cfg(feature = "typed-scripts")]
 use serde::de::DeserializeOwned;
 use skillful_core::validate::{ValidationMode, body_warning, validate_frontmatter};
 use skillful_core::{
@@ -218,7 +220,9 @@ impl InlineSkillBuilder {
     }
 
     /// Adds a script that runs `run` in-process on arguments deserialised into `Args`; the
-    /// schema the model sees is derived from `Args` (see [`InlineScript::new`]).
+    /// schema the model sees is derived from `Args` (see [`InlineScript::new`]). Feature
+    /// `typed-scripts` (default).
+    #[cfg(feature = "typed-scripts")]
     pub fn script<Args, F, Fut>(
         self,
         name: impl Into<String>,
@@ -426,9 +430,11 @@ pub struct InlineScript {
 }
 
 impl InlineScript {
-    /// A script named `name` that runs `run` on arguments deserialised into `Args`.
+    /// A script named `name` that runs `run` on arguments deserialised into `Args`. Feature
+    /// `typed-scripts` (default).
     ///
     /// A blank `description` is not shown.
+    #[cfg(feature = "typed-scripts")]
     pub fn new<Args, F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,

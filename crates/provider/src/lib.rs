@@ -99,7 +99,7 @@ mod tests {
     fn the_provider_links_the_core_and_the_blocking_helper_alone() {
         assert_eq!(
             skillful_test_support::skillful_dependencies(include_str!("../Cargo.toml")),
-            ["skillful-core", "skillful-state"]
+            ["skillful-core", "skillful-fs"]
         );
     }
 }

@@ -169,8 +169,11 @@ impl SkillsProvider {
         ));
         let tool = |kind| SkillTool::new(self.id, kind, Arc::clone(&snapshot), self.enum_names);
         let offers_search = self.always_offer_search || listing.is_cut();
-        let offers_tasks =
-            self.tasks.is_some() && skills.iter().any(|skill| !skill.scripts().is_empty());
+        // Offered while a task of the session runs: a run with none has nothing to ask about.
+        let offers_tasks = self.tasks.as_ref().is_some_and(|tasks| {
+            tasks.has_running(context.isolation_key.as_deref())
+                && skills.iter().any(|skill| !skill.scripts().is_empty())
+        });
         let tools = ToolKind::ALL
             .into_iter()
             .filter(|kind| match kind {
@@ -183,7 +186,17 @@ impl SkillsProvider {
         Ok(RunContext {
             instructions: Some(instructions),
             tools,
-            search: Some(tool(ToolKind::SearchSkills)),
+            unoffered: ToolKind::ALL
+                .into_iter()
+                .filter(|kind| match kind {
+                    ToolKind::SearchSkills => !offers_search,
+                    ToolKind::GetTask | ToolKind::CancelTask => {
+                        self.tasks.is_some() && !offers_tasks
+                    }
+                    _ => false,
+                })
+                .map(tool)
+                .collect(),
             skills,
             listing,
         })
@@ -287,7 +300,7 @@ impl SkillsProviderBuilder {
     /// Lets script calls become tasks (see [`crate::tasks`]): a call of a script its skill
     /// declares long-running, or still running after `settings`' threshold, answers with the
     /// task's id at once and the script goes on; `get_task` and `cancel_task` are offered beside
-    /// `run_skill_script`; every script call's output is shown live to
+    /// `run_skill_script` in the runs of a session while a task of it runs; every script call's output is shown live to
     /// [`Tasks::subscribe`](crate::Tasks::subscribe)rs. Off by default: a call waits for its
     /// script. A task's hard limit is its script's ([`crate::script_limit`]): give the runner
     /// [`DEFAULT_TASK_LIMIT`](crate::DEFAULT_TASK_LIMIT) or the limit wanted.
@@ -335,8 +348,9 @@ impl SkillsProviderBuilder {
 pub struct RunContext {
     instructions: Option<String>,
     tools: Vec<SkillTool>,
-    /// `search_skills`, whether offered or not.
-    search: Option<SkillTool>,
+    /// The tools of the run not offered to the model: `search_skills` when the catalog holds
+    /// every skill, `get_task` and `cancel_task` (with tasks) while no task of the session runs.
+    unoffered: Vec<SkillTool>,
     skills: Vec<Arc<dyn Skill>>,
     listing: Listing,
 }
@@ -349,18 +363,19 @@ impl RunContext {
 
     /// The tools to offer the model: `load_skill`, `read_skill_resource` and
     /// `run_skill_script`, in this order, then `search_skills` when the catalog is cut to its
-    /// budget (or the provider always offers it), then `get_task` and `cancel_task` when the
-    /// provider has tasks and a skill of the run has scripts; none when there are no skills.
+    /// budget (or the provider always offers it), then `get_task` and `cancel_task` while a task
+    /// of the run's session runs; none when there are no skills.
     pub fn tools(&self) -> &[SkillTool] {
         &self.tools
     }
 
     /// The tool called `name`, if this run has it. `search_skills` is here whenever the run has
-    /// skills, offered to the model or not, so that a host can always search.
+    /// skills, and `get_task` and `cancel_task` whenever the provider has tasks, offered to the
+    /// model or not, so that a host can always search and ask about tasks.
     pub fn tool(&self, name: &str) -> Option<&SkillTool> {
         self.tools
             .iter()
-            .chain(&self.search)
+            .chain(&self.unoffered)
             .find(|tool| tool.name() == name)
     }
 

@@ -100,6 +100,7 @@ mod tests {
             [
                 "skillful-core",
                 "skillful-discovery",
+                "skillful-fs",
                 "skillful-process",
                 "skillful-state"
             ]

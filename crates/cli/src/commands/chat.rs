@@ -27,6 +27,18 @@ pub(crate) async fn run(args: ChatArgs) -> anyhow::Result<Outcome> {
 async fn chat_turns(args: ChatArgs) -> anyhow::Result<Outcome> {
     let held = args.agent.session().await?;
     let mut conversation = Conversation::new(&args.agent, held, true, false).await?;
+    for request in conversation.lost_tasks().await? {
+        conversation
+            .asking
+            .terminal
+            .prompt("Run it again? [y/N] ")?;
+        let again = conversation.asking.terminal.read_answer().await?;
+        if again.is_some_and(|answer| answer.trim().eq_ignore_ascii_case("y")) {
+            conversation
+                .turn(request.into(), &RunOptions::new())
+                .await?;
+        }
+    }
     loop {
         conversation.asking.terminal.prompt("> ")?;
         let Some(line) = conversation.asking.terminal.read_answer().await? else {

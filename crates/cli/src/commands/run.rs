@@ -24,6 +24,13 @@ async fn run_turns(args: RunArgs) -> anyhow::Result<Outcome> {
     }
     let started = Instant::now();
     let mut conversation = Conversation::new(&args.agent, held, false, args.json).await?;
+    for request in conversation.lost_tasks().await? {
+        writeln!(
+            output::stderr(),
+            "skills: to run it again, ask for it in this session, e.g. {:?}",
+            request
+        )?;
+    }
     let options = args
         .invoke
         .iter()

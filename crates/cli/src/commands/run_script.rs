@@ -20,24 +20,13 @@ pub(crate) struct RunScriptArgs {
     #[command(flatten)]
     roots: Roots,
     /// Kill the script and its child processes after this many seconds (default 30).
-    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    #[arg(long, value_name = "SECS", value_parser = crate::sandbox::parse_seconds)]
     timeout: Option<Duration>,
     #[command(flatten)]
     sandbox: ScriptFlags,
     /// The script's arguments, after `--`, passed to it exactly as given (no shell).
     #[arg(last = true, value_name = "ARGS")]
     args: Vec<String>,
-}
-
-/// A timeout in seconds (fractions allowed), above zero.
-fn parse_timeout(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    if seconds.is_nan() || seconds <= 0.0 {
-        return Err(format!("the timeout must be above 0 seconds, not {text}"));
-    }
-    Duration::try_from_secs_f64(seconds).map_err(|error| format!("`{text}`: {error}"))
 }
 
 /// Runs the script and prints its rendered output: exit code 0 when it exited with 0, 1 when it

@@ -16,6 +16,7 @@ use skillful_core::text::one_line;
 use skillful_scripts::ProcessRunner;
 
 use super::model::ModelArgs;
+use super::tasks::TaskFlags;
 use crate::audit::AuditFlags;
 use crate::compose::{ListingFlags, SkillsFlags};
 use crate::output;
@@ -152,6 +153,8 @@ pub(crate) struct AgentArgs {
     #[command(flatten)]
     pub(super) sandbox: ScriptFlags,
     #[command(flatten)]
+    pub(super) tasks: TaskFlags,
+    #[command(flatten)]
     pub(super) flags: SkillsFlags,
     #[command(flatten)]
     pub(super) listing: ListingFlags,
@@ -185,7 +188,9 @@ impl AgentArgs {
     /// The script runner of the sandbox flags; when it does not isolate scripts, says so first
     /// (every script then asks).
     pub(super) fn runner(&self) -> anyhow::Result<ProcessRunner> {
-        let runner = self.sandbox.runner(ProcessRunner::builder())?;
+        let runner = self
+            .sandbox
+            .runner(self.tasks.limit(ProcessRunner::builder()))?;
         let then = "every script asks before it runs, whatever --approve and --approve-up-to say";
         if let Some(line) = not_isolated_line(&runner, then) {
             writeln!(output::stderr(), "{line}")?;
@@ -194,7 +199,8 @@ impl AgentArgs {
     }
 
     /// The agent, its scripts run by `runner`; with `live`, its file skills are watched and
-    /// reloaded when they change, each reload said on stderr.
+    /// reloaded when they change, each reload said on stderr. Every script's progress is shown
+    /// on stderr as it runs.
     pub(super) async fn agent(
         &self,
         endpoint: &str,
@@ -209,7 +215,14 @@ impl AgentArgs {
             let watched = composition.watch().await;
             tokio::spawn(say_reloads(watched.reloads()));
         }
-        let provider = Arc::new(self.listing.provider(composition.source())?);
+        let mut provider = self.listing.builder(composition.source());
+        if let Some(settings) = self.tasks.settings() {
+            provider = provider.tasks(settings);
+        }
+        let provider = Arc::new(provider.build()?);
+        if let Some(tasks) = provider.tasks() {
+            super::tasks::show_progress(tasks);
+        }
         let model = &self.model;
         let mut client =
             OpenAiClient::builder(endpoint).timeout(Duration::from_secs(model.call_timeout));

@@ -14,10 +14,13 @@
 mod args;
 mod model;
 mod prompt;
+mod tasks;
 mod terminal;
 mod transcript;
 
-use skillful_agent::{Agent, AgentError, Input, RunOptions, Session, SessionFile, Turn};
+use skillful_agent::{
+    Agent, AgentError, Input, RunOptions, Session, SessionFile, SessionTask, Turn,
+};
 use skillful_chat::ChatError;
 use skillful_core::text::one_line;
 use skillful_engine::EngineGuard;
@@ -25,7 +28,7 @@ use skillful_engine::EngineGuard;
 pub(crate) use args::{Approve, ChatArgs, ModeArg, RunArgs, asked_mode};
 pub(crate) use model::{ModelArgs, base_url};
 
-use crate::UsageError;
+use crate::{UsageError, output};
 use args::AgentArgs;
 use prompt::Asking;
 use terminal::Terminal;
@@ -90,20 +93,60 @@ impl<'a> Conversation<'a> {
             .run_approving(input, &mut self.session, options, &mut self.asking)
             .await
             .map_err(explain)?;
+        let turn = self
+            .agent
+            .run_approving_tasks(turn, &mut self.session, options, &mut self.asking)
+            .await
+            .map_err(explain)?;
         if turn.pending {
             self.say_pending()?;
         }
         Ok(turn)
     }
 
+    /// Says which tasks of the resumed session were lost with the process that ran them, and
+    /// the request that runs each again; `skills chat` offers to send it.
+    pub(crate) async fn lost_tasks(&mut self) -> anyhow::Result<Vec<String>> {
+        let lost = self
+            .agent
+            .lost_tasks(&mut self.session)
+            .await
+            .map_err(explain)?;
+        if let Some(file) = &self.asking.file
+            && !lost.is_empty()
+        {
+            file.save(&self.session)?;
+        }
+        let mut err = output::stderr();
+        for task in &lost {
+            writeln!(
+                err,
+                "skills: task {} ({} {}) was lost: the program that ran it ended before it did",
+                task.task,
+                one_line(&task.skill),
+                one_line(&task.script)
+            )?;
+        }
+        Ok(lost.iter().map(SessionTask::rerun_request).collect())
+    }
+
     /// Asks about the calls the session holds and resumes; `None` when the terminal closed
     /// first.
     pub(crate) async fn resume(&mut self, options: &RunOptions) -> anyhow::Result<Option<Turn>> {
-        let turn = self
+        let Some(turn) = self
             .agent
             .resume_approving(&mut self.session, options, &mut self.asking)
             .await
-            .map_err(explain)?;
+            .map_err(explain)?
+        else {
+            return Ok(None);
+        };
+        let turn = Some(
+            self.agent
+                .run_approving_tasks(turn, &mut self.session, options, &mut self.asking)
+                .await
+                .map_err(explain)?,
+        );
         if turn.as_ref().is_some_and(|turn| turn.pending) {
             self.say_pending()?;
         }

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use skillful_agent::{
     AgentResponse, ApprovalDecision, ApprovalQuestion, Approver, ApproverError, HeldCall, Session,
-    SessionFile,
+    SessionFile, SessionTask,
 };
 use skillful_chat::FunctionCall;
 use skillful_core::text::one_line;
@@ -44,6 +44,20 @@ impl Approver for Asking {
                 self.max_tokens
             )?;
         }
+        Ok(())
+    }
+
+    /// Says which tasks the conversation waits for; their lines show as they come.
+    async fn waiting_for(&mut self, tasks: &[SessionTask]) -> Result<(), ApproverError> {
+        let names: Vec<String> = tasks
+            .iter()
+            .map(|task| format!("{} ({} {})", task.task, task.skill, task.script))
+            .collect();
+        writeln!(
+            output::stderr(),
+            "   [waiting for {}; its result continues the conversation; Ctrl-C stops it]",
+            names.join(", ")
+        )?;
         Ok(())
     }
 

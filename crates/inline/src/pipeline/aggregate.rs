@@ -3,7 +3,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use skillful_core::{Skill, SkillError, SkillsSource, SourceContext};
 
-/// The skills of several sources, in registration order (each source's own order kept).
+use super::Precedence;
+
+/// The skills of several sources in the order of precedence ([`Precedence::sort`]): by scope,
+/// then in registration order (each source's own order kept).
 ///
 /// A failing source fails the whole: a partial list would be taken for the full one (and cached).
 #[derive(Debug, Clone, Default)]
@@ -27,6 +30,7 @@ impl SkillsSource for AggregatingSource {
         for source in &self.sources {
             all.extend(source.skills(context).await?);
         }
+        Precedence::sort(&mut all, |skill| skill.as_ref());
         Ok(all)
     }
 }

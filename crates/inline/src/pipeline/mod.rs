@@ -1,9 +1,10 @@
-//! Sources that wrap sources: aggregate, cache, filter, dedupe; and a builder composing them.
+//! Sources that wrap sources: aggregate, cache, filter and dedupe; a builder composing them; and
+//! the rule of names they share with hosts that compose skills themselves.
 
 mod aggregate;
 mod cache;
 mod dedupe;
-mod filter;
+mod precedence;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,15 +14,16 @@ use skillful_core::{Skill, SkillsSource};
 pub use aggregate::AggregatingSource;
 pub use cache::{CachingSource, DEFAULT_CACHED_KEYS};
 pub use dedupe::DedupingSource;
-pub use filter::FilteringSource;
-
-type BoxedPredicate = Box<dyn Fn(&dyn Skill) -> bool + Send + Sync>;
+use dedupe::SkillPredicate;
+pub use precedence::{Precedence, Rank, Ranking};
 
 /// Composes sources into the pipeline a `skillful_provider::SkillsProvider` reads:
-/// aggregate (registration order) → cache (when asked for) → filter → dedupe.
+/// aggregate ([`AggregatingSource`]: precedence order, by scope then registration) → cache
+/// ([`CachingSource`], when asked for) → filter and dedupe ([`DedupingSource`]: the
+/// [`Precedence`] rule, which `skillful-config`'s composition follows too).
 ///
-/// Caching comes before filtering so that a filter change needs no refetch, and deduplication
-/// comes last so that a skill removed by the filter never hides a later one of the same name.
+/// Caching comes before filtering so that a filter change needs no refetch, and a skill the
+/// filter leaves out claims no name, so it never hides a later one of the same name.
 ///
 /// # Example
 /// ```
@@ -50,7 +52,7 @@ pub struct SkillsSourceBuilder {
     sources: Vec<Arc<dyn SkillsSource>>,
     cache: bool,
     refresh_every: Option<Duration>,
-    filters: Vec<BoxedPredicate>,
+    filters: Vec<Box<SkillPredicate>>,
 }
 
 impl SkillsSourceBuilder {
@@ -88,10 +90,8 @@ impl SkillsSourceBuilder {
 
     /// Builds the pipeline.
     pub fn build(self) -> Arc<dyn SkillsSource> {
-        let mut source: Arc<dyn SkillsSource> = match <[_; 1]>::try_from(self.sources) {
-            Ok([only]) => only,
-            Err(sources) => Arc::new(AggregatingSource::new(sources)),
-        };
+        // Even one source is aggregated: its skills, too, are put in precedence order.
+        let mut source: Arc<dyn SkillsSource> = Arc::new(AggregatingSource::new(self.sources));
         if self.cache {
             let mut cache = CachingSource::new(source);
             if let Some(interval) = self.refresh_every {
@@ -99,10 +99,9 @@ impl SkillsSourceBuilder {
             }
             source = Arc::new(cache);
         }
-        for predicate in self.filters {
-            source = Arc::new(FilteringSource::new(source, predicate));
-        }
-        Arc::new(DedupingSource::new(source))
+        let mut dedupe = DedupingSource::new(source);
+        dedupe.filters = self.filters;
+        Arc::new(dedupe)
     }
 }
 

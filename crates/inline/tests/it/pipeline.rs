@@ -1,14 +1,15 @@
-//! The source pipeline: aggregate, cache, filter, dedupe, and the builder composing them.
+//! The source pipeline: aggregate, cache, filter, dedupe, and the builder composing them; the
+//! rule of names they follow.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use skillful_core::{Skill, SkillError, SkillsSource, SourceContext};
+use skillful_core::{Scope, Skill, SkillError, SkillOrigin, SkillsSource, SourceContext};
 use skillful_inline::{
-    AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, FilteringSource,
-    InlineSkill, InlineSkillsSource, SkillsSourceBuilder,
+    AggregatingSource, CachingSource, DEFAULT_CACHED_KEYS, DedupingSource, InlineSkill,
+    InlineSkillsSource, Precedence, Rank, SkillsSourceBuilder,
 };
 use tokio::task::JoinSet;
 
@@ -250,14 +251,87 @@ async fn aggregate_keeps_registration_order_and_fails_when_a_source_fails() {
 
 #[tokio::test]
 async fn filter_keeps_the_skills_the_predicate_accepts() {
-    let filter = FilteringSource::new(
-        fixed(&[("keep-a", "A."), ("drop-b", "B."), ("keep-c", "C.")]),
-        |skill| skill.frontmatter().name.starts_with("keep-"),
-    );
+    let filter = DedupingSource::new(fixed(&[
+        ("keep-a", "A."),
+        ("drop-b", "B."),
+        ("keep-c", "C."),
+    ]))
+    .filter(|skill| skill.frontmatter().name.starts_with("keep-"));
     assert_eq!(
         names(&filter, &SourceContext::default()).await,
         ["keep-a", "keep-c"]
     );
+}
+
+/// An inline skill of `scope`, as a host that reads several scopes would make it.
+fn scoped(name: &str, description: &str, scope: Scope) -> Arc<dyn Skill> {
+    Arc::new(inline(name, description).with_origin(SkillOrigin::inline().with_scope(scope)))
+}
+
+#[tokio::test(start_paused = true)]
+async fn aggregate_puts_a_higher_scope_first_and_so_its_skill_wins_the_name() {
+    // The composition's precedence, in the library's pipeline too: a user skill registered
+    // before an explicit one of the same name is still shadowed by it.
+    let user: Arc<dyn SkillsSource> = Arc::new(InlineSkillsSource::from_skills([
+        scoped("notes", "The user's.", Scope::User),
+        scoped("admin-only", "The machine's.", Scope::Admin),
+    ]));
+    let explicit: Arc<dyn SkillsSource> = Arc::new(InlineSkillsSource::from_skills([scoped(
+        "Notes",
+        "The run's.",
+        Scope::Explicit,
+    )]));
+    let context = SourceContext::default();
+    let aggregate = AggregatingSource::new([Arc::clone(&user), Arc::clone(&explicit)]);
+    assert_eq!(
+        names(&aggregate, &context).await,
+        ["Notes", "notes", "admin-only"]
+    );
+    let pipeline = SkillsSourceBuilder::new()
+        .source(user)
+        .source(explicit)
+        .build();
+    let skills = pipeline.skills(&context).await.unwrap();
+    let offered: Vec<&str> = skills.iter().map(|skill| skill.description()).collect();
+    assert_eq!(offered, ["The run's.", "The machine's."]);
+}
+
+#[test]
+fn a_ranking_leaves_the_filtered_out_claiming_nothing_and_says_who_shadows() {
+    let skill =
+        |name: &str, description: &str| -> Arc<dyn Skill> { Arc::new(inline(name, description)) };
+    let (disabled, first, later, other) = (
+        skill("pdf", "Disabled."),
+        skill("Pdf", "First."),
+        skill("PDF", "Later."),
+        skill("docx", "Other."),
+    );
+    let precedence = Precedence::new().hint("list them all to see both");
+    let mut ranking = precedence.ranking();
+    assert!(!ranking.is_taken("pdf"));
+    assert!(matches!(
+        ranking.rank(&disabled, "pdf", Err("the user's settings")),
+        Rank::LeftOut("the user's settings")
+    ));
+    assert!(!ranking.is_taken("PDF"));
+    assert!(matches!(
+        ranking.rank(&first, "Pdf", Ok::<(), &str>(())),
+        Rank::Offered
+    ));
+    assert!(ranking.is_taken("pDF"));
+    match ranking.rank(&later, "PDF", Ok::<(), &str>(())) {
+        Rank::Shadowed { by_name, by } => {
+            assert_eq!(by_name, "Pdf");
+            assert_eq!(by.description(), "First.");
+        }
+        rank => panic!("{rank:?}"),
+    }
+    assert!(matches!(
+        ranking.rank(&other, "docx", Ok::<(), &str>(())),
+        Rank::Offered
+    ));
+    // Each list is ranked afresh: nothing is taken in a new ranking.
+    assert!(!precedence.ranking().is_taken("pdf"));
 }
 
 #[tokio::test(start_paused = true)]

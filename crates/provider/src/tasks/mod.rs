@@ -404,7 +404,7 @@ impl Tasks {
             "task": live.id,
             "status": "running",
             "poll_after_ms": millis(self.settings.poll_after),
-            "note": "The script goes on as a task and the conversation with it: answer the user now. Its result is given to you when it ends; get_task shows its progress, cancel_task stops it."
+            "note": "The script goes on as a task: answer the user now. Its result is given to you when it ends."
         })
         .to_string())
     }
@@ -523,6 +523,14 @@ impl Tasks {
         self.settings.store.list(session).await
     }
 
+    /// Whether a task of `session` runs in this process now (a call still within the threshold
+    /// is no task).
+    pub fn has_running(&self, session: Option<&str>) -> bool {
+        lock(&self.live)
+            .values()
+            .any(|live| live.call.session.as_deref() == session && live.is_task())
+    }
+
     /// Whether the task `id` runs in this process now.
     pub fn is_live(&self, id: &TaskId) -> bool {
         lock(&self.live).contains_key(id)
@@ -591,6 +599,12 @@ impl Tasks {
 }
 
 impl Live {
+    /// Whether the call became a task (read without waiting: a call being promoted or ended
+    /// right now counts as what it was).
+    fn is_task(&self) -> bool {
+        self.state.try_lock().is_ok_and(|state| state.promoted)
+    }
+
     /// Ends a grace after a stop was asked: a script that does not stop itself is dropped then.
     async fn stopped_past_grace(&self) {
         let mut stop = self.stop.subscribe();

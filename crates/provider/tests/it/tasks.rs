@@ -83,13 +83,19 @@ async fn started(run: &RunContext, script: &str) -> TaskId {
 }
 
 #[tokio::test]
-async fn get_task_and_cancel_task_are_offered_only_with_tasks_and_scripts() {
+async fn get_task_and_cancel_task_are_offered_while_a_task_of_the_session_runs() {
     let gate = Arc::new(Notify::new());
-    let kinds =
-        |run: RunContext| -> Vec<ToolKind> { run.tools().iter().map(|tool| tool.kind()).collect() };
-    let with = run(&provider(jobs(gate.clone()), Duration::ZERO), "s").await;
+    let kinds = |run: &RunContext| -> Vec<ToolKind> {
+        run.tools().iter().map(|tool| tool.kind()).collect()
+    };
+    let with_tasks = provider(jobs(gate.clone()), Duration::ZERO);
+    let before = run(&with_tasks, "s").await;
+    assert_eq!(kinds(&before), ToolKind::ALL[..3]);
+    // Not offered, yet there for the host.
+    assert!(before.tool("get_task").is_some() && before.tool("cancel_task").is_some());
+    started(&before, "forever").await;
     assert_eq!(
-        kinds(with),
+        kinds(&run(&with_tasks, "s").await),
         [
             ToolKind::LoadSkill,
             ToolKind::ReadSkillResource,
@@ -98,16 +104,14 @@ async fn get_task_and_cancel_task_are_offered_only_with_tasks_and_scripts() {
             ToolKind::CancelTask
         ]
     );
-    let without = SkillsProvider::new(Arc::new(InlineSkillsSource::new([jobs(gate)])));
-    assert_eq!(kinds(run(&without, "s").await), ToolKind::ALL[..3]);
-    let no_scripts = InlineSkill::builder("notes", "Notes.")
-        .instructions("Read.")
-        .build()
-        .unwrap();
     assert_eq!(
-        kinds(run(&provider(no_scripts, Duration::ZERO), "s").await),
+        kinds(&run(&with_tasks, "another").await),
         ToolKind::ALL[..3]
     );
+    let without = SkillsProvider::new(Arc::new(InlineSkillsSource::new([jobs(gate)])));
+    let without = run(&without, "s").await;
+    assert_eq!(kinds(&without), ToolKind::ALL[..3]);
+    assert!(without.tool("get_task").is_none());
 }
 
 #[tokio::test]
