@@ -10,13 +10,16 @@ use base64::Engine;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     ErrorData, GetSkillRequestParams, GetSkillResult, ListResourcesResult, ListSkillsResult,
-    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ServerCapabilities, ServerConfig,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService, ServiceExt};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RoleServer, RunningService,
+    ServiceExt,
+};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::transport::{IntoTransport, StreamableHttpServerConfig, StreamableHttpService};
 
 /// The URIs a server was asked to read, in order.
 pub type ReadLog = Arc<Mutex<Vec<String>>>;
@@ -276,4 +279,33 @@ pub fn tar_gz(entries: &[TarEntry<'_>]) -> Vec<u8> {
         builder.append(&header, entry.content).unwrap();
     }
     builder.into_inner().unwrap().finish().unwrap()
+}
+
+/// The protocol era a client opens its session in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Era {
+    /// An `initialize` session (2025-11-25).
+    Legacy,
+    /// The stateless 2026-07-28 revision, opened with `server/discover`.
+    Modern,
+}
+
+/// A client over `transport`, its session opened in `era`.
+pub async fn client_in<T, E, A>(transport: T, era: Era) -> RunningService<RoleClient, ()>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match era {
+        Era::Legacy => ().serve(transport).await.unwrap(),
+        Era::Modern => ()
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .unwrap(),
+    }
 }

@@ -7,16 +7,13 @@
 //!
 //! Every test is skipped, saying why, when `python3` with PyYAML is missing (CI installs both).
 
-use crate::common;
+use crate::common::{self, Era};
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use rmcp::model::{CacheScope, ProtocolVersion};
-use rmcp::service::{
-    ClientCacheConfig, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
-    ServiceExt,
-};
+use rmcp::model::CacheScope;
+use rmcp::service::{ClientCacheConfig, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use skillful_mcp::final_form::{
     self, FinalFormError, Integrity, ListingLimits, Manifest, SkillEntry, VerificationError,
@@ -77,14 +74,6 @@ const ALL_SKILLS: [&str; 5] = [
     "skill://pdf-processing/forms/fill-form/SKILL.md",
 ];
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Era {
-    /// An `initialize` session (2025-11-25).
-    Legacy,
-    /// The stateless 2026-07-28 revision, opened with `server/discover`.
-    Modern,
-}
-
 async fn connect(root: &Path, era: Era, flags: &[&str]) -> RunningService<RoleClient, ()> {
     let mut command = tokio::process::Command::new("python3");
     command
@@ -96,18 +85,7 @@ async fn connect(root: &Path, era: Era, flags: &[&str]) -> RunningService<RoleCl
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    match era {
-        Era::Legacy => ().serve(transport).await.unwrap(),
-        Era::Modern => ()
-            .serve_with_lifecycle(
-                transport,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
-            .unwrap(),
-    }
+    common::client_in(transport, era).await
 }
 
 fn uris(skills: &[SkillEntry]) -> Vec<&str> {

@@ -3,7 +3,7 @@
 //! listing, its pages and manifests, the frontmatter's YAML types, `skills/get`, directory
 //! reads, cache hints, and the errors the spec asks for.
 
-use crate::common;
+use crate::common::{self, Era};
 
 use std::num::NonZeroUsize;
 use std::path::Path;
@@ -15,7 +15,7 @@ use rmcp::model::{
     ReadResourceRequestParams, ServerResult,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService, ServiceError, ServiceExt,
+    ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService, ServiceError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -73,27 +73,10 @@ fn server(root: &Path) -> SkillsMcpServer {
     SkillsMcpServer::new(files).with_page_size(NonZeroUsize::new(2).unwrap())
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Era {
-    Legacy,
-    Modern,
-}
-
 async fn connect(server: SkillsMcpServer, era: Era) -> RunningService<RoleClient, ()> {
     let (server_end, client_end) = tokio::io::duplex(4 * 1024 * 1024);
     tokio::spawn(server.serve(server_end));
-    match era {
-        Era::Legacy => ().serve(client_end).await.unwrap(),
-        Era::Modern => ()
-            .serve_with_lifecycle(
-                client_end,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
-            .unwrap(),
-    }
+    common::client_in(client_end, era).await
 }
 
 async fn all(client: &RunningService<RoleClient, ()>) -> Vec<SkillEntry> {
