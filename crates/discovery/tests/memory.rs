@@ -2,6 +2,7 @@
 //! instrumented allocator, against the bytes of the skills' frontmatter (the large-libraries
 //! target is at most twice as much). One test per binary: the allocator counts every thread.
 
+#[path = "it/common.rs"]
 mod common;
 
 use std::alloc::System;

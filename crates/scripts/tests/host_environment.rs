@@ -1,6 +1,7 @@
 //! The default runner reads this process's environment: its secrets must not reach a script.
 //! A test binary of its own, because it changes the process environment.
 
+#[path = "it/common.rs"]
 mod common;
 
 use common::{request, script};

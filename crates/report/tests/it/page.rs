@@ -1,0 +1,144 @@
+//! A report of known audit records and eval workspaces: the period's figures, the eval
+//! iterations, and hostile names kept as text.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+use skillful_audit::{Actor, AuditEvent, AuditRecord, EventKind, SkillRef, format_time};
+use skillful_eval::History;
+use skillful_report::Report;
+
+/// 2026-11-28T09:00:00Z: the first record's time.
+const FIRST: u64 = 1_795_856_400;
+const DAY: u64 = 86_400;
+/// A skill name no file skill could have, as a record may still carry it (an MCP server's).
+const HOSTILE: &str = "<script>alert(1)</script>";
+
+fn at(offset: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(FIRST + offset)
+}
+
+/// A `load_skill` call of `skill` by the model, `offset` seconds after [`FIRST`].
+fn loaded(seq: u64, offset: u64, skill: &str) -> AuditRecord {
+    let mut event = AuditEvent::new(EventKind::ToolCall, "ada", "skills run", Actor::Model);
+    event.tool = Some("load_skill".to_owned());
+    event.session = Some(format!("s{seq}"));
+    event.duration_us = Some(2000);
+    event.is_error = Some(false);
+    event.skill = Some(SkillRef {
+        name: skill.to_owned(),
+        origin: "files".to_owned(),
+        scope: "explicit".to_owned(),
+        location: None,
+        digest: None,
+    });
+    AuditRecord {
+        seq,
+        time: format_time(at(offset)),
+        prev: None,
+        event,
+    }
+}
+
+/// A finished iteration's `benchmark.json` of `converter` with these mean pass rates.
+fn benchmark(with: f64, without: Option<f64>) -> String {
+    let summary = |rate: Option<f64>| {
+        json!({"pass_rate": rate.map(|mean| json!({"mean": mean, "stddev": 0.0})),
+               "time_seconds": null, "tokens": null, "runs": 1, "tool_call_validity": null,
+               "skill_loaded": 1, "errors": 0})
+    };
+    json!({
+        "metadata": {"skill_name": "converter", "skill_path": "/skills/converter",
+                     "executor_model": "a-model", "timestamp": "Sat, 28 Nov 2026 10:00:00 GMT",
+                     "evals_run": [1], "runs_per_configuration": 1, "seed": null,
+                     "temperature": null},
+        "runs": [],
+        "run_summary": {"with_skill": summary(Some(with)), "without_skill": summary(without),
+                        "delta": {"pass_rate": without.map(|without| with - without),
+                                  "time_seconds": null, "tokens": null}},
+        "triggers": null
+    })
+    .to_string()
+}
+
+#[test]
+fn the_period_s_usage_is_counted_and_every_name_stays_text() {
+    let records = [
+        // Before the period: counted nowhere.
+        loaded(0, 0, "converter"),
+        loaded(1, DAY, "converter"),
+        loaded(2, 2 * DAY, "converter"),
+        loaded(3, 3 * DAY, HOSTILE),
+    ];
+    let known = ["converter".to_owned(), "never-used".to_owned()];
+    let report = Report::new(
+        &records,
+        Some("2026-11-29T00:00:00.000Z"),
+        &known,
+        &[],
+        at(3 * DAY),
+    );
+
+    assert_eq!(
+        report.stats.skills["converter"].calls["load_skill"], 2,
+        "{:?}",
+        report.stats
+    );
+    assert_eq!(report.stats.unused, ["never-used"]);
+    assert_eq!(
+        report.usage.days,
+        ["2026-11-29", "2026-11-30", "2026-12-01"]
+    );
+
+    let html = report.html();
+    assert!(
+        html.contains("Never used in the period: <code>never-used</code>."),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>"),
+        "{html}"
+    );
+    // The only script elements are the page's own; the data's copy of the name cannot end one.
+    assert!(!html.contains(HOSTILE), "{html}");
+    assert_eq!(html.matches("<script").count(), 2, "{html}");
+    assert!(html.contains(r"\u003cscript\u003ealert(1)\u003c/script\u003e"));
+    assert!(html.contains("default-src 'none'"));
+}
+
+#[test]
+fn an_eval_workspace_shows_each_finished_iteration_and_names_the_unfinished_one() {
+    let evals = tempfile::tempdir().unwrap();
+    let workspace = evals.path().join("converter-0123456789abcdef");
+    for (iteration, text) in [
+        ("iteration-1", benchmark(0.5, Some(0.25))),
+        ("iteration-2", benchmark(1.0, None)),
+    ] {
+        std::fs::create_dir_all(workspace.join(iteration)).unwrap();
+        std::fs::write(workspace.join(iteration).join("benchmark.json"), text).unwrap();
+    }
+    std::fs::create_dir_all(workspace.join("iteration-3")).unwrap();
+    let histories = History::all_in(evals.path()).unwrap();
+
+    let report = Report::new(&[], None, &[], &histories, at(0));
+
+    let points = report.eval_points();
+    let [(skill, points)] = points.as_slice() else {
+        panic!("one skill: {points:?}");
+    };
+    assert_eq!(skill, "converter");
+    let rates: Vec<_> = points
+        .iter()
+        .map(|point| (point.number, point.with, point.without))
+        .collect();
+    assert_eq!(rates, [(1, Some(0.5), Some(0.25)), (2, Some(1.0), None)]);
+    let html = report.html();
+    assert!(
+        html.contains("<td>50% ± 0</td><td>25% ± 0</td><td>+25 pts</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("iteration-3/benchmark.json</code>: missing (the evaluation did not finish)"),
+        "{html}"
+    );
+}

@@ -1,0 +1,6 @@
+//! The integration tests of `skillful-scan`, one binary with a module per former test file.
+
+mod archives;
+mod baseline;
+mod framing;
+mod rules;
