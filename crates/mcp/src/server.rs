@@ -40,7 +40,7 @@ use self::audit::Answer;
 use self::catalog::{Catalog, SCHEME, Served, Skills, Snapshot, file_uri};
 use self::draft::{archive, archive_uri};
 use crate::BearerToken;
-use crate::final_form::{CursorKey, page_after};
+use crate::final_form::{CursorKey, Page, page_after};
 use crate::index::{ARCHIVE_TYPE, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
 use crate::mime::mime_type;
 
@@ -212,6 +212,30 @@ fn not_served(uri: &str, why: &str) -> ErrorData {
 fn internal(uri: &str, error: impl std::fmt::Display) -> ErrorData {
     ErrorData::internal_error(format!("{uri}: {error}"), None)
 }
+
+/// A result that carries caching hints (`ttlMs`, `cacheScope`) for the clients that read them:
+/// rmcp gives each such result its own builder methods, with no trait in common.
+trait Cacheable {
+    fn with_hint(self, ttl: u64, scope: CacheScope) -> Self;
+}
+
+/// Each result sets its hints by the same two builder methods, so one body serves them all.
+macro_rules! cacheable {
+    ($($result:ty),*) => {$(
+        impl Cacheable for $result {
+            fn with_hint(self, ttl: u64, scope: CacheScope) -> Self {
+                self.with_ttl_ms(ttl).with_cache_scope(scope)
+            }
+        }
+    )*};
+}
+
+cacheable!(
+    ListResourcesResult,
+    ReadResourceResult,
+    ListSkillsResult,
+    GetSkillResult
+);
 
 /// Whether the request is of the 2026-07-28 revision or later, whose cacheable results carry
 /// `ttlMs` and `cacheScope`.
@@ -464,10 +488,32 @@ impl SkillsMcpServer {
         }
     }
 
-    /// The caching hints of a result: the rescan interval, for everyone.
-    fn cache_hint(&self) -> (u64, CacheScope) {
+    /// The page of `items` (each named by `key`, in its order) after `cursor`, in pages of the
+    /// configured size; a cursor this server did not issue is invalid params.
+    fn page<'a, T>(
+        &self,
+        items: &'a [T],
+        key: impl Fn(&T) -> &str,
+        cursor: Option<&str>,
+    ) -> Result<Page<'a, T>, ErrorData> {
+        page_after(
+            items,
+            key,
+            cursor,
+            self.inner.settings.page_size,
+            &self.inner.settings.cursors,
+        )
+        .map_err(|error| ErrorData::invalid_params(error.to_string(), None))
+    }
+
+    /// `result` with the caching hints (the rescan interval, for everyone) when the request is of
+    /// a revision that reads them; older clients get it as it is.
+    fn hinted<R: Cacheable>(&self, context: &RequestContext<RoleServer>, result: R) -> R {
+        if !is_modern(context) {
+            return result;
+        }
         let ttl = u64::try_from(self.inner.catalog.rescan().as_millis()).unwrap_or(u64::MAX);
-        (ttl, CacheScope::Public)
+        result.with_hint(ttl, CacheScope::Public)
     }
 
     async fn read(&self, uri: &str) -> Result<ResourceContents, ErrorData> {
@@ -695,153 +741,95 @@ impl ServerHandler for SkillsMcpServer {
         }
     }
 
-    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
-        otel.name = "resources/list",
-        otel.kind = "server",
-        mcp.method.name = "resources/list",
-        mcp.session.id = spans::session(&context),
-        jsonrpc.request.id = %context.id,
-        network.transport = spans::transport(&context),
-    ))]
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let snapshot = self.snapshot().await;
-        let mut resources =
-            vec![Resource::new(INDEX_URI, "index.json").with_mime_type("application/json")];
-        for served in &snapshot.skills {
-            resources.extend(Self::resources_of(served, self.inner.settings.archives));
-        }
-        let result = ListResourcesResult::with_all_items(resources);
-        Ok(if is_modern(&context) {
-            let (ttl, scope) = self.cache_hint();
-            result.with_ttl_ms(ttl).with_cache_scope(scope)
-        } else {
-            result
+        let span = spans::request("resources/list", None, &context);
+        spans::traced(span, async {
+            let snapshot = self.snapshot().await;
+            let mut resources =
+                vec![Resource::new(INDEX_URI, "index.json").with_mime_type("application/json")];
+            for served in &snapshot.skills {
+                resources.extend(Self::resources_of(served, self.inner.settings.archives));
+            }
+            let result = ListResourcesResult::with_all_items(resources);
+            Ok(self.hinted(&context, result))
         })
+        .await
     }
 
-    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
-        otel.name = %format_args!("resources/read {}", request.uri),
-        otel.kind = "server",
-        mcp.method.name = "resources/read",
-        mcp.resource.uri = %request.uri,
-        mcp.session.id = spans::session(&context),
-        jsonrpc.request.id = %context.id,
-        network.transport = spans::transport(&context),
-    ))]
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let read = self.read(&request.uri);
-        let contents = self
-            .audited("resources/read", &request.uri, &context, read, |contents| {
-                Answer::Contents(contents)
-            })
-            .await?;
-        let result = ReadResourceResult::new(vec![contents]);
-        Ok(if is_modern(&context) {
-            let (ttl, scope) = self.cache_hint();
-            result.with_ttl_ms(ttl).with_cache_scope(scope)
-        } else {
-            result
-        }
-        .into())
+        let span = spans::request("resources/read", Some(&request.uri), &context);
+        spans::traced(span, async {
+            let read = self.read(&request.uri);
+            let contents = self
+                .audited("resources/read", &request.uri, &context, read, |contents| {
+                    Answer::Contents(contents)
+                })
+                .await?;
+            let result = ReadResourceResult::new(vec![contents]);
+            Ok(self.hinted(&context, result).into())
+        })
+        .await
     }
 
-    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
-        otel.name = "skills/list",
-        otel.kind = "server",
-        mcp.method.name = "skills/list",
-        mcp.session.id = spans::session(&context),
-        jsonrpc.request.id = %context.id,
-        network.transport = spans::transport(&context),
-    ))]
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        let snapshot = self.snapshot().await;
-        let cursor = request.and_then(|request| request.cursor);
-        let page = page_after(
-            &snapshot.entries,
-            |entry| &entry.uri,
-            cursor.as_deref(),
-            self.inner.settings.page_size,
-            &self.inner.settings.cursors,
-        )
-        .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
-        let mut result = ListSkillsResult::with_all_items(page.items.to_vec());
-        result.next_cursor = page.next_cursor;
-        Ok(if is_modern(&context) {
-            let (ttl, scope) = self.cache_hint();
-            result.with_ttl_ms(ttl).with_cache_scope(scope)
-        } else {
-            result
+        let span = spans::request("skills/list", None, &context);
+        spans::traced(span, async {
+            let snapshot = self.snapshot().await;
+            let cursor = request.and_then(|request| request.cursor);
+            let page = self.page(&snapshot.entries, |entry| &entry.uri, cursor.as_deref())?;
+            let mut result = ListSkillsResult::with_all_items(page.items.to_vec());
+            result.next_cursor = page.next_cursor;
+            Ok(self.hinted(&context, result))
         })
+        .await
     }
 
-    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
-        otel.name = %format_args!("skills/get {}", request.uri),
-        otel.kind = "server",
-        mcp.method.name = "skills/get",
-        mcp.resource.uri = %request.uri,
-        mcp.session.id = spans::session(&context),
-        jsonrpc.request.id = %context.id,
-        network.transport = spans::transport(&context),
-    ))]
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        let uri = request.uri;
-        let entry = self.skill_entry(&uri);
-        let entry = self
-            .audited("skills/get", &uri, &context, entry, |entry| {
-                Answer::Entry(entry)
-            })
-            .await?;
-        let result = GetSkillResult::new(entry);
-        Ok(if is_modern(&context) {
-            let (ttl, scope) = self.cache_hint();
-            result.with_ttl_ms(ttl).with_cache_scope(scope)
-        } else {
-            result
+        let span = spans::request("skills/get", Some(&request.uri), &context);
+        spans::traced(span, async {
+            let uri = request.uri;
+            let entry = self.skill_entry(&uri);
+            let entry = self
+                .audited("skills/get", &uri, &context, entry, |entry| {
+                    Answer::Entry(entry)
+                })
+                .await?;
+            let result = GetSkillResult::new(entry);
+            Ok(self.hinted(&context, result))
         })
+        .await
     }
 
-    #[tracing::instrument(name = "mcp_request", skip_all, err(Display), fields(
-        otel.name = %format_args!("resources/directory/read {}", request.uri),
-        otel.kind = "server",
-        mcp.method.name = "resources/directory/read",
-        mcp.resource.uri = %request.uri,
-        mcp.session.id = spans::session(&context),
-        jsonrpc.request.id = %context.id,
-        network.transport = spans::transport(&context),
-    ))]
     async fn read_resource_directory(
         &self,
         request: ReadResourceDirectoryRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
-        let snapshot = self.snapshot().await;
-        let children = Self::directory(&snapshot, &request.uri)?;
-        let page = page_after(
-            &children,
-            |child| &child.uri,
-            request.cursor.as_deref(),
-            self.inner.settings.page_size,
-            &self.inner.settings.cursors,
-        )
-        .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
-        let mut result = ReadResourceDirectoryResult::with_all_items(page.items.to_vec());
-        result.next_cursor = page.next_cursor;
-        Ok(result)
+        let span = spans::request("resources/directory/read", Some(&request.uri), &context);
+        spans::traced(span, async {
+            let snapshot = self.snapshot().await;
+            let children = Self::directory(&snapshot, &request.uri)?;
+            let page = self.page(&children, |child| &child.uri, request.cursor.as_deref())?;
+            let mut result = ReadResourceDirectoryResult::with_all_items(page.items.to_vec());
+            result.next_cursor = page.next_cursor;
+            Ok(result)
+        })
+        .await
     }
 }
