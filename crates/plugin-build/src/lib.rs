@@ -117,11 +117,10 @@ impl PluginBuild {
     /// # Errors
     /// cargo cannot be run, or the build fails.
     pub fn run(&self) -> Result<Vec<BuiltLibrary>, BuildError> {
-        let mut command = cargo();
-        command.args(["build", "--message-format=json-render-diagnostics"]);
-        if let Some(manifest) = &self.manifest_path {
-            command.arg("--manifest-path").arg(manifest);
-        }
+        let mut command = cargo(
+            &["build", "--message-format=json-render-diagnostics"],
+            self.manifest_path.as_deref(),
+        );
         for package in &self.packages {
             command.args(["-p", package]);
         }
@@ -182,19 +181,12 @@ pub struct Package {
 /// # Errors
 /// cargo cannot be run, or fails (no workspace there, a broken manifest).
 pub fn workspace_packages(manifest_path: Option<&Path>) -> Result<Vec<Package>, BuildError> {
-    let mut command = cargo();
-    command.args(["metadata", "--no-deps", "--format-version", "1"]);
-    if let Some(manifest) = manifest_path {
-        command.arg("--manifest-path").arg(manifest);
-    }
-    let output = command
-        .output()
-        .map_err(|source| io_error(&command, source))?;
-    if !output.status.success() {
-        return Err(failed(&command, output.status, &output.stderr));
-    }
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|error| io_error(&command, io::Error::new(io::ErrorKind::InvalidData, error)))?;
+    let (command, stdout) = cargo_output(
+        &["metadata", "--no-deps", "--format-version", "1"],
+        manifest_path,
+    )?;
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&stdout).map_err(|error| invalid_output(&command, error))?;
     Ok(metadata["packages"]
         .as_array()
         .into_iter()
@@ -223,35 +215,54 @@ pub fn workspace_packages(manifest_path: Option<&Path>) -> Result<Vec<Package>, 
 /// # Errors
 /// cargo cannot be run, or fails (no `Cargo.toml` there or above, a broken manifest).
 pub fn workspace_root(manifest_path: Option<&Path>) -> Result<PathBuf, BuildError> {
-    let mut command = cargo();
-    command.args(["locate-project", "--workspace", "--message-format", "plain"]);
+    let (command, stdout) = cargo_output(
+        &["locate-project", "--workspace", "--message-format", "plain"],
+        manifest_path,
+    )?;
+    let manifest = String::from_utf8(stdout).map_err(|error| invalid_output(&command, error))?;
+    let manifest = PathBuf::from(manifest.trim_end_matches(['\n', '\r']));
+    match manifest.parent() {
+        Some(root) if manifest.is_absolute() => Ok(root.to_path_buf()),
+        _ => Err(invalid_output(
+            &command,
+            format!("not an absolute manifest path: {}", manifest.display()),
+        )),
+    }
+}
+
+/// The cargo that runs this process (`$CARGO`), else `cargo`, with `args`, and `--manifest-path`
+/// when one is given.
+fn cargo(args: &[&str], manifest_path: Option<&Path>) -> Command {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command.args(args);
     if let Some(manifest) = manifest_path {
         command.arg("--manifest-path").arg(manifest);
     }
+    command
+}
+
+/// Runs [`cargo`]; its standard output, with the command, by which an error in that output
+/// names the cargo that printed it.
+fn cargo_output(
+    args: &[&str],
+    manifest_path: Option<&Path>,
+) -> Result<(Command, Vec<u8>), BuildError> {
+    let mut command = cargo(args, manifest_path);
     let output = command
         .output()
         .map_err(|source| io_error(&command, source))?;
     if !output.status.success() {
         return Err(failed(&command, output.status, &output.stderr));
     }
-    let manifest = String::from_utf8(output.stdout)
-        .map_err(|error| io_error(&command, io::Error::new(io::ErrorKind::InvalidData, error)))?;
-    let manifest = PathBuf::from(manifest.trim_end_matches(['\n', '\r']));
-    match manifest.parent() {
-        Some(root) if manifest.is_absolute() => Ok(root.to_path_buf()),
-        _ => Err(io_error(
-            &command,
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("not an absolute manifest path: {}", manifest.display()),
-            ),
-        )),
-    }
+    Ok((command, output.stdout))
 }
 
-/// The cargo that runs this process (`$CARGO`), else `cargo`.
-fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+/// What cargo printed is not what `command` promises.
+fn invalid_output(
+    command: &Command,
+    error: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> BuildError {
+    io_error(command, io::Error::new(io::ErrorKind::InvalidData, error))
 }
 
 fn io_error(command: &Command, source: io::Error) -> BuildError {
