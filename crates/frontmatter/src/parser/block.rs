@@ -79,17 +79,22 @@ impl<'a> Parser<'a> {
         Ok(None)
     }
 
+    /// The indentation of the line of a collection's next entry (blank and comment lines are
+    /// skipped when at a line's start); `None` at the end.
+    fn entry_indent(&mut self) -> Result<Option<usize>, ParseError> {
+        if self.col == 0 {
+            self.skip_insignificant()?;
+        }
+        if self.at_end() {
+            return Ok(None);
+        }
+        Ok(Some(self.indent()))
+    }
+
     fn parse_mapping(&mut self, indent: usize) -> Result<Node, ParseError> {
         let mut entries: Vec<(String, Node)> = Vec::new();
         let mut key_lines: HashMap<String, usize> = HashMap::new();
-        loop {
-            if self.col == 0 {
-                self.skip_insignificant()?;
-            }
-            if self.at_end() {
-                break;
-            }
-            let current = self.indent();
+        while let Some(current) = self.entry_indent()? {
             if current < indent {
                 break;
             }
@@ -139,14 +144,7 @@ impl<'a> Parser<'a> {
 
     fn parse_sequence(&mut self, indent: usize) -> Result<Node, ParseError> {
         let mut items = Vec::new();
-        loop {
-            if self.col == 0 {
-                self.skip_insignificant()?;
-            }
-            if self.at_end() {
-                break;
-            }
-            let current = self.indent();
+        while let Some(current) = self.entry_indent()? {
             if current != indent || !is_sequence_entry(self.rest()) {
                 if current > indent {
                     return Err(self.error_at(

@@ -115,17 +115,20 @@ impl Parser<'_> {
         Ok((key, value))
     }
 
+    /// The error for a flow collection opened at `open` whose text ends before it is closed.
+    fn unclosed(&self, open: usize) -> ParseError {
+        self.error_at_offset(
+            open,
+            "this `[` or `{` is never closed; add the closing bracket",
+        )
+    }
+
     /// Skips spaces, line breaks and comments inside a flow collection opened at `open`.
     fn skip_flow_blank(&self, mut i: usize, open: usize) -> Result<usize, ParseError> {
         let bytes = self.src.as_bytes();
         loop {
             match bytes.get(i) {
-                None => {
-                    return Err(self.error_at_offset(
-                        open,
-                        "this `[` or `{` is never closed; add the closing bracket",
-                    ));
-                }
+                None => return Err(self.unclosed(open)),
                 Some(b' ' | b'\t' | b'\r') => i += 1,
                 Some(b'\n') => {
                     self.tick()?;
@@ -169,12 +172,7 @@ impl Parser<'_> {
         let mut segment = start;
         loop {
             match bytes.get(i) {
-                None => {
-                    return Err(self.error_at_offset(
-                        open,
-                        "this `[` or `{` is never closed; add the closing bracket",
-                    ));
-                }
+                None => return Err(self.unclosed(open)),
                 Some(b',' | b'[' | b']' | b'{' | b'}') => break,
                 Some(b':')
                     if matches!(
