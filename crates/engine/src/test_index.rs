@@ -11,8 +11,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
-use crate::download::tests::sha256_bytes;
-
 #[derive(Debug, Default)]
 struct Files {
     /// Project (normalized) → file names.
@@ -117,7 +115,7 @@ async fn page(
             let bytes = &files.files[name];
             // Relative, as PEP 691 allows: resolved against the page's URL.
             json!({"filename": name, "url": format!("../../files/{name}"),
-                   "hashes": {"sha256": sha256_bytes(bytes)}, "size": bytes.len()})
+                   "hashes": {"sha256": skillful_fs::sha256_hex(bytes)}, "size": bytes.len()})
         })
         .collect();
     (
