@@ -415,10 +415,8 @@ mod tests {
     #[test]
     fn a_link_a_fifo_or_an_oversized_file_is_not_read() {
         let temp = tempfile::tempdir().unwrap();
+        let planted = skillful_test_support::planted_link(temp.path(), "baseline.json");
         let secret = temp.path().join("secret");
-        fs::write(&secret, "secret").unwrap();
-        let planted = temp.path().join("baseline.json");
-        std::os::unix::fs::symlink(&secret, &planted).unwrap();
         let error = read_bounded(&planted, 1024).unwrap_err().to_string();
         assert!(error.contains("symbolic link"), "{error}");
         let fifo = temp.path().join("fifo");

@@ -346,10 +346,7 @@ mod tests {
     #[test]
     fn a_planted_link_or_an_oversized_file_is_not_read() {
         let temp = tempfile::tempdir().unwrap();
-        let secret = temp.path().join("secret");
-        fs::write(&secret, "secret").unwrap();
-        let planted = temp.path().join("trusted.toml");
-        std::os::unix::fs::symlink(&secret, &planted).unwrap();
+        let planted = skillful_test_support::planted_link(temp.path(), "trusted.toml");
         let error = read_private(&planted, 1024).unwrap_err().to_string();
         assert!(error.contains("symbolic link"), "{error}");
         let big = temp.path().join("big");

@@ -10,6 +10,7 @@
 //!   (an attacker's script, another user's checkout), created with `useradd` when missing;
 //! - [`wait`]: what a test synchronises on (a child's exit, a process gone, a line on a pipe) is
 //!   waited for as an event within a generous bound, never slept for;
+//! - [`planted_link`]: the symbolic link an attacker plants where a private file is read;
 //! - [`dependencies`]: what a crate may name, read from its `Cargo.toml`, for the tests that keep
 //!   an invariant of `ARCHITECTURE.md` of the form "it knows nothing of ...".
 //!
@@ -167,6 +168,20 @@ fn nesting(line: &str) -> i32 {
         }
     }
     depth
+}
+
+/// Plants a symbolic link `name` in `dir` to a file `secret` there (holding `secret`), where
+/// a file is expected: a reader that follows it would read what it was never meant to.
+///
+/// # Panics
+/// When the file or the link cannot be made.
+#[cfg(unix)]
+pub fn planted_link(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "secret").unwrap();
+    let planted = dir.join(name);
+    std::os::unix::fs::symlink(&secret, &planted).unwrap();
+    planted
 }
 
 #[cfg(test)]
