@@ -17,7 +17,6 @@ use tracing::Instrument;
 
 use crate::aids::{AidedModel, Aids, EarlyAnswers};
 use crate::approvals::ApprovalsStore;
-use crate::approver::SessionApprovals;
 use crate::audit::{AuditSettings, Auditor};
 use crate::context::{ContextProvider, SkillFunction};
 use crate::error::AgentError;
@@ -25,9 +24,10 @@ use crate::mode::{GuidedOptions, Mode};
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
 use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
+use crate::session_approvals::SessionApprovals;
+use crate::session_tasks::{self, EndedTasks, SessionTaskState};
 use crate::spans;
 use crate::stages::StageRecord;
-use crate::tasks::SessionTaskState;
 
 /// What a run is given: a prompt, or the answers to pending approvals.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,7 +143,7 @@ pub struct Agent {
     pub(crate) task_events:
         std::sync::Mutex<Option<Vec<tokio::sync::broadcast::Receiver<TaskEvent>>>>,
     /// The tasks whose end was audited, for a wait to return only once it is.
-    pub(crate) ended_tasks: Arc<crate::tasks::EndedTasks>,
+    pub(crate) ended_tasks: Arc<EndedTasks>,
 }
 
 impl Agent {
@@ -289,7 +289,7 @@ impl Agent {
                     .push(Message::new(Role::User, answers.collect()));
             }
             Input::Tasks(records) => {
-                turn.messages.push(crate::tasks::results_message(&records));
+                turn.messages.push(session_tasks::results_message(&records));
                 turn.reported = records.into_iter().map(|record| record.task_id).collect();
             }
         }
@@ -517,7 +517,7 @@ fn finish(session: &mut Session, input: TurnInput, made: Made, mode: Mode) -> Ag
     for id in &input.reported {
         session.set_task_state(id, SessionTaskState::Reported);
     }
-    session.add_tasks(crate::tasks::started_in(&made.messages));
+    session.add_tasks(session_tasks::started_in(&made.messages));
     session.extend(
         made.messages
             .iter()

@@ -1,17 +1,15 @@
 //! Asking a person about held calls: the [`Approver`] trait, and the turn loop that drives it
 //! ([`Agent::run_approving`]: run, collect the held calls, ask, resume or refuse, remember).
 
-use std::sync::Mutex;
-
 use async_trait::async_trait;
 use skillful_chat::{ApprovalRequest, ApprovalResponse, FunctionCall, Remember};
 
 use crate::agent::{Agent, AgentResponse, Input};
-use crate::approvals::Coverage;
 use crate::error::AgentError;
 use crate::question::ApprovalQuestion;
 use crate::run_options::RunOptions;
 use crate::session::Session;
+use crate::session_approvals::SessionApproval;
 
 /// Why an [`Approver`] could not answer (its terminal failed, its session file could not be
 /// written); the turn ends with [`AgentError::Approver`].
@@ -106,56 +104,15 @@ pub struct Turn {
     pub pending: bool,
 }
 
-/// A call approved for a session: the same tool, skill, origin and script, and the same
-/// coverage.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SessionApproval {
-    session: String,
-    tool: String,
-    skill: String,
-    origin: String,
-    script: Option<String>,
-    coverage: Option<Coverage>,
-}
-
-impl SessionApproval {
-    fn of(session: &Session, held: &HeldCall) -> Option<Self> {
-        let question = held.question.as_ref()?;
-        let subject = &question.subject;
-        Some(Self {
-            session: session.id().to_owned(),
-            tool: held.call.name.clone(),
-            skill: subject.skill_name().to_owned(),
-            origin: subject.skill.origin().to_string(),
-            script: subject.script_name().map(str::to_owned),
-            coverage: question.coverage.clone().ok(),
-        })
-    }
-}
-
-/// The approvals given for a session, in the agent's memory.
-#[derive(Debug, Default)]
-pub(crate) struct SessionApprovals(Mutex<Vec<SessionApproval>>);
-
-impl SessionApprovals {
-    fn covers(&self, approval: &SessionApproval) -> bool {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .contains(approval)
-    }
-
-    fn add(&self, approvals: Vec<SessionApproval>) {
-        let mut held = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for approval in approvals {
-            if !held.contains(&approval) {
-                held.push(approval);
-            }
-        }
-    }
+/// The session approval that `held` would be (`None` for a call that names no skill).
+fn session_approval(session: &Session, held: &HeldCall) -> Option<SessionApproval> {
+    let question = held.question.as_ref()?;
+    Some(SessionApproval::new(
+        session.id(),
+        &held.call.name,
+        &question.subject,
+        question.coverage.clone().ok(),
+    ))
 }
 
 impl Agent {
@@ -238,7 +195,7 @@ impl Agent {
         let mut answers = Vec::with_capacity(held.len());
         let mut for_session = Vec::new();
         for held in &held {
-            let approval = SessionApproval::of(session, held);
+            let approval = session_approval(session, held);
             let remembered = approval.as_ref().is_some_and(|approval| {
                 for_session.contains(approval) || self.for_session.covers(approval)
             });

@@ -15,7 +15,7 @@ use skillful_provider::{CallSubject, TaskRecord, TaskStatus, ToolKind};
 
 use crate::approvals::{document_digest, files_of, hash_file};
 use crate::context::SkillFunction;
-use crate::tasks::announced_task;
+use crate::session_tasks::announced_task;
 
 /// Where and how an agent audits its calls (see
 /// [`AgentBuilder::audit`](crate::AgentBuilder::audit)); it lives in `skillful-audit`, which the

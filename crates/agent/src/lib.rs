@@ -59,7 +59,9 @@ mod question;
 mod report;
 mod run_options;
 mod session;
+mod session_approvals;
 mod session_file;
+mod session_tasks;
 mod spans;
 mod stages;
 mod tasks;
@@ -80,5 +82,5 @@ pub use report::{REPORT_RESULT_CHARS, REPORT_VERSION, RunReport, StageReport, St
 pub use run_options::RunOptions;
 pub use session::{Author, Session};
 pub use session_file::{MAX_SESSION_BYTES, SESSION_FORMAT_VERSION, SessionFile, SessionFileError};
+pub use session_tasks::{SessionTask, SessionTaskState};
 pub use stages::{Stage, StageRecord};
-pub use tasks::{SessionTask, SessionTaskState};

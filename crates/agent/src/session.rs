@@ -9,7 +9,7 @@ use skillful_chat::{ApprovalRequest, Message};
 use skillful_decorators::pending_approvals;
 use skillful_provider::TaskId;
 
-use crate::tasks::{SessionTask, SessionTaskState};
+use crate::session_tasks::{SessionTask, SessionTaskState};
 
 /// One conversation with an [`Agent`](crate::Agent): its id and its history.
 ///
