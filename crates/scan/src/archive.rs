@@ -9,7 +9,8 @@ use std::io::{Cursor, Read};
 
 use flate2::read::GzDecoder;
 
-use crate::rules::{ARCHIVE_NOT_INSPECTED, FileClass, excerpt};
+use crate::class::FileClass;
+use crate::rules::{ARCHIVE_NOT_INSPECTED, excerpt};
 use crate::{Finding, Report, fingerprint};
 
 /// The most members looked at in one archive, nested ones included.

@@ -31,7 +31,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::rules::regex;
+use crate::pattern::regex;
 
 /// How a matched phrase stands in its clause, which decides how far a negation may be from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

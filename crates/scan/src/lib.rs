@@ -41,8 +41,10 @@
 
 mod archive;
 mod baseline;
+mod class;
 mod context;
 mod normalize;
+mod pattern;
 mod rules;
 mod sarif;
 mod suppress;
@@ -60,7 +62,8 @@ use skillful_core::validate::ValidationMode;
 use skillful_frontmatter::FrontmatterLoader;
 use skillful_manifest::{EntryKind, Limits, Manifest, ManifestError};
 
-use rules::{FileClass, FileScan};
+use class::FileClass;
+use rules::FileScan;
 
 /// How serious a finding is; ordered from least to most.
 #[derive(

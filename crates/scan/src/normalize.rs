@@ -8,7 +8,7 @@
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_security::confusable_detection::skeleton;
 
-use crate::rules::FileClass;
+use crate::class::FileClass;
 
 /// The normalised text and where each of its stretches comes from.
 pub(crate) struct Normalized {

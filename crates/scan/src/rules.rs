@@ -5,8 +5,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use unicode_general_category::{GeneralCategory, get_general_category};
 
+use crate::class::FileClass;
 use crate::context::{self, Governs};
 use crate::normalize::{Line, Normalized};
+use crate::pattern::regex;
 use crate::{Finding, Severity};
 
 /// One rule of the scanner.
@@ -93,36 +95,6 @@ rules! {
     SUPPRESSION_INVALID = "SKL070" "suppression-not-honoured" Low
         "An inline suppression (`skills-scan: allow RULE-ID reason=...`) that suppresses nothing: it gives no reason, names no rule, is malformed, or aims at a high or critical finding, which a skill cannot suppress."
         "Give the rule's id and a reason; accept a high or critical finding in a baseline (`skills scan --write-baseline`), not inside the skill.";
-}
-
-/// What kind of file a text is, which decides the rules that apply to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FileClass {
-    /// `SKILL.md` or another document (Markdown, text): read by the model.
-    Document,
-    /// A script (under `scripts/` or with an interpreter's extension).
-    Script,
-    /// Any other text file: only the Unicode rules.
-    Other,
-}
-
-impl FileClass {
-    /// The class of the file at `relative` (a skill-relative path, `/` between segments).
-    pub(crate) fn of(relative: &str) -> Self {
-        let name = relative.rsplit('/').next().unwrap_or(relative);
-        let extension = name
-            .rsplit_once('.')
-            .map(|(_, extension)| extension.to_ascii_lowercase());
-        match extension.as_deref() {
-            Some("md" | "mdx" | "markdown" | "txt" | "rst") => Self::Document,
-            Some(
-                "py" | "sh" | "bash" | "zsh" | "js" | "mjs" | "cjs" | "ts" | "ps1" | "rb" | "pl"
-                | "php" | "lua",
-            ) => Self::Script,
-            _ if relative.starts_with("scripts/") => Self::Script,
-            _ => Self::Other,
-        }
-    }
 }
 
 /// A binary format told by its first bytes.
@@ -439,10 +411,6 @@ fn check_unicode(line: &str, number: usize, scan: &mut FileScan<'_>) {
             ),
         );
     }
-}
-
-pub(crate) fn regex(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("the scanner's patterns are valid")
 }
 
 static OVERRIDE: LazyLock<Regex> = LazyLock::new(|| {

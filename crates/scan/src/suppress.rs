@@ -12,7 +12,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::rules::{FileScan, RULES, SUPPRESSION_INVALID, excerpt, regex};
+use crate::pattern::regex;
+use crate::rules::{FileScan, RULES, SUPPRESSION_INVALID, excerpt};
 use crate::{Severity, Suppression, SuppressionKind};
 
 static MARKER: LazyLock<Regex> = LazyLock::new(|| regex(r"(?i)\bskills-scan\s*:"));
