@@ -17,8 +17,8 @@ use skillful_chat::{
 use tracing::Instrument;
 
 use crate::approval::{ApprovalPolicy, Decision, new_answers, pending_approvals};
-use crate::observe::{ApprovedBy, CallEvent, CallObserver, CallOutcome, RefusedBy};
-use crate::trace::{CallActor, execute_tool_span, record_tool_result};
+use crate::observe::{ApprovedBy, CallActor, CallEvent, CallObserver, CallOutcome, RefusedBy};
+use crate::trace::{execute_tool_span, record_tool_result};
 
 /// What decides, runs and records calls: an approval policy (none: every call runs), an
 /// observer (an audit log), and whether spans carry the calls' contents. Cheap to clone.

@@ -15,8 +15,7 @@ use crate::approval::ApprovalPolicy;
 use crate::calls::{CallRunner, Calls, Verdict, error_result, merge};
 use crate::identity::CallIds;
 use crate::layer::Layer;
-use crate::observe::{ApprovedBy, CallObserver, CallOutcome, RefusedBy};
-use crate::trace::CallActor;
+use crate::observe::{ApprovedBy, CallActor, CallObserver, CallOutcome, RefusedBy};
 
 /// The loop's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

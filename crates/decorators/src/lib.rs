@@ -49,10 +49,10 @@ pub use ensure_user::{
 };
 pub use invocation::{FunctionInvocation, FunctionInvocationLayer, Limits};
 pub use layer::Layer;
-pub use observe::{ApprovedBy, CallEvent, CallObserver, CallOutcome, RefusedBy};
+pub use observe::{ApprovedBy, CallActor, CallEvent, CallObserver, CallOutcome, RefusedBy};
 pub use trace::{
-    CallActor, PROVIDER_NAME, Tracing, TracingLayer, execute_tool_span, record_error,
-    record_tool_result, record_usage,
+    PROVIDER_NAME, Tracing, TracingLayer, execute_tool_span, record_error, record_tool_result,
+    record_usage,
 };
 
 #[cfg(test)]

@@ -7,7 +7,23 @@ use std::time::Duration;
 use async_trait::async_trait;
 use skillful_chat::{FunctionCall, FunctionResult, Remember, Tool};
 
-use crate::trace::CallActor;
+/// Who made a tool call: the `skillful.call.actor` attribute of its `execute_tool` span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallActor {
+    /// The model asked for it.
+    Model,
+    /// The runtime made it for the model (a skill's activation).
+    Runtime,
+}
+
+impl CallActor {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            CallActor::Model => "model",
+            CallActor::Runtime => "runtime",
+        }
+    }
+}
 
 /// Who let a call run.
 #[derive(Debug, Clone, PartialEq, Eq)]

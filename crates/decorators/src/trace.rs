@@ -12,29 +12,11 @@ use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
 use crate::layer::Layer;
-use crate::observe::ApprovedBy;
+use crate::observe::{ApprovedBy, CallActor};
 
 /// The `gen_ai.provider.name` of every model call: the wire protocol spoken
 /// (`/v1/chat/completions`), whichever server answers it.
 pub const PROVIDER_NAME: &str = "openai";
-
-/// Who made a tool call: the `skillful.call.actor` attribute of its `execute_tool` span.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallActor {
-    /// The model asked for it.
-    Model,
-    /// The runtime made it for the model (a skill's activation).
-    Runtime,
-}
-
-impl CallActor {
-    fn as_str(self) -> &'static str {
-        match self {
-            CallActor::Model => "model",
-            CallActor::Runtime => "runtime",
-        }
-    }
-}
 
 /// The `execute_tool {tool}` span of one call (kind INTERNAL): `gen_ai.operation.name`,
 /// `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` (`function`),
