@@ -25,7 +25,7 @@ use crate::error::EvalError;
 use crate::files::copy_input;
 use crate::grade::{Grader, Judge, RunOutput};
 use crate::spec::{EvalCase, EvalSet, TriggerQuery, read_evals, read_triggers};
-use crate::workspace::{default_workspace, new_iteration};
+use crate::workspace::{default_workspace, new_iteration, placed};
 
 /// How many times a run is resumed after its pending approvals were refused; a model that keeps
 /// asking for refused calls past it has its run ended.
@@ -117,6 +117,19 @@ impl SkillUnderTest {
     /// Its `evals/triggers.json` (empty when it has none).
     pub fn triggers(&self) -> &[TriggerQuery] {
         &self.triggers
+    }
+
+    /// Where this skill's iterations go when `skills` skills are evaluated together: `chosen`
+    /// itself for one skill, `chosen/<skill name>` for several; without `chosen`, the
+    /// [default workspace](SkillUnderTest::default_workspace).
+    ///
+    /// # Errors
+    /// As [`SkillUnderTest::default_workspace`].
+    pub fn workspace(&self, chosen: Option<&Path>, skills: usize) -> Result<PathBuf, EvalError> {
+        match placed(chosen, skills, self.name()) {
+            Some(dir) => Ok(dir),
+            None => self.default_workspace(),
+        }
     }
 
     /// The default workspace, in this user's state directory ([`skillful_state::Dirs`]):

@@ -7,7 +7,6 @@ use sha2::{Digest, Sha256};
 use skillful_state::{Dirs, StateError, VerifiedDir};
 
 use crate::error::EvalError;
-use crate::evaluate::SkillUnderTest;
 
 /// How many iteration numbers are tried when others take them at the same time.
 const MAX_ITERATION_TRIES: u32 = 100;
@@ -20,23 +19,8 @@ pub(crate) fn default_workspace(dirs: &Dirs, name: &str, skill_dir: &Path) -> Pa
     dirs.state().join("eval").join(format!("{name}-{key:016x}"))
 }
 
-impl SkillUnderTest {
-    /// Where this skill's iterations go when `skills` skills are evaluated together: `chosen`
-    /// itself for one skill, `chosen/<skill name>` for several; without `chosen`, the
-    /// [default workspace](SkillUnderTest::default_workspace).
-    ///
-    /// # Errors
-    /// As [`SkillUnderTest::default_workspace`].
-    pub fn workspace(&self, chosen: Option<&Path>, skills: usize) -> Result<PathBuf, EvalError> {
-        match placed(chosen, skills, self.name()) {
-            Some(dir) => Ok(dir),
-            None => self.default_workspace(),
-        }
-    }
-}
-
 /// The workspace `chosen` gives the skill `name` among `skills` skills; `None` for the default.
-fn placed(chosen: Option<&Path>, skills: usize, name: &str) -> Option<PathBuf> {
+pub(crate) fn placed(chosen: Option<&Path>, skills: usize, name: &str) -> Option<PathBuf> {
     let chosen = chosen?;
     Some(if skills == 1 {
         chosen.to_path_buf()
@@ -94,6 +78,7 @@ pub(crate) fn new_iteration(workspace: &Path, skill_dir: &Path) -> Result<Verifi
 #[cfg(test)]
 mod placement_tests {
     use super::*;
+    use crate::evaluate::SkillUnderTest;
 
     #[test]
     fn a_chosen_workspace_is_the_skills_own_alone_and_holds_one_per_skill_among_several() {
