@@ -43,6 +43,7 @@
 #![forbid(unsafe_code)]
 
 mod builder;
+mod config;
 mod guard;
 mod head;
 pub mod hosts;

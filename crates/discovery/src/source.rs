@@ -9,7 +9,7 @@ use futures_util::future::try_join_all;
 use skillful_core::{Diagnostic, Skill, SkillError, SkillsSource, SourceContext};
 use skillful_fs::blocking;
 
-use crate::builder::{Config, FileSkillsSourceBuilder};
+use crate::config::Config;
 use crate::skill::{FileSkill, SKILL_FILE, SkillRoot};
 use crate::walk::{self, Below, RootPlan, RootWalk};
 
@@ -76,12 +76,6 @@ impl Discovery {
 }
 
 impl FileSkillsSource {
-    /// A builder with the defaults: no roots, search depth 2, the default extensions, lenient
-    /// validation, no script runner, scripts runnable.
-    pub fn builder() -> FileSkillsSourceBuilder {
-        FileSkillsSourceBuilder::default()
-    }
-
     pub(crate) fn from_config(config: Config) -> Self {
         Self {
             config: Arc::new(config),

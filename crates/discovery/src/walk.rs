@@ -14,7 +14,7 @@ use std::sync::Arc;
 use skillful_core::names::RelativeName;
 use skillful_core::{Diagnostic, Skill};
 
-use crate::builder::{Config, FileFilter};
+use crate::config::{Config, FileFilter};
 use crate::head::read_head;
 use crate::skill::{FileSkill, FoundSkill, SKILL_FILE, ScriptPolicy, SkillRoot};
 
