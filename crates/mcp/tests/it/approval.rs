@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use common::{piped, write_tree};
-use skillful_core::{Skill, SkillError};
+use skillful_core::Skill;
 use skillful_discovery::FileSkillsSource;
 use skillful_mcp::{McpSkillsSource, SkillsMcpServer};
 use skillful_scripts::ProcessRunner;
@@ -81,10 +81,7 @@ async fn scripts_are_refused_until_the_host_approves_that_skill() {
     let tools = find(&skills, "tools");
     let script = tools.script("scripts/where.py").unwrap();
 
-    let refused = script.run(serde_json::json!(["x"])).await.unwrap_err();
-    let SkillError::NotRunnable { reason, .. } = &refused else {
-        panic!("{refused:?}");
-    };
+    let reason = common::refusal(&*script, serde_json::json!(["x"])).await;
     assert!(
         reason.contains("docs") && reason.contains("skill://tools/SKILL.md"),
         "the refusal names the origin: {reason}"
@@ -110,16 +107,11 @@ async fn scripts_are_refused_until_the_host_approves_that_skill() {
 
     // Another skill of the same server is not covered by that approval.
     let plain = find(&skills, "plain");
-    let refused = plain
-        .script("scripts/hi.py")
-        .unwrap()
-        .run(serde_json::json!([]))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(refused, SkillError::NotRunnable { .. }),
-        "{refused:?}"
-    );
+    common::refusal(
+        &*plain.script("scripts/hi.py").unwrap(),
+        serde_json::json!([]),
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -163,15 +155,10 @@ async fn without_an_approval_callback_nothing_is_approved() {
     let skills = source.load().await.unwrap();
     let tools = find(&skills, "tools");
     assert_eq!(tools.frontmatter().allowed_tools, None);
-    let refused = tools
-        .script("scripts/where.py")
-        .unwrap()
-        .run(serde_json::json!([]))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(refused, SkillError::NotRunnable { .. }),
-        "{refused:?}"
-    );
+    common::refusal(
+        &*tools.script("scripts/where.py").unwrap(),
+        serde_json::json!([]),
+    )
+    .await;
     assert!(!cache.path().join("runs").exists(), "nothing was unpacked");
 }

@@ -469,12 +469,7 @@ async fn hostile_resource_names_are_refused_without_a_request() {
     ] {
         assert!(docs.resource(name).is_none(), "{name:?}");
     }
-    let a = docs
-        .resource("references/a.md")
-        .unwrap()
-        .read()
-        .await
-        .unwrap();
+    let a = common::read(docs, "references/a.md").await.unwrap();
     assert_eq!(a, skillful_core::ResourceContent::Text("A".into()));
     assert_eq!(
         recording.reads(),

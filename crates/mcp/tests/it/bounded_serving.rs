@@ -73,7 +73,7 @@ async fn a_sparse_100_gib_resource_is_an_error_and_the_server_answers_the_next_r
         matches!(&huge, ServiceError::McpError(error) if error.code.0 == -32602),
         "{huge:?}"
     );
-    let small = notes.resource("references/small.md").unwrap().read().await;
+    let small = common::read(notes, "references/small.md").await;
     assert_eq!(small.unwrap(), ResourceContent::Text("small\n".into()));
 }
 

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 use base64::Engine;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    ErrorData, GetSkillRequestParams, GetSkillResult, ListResourcesResult, ListSkillsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    CacheScope, ErrorData, GetSkillRequestParams, GetSkillResult, ListResourcesResult,
+    ListSkillsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
 };
@@ -20,6 +20,7 @@ use rmcp::service::{
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{IntoTransport, StreamableHttpServerConfig, StreamableHttpService};
+use skillful_mcp::final_form::{self, CacheHint, SkillEntry, SkillsPage};
 
 /// The URIs a server was asked to read, in order.
 pub type ReadLog = Arc<Mutex<Vec<String>>>;
@@ -308,4 +309,99 @@ where
             .await
             .unwrap(),
     }
+}
+
+/// Why running `script` with `arguments` was refused as not runnable.
+///
+/// # Panics
+/// When it ran, or failed for another reason.
+pub async fn refusal(
+    script: &dyn skillful_core::SkillScript,
+    arguments: serde_json::Value,
+) -> String {
+    match script.run(arguments).await {
+        Err(skillful_core::SkillError::NotRunnable { reason, .. }) => reason,
+        other => panic!("not refused as not runnable: {other:?}"),
+    }
+}
+
+/// Whether `python3` with PyYAML can run the Python peers (`tests/python`); prints why not when
+/// it cannot.
+pub fn python_ready() -> bool {
+    skillful_test_support::python_imports("yaml", "pip install pyyaml")
+}
+
+/// The skills the tests serve from the Python peers, five: two named `refunds` at different
+/// paths (the billing one's `SKILL.md` is `billing_refunds`, with a supporting file), a skill with
+/// templates, a binary file and a nested skill; `more` files besides.
+pub fn python_skills(billing_refunds: &[u8], more: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let files: &[(&str, &[u8])] = &[
+        (
+            "git-workflow/SKILL.md",
+            b"---\nname: git-workflow\ndescription: Follow the team's Git conventions.\n---\nBranch from main.\n",
+        ),
+        ("acme/billing/refunds/SKILL.md", billing_refunds),
+        ("acme/billing/refunds/examples/email.md", b"Dear customer,\n"),
+        (
+            "acme/support/refunds/SKILL.md",
+            b"---\nname: refunds\ndescription: Refunds as support handles them.\n---\nAsk support.\n",
+        ),
+        (
+            "pdf-processing/SKILL.md",
+            b"---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents.\n---\nPick a template in templates/.\n",
+        ),
+        ("pdf-processing/templates/invoice.md", b"Invoice\n"),
+        ("pdf-processing/templates/logo.bin", &[0, 1, 0xfa, 0xfb, 0xff]),
+        (
+            "pdf-processing/forms/fill-form/SKILL.md",
+            b"---\nname: fill-form\ndescription: Fill a PDF form.\n---\nA nested skill.\n",
+        ),
+    ];
+    write_tree(root.path(), files);
+    write_tree(root.path(), more);
+    root
+}
+
+/// The URIs of `skills`, in order.
+pub fn uris(skills: &[SkillEntry]) -> Vec<&str> {
+    skills.iter().map(|skill| skill.uri.as_str()).collect()
+}
+
+/// Every page of the `skills/list` of `client` (served as `label`), read one after the other,
+/// each of two entries at most and with the caching hints of `era`: `ttl_ms` and a public scope
+/// in the 2026 era, none before it.
+pub async fn pages_of_two(
+    client: &RunningService<RoleClient, ()>,
+    label: &str,
+    era: Era,
+    ttl_ms: u64,
+) -> Vec<SkillsPage> {
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = final_form::list_skills(client.peer(), label, cursor)
+            .await
+            .unwrap();
+        assert!(page.skills.len() <= 2);
+        if era == Era::Modern {
+            assert_eq!(page.cache.ttl_ms, Some(ttl_ms));
+            assert_eq!(page.cache.cache_scope, Some(CacheScope::Public));
+        } else {
+            assert_eq!(page.cache, CacheHint::default());
+        }
+        cursor = page.next_cursor.clone();
+        pages.push(page);
+        if cursor.is_none() {
+            return pages;
+        }
+    }
+}
+
+/// Reads the resource `name` of `skill`, which must list it.
+pub async fn read(
+    skill: &Arc<dyn skillful_core::Skill>,
+    name: &str,
+) -> Result<skillful_core::ResourceContent, skillful_core::SkillError> {
+    skill.resource(name).unwrap().read().await
 }

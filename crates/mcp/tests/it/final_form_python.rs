@@ -12,7 +12,6 @@ use crate::common::{self, Era};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use rmcp::model::CacheScope;
 use rmcp::service::{ClientCacheConfig, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use skillful_mcp::final_form::{
@@ -23,47 +22,17 @@ use skillful_mcp::final_form::{
 const PYTHON_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python");
 const SERVER_LABEL: &str = "py";
 
-/// Whether `python3` with PyYAML can run the peers; prints why not when it cannot.
-fn python_ready() -> bool {
-    skillful_test_support::python_imports("yaml", "pip install pyyaml")
-}
-
 fn script(name: &str) -> PathBuf {
     Path::new(PYTHON_DIR).join(name)
 }
 
-/// Five skills: two named `refunds` at different paths, one with a supporting file and a
-/// nested skill, a binary file, and a skill with typed metadata.
+/// The Python peers' skills ([`common::python_skills`]), the billing `refunds` with a license
+/// and typed metadata, and one more template a level down.
 fn skills_tree() -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
-    let files: &[(&str, &[u8])] = &[
-        (
-            "git-workflow/SKILL.md",
-            b"---\nname: git-workflow\ndescription: Follow the team's Git conventions.\n---\nBranch from main.\n",
-        ),
-        (
-            "acme/billing/refunds/SKILL.md",
-            b"---\nname: refunds\ndescription: Process refunds.\nlicense: Apache-2.0\nmetadata:\n  version: 2.1\n  tags: [billing, money]\n  beta: true\n---\nSee examples/email.md.\n",
-        ),
-        ("acme/billing/refunds/examples/email.md", b"Dear customer,\n"),
-        (
-            "acme/support/refunds/SKILL.md",
-            b"---\nname: refunds\ndescription: Refunds as support handles them.\n---\nAsk support.\n",
-        ),
-        (
-            "pdf-processing/SKILL.md",
-            b"---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents.\n---\nPick a template in templates/.\n",
-        ),
-        ("pdf-processing/templates/invoice.md", b"Invoice\n"),
-        ("pdf-processing/templates/regional/eu-invoice.md", b"EU invoice\n"),
-        ("pdf-processing/templates/logo.bin", &[0, 1, 0xfa, 0xfb, 0xff]),
-        (
-            "pdf-processing/forms/fill-form/SKILL.md",
-            b"---\nname: fill-form\ndescription: Fill a PDF form.\n---\nA nested skill.\n",
-        ),
-    ];
-    common::write_tree(root.path(), files);
-    root
+    common::python_skills(
+        b"---\nname: refunds\ndescription: Process refunds.\nlicense: Apache-2.0\nmetadata:\n  version: 2.1\n  tags: [billing, money]\n  beta: true\n---\nSee examples/email.md.\n",
+        &[("pdf-processing/templates/regional/eu-invoice.md", b"EU invoice\n")],
+    )
 }
 
 const ALL_SKILLS: [&str; 5] = [
@@ -88,10 +57,6 @@ async fn connect(root: &Path, era: Era, flags: &[&str]) -> RunningService<RoleCl
     common::client_in(transport, era).await
 }
 
-fn uris(skills: &[SkillEntry]) -> Vec<&str> {
-    skills.iter().map(|skill| skill.uri.as_str()).collect()
-}
-
 async fn entry(client: &RunningService<RoleClient, ()>, uri: &str) -> SkillEntry {
     final_form::get_skill(client.peer(), SERVER_LABEL, uri)
         .await
@@ -101,7 +66,7 @@ async fn entry(client: &RunningService<RoleClient, ()>, uri: &str) -> SkillEntry
 
 #[tokio::test]
 async fn a_listing_of_several_pages_is_read_page_by_page_in_both_eras() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -110,30 +75,11 @@ async fn a_listing_of_several_pages_is_read_page_by_page_in_both_eras() {
         let declared = final_form::skills_extension(client.peer()).expect("declared");
         assert!(declared.directory_read);
 
-        let mut listed = Vec::new();
-        let mut cursor = None;
-        let mut pages = 0;
-        loop {
-            let page = final_form::list_skills(client.peer(), SERVER_LABEL, cursor)
-                .await
-                .unwrap();
-            pages += 1;
-            assert!(page.skills.len() <= 2);
-            assert!(page.rejected.is_empty());
-            if era == Era::Modern {
-                assert_eq!(page.cache.ttl_ms, Some(300_000));
-                assert_eq!(page.cache.cache_scope, Some(CacheScope::Public));
-            } else {
-                assert_eq!(page.cache, final_form::CacheHint::default());
-            }
-            listed.extend(page.skills);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => break,
-            }
-        }
-        assert_eq!(pages, 3);
-        assert_eq!(uris(&listed), ALL_SKILLS);
+        let pages = common::pages_of_two(&client, SERVER_LABEL, era, 300_000).await;
+        assert_eq!(pages.len(), 3);
+        assert!(pages.iter().all(|page| page.rejected.is_empty()));
+        let listed: Vec<SkillEntry> = pages.into_iter().flat_map(|page| page.skills).collect();
+        assert_eq!(common::uris(&listed), ALL_SKILLS);
 
         let all =
             final_form::list_all_skills(client.peer(), SERVER_LABEL, ListingLimits::default())
@@ -160,7 +106,7 @@ async fn a_listing_of_several_pages_is_read_page_by_page_in_both_eras() {
 
 #[tokio::test]
 async fn a_listing_longer_than_the_limits_is_cut_off() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -191,7 +137,7 @@ async fn a_listing_longer_than_the_limits_is_cut_off() {
 
 #[tokio::test]
 async fn every_listed_file_reads_back_verified() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -243,7 +189,7 @@ async fn every_listed_file_reads_back_verified() {
 
 #[tokio::test]
 async fn a_tampered_digest_is_detected_and_the_content_withheld() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -279,7 +225,7 @@ async fn a_tampered_digest_is_detected_and_the_content_withheld() {
 
 #[tokio::test]
 async fn content_rotated_after_a_verified_read_fails_verification() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -310,7 +256,7 @@ async fn content_rotated_after_a_verified_read_fails_verification() {
 
 #[tokio::test]
 async fn a_lying_frontmatter_is_detected_though_the_digest_matches() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -346,7 +292,7 @@ async fn a_lying_frontmatter_is_detected_though_the_digest_matches() {
 
 #[tokio::test]
 async fn same_named_skills_are_all_listed_and_told_apart() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -374,7 +320,7 @@ async fn same_named_skills_are_all_listed_and_told_apart() {
 
 #[tokio::test]
 async fn an_invalid_entry_is_rejected_without_losing_its_page() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -382,7 +328,7 @@ async fn an_invalid_entry_is_rejected_without_losing_its_page() {
     let page = final_form::list_skills(client.peer(), SERVER_LABEL, None)
         .await
         .unwrap();
-    assert_eq!(uris(&page.skills), &ALL_SKILLS[..2]);
+    assert_eq!(common::uris(&page.skills), &ALL_SKILLS[..2]);
     assert_eq!(page.rejected.len(), 1);
     assert_eq!(
         page.rejected[0].uri.as_deref(),
@@ -393,7 +339,7 @@ async fn an_invalid_entry_is_rejected_without_losing_its_page() {
 
 #[tokio::test]
 async fn skills_get_answers_unlisted_skills_and_refuses_every_other_uri() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -401,7 +347,7 @@ async fn skills_get_answers_unlisted_skills_and_refuses_every_other_uri() {
     let all = final_form::list_all_skills(client.peer(), SERVER_LABEL, ListingLimits::default())
         .await
         .unwrap();
-    assert!(!uris(&all.skills).contains(&"skill://git-workflow/SKILL.md"));
+    assert!(!common::uris(&all.skills).contains(&"skill://git-workflow/SKILL.md"));
 
     let (git, cache) =
         final_form::get_skill(client.peer(), SERVER_LABEL, "skill://git-workflow/SKILL.md")
@@ -427,7 +373,7 @@ async fn skills_get_answers_unlisted_skills_and_refuses_every_other_uri() {
 
 #[tokio::test]
 async fn a_dynamic_skill_reads_unverified_and_only_inside_its_root() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -463,7 +409,7 @@ async fn a_dynamic_skill_reads_unverified_and_only_inside_its_root() {
 
 #[tokio::test]
 async fn a_file_missing_from_the_manifest_is_refused() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -489,7 +435,7 @@ async fn a_file_missing_from_the_manifest_is_refused() {
 
 #[tokio::test]
 async fn directories_list_their_direct_children() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -564,7 +510,7 @@ async fn directories_list_their_direct_children() {
 
 #[tokio::test]
 async fn a_server_without_the_extension_gets_no_skills_requests() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();
@@ -606,7 +552,7 @@ fn python_client(root: &Path, era: &str, flags: &[&str]) -> (i32, serde_json::Va
 
 #[test]
 fn the_python_client_passes_the_python_server_and_catches_its_lies() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let root = skills_tree();

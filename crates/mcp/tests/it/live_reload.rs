@@ -79,6 +79,12 @@ fn add(root: &Path, name: &str, description: &str) {
     write_tree(root, &[(&format!("{name}/SKILL.md"), text.as_bytes())]);
 }
 
+/// The `listChanged` of the resources capability the server declared to `client`.
+fn list_changed(client: &RunningService<RoleClient, Listener>) -> Option<bool> {
+    let info = client.peer().peer_info().unwrap();
+    info.capabilities.resources.as_ref().unwrap().list_changed
+}
+
 async fn next(notifications: &mut mpsc::UnboundedReceiver<()>) {
     tokio::time::timeout(BOUND, notifications.recv())
         .await
@@ -92,14 +98,7 @@ async fn an_initialize_session_is_told_of_added_changed_and_removed_skills() {
     add(root.path(), "alpha", "A.");
     let (server, _watched) = watched_server(root.path()).await;
     let (client, mut notifications) = legacy_client(server).await;
-    let resources = client
-        .peer()
-        .peer_info()
-        .unwrap()
-        .capabilities
-        .resources
-        .clone();
-    assert_eq!(resources.unwrap().list_changed, Some(true));
+    assert_eq!(list_changed(&client), Some(true));
     assert_eq!(listed(&client).await, [("alpha".into(), "A.".into())]);
 
     add(root.path(), "beta", "Added.");
@@ -205,12 +204,5 @@ async fn a_server_without_a_watcher_does_not_offer_list_changed() {
         .build()
         .unwrap();
     let (client, _notifications) = legacy_client(SkillsMcpServer::new(files)).await;
-    let resources = client
-        .peer()
-        .peer_info()
-        .unwrap()
-        .capabilities
-        .resources
-        .clone();
-    assert_eq!(resources.unwrap().list_changed, None);
+    assert_eq!(list_changed(&client), None);
 }

@@ -1,5 +1,7 @@
 //! Our client against a server written with the Python MCP SDK (`pip install mcp`), over stdio.
 
+use crate::common;
+
 use skillful_core::ResourceContent;
 use skillful_mcp::{McpEndpoint, McpSkillsSource};
 
@@ -44,22 +46,12 @@ async fn our_client_reads_skill_md_and_archive_entries_from_a_python_server() {
             .body
             .contains("Read references/guide.md first.")
     );
-    let guide = notes
-        .resource("references/guide.md")
-        .unwrap()
-        .read()
-        .await
-        .unwrap();
+    let guide = common::read(notes, "references/guide.md").await.unwrap();
     assert_eq!(
         guide,
         ResourceContent::Text("The guide, from Python.\n".into())
     );
-    let data = notes
-        .resource("assets/data.bin")
-        .unwrap()
-        .read()
-        .await
-        .unwrap();
+    let data = common::read(notes, "assets/data.bin").await.unwrap();
     assert_eq!(
         data,
         ResourceContent::Binary {
@@ -68,11 +60,7 @@ async fn our_client_reads_skill_md_and_archive_entries_from_a_python_server() {
         }
     );
     assert!(notes.resource("../py-archive.zip").is_none());
-    let missing = notes
-        .resource("references/missing.md")
-        .unwrap()
-        .read()
-        .await;
+    let missing = common::read(notes, "references/missing.md").await;
     assert!(missing.unwrap_err().to_string().contains("missing.md"));
 
     let archive = &skills[1];
@@ -84,12 +72,7 @@ async fn our_client_reads_skill_md_and_archive_entries_from_a_python_server() {
             .body
             .contains("Everything is in references/.")
     );
-    let facts = archive
-        .resource("references/facts.md")
-        .unwrap()
-        .read()
-        .await
-        .unwrap();
+    let facts = common::read(archive, "references/facts.md").await.unwrap();
     assert_eq!(facts, ResourceContent::Text("Zip from Python.\n".into()));
     assert!(archive.origin().to_string().contains("py-archive"));
 }

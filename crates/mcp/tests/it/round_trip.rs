@@ -132,12 +132,7 @@ async fn check_final_form_round_trip(
         table.read().await.unwrap(),
         ResourceContent::Text("1 in = 2.54 cm\n".into())
     );
-    let logo = converter
-        .resource("assets/logo.png")
-        .unwrap()
-        .read()
-        .await
-        .unwrap();
+    let logo = common::read(converter, "assets/logo.png").await.unwrap();
     assert_eq!(
         logo,
         ResourceContent::Binary {
@@ -158,11 +153,8 @@ async fn check_final_form_round_trip(
 
     // The scripts of an MCP skill never run unless the host approves it.
     let script = converter.script("scripts/convert.py").unwrap();
-    let refused = script.run(serde_json::json!([])).await.unwrap_err();
-    assert!(
-        matches!(&refused, SkillError::NotRunnable { reason, .. } if reason.contains("approves")),
-        "{refused}"
-    );
+    let reason = common::refusal(&*script, serde_json::json!([])).await;
+    assert!(reason.contains("approves"), "{reason}");
     assert_eq!(reads.reads().len(), 3, "a refused script fetches nothing");
 }
 
@@ -242,7 +234,7 @@ async fn check_draft_form_round_trip(source: &McpSkillsSource, reads: &Recording
         ResourceContent::Text("print('hi')\n".into())
     );
     for name in ["notes.bin", "SKILL.md.bak"] {
-        let error = converter.resource(name).unwrap().read().await.unwrap_err();
+        let error = common::read(converter, name).await.unwrap_err();
         assert!(
             error.to_string().contains("no such resource"),
             "{name}: {error}"
@@ -317,12 +309,7 @@ async fn archive_entries_round_trip_as_file_skills_whose_scripts_never_run() {
             .contains("Use the table")
     );
     assert_eq!(
-        converter
-            .resource("assets/logo.png")
-            .unwrap()
-            .read()
-            .await
-            .unwrap(),
+        common::read(converter, "assets/logo.png").await.unwrap(),
         ResourceContent::Binary {
             bytes: PNG.to_vec(),
             mime_type: None
@@ -343,11 +330,8 @@ async fn archive_entries_round_trip_as_file_skills_whose_scripts_never_run() {
         ]
     );
     let script = converter.script("scripts/convert.py").unwrap();
-    let refused = script.run(serde_json::json!([])).await.unwrap_err();
-    assert!(
-        matches!(&refused, SkillError::NotRunnable { reason, .. } if reason.contains("not allowed to run")),
-        "{refused}"
-    );
+    let reason = common::refusal(&*script, serde_json::json!([])).await;
+    assert!(reason.contains("not allowed to run"), "{reason}");
 }
 
 #[tokio::test]
@@ -468,10 +452,7 @@ async fn verified_files_are_kept_in_the_cache_and_checked_again_on_every_use() {
     let read_table = |skills: Vec<Arc<dyn Skill>>| async move {
         let converter = find(&skills, "unit-converter");
         converter.document().await.unwrap();
-        converter
-            .resource("references/table.md")
-            .unwrap()
-            .read()
+        common::read(converter, "references/table.md")
             .await
             .unwrap()
     };
@@ -527,10 +508,7 @@ async fn a_file_changed_after_listing_is_refused_naming_server_uri_and_digests()
         "1 in = 9.99 cm\n",
     )
     .unwrap();
-    let error = converter
-        .resource("references/table.md")
-        .unwrap()
-        .read()
+    let error = common::read(converter, "references/table.md")
         .await
         .unwrap_err();
     let SkillError::Mismatch { what, detail } = &error else {

@@ -87,10 +87,6 @@ async fn all(client: &RunningService<RoleClient, ()>) -> Vec<SkillEntry> {
     page.skills
 }
 
-fn uris(skills: &[SkillEntry]) -> Vec<&str> {
-    skills.iter().map(|skill| skill.uri.as_str()).collect()
-}
-
 fn files(skill: &SkillEntry) -> Vec<&str> {
     let Manifest::Files(files) = &skill.resources else {
         panic!("{} has no manifest", skill.uri);
@@ -116,31 +112,12 @@ async fn the_listing_pages_in_uri_order_in_both_eras() {
                 .is_some()
         );
 
-        let mut listed = Vec::new();
-        let mut cursor = None;
-        let mut pages = 0;
-        loop {
-            let page = final_form::list_skills(client.peer(), LABEL, cursor)
-                .await
-                .unwrap();
-            pages += 1;
-            assert!(page.skills.len() <= 2);
-            if era == Era::Modern {
-                assert_eq!(page.cache.ttl_ms, Some(1000));
-                assert_eq!(page.cache.cache_scope, Some(CacheScope::Public));
-            } else {
-                assert_eq!(page.cache, final_form::CacheHint::default());
-            }
-            listed.extend(page.skills);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => break,
-            }
-        }
-        assert_eq!(pages, 2, "{era:?}");
+        let pages = common::pages_of_two(&client, LABEL, era, 1000).await;
+        assert_eq!(pages.len(), 2, "{era:?}");
+        let listed: Vec<SkillEntry> = pages.into_iter().flat_map(|page| page.skills).collect();
         // Bad_Name is served (and in the draft index) but cannot be listed in the final form.
         assert_eq!(
-            uris(&listed),
+            common::uris(&listed),
             [
                 "skill://alpha/SKILL.md",
                 "skill://beta/SKILL.md",
@@ -485,7 +462,7 @@ async fn a_skill_over_the_file_limit_is_not_listed() {
         .build()
         .unwrap();
     let client = connect(SkillsMcpServer::new(files), Era::Legacy).await;
-    assert_eq!(uris(&all(&client).await), ["skill://few/SKILL.md"]);
+    assert_eq!(common::uris(&all(&client).await), ["skill://few/SKILL.md"]);
 }
 
 #[tokio::test]
@@ -518,7 +495,7 @@ async fn a_2026_client_over_http_is_answered_statelessly() {
         .unwrap();
     assert_eq!(page.cache.cache_scope, Some(CacheScope::Public));
     assert_eq!(
-        uris(&page.skills),
+        common::uris(&page.skills),
         ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]
     );
 }

@@ -20,42 +20,13 @@ const SERVER: &str = concat!(
 );
 const LABEL: &str = "py";
 
-/// Whether `python3` with PyYAML can run the peer; prints why not when it cannot.
-fn python_ready() -> bool {
-    skillful_test_support::python_imports("yaml", "pip install pyyaml")
-}
-
-/// Five skills: two named `refunds` at different paths, one with a supporting file and a nested
-/// skill, a binary file.
+/// The Python peer's skills ([`common::python_skills`]), the billing `refunds` with a typed
+/// `version`.
 fn skills_tree() -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
-    let files: &[(&str, &[u8])] = &[
-        (
-            "git-workflow/SKILL.md",
-            b"---\nname: git-workflow\ndescription: Follow the team's Git conventions.\n---\nBranch from main.\n",
-        ),
-        (
-            "acme/billing/refunds/SKILL.md",
-            b"---\nname: refunds\ndescription: Process refunds.\nmetadata:\n  version: 2.1\n---\nSee examples/email.md.\n",
-        ),
-        ("acme/billing/refunds/examples/email.md", b"Dear customer,\n"),
-        (
-            "acme/support/refunds/SKILL.md",
-            b"---\nname: refunds\ndescription: Refunds as support handles them.\n---\nAsk support.\n",
-        ),
-        (
-            "pdf-processing/SKILL.md",
-            b"---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents.\n---\nPick a template in templates/.\n",
-        ),
-        ("pdf-processing/templates/invoice.md", b"Invoice\n"),
-        ("pdf-processing/templates/logo.bin", &[0, 1, 0xfa, 0xfb, 0xff]),
-        (
-            "pdf-processing/forms/fill-form/SKILL.md",
-            b"---\nname: fill-form\ndescription: Fill a PDF form.\n---\nA nested skill.\n",
-        ),
-    ];
-    common::write_tree(root.path(), files);
-    root
+    common::python_skills(
+        b"---\nname: refunds\ndescription: Process refunds.\nmetadata:\n  version: 2.1\n---\nSee examples/email.md.\n",
+        &[],
+    )
 }
 
 /// Our source for the Python server serving `root` in pages of two, misbehaving as `flags` say.
@@ -82,7 +53,7 @@ fn named<'a>(skills: &'a [Arc<dyn Skill>], name: &str) -> &'a Arc<dyn Skill> {
 
 #[tokio::test]
 async fn a_listing_of_three_pages_loads_every_skill_lazily_and_verified() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let (root, cache) = (skills_tree(), tempfile::tempdir().unwrap());
@@ -146,12 +117,7 @@ async fn a_listing_of_three_pages_loads_every_skill_lazily_and_verified() {
             "templates/logo.bin"
         ]
     );
-    let logo = pdf
-        .resource("templates/logo.bin")
-        .unwrap()
-        .read()
-        .await
-        .unwrap();
+    let logo = common::read(pdf, "templates/logo.bin").await.unwrap();
     assert_eq!(
         logo,
         ResourceContent::Binary {
@@ -186,7 +152,7 @@ fn common_files(cache: &Path) -> Vec<String> {
 
 #[tokio::test]
 async fn a_tampered_digest_withholds_the_file_and_names_server_uri_and_digests() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let (root, cache) = (skills_tree(), tempfile::tempdir().unwrap());
@@ -196,10 +162,7 @@ async fn a_tampered_digest_withholds_the_file_and_names_server_uri_and_digests()
         .await
         .unwrap();
     let refunds = named(&skills, "billing/refunds");
-    let error = refunds
-        .resource("examples/email.md")
-        .unwrap()
-        .read()
+    let error = common::read(refunds, "examples/email.md")
         .await
         .unwrap_err();
     let SkillError::Mismatch { what, detail } = &error else {
@@ -222,7 +185,7 @@ async fn a_tampered_digest_withholds_the_file_and_names_server_uri_and_digests()
 
 #[tokio::test]
 async fn a_lying_frontmatter_keeps_the_skill_from_loading() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let (root, cache) = (skills_tree(), tempfile::tempdir().unwrap());
@@ -254,7 +217,7 @@ async fn a_lying_frontmatter_keeps_the_skill_from_loading() {
 
 #[tokio::test]
 async fn same_named_skills_of_one_server_are_all_kept_under_distinct_names() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let (root, cache) = (skills_tree(), tempfile::tempdir().unwrap());
@@ -288,7 +251,7 @@ async fn same_named_skills_of_one_server_are_all_kept_under_distinct_names() {
 
 #[tokio::test]
 async fn an_invalid_entry_is_skipped_and_its_page_kept() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let (root, cache) = (skills_tree(), tempfile::tempdir().unwrap());
@@ -301,7 +264,7 @@ async fn an_invalid_entry_is_skipped_and_its_page_kept() {
 
 #[tokio::test]
 async fn a_dynamic_skill_loads_unverified_and_reads_only_inside_its_root() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let (root, cache) = (skills_tree(), tempfile::tempdir().unwrap());
@@ -319,7 +282,7 @@ async fn a_dynamic_skill_loads_unverified_and_reads_only_inside_its_root() {
             .body
             .contains("Pick a template")
     );
-    let invoice = pdf.resource("templates/invoice.md").unwrap().read().await;
+    let invoice = common::read(pdf, "templates/invoice.md").await;
     assert_eq!(invoice.unwrap(), ResourceContent::Text("Invoice\n".into()));
     assert!(pdf.resource("../git-workflow/SKILL.md").is_none());
     assert!(
@@ -330,7 +293,7 @@ async fn a_dynamic_skill_loads_unverified_and_reads_only_inside_its_root() {
 
 #[tokio::test]
 async fn a_server_without_the_extension_is_read_through_its_index() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let (root, cache) = (skills_tree(), tempfile::tempdir().unwrap());
