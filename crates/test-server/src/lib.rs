@@ -250,6 +250,12 @@ impl TestServer {
         self.lock().requests.clone()
     }
 
+    /// Whether the server accepted every request received so far (HTTP 200): the client sent
+    /// nothing invalid on the wire.
+    pub fn all_answered(&self) -> bool {
+        self.requests().iter().all(|request| request.status == 200)
+    }
+
     /// The requests the server accepted and answered with HTTP 200.
     pub fn answered(&self) -> Vec<Recorded> {
         self.requests()

@@ -49,7 +49,7 @@ async fn the_marathon_conversation_runs_end_to_end() {
 
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
-    assert!(requests.iter().all(|request| request.status == 200));
+    assert!(server.all_answered());
     let system = &requests[0].contents("system")[0];
     assert!(system.starts_with("You are a careful assistant."));
     assert!(system.contains("<name>unit-converter</name>"));
