@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use skillful_chat::{ApprovalResponse, ChatClient, ChatResponse, Content, Message, Remember, Role};
+use skillful_chat::{ApprovalResponse, ChatResponse, Content, Message, Remember, Role};
 use skillful_decorators::{FunctionInvocationLayer, Layer, Limits, pending_approvals};
 use skillful_test_server::{Reply, TestServer};
 
-use crate::common::{Behaviour, TestPolicy, TestTool, base, repeating_model, request};
+use crate::common::{Behaviour, TestPolicy, TestTool, answer, base, repeating_model, turn};
 
 fn approving(limits: Limits) -> FunctionInvocationLayer {
     approving_with(limits, TestPolicy::new())
@@ -17,16 +17,6 @@ fn approving_with(limits: Limits, policy: Arc<TestPolicy>) -> FunctionInvocation
     FunctionInvocationLayer::new()
         .limits(limits)
         .approval(policy)
-}
-
-fn answer(responses: Vec<ApprovalResponse>) -> Message {
-    Message::new(
-        Role::User,
-        responses
-            .into_iter()
-            .map(Content::ApprovalResponse)
-            .collect(),
-    )
 }
 
 /// The conversation after a first response, with the person's answers appended.
@@ -50,10 +40,7 @@ async fn a_call_that_needs_approval_waits_and_resumes_when_approved() {
     let tools = [&echo, &guarded];
     let client = approving(Limits::default()).layer(base(server.url()));
 
-    let first = client
-        .get_response(request(vec![Message::user("go")], &tools))
-        .await
-        .unwrap();
+    let first = turn(&client, vec![Message::user("go")], &tools).await;
     let pending = first.approval_requests();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].call.call_id, "c2");
@@ -67,10 +54,7 @@ async fn a_call_that_needs_approval_waits_and_resumes_when_approved() {
 
     let messages = resumed(&first, vec![ApprovalResponse::approve("c2")]);
     assert_eq!(pending_approvals(&messages).len(), 1);
-    let second = client
-        .get_response(request(messages, &tools))
-        .await
-        .unwrap();
+    let second = turn(&client, messages, &tools).await;
     assert_eq!(second.text(), "all done");
     assert_eq!(guarded.calls(), 1);
     let sent = &server.requests()[1];
@@ -94,18 +78,12 @@ async fn a_rejection_goes_back_to_the_model_with_its_reason() {
     server.push(Reply::text("understood"));
     let guarded = TestTool::new("guarded", Behaviour::Echo);
     let client = approving(Limits::default()).layer(base(server.url()));
-    let first = client
-        .get_response(request(vec![Message::user("go")], &[&guarded]))
-        .await
-        .unwrap();
+    let first = turn(&client, vec![Message::user("go")], &[&guarded]).await;
     let messages = resumed(
         &first,
         vec![ApprovalResponse::reject("c1", Some("too risky".into()))],
     );
-    let second = client
-        .get_response(request(messages, &[&guarded]))
-        .await
-        .unwrap();
+    let second = turn(&client, messages, &[&guarded]).await;
     assert_eq!(second.text(), "understood");
     assert_eq!(guarded.calls(), 0);
     assert_eq!(
@@ -124,18 +102,12 @@ async fn always_approving_a_tool_covers_its_later_calls() {
     server.push(Reply::text("done"));
     let guarded = TestTool::new("guarded", Behaviour::Echo);
     let client = approving(Limits::default()).layer(base(server.url()));
-    let first = client
-        .get_response(request(vec![Message::user("go")], &[&guarded]))
-        .await
-        .unwrap();
+    let first = turn(&client, vec![Message::user("go")], &[&guarded]).await;
     let messages = resumed(
         &first,
         vec![ApprovalResponse::approve("c1").remembering(Remember::Tool)],
     );
-    let second = client
-        .get_response(request(messages, &[&guarded]))
-        .await
-        .unwrap();
+    let second = turn(&client, messages, &[&guarded]).await;
     assert_eq!(second.text(), "done");
     assert_eq!(guarded.calls(), 2, "the second call ran without asking");
     assert!(second.approval_requests().is_empty());
@@ -150,18 +122,12 @@ async fn approving_exact_arguments_covers_only_those_arguments() {
     let guarded = TestTool::new("guarded", Behaviour::Echo);
     let policy = TestPolicy::new();
     let client = approving_with(Limits::default(), Arc::clone(&policy)).layer(base(server.url()));
-    let first = client
-        .get_response(request(vec![Message::user("go")], &[&guarded]))
-        .await
-        .unwrap();
+    let first = turn(&client, vec![Message::user("go")], &[&guarded]).await;
     let messages = resumed(
         &first,
         vec![ApprovalResponse::approve("c1").remembering(Remember::ToolWithArguments)],
     );
-    let second = client
-        .get_response(request(messages, &[&guarded]))
-        .await
-        .unwrap();
+    let second = turn(&client, messages, &[&guarded]).await;
     assert_eq!(guarded.calls(), 2, "c1 approved, c2 the same arguments");
     let pending = second.approval_requests();
     assert_eq!(pending.len(), 1);
@@ -176,10 +142,7 @@ async fn a_refused_call_is_never_run_and_the_model_is_told_why() {
     server.push(Reply::text("I will not"));
     let danger = TestTool::new("danger", Behaviour::Echo);
     let client = approving(Limits::default()).layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&danger]))
-        .await
-        .unwrap();
+    let response = turn(&client, vec![Message::user("go")], &[&danger]).await;
     assert_eq!(response.text(), "I will not");
     assert_eq!(danger.calls(), 0);
     assert!(response.approval_requests().is_empty());
@@ -199,16 +162,10 @@ async fn a_request_left_unanswered_counts_as_not_approved() {
     server.push(Reply::text("did one"));
     let guarded = TestTool::new("guarded", Behaviour::Echo);
     let client = approving(Limits::default()).layer(base(server.url()));
-    let first = client
-        .get_response(request(vec![Message::user("go")], &[&guarded]))
-        .await
-        .unwrap();
+    let first = turn(&client, vec![Message::user("go")], &[&guarded]).await;
     assert_eq!(first.approval_requests().len(), 2);
     let messages = resumed(&first, vec![ApprovalResponse::approve("c1")]);
-    client
-        .get_response(request(messages, &[&guarded]))
-        .await
-        .unwrap();
+    turn(&client, messages, &[&guarded]).await;
     assert_eq!(guarded.calls(), 1);
     let sent = &server.requests()[1];
     assert_eq!(sent.status, 200);
@@ -232,10 +189,7 @@ async fn auto_approvals_are_capped() {
     let mut limits = Limits::default();
     limits.max_auto_approvals = 1;
     let client = approving(limits).layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&echo]))
-        .await
-        .unwrap();
+    let response = turn(&client, vec![Message::user("go")], &[&echo]).await;
     assert_eq!(echo.calls(), 1);
     let pending = response.approval_requests();
     assert_eq!(pending.len(), 1);
@@ -251,10 +205,7 @@ async fn identical_calls_count_across_approvals_until_the_guard_stops_them() {
 
     // Each request answers the call before: approved, run, and the model repeats itself.
     let mut messages = vec![Message::user("go")];
-    let mut response = client
-        .get_response(request(messages.clone(), &[&guarded]))
-        .await
-        .unwrap();
+    let mut response = turn(&client, messages.clone(), &[&guarded]).await;
     for _ in 0..2 {
         let pending = response.approval_requests();
         assert_eq!(pending.len(), 1, "{:?}", response.messages);
@@ -262,10 +213,7 @@ async fn identical_calls_count_across_approvals_until_the_guard_stops_them() {
         messages.push(answer(vec![ApprovalResponse::approve(
             &pending[0].call.call_id,
         )]));
-        response = client
-            .get_response(request(messages.clone(), &[&guarded]))
-            .await
-            .unwrap();
+        response = turn(&client, messages.clone(), &[&guarded]).await;
     }
 
     assert_eq!(
@@ -313,10 +261,7 @@ async fn a_resumed_call_the_policy_refuses_now_is_refused_whatever_the_answer() 
         held,
         answer(vec![ApprovalResponse::approve("c1")]),
     ];
-    client
-        .get_response(request(messages, &[&danger]))
-        .await
-        .unwrap();
+    turn(&client, messages, &[&danger]).await;
     assert_eq!(danger.calls(), 0);
     assert_eq!(
         server.requests()[0].contents("tool"),
@@ -331,10 +276,7 @@ async fn only_the_answers_of_the_last_user_messages_resume_a_call() {
     server.push(Reply::text("done"));
     let guarded = TestTool::new("guarded", Behaviour::Echo);
     let client = approving(Limits::default()).layer(base(server.url()));
-    let first = client
-        .get_response(request(vec![Message::user("go")], &[&guarded]))
-        .await
-        .unwrap();
+    let first = turn(&client, vec![Message::user("go")], &[&guarded]).await;
     // An approval written before the request it answers, and a later input answering nothing.
     let mut messages = vec![
         answer(vec![ApprovalResponse::approve("c1")]),
@@ -342,9 +284,6 @@ async fn only_the_answers_of_the_last_user_messages_resume_a_call() {
     ];
     messages.extend(first.messages.iter().cloned());
     messages.push(answer(vec![]));
-    client
-        .get_response(request(messages, &[&guarded]))
-        .await
-        .unwrap();
+    turn(&client, messages, &[&guarded]).await;
     assert_eq!(guarded.calls(), 0, "an old answer resumed the call");
 }

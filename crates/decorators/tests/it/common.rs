@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use skillful_chat::{ChatRequest, Message, OpenAiClient, Remember, SharedTool, Tool};
+use skillful_chat::{
+    ApprovalResponse, ChatClient, ChatRequest, ChatResponse, Content, Message, OpenAiClient,
+    Remember, Role, SharedTool, Tool,
+};
 use skillful_decorators::{ApprovalPolicy, Decision, RememberError};
 use skillful_test_server::{Reply, TestServer};
 use tokio::sync::Barrier;
@@ -120,6 +123,26 @@ impl ApprovalPolicy for TestPolicy {
             .push((tool.name().to_owned(), exact));
         Ok(())
     }
+}
+
+/// The person's message that answers approval requests with `responses`.
+pub(crate) fn answer(responses: Vec<ApprovalResponse>) -> Message {
+    Message::new(
+        Role::User,
+        responses
+            .into_iter()
+            .map(Content::ApprovalResponse)
+            .collect(),
+    )
+}
+
+/// One turn of `client` over `messages`, offering `tools`.
+pub(crate) async fn turn(
+    client: &impl ChatClient,
+    messages: Vec<Message>,
+    tools: &[&Arc<TestTool>],
+) -> ChatResponse {
+    client.get_response(request(messages, tools)).await.unwrap()
 }
 
 pub(crate) fn base(url: &str) -> OpenAiClient {

@@ -6,22 +6,12 @@ use std::sync::Arc;
 
 use serde_json::json;
 use skillful_chat::{
-    ApprovalResponse, ChatClient, ChatResponse, Content, FunctionCall, Message, Remember, Role,
+    ApprovalResponse, ChatResponse, FunctionCall, Message, OpenAiClient, Remember,
 };
-use skillful_decorators::{FunctionInvocationLayer, Layer};
+use skillful_decorators::{FunctionInvocation, FunctionInvocationLayer, Layer};
 use skillful_test_server::{Reply, TestServer};
 
-use crate::common::{Behaviour, TestPolicy, TestTool, base, request};
-
-fn answer(responses: Vec<ApprovalResponse>) -> Message {
-    Message::new(
-        Role::User,
-        responses
-            .into_iter()
-            .map(Content::ApprovalResponse)
-            .collect(),
-    )
-}
+use crate::common::{Behaviour, TestPolicy, TestTool, answer, base, turn};
 
 /// Every call id in `messages`, which must all differ.
 fn unique_call_ids(messages: &[Message]) -> HashSet<String> {
@@ -48,6 +38,28 @@ fn covers(policy: &TestPolicy, call: &FunctionCall) -> bool {
     policy.covers(&call.name, &call.arguments)
 }
 
+/// The tools `load_skill` and `script` (both echo their arguments), a policy that remembers what
+/// a person approved for good, and the loop that asks it, talking to `server`.
+fn approving(
+    server: &TestServer,
+) -> (
+    Arc<TestTool>,
+    Arc<TestTool>,
+    Arc<TestPolicy>,
+    FunctionInvocation<OpenAiClient>,
+) {
+    let policy = TestPolicy::new();
+    let client = FunctionInvocationLayer::new()
+        .approval(Arc::clone(&policy) as _)
+        .layer(base(server.url()));
+    (
+        TestTool::new("load_skill", Behaviour::Echo),
+        TestTool::new("script", Behaviour::Echo),
+        policy,
+        client,
+    )
+}
+
 #[tokio::test]
 async fn one_id_for_two_calls_of_a_turn_cannot_turn_always_load_into_always_script() {
     let server = TestServer::start().await;
@@ -56,18 +68,10 @@ async fn one_id_for_two_calls_of_a_turn_cannot_turn_always_load_into_always_scri
         ("x", "script", json!({"n": 1})),
     ]));
     server.push(Reply::tool_call("x", "script", json!({"n": 2})));
-    let load = TestTool::new("load_skill", Behaviour::Echo);
-    let script = TestTool::new("script", Behaviour::Echo);
+    let (load, script, policy, client) = approving(&server);
     let tools = [&load, &script];
-    let policy = TestPolicy::new();
-    let client = FunctionInvocationLayer::new()
-        .approval(Arc::clone(&policy) as _)
-        .layer(base(server.url()));
 
-    let first = client
-        .get_response(request(vec![Message::user("go")], &tools))
-        .await
-        .unwrap();
+    let first = turn(&client, vec![Message::user("go")], &tools).await;
     let pending = first.approval_requests();
     assert_eq!(pending.len(), 2);
     assert_eq!(pending[0].call.name, "load_skill");
@@ -80,10 +84,7 @@ async fn one_id_for_two_calls_of_a_turn_cannot_turn_always_load_into_always_scri
         ApprovalResponse::approve(&pending[0].call.call_id).remembering(Remember::Tool),
         ApprovalResponse::reject(&pending[1].call.call_id, Some("no".into())),
     ]));
-    let second = client
-        .get_response(request(messages.clone(), &tools))
-        .await
-        .unwrap();
+    let second = turn(&client, messages.clone(), &tools).await;
     assert!(
         !covers(&policy, &later_script_call()),
         "\"no\" to the script became \"always\""
@@ -95,13 +96,7 @@ async fn one_id_for_two_calls_of_a_turn_cannot_turn_always_load_into_always_scri
     messages.extend(second.messages.iter().cloned());
     let ids = unique_call_ids(&messages);
     assert!(ids.contains(&asked[0].call.call_id));
-    assert!(
-        server
-            .requests()
-            .iter()
-            .all(|request| request.status == 200),
-        "every request was valid on the wire"
-    );
+    assert!(server.all_answered(), "every request was valid on the wire");
 }
 
 #[tokio::test]
@@ -110,29 +105,18 @@ async fn an_id_reused_in_a_later_turn_gets_an_id_of_its_own() {
     server.push(Reply::tool_call("x", "load_skill", json!({})));
     server.push(Reply::tool_call("x", "script", json!({"n": 1})));
     server.push(Reply::text("done without the script"));
-    let load = TestTool::new("load_skill", Behaviour::Echo);
-    let script = TestTool::new("script", Behaviour::Echo);
+    let (load, script, policy, client) = approving(&server);
     let tools = [&load, &script];
-    let policy = TestPolicy::new();
-    let client = FunctionInvocationLayer::new()
-        .approval(Arc::clone(&policy) as _)
-        .layer(base(server.url()));
 
     let mut messages = vec![Message::user("go")];
-    let first = client
-        .get_response(request(messages.clone(), &tools))
-        .await
-        .unwrap();
+    let first = turn(&client, messages.clone(), &tools).await;
     let load_call = first.approval_requests()[0].call.clone();
     messages.extend(first.messages.iter().cloned());
     messages.push(answer(vec![
         ApprovalResponse::approve(&load_call.call_id).remembering(Remember::Tool),
     ]));
 
-    let second = client
-        .get_response(request(messages.clone(), &tools))
-        .await
-        .unwrap();
+    let second = turn(&client, messages.clone(), &tools).await;
     assert_eq!(load.calls(), 1);
     let script_call = second.approval_requests()[0].call.clone();
     assert_eq!(script_call.name, "script");
@@ -144,21 +128,12 @@ async fn an_id_reused_in_a_later_turn_gets_an_id_of_its_own() {
     )]));
     assert!(!covers(&policy, &later_script_call()));
 
-    let third: ChatResponse = client
-        .get_response(request(messages.clone(), &tools))
-        .await
-        .unwrap();
+    let third: ChatResponse = turn(&client, messages.clone(), &tools).await;
     assert_eq!(third.text(), "done without the script");
     assert_eq!(script.calls(), 0);
     messages.extend(third.messages.iter().cloned());
     unique_call_ids(&messages);
-    assert!(
-        server
-            .requests()
-            .iter()
-            .all(|request| request.status == 200),
-        "every request was valid on the wire"
-    );
+    assert!(server.all_answered(), "every request was valid on the wire");
 }
 
 #[tokio::test]
@@ -182,10 +157,7 @@ async fn calls_without_ids_and_ids_of_earlier_answers_get_fresh_ones() {
         ]),
         Message::user("go"),
     ];
-    let response = client
-        .get_response(request(messages.clone(), &[&echo]))
-        .await
-        .unwrap();
+    let response = turn(&client, messages.clone(), &[&echo]).await;
     assert_eq!(response.text(), "done");
     assert_eq!(echo.calls(), 3);
     messages.extend(response.messages.iter().cloned());

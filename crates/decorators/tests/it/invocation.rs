@@ -4,12 +4,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use skillful_chat::{ChatClient, Content, Message, Role};
+use skillful_chat::{ChatClient, ChatResponse, Content, Message, Role};
 use skillful_decorators::{FunctionInvocationLayer, Layer, Limits};
 use skillful_test_server::{Reply, TestServer};
 use tokio::sync::Barrier;
 
-use crate::common::{Behaviour, TestTool, base, repeating_model, request};
+use crate::common::{Behaviour, TestTool, base, repeating_model, request, turn};
+
+/// Asks the loop (no approval policy, default limits), talking to `server`, to `go` with `tools`.
+async fn go(server: &TestServer, tools: &[&Arc<TestTool>]) -> ChatResponse {
+    let client = FunctionInvocationLayer::new().layer(base(server.url()));
+    turn(&client, vec![Message::user("go")], tools).await
+}
 
 #[tokio::test]
 async fn runs_the_tool_and_returns_every_new_message() {
@@ -19,10 +25,7 @@ async fn runs_the_tool_and_returns_every_new_message() {
     let echo = TestTool::new("echo", Behaviour::Echo);
     let client = FunctionInvocationLayer::new().layer(base(server.url()));
 
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&echo]))
-        .await
-        .unwrap();
+    let response = turn(&client, vec![Message::user("go")], &[&echo]).await;
 
     let roles: Vec<Role> = response.messages.iter().map(|m| m.role).collect();
     assert_eq!(roles, [Role::Assistant, Role::Tool, Role::Assistant]);
@@ -68,11 +71,7 @@ async fn tool_errors_and_unknown_tools_go_back_to_the_model() {
     ]));
     server.push(Reply::text("sorry"));
     let fail = TestTool::new("fail", Behaviour::Fail("disk on fire"));
-    let client = FunctionInvocationLayer::new().layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&fail]))
-        .await
-        .unwrap();
+    let response = go(&server, &[&fail]).await;
     assert_eq!(response.text(), "sorry");
     let results = server.requests()[1].contents("tool");
     assert_eq!(results[0], "disk on fire");
@@ -90,11 +89,7 @@ async fn the_same_failure_three_times_in_a_row_ends_the_run() {
     }
     server.repeat(Reply::text("never asked"));
     let fail = TestTool::new("fail", Behaviour::Fail("disk on fire"));
-    let client = FunctionInvocationLayer::new().layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&fail]))
-        .await
-        .unwrap();
+    let response = go(&server, &[&fail]).await;
     assert_eq!(
         response.text(),
         "Stopped: the tool `fail` failed the same way 3 times in a row: disk on fire"
@@ -114,11 +109,7 @@ async fn a_different_failure_resets_the_count() {
     server.push(Reply::text("gave up myself"));
     let fail = TestTool::new("fail", Behaviour::Fail("disk on fire"));
     let other = TestTool::new("other", Behaviour::Echo);
-    let client = FunctionInvocationLayer::new().layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&fail, &other]))
-        .await
-        .unwrap();
+    let response = go(&server, &[&fail, &other]).await;
     // `fail` failed twice, then once more after another tool: still three in a row for `fail`.
     assert!(response.text().starts_with("Stopped: the tool `fail`"));
 
@@ -129,11 +120,7 @@ async fn a_different_failure_resets_the_count() {
     server.push(Reply::text("answered"));
     let flaky = TestTool::new("flaky", Behaviour::Fail("timeout"));
     let echo = TestTool::new("echo", Behaviour::Echo);
-    let client = FunctionInvocationLayer::new().layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&flaky, &echo]))
-        .await
-        .unwrap();
+    let response = go(&server, &[&flaky, &echo]).await;
     assert_eq!(
         response.text(),
         "answered",
@@ -146,11 +133,7 @@ async fn identical_calls_are_not_run_a_third_time_and_a_fourth_ends_the_run() {
     let server = TestServer::start().await;
     repeating_model(&server, "load_skill");
     let load = TestTool::new("load_skill", Behaviour::Echo);
-    let client = FunctionInvocationLayer::new().layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&load]))
-        .await
-        .unwrap();
+    let response = go(&server, &[&load]).await;
 
     assert_eq!(load.calls(), 2, "the third identical call is not run");
     let third_result = server.requests()[3].contents("tool")[2].clone();
@@ -189,11 +172,7 @@ async fn a_model_repeating_a_turn_of_several_calls_is_guarded_too() {
     server.repeat(Reply::text("never asked"));
     let load = TestTool::new("load_skill", Behaviour::Echo);
     let read = TestTool::new("read", Behaviour::Echo);
-    let client = FunctionInvocationLayer::new().layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&load, &read]))
-        .await
-        .unwrap();
+    let response = go(&server, &[&load, &read]).await;
 
     assert_eq!(
         (load.calls(), read.calls()),
@@ -230,10 +209,7 @@ async fn the_iteration_cap_ends_a_run_that_never_answers() {
     let client = FunctionInvocationLayer::new()
         .limits(limits)
         .layer(base(server.url()));
-    let response = client
-        .get_response(request(vec![Message::user("go")], &[&echo]))
-        .await
-        .unwrap();
+    let response = turn(&client, vec![Message::user("go")], &[&echo]).await;
     assert_eq!(
         response.text(),
         "Stopped: no final answer after 2 model calls (the limit)."
