@@ -48,7 +48,7 @@ use skillful_discovery::FileSkillsSource;
 use skillful_provider::SkillsProvider;
 use skillful_scripts::ProcessRunner;
 use skillful_telemetry::Telemetry;
-use skillful_test_server::otlp::OtlpReceiver;
+use skillful_test_server::otlp::{EXPORT_VARIABLES, OtlpReceiver};
 use tracing::Dispatch;
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::Layer as _;
@@ -284,14 +284,10 @@ fn set_up() -> Bench {
     received.read_line(&mut endpoint).expect("its endpoint");
     // SAFETY: no other thread runs yet; the exporter that reads these variables is built after.
     unsafe {
-        for variable in [
-            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-            "OTEL_EXPORTER_OTLP_PROTOCOL",
-            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-            "OTEL_TRACES_EXPORTER",
-            "OTEL_SDK_DISABLED",
-            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
-        ] {
+        for variable in EXPORT_VARIABLES
+            .into_iter()
+            .chain(["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"])
+        {
             std::env::remove_var(variable);
         }
         std::env::set_var("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.trim());

@@ -22,6 +22,17 @@ use prost::Message as _;
 
 pub use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 
+/// The variables, besides `OTEL_EXPORTER_OTLP_ENDPOINT`, that decide where spans go and whether
+/// they go at all: a developer's own settings, which a process pointed at an [`OtlpReceiver`]
+/// must not inherit.
+pub const EXPORT_VARIABLES: [&str; 5] = [
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "OTEL_TRACES_EXPORTER",
+    "OTEL_SDK_DISABLED",
+];
+
 /// One span as it arrived, with the service that sent it.
 #[derive(Debug, Clone)]
 pub struct ReceivedSpan {

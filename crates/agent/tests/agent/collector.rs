@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use skillful_test_server::otlp::{OtlpReceiver, ReceivedSpan};
+use skillful_test_server::otlp::{EXPORT_VARIABLES, OtlpReceiver, ReceivedSpan};
 
 /// The example's binary, next to this test's (`target/<profile>/examples/`); built first when
 /// `cargo test` did not build it (a test filter) or it is older than its sources.
@@ -57,14 +57,7 @@ async fn the_example_sends_its_spans_to_the_collector_and_audits_to_its_own_sink
     let receiver = OtlpReceiver::http().await;
     let binary = example();
     let mut command = tokio::process::Command::new(binary);
-    for variable in [
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_PROTOCOL",
-        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-        "OTEL_TRACES_EXPORTER",
-        "OTEL_SDK_DISABLED",
-        "OTEL_SERVICE_NAME",
-    ] {
+    for variable in EXPORT_VARIABLES.into_iter().chain(["OTEL_SERVICE_NAME"]) {
         command.env_remove(variable);
     }
     let output = command
