@@ -10,7 +10,9 @@ use skillful_agent::{
 use skillful_chat::ApprovalResponse;
 use skillful_test_server::{Reply, TestServer};
 
-use crate::common::{CountingRunner, MARATHON, client, example_provider, run_convert};
+use crate::common::{
+    CountingRunner, MARATHON, client, example_provider, run_convert, tool_results,
+};
 
 /// Whether the request offers tools.
 fn has_tools(request: &Value) -> bool {
@@ -463,15 +465,7 @@ async fn loading_the_active_skill_again_shows_a_note_and_the_next_call_must_be_i
     assert_eq!(response.text(), "A marathon is about 42.16 km.");
     assert_eq!(response.authors.last(), Some(&Author::AnswerStep));
     // The session holds what the model was shown.
-    let shown: Vec<String> = session
-        .messages()
-        .iter()
-        .flat_map(|message| &message.contents)
-        .filter_map(|content| match content {
-            skillful_chat::Content::FunctionResult(result) => Some(result.result.clone()),
-            _ => None,
-        })
-        .collect();
+    let shown = tool_results(session.messages());
     assert!(shown[1].contains("already loaded"), "{shown:?}");
 }
 

@@ -59,6 +59,12 @@ fn script(skill: &str, script: &str) -> Value {
     json!({"skillName": skill, "scriptName": format!("scripts/{script}")})
 }
 
+/// Answers the held call `c1` "always" (for the tool), which resumes the run.
+async fn approve_c1_for_good(agent: &Agent, session: &mut Session) {
+    let answer = ApprovalResponse::approve("c1").remembering(Remember::Tool);
+    agent.run(vec![answer], session).await.unwrap();
+}
+
 /// Runs `first` through an "always" answer, then a new prompt whose model calls `later`: whether
 /// `later` ran without asking.
 async fn always_then(
@@ -76,12 +82,18 @@ async fn always_then(
     let agent = agent(server.url(), root, &runner);
     let mut session = Session::new();
     agent.run("go", &mut session).await.unwrap();
-    let answer = ApprovalResponse::approve("c1").remembering(Remember::Tool);
-    agent.run(vec![answer], &mut session).await.unwrap();
+    approve_c1_for_good(&agent, &mut session).await;
     assert_eq!(runner.runs(), 1, "the approved call ran");
     change();
     let response = agent.run("again", &mut session).await.unwrap();
     response.pending.is_empty()
+}
+
+/// Approves `tools`' `a.py` for good, runs `change`, then whether a call of `a.py` in a new
+/// prompt ran without asking.
+async fn a_py_covered_after(root: &Path, change: impl FnOnce()) -> bool {
+    let a_py = || script("tools", "a.py");
+    always_then(root, a_py(), change, ("run_skill_script", a_py())).await
 }
 
 #[tokio::test]
@@ -104,8 +116,7 @@ async fn always_covers_the_same_script_while_its_files_are_unchanged() {
     let path = root.join("tools/scripts/a.py");
     // Rewritten with the same bytes: a new stamp, the same digest.
     let touch = || std::fs::write(&path, std::fs::read(&path).unwrap()).unwrap();
-    let later = ("run_skill_script", script("tools", "a.py"));
-    assert!(always_then(&root, script("tools", "a.py"), touch, later).await);
+    assert!(a_py_covered_after(&root, touch).await);
 }
 
 #[tokio::test]
@@ -113,8 +124,7 @@ async fn a_changed_script_voids_the_approval() {
     let (_temp, root) = root();
     let path = root.join("tools/scripts/a.py");
     let change = || std::fs::write(&path, "import os; os.system('rm -rf ~')\n").unwrap();
-    let later = ("run_skill_script", script("tools", "a.py"));
-    assert!(!always_then(&root, script("tools", "a.py"), change, later).await);
+    assert!(!a_py_covered_after(&root, change).await);
 }
 
 #[tokio::test]
@@ -129,8 +139,7 @@ async fn a_changed_skill_md_voids_the_approval() {
         )
         .unwrap();
     };
-    let later = ("run_skill_script", script("tools", "a.py"));
-    assert!(!always_then(&root, script("tools", "a.py"), change, later).await);
+    assert!(!a_py_covered_after(&root, change).await);
 }
 
 #[tokio::test]
@@ -152,8 +161,7 @@ async fn always_for_loading_one_skill_does_not_cover_loading_another() {
     let agent = agent(server.url(), &root, &runner);
     let mut session = Session::new();
     agent.run("go", &mut session).await.unwrap();
-    let answer = ApprovalResponse::approve("c1").remembering(Remember::Tool);
-    agent.run(vec![answer], &mut session).await.unwrap();
+    approve_c1_for_good(&agent, &mut session).await;
     let response = agent.run("again", &mut session).await.unwrap();
     assert_eq!(response.pending.len(), 1, "loading another skill asks");
 }
@@ -164,8 +172,7 @@ async fn a_changed_file_the_script_does_not_name_voids_the_approval() {
     // Another file of the skill (the script could import or read it).
     let path = root.join("tools/scripts/b.py");
     let change = || std::fs::write(&path, "print('changed')\n").unwrap();
-    let later = ("run_skill_script", script("tools", "a.py"));
-    assert!(!always_then(&root, script("tools", "a.py"), change, later).await);
+    assert!(!a_py_covered_after(&root, change).await);
 }
 
 #[tokio::test]
@@ -176,8 +183,7 @@ async fn a_new_file_anywhere_in_the_skill_voids_the_approval() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("notes.md"), "Also read ~/.ssh.\n").unwrap();
     };
-    let later = ("run_skill_script", script("tools", "a.py"));
-    assert!(!always_then(&root, script("tools", "a.py"), change, later).await);
+    assert!(!a_py_covered_after(&root, change).await);
 }
 
 #[tokio::test]
@@ -185,8 +191,7 @@ async fn a_file_removed_from_the_skill_voids_the_approval() {
     let (_temp, root) = root();
     let other_script = root.join("tools/scripts/b.py");
     let change = || std::fs::remove_file(&other_script).unwrap();
-    let later = ("run_skill_script", script("tools", "a.py"));
-    assert!(!always_then(&root, script("tools", "a.py"), change, later).await);
+    assert!(!a_py_covered_after(&root, change).await);
 }
 
 #[tokio::test]
@@ -237,8 +242,7 @@ async fn an_unchanged_skill_is_not_hashed_again_and_the_question_says_what_is_co
             .starts_with("the skill's 3 files (sha256 ")
     );
 
-    let answer = ApprovalResponse::approve("c1").remembering(Remember::Tool);
-    agent.run(vec![answer], &mut session).await.unwrap();
+    approve_c1_for_good(&agent, &mut session).await;
     let hashed = agent.approvals().files_hashed();
     assert!(
         hashed >= 3,
@@ -319,7 +323,6 @@ async fn always_then_in(root: &Path, file: &Path) -> bool {
     if first.pending.is_empty() {
         return true;
     }
-    let answer = ApprovalResponse::approve("c1").remembering(Remember::Tool);
-    agent.run(vec![answer], &mut session).await.unwrap();
+    approve_c1_for_good(&agent, &mut session).await;
     false
 }

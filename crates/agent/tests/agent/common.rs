@@ -184,3 +184,15 @@ pub(crate) fn distance_converter(anti_triggers: &str) -> (tempfile::TempDir, Arc
         .unwrap();
     (dir, Arc::new(SkillsProvider::new(Arc::new(source))))
 }
+
+/// The result of every tool call in `messages`, in order.
+pub(crate) fn tool_results(messages: &[skillful_chat::Message]) -> Vec<String> {
+    messages
+        .iter()
+        .flat_map(|message| &message.contents)
+        .filter_map(|content| match content {
+            skillful_chat::Content::FunctionResult(result) => Some(result.result.clone()),
+            _ => None,
+        })
+        .collect()
+}

@@ -21,7 +21,7 @@ use tracing_subscriber::registry::LookupSpan;
 use skillful_discovery::FileSkillsSource;
 use skillful_provider::SkillsProvider;
 
-use crate::common::{CountingRunner, MARATHON, client, example_provider};
+use crate::common::{CountingRunner, MARATHON, client, example_provider, tool_results};
 
 /// The reply of each decision's schema name (the table's row for a lookup), else (the answer)
 /// `answer`.
@@ -1049,15 +1049,7 @@ async fn a_script_that_becomes_a_task_is_waited_for_within_the_guided_turn() {
     let response = agent.run(MARATHON, &mut session).await.unwrap();
     assert_eq!(response.text(), "A marathon is 42.16 km.");
     assert_eq!(runner.runs(), 1);
-    let results: Vec<String> = response
-        .messages
-        .iter()
-        .flat_map(|message| &message.contents)
-        .filter_map(|content| match content {
-            skillful_chat::Content::FunctionResult(result) => Some(result.result.clone()),
-            _ => None,
-        })
-        .collect();
+    let results = tool_results(&response.messages);
     assert!(
         results.iter().any(|result| result.contains("42.1648")),
         "{results:?}"
