@@ -7,8 +7,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use skillful_chat::{
-    ApprovalRequest, ApprovalResponse, ChatClient, ChatError, ChatOptions, ChatRequest, Content,
-    FunctionCall, FunctionResult, Message, OpenAiClient, Role, Tool, ToolChoice,
+    ApprovalRequest, ApprovalResponse, ChatClient, ChatError, ChatOptions, ChatRequest,
+    ChatResponse, Content, FunctionCall, FunctionResult, Message, OpenAiClient, Role, Tool,
+    ToolChoice,
 };
 use skillful_test_server::{NO_USER_QUERY, Reply, TestServer, completion};
 
@@ -40,6 +41,13 @@ impl Tool for Echo {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// Sends the smallest request a server accepts: one user message, `hi`.
+async fn hi(client: &OpenAiClient) -> Result<ChatResponse, ChatError> {
+    client
+        .get_response(ChatRequest::new(vec![Message::user("hi")]))
+        .await
 }
 
 fn call(id: &str) -> FunctionCall {
@@ -201,13 +209,10 @@ async fn retries_429_after_the_delay_the_server_asks() {
         .max_retry_delay(Duration::from_secs(3600))
         .build()
         .unwrap();
-    let response = tokio::time::timeout(
-        Duration::from_secs(60),
-        client.get_response(ChatRequest::new(vec![Message::user("hi")])),
-    )
-    .await
-    .expect("Retry-After: 1 was honoured")
-    .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(60), hi(&client))
+        .await
+        .expect("Retry-After: 1 was honoured")
+        .unwrap();
     assert_eq!(response.text(), "finally");
     let statuses: Vec<u16> = server.requests().iter().map(|r| r.status).collect();
     assert_eq!(statuses, [429, 200]);
@@ -222,10 +227,7 @@ async fn gives_up_after_the_configured_retries_of_5xx() {
         .retry_backoff(Duration::from_millis(1))
         .build()
         .unwrap();
-    let error = client
-        .get_response(ChatRequest::new(vec![Message::user("hi")]))
-        .await
-        .unwrap_err();
+    let error = hi(&client).await.unwrap_err();
     assert!(
         matches!(&error, ChatError::Status { status: 503, message, .. } if message == "loading model")
     );
@@ -239,10 +241,7 @@ async fn connection_refused_names_the_url() {
     drop(listener);
     let base = format!("http://{address}/v1");
     let client = OpenAiClient::builder(&base).build().unwrap();
-    let error = client
-        .get_response(ChatRequest::new(vec![Message::user("hi")]))
-        .await
-        .unwrap_err();
+    let error = hi(&client).await.unwrap_err();
     assert!(
         matches!(&error, ChatError::Connect { url, .. } if *url == format!("{base}/chat/completions")),
         "{error:?}"
@@ -257,10 +256,7 @@ async fn sends_the_api_key_and_never_shows_it() {
         .api_key("sk-secret-123")
         .build()
         .unwrap();
-    client
-        .get_response(ChatRequest::new(vec![Message::user("hi")]))
-        .await
-        .unwrap();
+    hi(&client).await.unwrap();
     assert_eq!(
         server.requests()[0].authorization.as_deref(),
         Some("Bearer sk-secret-123")
@@ -272,10 +268,7 @@ async fn sends_the_api_key_and_never_shows_it() {
 async fn a_body_that_is_not_a_completion_is_a_typed_error() {
     let server = TestServer::start().await;
     server.push(Reply::Completion(json!({"choices": []})));
-    let error = client(&server)
-        .get_response(ChatRequest::new(vec![Message::user("hi")]))
-        .await
-        .unwrap_err();
+    let error = hi(&client(&server)).await.unwrap_err();
     assert!(
         matches!(error, ChatError::InvalidResponse { .. }),
         "{error}"
@@ -377,10 +370,7 @@ async fn a_call_without_an_answer_in_time_is_a_timeout_naming_the_url_and_the_li
         .timeout(Duration::from_secs(1))
         .build()
         .unwrap();
-    let error = client
-        .get_response(ChatRequest::new(vec![Message::user("hi")]))
-        .await
-        .unwrap_err();
+    let error = hi(&client).await.unwrap_err();
     assert_eq!(
         error,
         ChatError::Timeout {
