@@ -73,6 +73,15 @@ async fn load(config: SkillsConfig) -> Loaded {
         .unwrap()
 }
 
+/// `(name, description)` of every active skill, as the model is offered them.
+fn offered(loaded: &Loaded) -> Vec<(String, String)> {
+    loaded
+        .active()
+        .iter()
+        .map(|skill| (skill.name().to_owned(), skill.description().to_owned()))
+        .collect()
+}
+
 /// `(name, description, status)` of every entry.
 fn summary(loaded: &Loaded) -> Vec<(String, String, Status)> {
     loaded
@@ -657,13 +666,8 @@ async fn a_local_skill_named_like_a_renamed_mcp_skill_is_refused_even_when_lenie
             .mcp_server(McpServer::new("docs", skillful_mcp::McpEndpoint::http(&url)).unwrap()),
     )
     .await;
-    let offered: Vec<(String, String)> = loaded
-        .active()
-        .iter()
-        .map(|skill| (skill.name().to_owned(), skill.description().to_owned()))
-        .collect();
     assert_eq!(
-        offered,
+        offered(&loaded),
         [
             ("notes".to_owned(), "The local notes.".to_owned()),
             ("docs:notes".to_owned(), "The server's notes.".to_owned()),
@@ -726,13 +730,8 @@ async fn a_renamed_mcp_skill_never_takes_a_name_another_skill_claims() {
             .mcp_server(McpServer::new("docs", skillful_mcp::McpEndpoint::http(&url)).unwrap()),
     )
     .await;
-    let offered: Vec<(String, String)> = loaded
-        .active()
-        .iter()
-        .map(|skill| (skill.name().to_owned(), skill.description().to_owned()))
-        .collect();
     assert_eq!(
-        offered,
+        offered(&loaded),
         [
             ("notes".to_owned(), "The local notes.".to_owned()),
             ("docs:notes".to_owned(), "The embedder's notes.".to_owned()),
