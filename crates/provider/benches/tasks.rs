@@ -10,39 +10,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use skillful_core::{SkillFrontmatter, SourceContext};
-use skillful_inline::{InlineScript, InlineSkill, InlineSkillsSource};
+use skillful_core::SourceContext;
+use skillful_inline::InlineSkillsSource;
 use skillful_provider::{RunContext, SkillsProvider, TaskSettings, ToolOutput};
+use tokio::sync::Notify;
+
+#[path = "../tests/it/jobs.rs"]
+mod jobs;
 
 const CALLS: usize = 2_000;
 const RUNNING: usize = 50;
 
-/// `quick` answers at once; `forever` never, and is declared long-running.
-fn skill() -> InlineSkill {
-    let mut frontmatter = SkillFrontmatter::new("jobs", "Runs jobs.");
-    frontmatter
-        .metadata
-        .insert("long-running".to_owned(), "forever".to_owned());
-    InlineSkill::builder_from(frontmatter)
-        .instructions("Run them.")
-        .add_script(InlineScript::from_json("quick", "", json!({}), |_| async {
-            Ok("done".to_owned())
-        }))
-        .add_script(InlineScript::from_json(
-            "forever",
-            "",
-            json!({}),
-            |_| async {
-                std::future::pending::<()>().await;
-                Ok(String::new())
-            },
-        ))
-        .build()
-        .expect("the skill builds")
-}
-
 async fn run(tasks: bool) -> RunContext {
-    let mut builder = SkillsProvider::builder(Arc::new(InlineSkillsSource::new([skill()])));
+    let mut builder = SkillsProvider::builder(Arc::new(InlineSkillsSource::new([jobs::jobs(
+        Arc::new(Notify::new()),
+    )])));
     if tasks {
         builder = builder.tasks(
             TaskSettings::default()

@@ -4,6 +4,7 @@
 mod common;
 mod idempotency;
 mod inline;
+mod jobs;
 mod listing;
 mod lookup;
 mod paging;

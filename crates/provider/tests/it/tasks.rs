@@ -5,44 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skillful_core::{SkillFrontmatter, SourceContext};
-use skillful_inline::{InlineScript, InlineSkill, InlineSkillsSource};
+use skillful_core::SourceContext;
+use skillful_inline::{InlineSkill, InlineSkillsSource};
 use skillful_provider::{
     RunContext, SkillsProvider, TaskEvent, TaskId, TaskSettings, TaskStatus, ToolKind, ToolOutput,
 };
 use tokio::sync::Notify;
 
-/// The skill `jobs`: `quick` answers at once, `gated` when `gate` is notified, `forever` never;
-/// `forever` is declared long-running.
-fn jobs(gate: Arc<Notify>) -> InlineSkill {
-    let mut frontmatter = SkillFrontmatter::new("jobs", "Runs jobs.");
-    frontmatter
-        .metadata
-        .insert("long-running".to_owned(), "forever".to_owned());
-    InlineSkill::builder_from(frontmatter)
-        .instructions("Run them.")
-        .add_script(InlineScript::from_json("quick", "", json!({}), |_| async {
-            Ok("quick done".to_owned())
-        }))
-        .add_script(InlineScript::from_json("gated", "", json!({}), move |_| {
-            let gate = Arc::clone(&gate);
-            async move {
-                gate.notified().await;
-                Ok("gated done".to_owned())
-            }
-        }))
-        .add_script(InlineScript::from_json(
-            "forever",
-            "",
-            json!({}),
-            |_| async {
-                std::future::pending::<()>().await;
-                Ok(String::new())
-            },
-        ))
-        .build()
-        .unwrap()
-}
+use crate::jobs::jobs;
 
 fn provider(skill: InlineSkill, after: Duration) -> SkillsProvider {
     SkillsProvider::builder(Arc::new(InlineSkillsSource::new([skill])))
