@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{Tree, about, discover, names, skill_md};
-use skillful_core::{Severity, Skill, SkillError};
+use skillful_core::{Diagnostic, Severity, Skill, SkillError};
 use skillful_discovery::{Discovery, FileSkillsSource};
 use skillful_frontmatter::{FrontmatterLoader, ParseOptions, ValidationMode};
 
@@ -24,6 +24,13 @@ fn strict() -> FrontmatterLoader {
 
 fn lenient() -> FrontmatterLoader {
     FrontmatterLoader::new(ValidationMode::Lenient)
+}
+
+/// Whether `found` holds an error about the `name` of the skill file `file`.
+fn name_refused(found: &[Diagnostic], file: &std::path::Path) -> bool {
+    about(found, file)
+        .iter()
+        .any(|d| d.is_error() && d.field == "name")
 }
 
 #[tokio::test]
@@ -67,11 +74,7 @@ async fn a_missing_name_falls_back_to_the_directory_when_lenient_and_is_an_error
 
     let found = discover_with(&tree.root, strict()).await;
     assert!(found.skills.is_empty());
-    assert!(
-        about(&found.diagnostics, &file)
-            .iter()
-            .any(|d| d.is_error() && d.field == "name")
-    );
+    assert!(name_refused(&found.diagnostics, &file));
 }
 
 #[tokio::test]
@@ -94,12 +97,7 @@ async fn names_breaking_the_specification_are_rejected_when_strict_and_warned_wh
     assert!(found.skills.is_empty(), "{:?}", names(&found));
     for name in bad {
         let file = tree.path(&format!("{name}/SKILL.md"));
-        assert!(
-            about(&found.diagnostics, &file)
-                .iter()
-                .any(|d| d.is_error() && d.field == "name"),
-            "{name}"
-        );
+        assert!(name_refused(&found.diagnostics, &file), "{name}");
     }
 
     let found = discover_with(&tree.root, lenient()).await;
@@ -123,11 +121,7 @@ async fn a_name_that_differs_from_its_directory_is_rejected_when_strict_and_warn
 
     let found = discover_with(&tree.root, strict()).await;
     assert!(found.skills.is_empty());
-    assert!(
-        about(&found.diagnostics, &file)
-            .iter()
-            .any(|d| d.is_error() && d.field == "name")
-    );
+    assert!(name_refused(&found.diagnostics, &file));
 
     let found = discover_with(&tree.root, lenient()).await;
     assert_eq!(names(&found), ["other-name"]);
