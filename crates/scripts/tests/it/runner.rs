@@ -20,6 +20,11 @@ fn runner() -> ProcessRunner {
         .unwrap()
 }
 
+/// Runs the script at `path` with `arguments`, without the sandbox.
+async fn run(path: &Path, arguments: serde_json::Value) -> Result<ScriptOutput, RunError> {
+    runner().execute(&request(path, arguments)).await
+}
+
 /// Runs a script `name` holding `text`, written in a new temporary directory, with `runner` and
 /// no arguments.
 async fn run_new(runner: &ProcessRunner, name: &str, text: &str) -> Result<ScriptOutput, RunError> {
@@ -32,7 +37,7 @@ async fn run_new(runner: &ProcessRunner, name: &str, text: &str) -> Result<Scrip
 async fn received_argv(arguments: serde_json::Value) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let path = script(dir.path(), "argv.py", PRINT_ARGV, false);
-    let output = runner().execute(&request(&path, arguments)).await.unwrap();
+    let output = run(&path, arguments).await.unwrap();
     assert!(output.succeeded(), "{output:?}");
     serde_json::from_str(&output.stdout).unwrap()
 }
@@ -71,10 +76,7 @@ async fn interpreters_are_chosen_by_extension() {
     ];
     for (name, text, expected) in cases {
         let path = script(dir.path(), name, text, false);
-        let output = runner()
-            .execute(&request(&path, json!(null)))
-            .await
-            .unwrap();
+        let output = run(&path, json!(null)).await.unwrap();
         assert_eq!(output.stdout.trim_end(), expected, "{name}: {output:?}");
         assert!(output.succeeded());
     }
@@ -129,10 +131,7 @@ async fn a_file_without_an_interpreter_runs_only_if_it_is_executable() {
     let dir = tempfile::tempdir().unwrap();
     let text = "#!/bin/sh\necho \"direct $1\"\n";
     let plain = script(dir.path(), "tool", text, false);
-    let error = runner()
-        .execute(&request(&plain, json!(["x"])))
-        .await
-        .unwrap_err();
+    let error = run(&plain, json!(["x"])).await.unwrap_err();
     assert!(
         matches!(error.reason, RunFailure::NotExecutable { .. }),
         "{error}"
@@ -144,10 +143,7 @@ async fn a_file_without_an_interpreter_runs_only_if_it_is_executable() {
     );
 
     let executable = script(dir.path(), "tool-x", text, true);
-    let output = runner()
-        .execute(&request(&executable, json!(["x"])))
-        .await
-        .unwrap();
+    let output = run(&executable, json!(["x"])).await.unwrap();
     assert_eq!(output.stdout, "direct x\n");
 
     // Without an interpreter for `.sh`, a non-executable shell script is refused too.
@@ -231,10 +227,7 @@ async fn arguments_that_make_no_command_line_are_refused_before_anything_runs() 
         false,
     );
     for arguments in [json!("--value 3"), json!(7), json!({"list": [1, 2]})] {
-        let error = runner()
-            .execute(&request(&path, arguments.clone()))
-            .await
-            .unwrap_err();
+        let error = run(&path, arguments.clone()).await.unwrap_err();
         assert!(
             matches!(error.reason, RunFailure::InvalidArguments(_)),
             "{arguments}: {error}"
@@ -256,10 +249,7 @@ async fn the_script_runs_in_its_directory_with_stdin_closed() {
         "import os, sys\nprint(os.getcwd())\nprint(repr(sys.stdin.read()))\n",
         false,
     );
-    let output = runner()
-        .execute(&request(&path, json!(null)))
-        .await
-        .unwrap();
+    let output = run(&path, json!(null)).await.unwrap();
     let lines: Vec<&str> = output.stdout.lines().collect();
     assert_eq!(
         Path::new(lines[0]).canonicalize().unwrap(),
@@ -442,10 +432,7 @@ async fn what_a_script_leaves_running_is_killed_when_it_exits() {
     // The background `sleep` holds the output pipe open: without the group kill the run would
     // last until the timeout.
     let (path, pid_file) = forking_script(dir.path(), "echo done\n");
-    let output = runner()
-        .execute(&request(&path, json!(null)))
-        .await
-        .unwrap();
+    let output = run(&path, json!(null)).await.unwrap();
     assert!(output.succeeded(), "{output:?}");
     assert_eq!(output.stdout, "done\n");
     assert_child_gone(&pid_file).await;
@@ -553,10 +540,7 @@ async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_the_scr
     }
     let dir = tempfile::tempdir().unwrap();
     let (path, pid_file) = daemonizing_script(dir.path(), "sys.exit(0)");
-    let output = runner()
-        .execute(&request(&path, json!(null)))
-        .await
-        .unwrap();
+    let output = run(&path, json!(null)).await.unwrap();
     assert!(output.succeeded(), "{output:?}");
     assert_eq!(output.stdout, "started\n");
     let daemon = pid_in(&pid_file).await;
@@ -710,10 +694,7 @@ async fn a_python_script_leaves_no_bytecode_in_its_skill() {
         "import helper\nprint(helper.VALUE)\n",
         false,
     );
-    let output = runner()
-        .execute(&request(&path, json!(null)))
-        .await
-        .unwrap();
+    let output = run(&path, json!(null)).await.unwrap();
     assert_eq!(output.stdout.trim(), "imported", "{output:?}");
     assert!(!dir.path().join("__pycache__").exists());
 }
