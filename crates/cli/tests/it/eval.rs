@@ -633,8 +633,12 @@ async fn runs_the_server_failed_are_left_out_of_the_pass_rates_and_fail_the_comm
     assert_eq!(summary["with_skill"]["pass_rate"]["mean"], 1.0, "{summary}");
 }
 
+/// The refusals themselves are skillful-eval's tests
+/// (`an_input_file_outside_the_skill_is_refused_when_the_skill_loads`,
+/// `a_workspace_inside_the_skill_is_refused_before_anything_runs`); here, the exit code of each
+/// and the line that names it.
 #[tokio::test(flavor = "multi_thread")]
-async fn files_outside_the_skill_and_a_workspace_inside_it_are_refused() {
+async fn a_file_outside_the_skill_is_a_usage_error_and_a_workspace_inside_it_an_error() {
     let fixture = Fixture::new();
     let server = TestServer::start().await;
     server.respond(stand_in);
@@ -649,7 +653,6 @@ async fn files_outside_the_skill_and_a_workspace_inside_it_are_refused() {
         stderr.contains("evals.json: eval 1: file \"../secret.txt\""),
         "{stderr}"
     );
-    assert!(server.requests().is_empty(), "nothing ran");
 
     std::fs::write(fixture.skill().join("evals/evals.json"), EVALS).unwrap();
     let inside = fixture.skill().join("scratch");
@@ -668,7 +671,6 @@ async fn files_outside_the_skill_and_a_workspace_inside_it_are_refused() {
         stderr.contains("lies inside the skill's directory"),
         "{stderr}"
     );
-    assert!(server.requests().is_empty(), "nothing ran");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -477,8 +477,10 @@ fn daemon_program(program: &Path, base: &Path) -> Daemon {
     daemon
 }
 
+/// What the lock keeps of an abbreviated commit is skillful-install's test
+/// (`an_abbreviated_commit_is_locked_as_the_full_one`); here, what the user is told.
 #[test]
-fn add_an_abbreviated_commit_locks_the_full_one() {
+fn add_an_abbreviated_commit_names_the_full_one_and_is_never_outdated() {
     let env = Env::new();
     let (_work, bare, v1) = repository(&env);
     let output = env.skills(&["add", &format!("{}@{}", url(&bare), &v1[..7]), "--yes"]);
@@ -487,14 +489,6 @@ fn add_an_abbreviated_commit_locks_the_full_one() {
         text(&output).contains(&format!("at {v1}")),
         "{}",
         text(&output)
-    );
-    let lock = env.lock();
-    assert_eq!(lock["skills"]["alpha"]["ref"], &v1[..7]);
-    assert_eq!(lock["skills"]["alpha"]["commit"], v1.as_str());
-    assert!(
-        fs::read_to_string(env.skills_dir().join("alpha/SKILL.md"))
-            .unwrap()
-            .contains("Version one.")
     );
     // Pinned: never outdated; update fetches the same commit.
     assert_eq!(env.skills(&["outdated"]).status.code(), Some(0));
@@ -545,65 +539,28 @@ fn add_through_git_daemon_pins_a_commit() {
     assert_eq!(env.skills(&["outdated"]).status.code(), Some(0));
 }
 
-/// A repository holding one skill `evil` as `build` leaves it; the add must fail and leave
-/// nothing installed.
-fn refused(build: impl FnOnce(&Path), expected: &str) {
+/// A skill the installer refuses (skillful-install's tests go through every refusal: links,
+/// submodules, huge files, case collisions) ends `add` with exit code 1 and the one line that
+/// says why.
+#[test]
+fn a_refused_skill_exits_1_saying_why_in_one_line() {
     let env = Env::new();
     let work = env.temp.path().join("evil-work");
     fs::create_dir_all(&work).unwrap();
     git(&work, &["init", "--quiet", "--initial-branch=main"]);
     write(&work, "evil/SKILL.md", &skill_md("evil", ""));
-    build(&work);
+    write(&work, "evil/notes.md", "a");
+    write(&work, "evil/NOTES.md", "b");
     git(&work, &["add", "-A"]);
     git(&work, &["commit", "--quiet", "-m", "evil"]);
     let output = env.skills(&["add", &format!("file://{}", work.display()), "--yes"]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
-    assert!(
-        text(&output).contains(expected),
-        "{expected}: {}",
-        text(&output)
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "skills: skill evil: refused: its files NOTES.md, notes.md differ only in case and \
+         would overwrite one another on macOS and Windows\n"
     );
     assert!(env.installed().is_empty());
-    let leftovers: Vec<_> = fs::read_dir(env.skills_dir())
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .filter(|name| name.to_string_lossy().starts_with(".skills-staging"))
-        .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
-}
-
-#[test]
-fn a_link_leaving_the_skill_is_refused() {
-    refused(
-        |work| std::os::unix::fs::symlink("/etc/passwd", work.join("evil/passwd")).unwrap(),
-        "does not name a file of the skill",
-    );
-}
-
-#[test]
-fn a_submodule_is_refused() {
-    refused(
-        |work| {
-            let inner = work.parent().unwrap().join("inner");
-            fs::create_dir_all(&inner).unwrap();
-            git(&inner, &["init", "--quiet"]);
-            write(&inner, "x.md", "x");
-            git(&inner, &["add", "-A"]);
-            git(&inner, &["commit", "--quiet", "-m", "x"]);
-            git(
-                work,
-                &[
-                    "submodule",
-                    "--quiet",
-                    "add",
-                    inner.to_str().unwrap(),
-                    "evil/vendor",
-                ],
-            );
-        },
-        "submodule",
-    );
 }
 
 #[test]
@@ -639,28 +596,6 @@ fn a_filter_the_fetched_tree_asks_for_never_runs() {
     assert_eq!(
         fs::read_to_string(env.skills_dir().join("tidy/SKILL.md")).unwrap(),
         skill_md("tidy", "Keeps things tidy.\n")
-    );
-}
-
-#[test]
-fn a_huge_file_is_refused() {
-    refused(
-        |work| {
-            let file = fs::File::create(work.join("evil/blob.bin")).unwrap();
-            file.set_len(17 * 1024 * 1024).unwrap();
-        },
-        "larger than",
-    );
-}
-
-#[test]
-fn a_case_collision_is_refused() {
-    refused(
-        |work| {
-            write(work, "evil/notes.md", "a");
-            write(work, "evil/NOTES.md", "b");
-        },
-        "differ only in case",
     );
 }
 
@@ -792,6 +727,9 @@ fn a_skill_at_the_repositorys_root_is_installed_without_the_fetchs_git_and_resto
     assert_eq!(env.skills(&["verify"]).status.code(), Some(0));
 }
 
+/// That nothing is installed from such a lock is skillful-install's test
+/// (`a_lock_entry_whose_digest_is_not_its_file_list_is_refused`); here, the exit code and the
+/// message of each command that reads the lock.
 #[test]
 fn a_lock_entry_whose_digest_is_not_its_file_lists_is_refused() {
     let env = Env::new();
@@ -808,14 +746,13 @@ fn a_lock_entry_whose_digest_is_not_its_file_lists_is_refused() {
 
     for args in [&["install", "--frozen"][..], &["verify"][..]] {
         let output = env.skills(args);
-        assert_ne!(output.status.code(), Some(0), "{args:?}: {}", text(&output));
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", text(&output));
         assert!(
             text(&output).contains("skill alpha: its digest is not the digest of its file list"),
             "{args:?}: {}",
             text(&output)
         );
     }
-    assert!(!env.skills_dir().join("alpha").exists());
 }
 
 #[test]
