@@ -1,7 +1,7 @@
 //! `skills doctor` over real per-user directories: what the machine enforces, and exit 1 naming
 //! a state directory others can write, or a trust store that trusts the whole machine.
 
-use crate::common;
+use crate::common::{self, text};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -25,10 +25,6 @@ fn doctor_command(root: &Path) -> Command {
         .env("XDG_CACHE_HOME", root.join("cache"))
         .env_remove("RUST_LOG");
     command
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

@@ -3,13 +3,12 @@
 //! `SKILLS_ENGINE_COMMAND`) in real processes, and per-test cache and state directories.
 // Processes are watched through /proc.
 
-use crate::common;
+use crate::common::{self, EXAMPLES, text};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 const FAKE_ENGINE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../engine/tests/fixtures/fake_engine.py"
@@ -109,10 +108,6 @@ fn python_runs() -> bool {
         "python3",
         "apt install python3: the stand-in engine and the engine's installer are Python",
     )
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn alive(pid: u32) -> bool {

@@ -3,7 +3,7 @@
 //! and ran its script; the workspace's files and fields; every expectation kind; approvals;
 //! trigger precision and recall; and the embedded engine's fallback with a stand-in engine.
 
-use crate::common;
+use crate::common::{self, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -271,10 +271,6 @@ fn python_runs() -> bool {
         "python3",
         "apt install python3: the skill scripts, their checks and the stand-in engine are Python",
     )
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread")]

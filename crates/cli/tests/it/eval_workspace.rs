@@ -3,7 +3,7 @@
 //! plants a link where the answer is written; workspaces that are links, another user's, or
 //! writable by others are refused.
 
-use crate::common;
+use crate::common::{self, printed};
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
@@ -67,14 +67,6 @@ async fn eval(state: &Path, skill: &Path, server: &TestServer, args: &[&str]) ->
     tokio::task::spawn_blocking(move || command.output().unwrap())
         .await
         .unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 /// The one workspace made in `state`.
@@ -143,7 +135,7 @@ async fn another_user_who_owns_the_skills_directory_cannot_redirect_the_answer_o
 
     let state = root.path().join("home/state");
     let output = eval(&state, &skill, &server, &[]).await;
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", printed(&output));
     assert!(!server.requests().is_empty(), "the model was asked");
     assert_eq!(
         fs::read_to_string(&target).unwrap(),
@@ -173,7 +165,7 @@ async fn another_user_who_owns_the_skills_directory_cannot_redirect_the_answer_o
         &["--workspace", inside.to_str().unwrap()],
     )
     .await;
-    let said = text(&output);
+    let said = printed(&output);
     assert_eq!(output.status.code(), Some(1), "{said}");
     assert!(
         said.contains(&format!("{}: is owned by another user", shared.display())),
@@ -212,7 +204,7 @@ async fn a_link_a_script_plants_where_the_answer_goes_is_replaced_not_followed()
 
     let state = root.path().join("home/state");
     let output = eval(&state, &skill, &server, &["--approve-up-to", "write-low"]).await;
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", printed(&output));
     assert_eq!(
         fs::read_to_string(&target).unwrap(),
         "precious",
@@ -275,7 +267,7 @@ async fn a_linked_or_loose_workspace_is_refused_before_anything_runs() {
             &["--workspace", workspace.to_str().unwrap()],
         )
         .await;
-        let said = text(&output);
+        let said = printed(&output);
         assert_eq!(output.status.code(), Some(1), "{said}");
         assert!(
             said.contains(&format!("{}: {why}", refused.display())),
@@ -295,6 +287,6 @@ async fn a_linked_or_loose_workspace_is_refused_before_anything_runs() {
         &["--workspace", link.join("ws").to_str().unwrap()],
     )
     .await;
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", printed(&output));
     assert!(mine.join("ws/iteration-1/benchmark.json").is_file());
 }

@@ -2,13 +2,11 @@
 
 mod plugins;
 
-use crate::common;
+use crate::common::{self, EXAMPLES};
 use std::fs;
 use std::path::Path;
 use std::process::Output;
 use std::sync::LazyLock;
-
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
 /// Runs `skills` in `dir` as a user whose home (and every per-user directory) is `home`, with no
 /// admin skills.

@@ -2,7 +2,7 @@
 //! to do more, run by `skills run-script` as an unprivileged user who owns every file attacked
 //! (so only the sandbox, not file permissions, stands in the way).
 
-use crate::common;
+use crate::common::{self, printed};
 use std::fs;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
@@ -187,7 +187,7 @@ for path in sys.argv[1:]:
     ) -> Vec<&'static str> {
         let args: Vec<&str> = targets.iter().map(|path| path.to_str().unwrap()).collect();
         let output = self.run_script(prefix, name, extra, &args);
-        let text = text(&output);
+        let text = printed(&output);
         let verdicts: Vec<&'static str> = text
             .lines()
             .filter(|line| line.starts_with('/'))
@@ -246,14 +246,6 @@ fn unprivileged() -> Option<Vec<String>> {
     }
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 #[test]
 fn a_read_script_and_its_children_cannot_write_delete_read_secrets_or_connect() {
     let Some(prefix) = unprivileged() else {
@@ -281,7 +273,7 @@ fn a_read_script_and_its_children_cannot_write_delete_read_secrets_or_connect() 
             socket.to_str().unwrap(),
         ],
     );
-    let text = text(&output);
+    let text = printed(&output);
     let verdicts: Vec<&str> = text.lines().filter(|line| line.contains(": ")).collect();
     let attacks = verdicts
         .iter()
@@ -350,7 +342,7 @@ fn the_unit_converter_runs_unchanged_in_the_sandbox() {
         .env("TMPDIR", std::env::temp_dir())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", printed(&output));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         "{\"value\": 26.2, \"factor\": 1.609344, \"result\": 42.1648}\n"
@@ -434,7 +426,7 @@ fn a_write_tier_cannot_change_or_plant_what_git_direnv_or_skillful_run_in_its_di
         &[],
         &[work.join(".envrc").to_str().unwrap()],
     );
-    let text = text(&output);
+    let text = printed(&output);
     assert!(
         text.contains("[sandbox removed ") && text.contains(".envrc: scripts may not create"),
         "the removal is reported:\n{text}"
@@ -485,11 +477,11 @@ fn workdir_moves_write_low_s_directory_and_allow_write_widens_only_write_high() 
     assert_eq!(verdicts, ["denied"], "only with --allow-write");
 
     let output = victim.run_script(&prefix, "writer", &["--workdir", "/no/such/dir"], &[]);
-    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(2), "{}", printed(&output));
     assert!(
-        text(&output).contains("--workdir /no/such/dir: not a directory"),
+        printed(&output).contains("--workdir /no/such/dir: not a directory"),
         "{}",
-        text(&output)
+        printed(&output)
     );
 }
 
@@ -521,7 +513,7 @@ fn with_the_sandbox_off_run_script_says_first_that_scripts_are_not_isolated() {
             .starts_with("skills: scripts are not isolated (--sandbox off): "),
         "{stderr}"
     );
-    assert!(home.exists(), "{}", text(&output));
+    assert!(home.exists(), "{}", printed(&output));
     let sandboxed = victim.write(&prefix, "writer", &[], &[victim.home().join("on.txt")]);
     assert_eq!(sandboxed, ["denied"]);
 }

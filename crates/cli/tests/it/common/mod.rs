@@ -122,6 +122,11 @@ pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// What a command printed: its standard output, then its standard error.
+pub(crate) fn printed(output: &Output) -> String {
+    format!("{}{}", text(&output.stdout), text(&output.stderr))
+}
+
 /// A skill root holding one skill `name` with this `SKILL.md` body and these scripts
 /// (`(name, source)` under `scripts/`).
 pub(crate) fn skill_root(
