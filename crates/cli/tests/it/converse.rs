@@ -679,9 +679,10 @@ async fn a_session_resumed_after_its_process_died_says_its_task_was_lost_and_how
         "---\nname: forever\ndescription: Never ends.\nmetadata:\n  risk: read\n  long-running: \"true\"\n---\nRun scripts/wait.sh.\n",
     )
     .unwrap();
+    // It says where it runs, so that the test can see it stopped with the program.
     std::fs::write(
         dir.join("scripts/wait.sh"),
-        "echo waiting\nexec sleep 300\n",
+        "echo \"pid $$\"\nexec sleep 300\n",
     )
     .unwrap();
     let session = root.path().join("session.json");
@@ -705,19 +706,36 @@ async fn a_session_resumed_after_its_process_died_says_its_task_was_lost_and_how
         child.stdin.take().unwrap().write_all(b"y\n").unwrap();
     }
     let stderr = child.stderr.take().unwrap();
-    // Killed while it waits for the task: the session file holds the task as running.
-    tokio::task::spawn_blocking(move || {
+    // Killed while it waits for the task: the session file holds the task as running, and the
+    // script does not outlive the program that ran it.
+    let script = tokio::task::spawn_blocking(move || {
         use std::io::BufRead;
+        let (mut script, mut waiting) = (None, false);
         for line in std::io::BufReader::new(stderr).lines() {
-            if line.unwrap().contains("[waiting for task-") {
+            let line = line.unwrap();
+            if let Some((_, pid)) = line.split_once("] pid ") {
+                script = pid.trim().parse::<u32>().ok();
+            }
+            waiting |= line.contains("[waiting for task-");
+            if waiting && script.is_some() {
                 break;
             }
         }
         child.kill().unwrap();
         child.wait().unwrap();
+        script.expect("the script said its pid")
     })
     .await
     .unwrap();
+    let gone = tokio::task::spawn_blocking(move || {
+        skillful_test_support::wait::gone_within(script, Duration::from_secs(10))
+    })
+    .await
+    .unwrap();
+    assert!(
+        gone,
+        "the task's script {script} outlived the killed program"
+    );
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
     assert_eq!(saved["tasks"][0]["state"], "running", "{saved}");
