@@ -9,7 +9,8 @@
 //! `/proc/thread-self/children`, round after round as grandchildren are reparented to it), reaps
 //! them, and exits as the child did: the host sees the child's exit status, and by then nothing
 //! of the tree is left. On `SIGTERM` (the host's timeout, or a cancelled run) the reaper kills
-//! the child first, then does the same.
+//! the child first, then does the same; the host's death sends it `SIGTERM` too
+//! (`PR_SET_PDEATHSIG`), so a killed host leaves none of its children's trees running.
 //!
 //! What escapes it: a child that kills its own reaper (same user) orphans its processes to
 //! init; the host then kills only what is still in the child's process group. Without
@@ -34,16 +35,18 @@ static CHILD: AtomicI32 = AtomicI32::new(0);
 /// Makes the process `command` spawns a reaper over the actual program (see the module
 /// documentation).
 pub(crate) fn install(command: &mut tokio::process::Command) {
+    let host = std::process::id() as pid_t;
     // SAFETY: `become_reaper` runs between `fork` and `exec` and only makes async-signal-safe
     // system calls (no allocation, no locks); the reaper branch never returns.
     unsafe {
-        command.pre_exec(become_reaper);
+        command.pre_exec(move || become_reaper(host));
     }
 }
 
 /// Runs in the spawned child before `exec`: returns in the grandchild (which then becomes the
-/// child) and never returns in the child (which becomes its reaper).
-fn become_reaper() -> io::Result<()> {
+/// child) and never returns in the child (which becomes its reaper). `host` is the process
+/// that spawns it.
+fn become_reaper(host: pid_t) -> io::Result<()> {
     // SAFETY: plain system calls on values owned by this function.
     unsafe {
         if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
@@ -56,6 +59,15 @@ fn become_reaper() -> io::Result<()> {
         libc::sigaddset(&mut terminate, libc::SIGTERM);
         let mut previous: libc::sigset_t = std::mem::zeroed();
         libc::sigprocmask(libc::SIG_BLOCK, &terminate, &mut previous);
+        // The host's death stops the tree as a timeout does: a killed `skills` (Ctrl-C,
+        // SIGKILL) leaves no task of it running. The signal is held like any SIGTERM until the
+        // handler is in place; a host already gone before this point is seen by `getppid`.
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::getppid() != host {
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
         match libc::fork() {
             -1 => Err(io::Error::last_os_error()),
             0 => {

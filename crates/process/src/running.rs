@@ -26,6 +26,12 @@ const REAPER_GRACE: Duration = Duration::from_secs(5);
 /// output streams piped (the caller may change the three), in a process group of its own on
 /// Unix, on Linux under a reaper of its own (see [`Running`]), elsewhere killed when dropped.
 ///
+/// On Linux the tree is also stopped when the host dies (its reaper asks for `SIGTERM` on the
+/// death of its parent, `PR_SET_PDEATHSIG`), which Linux ties to the *thread* that started it:
+/// start children from a thread that lives as long as they should (a runtime's worker thread,
+/// or [`run_blocking`](Self::run_blocking)'s own), not from a blocking pool's, which ends when
+/// idle.
+///
 /// Hooks the caller adds with `pre_exec` through [`command_mut`](Self::command_mut) run after
 /// the reaper's, in the program's own process only (a sandbox applied there confines the program
 /// and everything it starts, not the reaper).

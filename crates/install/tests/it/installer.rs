@@ -7,6 +7,7 @@ use std::process::Command;
 
 use skillful_core::RiskTier;
 use skillful_install::{InstallError, Installer, Selection, Source, Verified};
+use skillful_manifest::ManifestError;
 
 /// A SKILL.md of `name` whose body is `body`; its script `scripts/run.py` declares `write-high`.
 fn skill_md(name: &str, body: &str) -> String {
@@ -49,6 +50,9 @@ fn git(dir: &Path, args: &[&str]) -> String {
             "user.name=test",
             "-c",
             "user.email=test@example.invalid",
+            // A submodule of a repository on this machine (a hostile source's layout).
+            "-c",
+            "protocol.file.allow=always",
         ])
         .args(args)
         .output()
@@ -207,4 +211,153 @@ fn a_skill_missing_from_the_source_is_no_skill_to_install() {
         matches!(missing, Err(InstallError::NoSkills { .. })),
         "{missing:?}"
     );
+}
+
+/// What `prepare` says of a git repository holding one skill `evil` as `build` leaves it: it
+/// must be refused, nothing installed or locked, and no fetched tree left in the skills
+/// directory.
+fn refused_from_git(build: impl FnOnce(&Path)) -> InstallError {
+    let temp = tempfile::tempdir().unwrap();
+    let work = temp.path().join("work");
+    fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "--quiet", "--initial-branch=main"]);
+    write(&work, "evil/SKILL.md", &skill_md("evil", ""));
+    build(&work);
+    commit(&work, "evil");
+    let installer = Installer::new(temp.path().join("scope/skills"));
+
+    let source = Source::parse(&format!("file://{}", work.display())).unwrap();
+    let Err(refused) = installer.prepare(source, &Selection::default()) else {
+        panic!("the skill evil is installable");
+    };
+    assert!(installer.lock().unwrap().skills.is_empty());
+    let left: Vec<_> = fs::read_dir(installer.skills_dir())
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    refused
+}
+
+#[test]
+fn a_submodule_is_refused() {
+    let refused = refused_from_git(|work| {
+        let inner = work.parent().unwrap().join("inner");
+        fs::create_dir_all(&inner).unwrap();
+        git(&inner, &["init", "--quiet"]);
+        write(&inner, "x.md", "x");
+        commit(&inner, "x");
+        let inner = inner.to_str().unwrap();
+        git(work, &["submodule", "--quiet", "add", inner, "evil/vendor"]);
+    });
+    assert!(
+        matches!(&refused, InstallError::Refused { skill, reason }
+            if skill == "evil" && reason.contains("submodule \"evil/vendor\"")),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_huge_file_is_refused() {
+    let refused = refused_from_git(|work| {
+        let file = fs::File::create(work.join("evil/blob.bin")).unwrap();
+        file.set_len(17 * 1024 * 1024).unwrap();
+    });
+    assert!(
+        matches!(&refused, InstallError::Unsafe { skill, source: ManifestError::FileTooLarge { path, .. } }
+            if skill == "evil" && path.ends_with("blob.bin")),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_case_collision_is_refused() {
+    let refused = refused_from_git(|work| {
+        write(work, "evil/notes.md", "a");
+        write(work, "evil/NOTES.md", "b");
+    });
+    assert!(
+        matches!(&refused, InstallError::Refused { skill, reason }
+            if skill == "evil" && reason.contains("NOTES.md, notes.md differ only in case")),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn an_abbreviated_commit_is_locked_as_the_full_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let work = temp.path().join("work");
+    fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "--quiet", "--initial-branch=main"]);
+    two_skills(&work);
+    let v1 = commit(&work, "one");
+    write(
+        &work,
+        "skills/alpha/SKILL.md",
+        &skill_md("alpha", "Version two.\n"),
+    );
+    commit(&work, "two");
+    let url = format!("file://{}", work.display());
+    let installer = Installer::new(temp.path().join("scope/skills"));
+
+    let source = Source::parse(&format!("{url}@{}", &v1[..7])).unwrap();
+    let prepared = installer.prepare(source, &only("alpha")).unwrap();
+    assert_eq!(prepared.commit.as_deref(), Some(v1.as_str()));
+    installer.install(&prepared, false).unwrap();
+    assert!(
+        fs::read_to_string(installer.skills_dir().join("alpha/SKILL.md"))
+            .unwrap()
+            .contains("Version one.")
+    );
+    let entry = &installer.lock().unwrap().skills["alpha"];
+    assert_eq!(entry.reference.as_deref(), Some(&v1[..7]));
+    assert_eq!(entry.commit.as_deref(), Some(v1.as_str()));
+
+    // An abbreviation of no commit is refused, saying so.
+    let source = Source::parse(&format!("{url}@abcdef1")).unwrap();
+    let unknown = installer.prepare(source, &only("beta")).unwrap_err();
+    assert!(
+        unknown
+            .to_string()
+            .contains("no branch, tag or single commit of its branches and tags is named abcdef1"),
+        "{unknown}"
+    );
+}
+
+#[test]
+fn a_lock_entry_whose_digest_is_not_its_file_list_is_refused() {
+    let temp = tempfile::tempdir().unwrap();
+    let source = temp.path().join("source");
+    two_skills(&source);
+    let installer = Installer::new(temp.path().join("scope/skills"));
+    let prepared = installer
+        .prepare(
+            Source::parse(source.to_str().unwrap()).unwrap(),
+            &only("alpha"),
+        )
+        .unwrap();
+    installer.install(&prepared, false).unwrap();
+    // The file list loses a file; the digest still names the installed tree.
+    let mut lock: serde_json::Value =
+        serde_json::from_slice(&fs::read(installer.lock_path()).unwrap()).unwrap();
+    lock["skills"]["alpha"]["files"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|entry| entry["path"] != "scripts/run.py");
+    fs::write(installer.lock_path(), serde_json::to_vec(&lock).unwrap()).unwrap();
+    fs::remove_dir_all(installer.skills_dir().join("alpha")).unwrap();
+
+    let refusals = [
+        installer.verify(&[]).unwrap_err(),
+        installer.plan_locked().unwrap_err(),
+    ];
+    for refused in refusals {
+        assert!(
+            matches!(&refused, InstallError::Lock { reason, .. }
+                if reason.contains("skill alpha: its digest is not the digest of its file list")),
+            "{refused:?}"
+        );
+    }
+    assert!(!installer.skills_dir().join("alpha").exists());
 }

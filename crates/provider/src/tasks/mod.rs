@@ -421,15 +421,21 @@ impl Tasks {
         }
         let mut state = live.state.lock().await;
         if state.promoted {
+            // Asked to stop, it is cancelled however it ended (as the MCP tasks utility wants:
+            // a cancel that raced the script's own end still leaves it cancelled).
+            let cancelled = *live.stop.borrow()
+                || result
+                    .as_ref()
+                    .is_err_and(|error| error.code == ToolErrorCode::ScriptCancelled);
             let (status, message) = match &result {
-                Ok(_) => (TaskStatus::Completed, None),
-                Err(error) if error.code == ToolErrorCode::ScriptCancelled => (
+                _ if cancelled => (
                     TaskStatus::Cancelled,
                     Some(
                         "Cancelled on request: the script was stopped with every process it started."
                             .to_owned(),
                     ),
                 ),
+                Ok(_) => (TaskStatus::Completed, None),
                 Err(error) => (TaskStatus::Failed, Some(error.message.clone())),
             };
             let mut record = self.record_of(live, status, message);

@@ -4,12 +4,13 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
-use skillful_audit::{Actor, AuditEvent, AuditRecord, EventKind, SkillRef, format_time};
+use skillful_audit::{Actor, AuditEvent, AuditRecord, EventKind, SkillRef, Tokens, format_time};
 use skillful_eval::History;
 use skillful_report::Report;
 
 /// 2026-11-28T09:00:00Z: the first record's time.
 const FIRST: u64 = 1_795_856_400;
+const HOUR: u64 = 3600;
 const DAY: u64 = 86_400;
 /// A skill name no file skill could have, as a record may still carry it (an MCP server's).
 const HOSTILE: &str = "<script>alert(1)</script>";
@@ -18,12 +19,12 @@ fn at(offset: u64) -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(FIRST + offset)
 }
 
-/// A `load_skill` call of `skill` by the model, `offset` seconds after [`FIRST`].
-fn loaded(seq: u64, offset: u64, skill: &str) -> AuditRecord {
-    let mut event = AuditEvent::new(EventKind::ToolCall, "ada", "skills run", Actor::Model);
-    event.tool = Some("load_skill".to_owned());
-    event.session = Some(format!("s{seq}"));
-    event.duration_us = Some(2000);
+/// A call of `tool` on `skill` by `actor` in `session` that took `micros`.
+fn call(actor: Actor, tool: &str, skill: &str, session: &str, micros: u64) -> AuditEvent {
+    let mut event = AuditEvent::new(EventKind::ToolCall, "ada", "skills run", actor);
+    event.tool = Some(tool.to_owned());
+    event.session = Some(session.to_owned());
+    event.duration_us = Some(micros);
     event.is_error = Some(false);
     event.skill = Some(SkillRef {
         name: skill.to_owned(),
@@ -32,12 +33,27 @@ fn loaded(seq: u64, offset: u64, skill: &str) -> AuditRecord {
         location: None,
         digest: None,
     });
+    event
+}
+
+/// `event` as the `seq`th record, `offset` seconds after [`FIRST`].
+fn record(seq: u64, offset: u64, event: AuditEvent) -> AuditRecord {
     AuditRecord {
         seq,
         time: format_time(at(offset)),
         prev: None,
         event,
     }
+}
+
+/// A `load_skill` call of `skill` by the model, `offset` seconds after [`FIRST`].
+fn loaded(seq: u64, offset: u64, skill: &str) -> AuditRecord {
+    let session = format!("s{seq}");
+    record(
+        seq,
+        offset,
+        call(Actor::Model, "load_skill", skill, &session, 2000),
+    )
 }
 
 /// A finished iteration's `benchmark.json` of `converter` with these mean pass rates.
@@ -141,4 +157,85 @@ fn an_eval_workspace_shows_each_finished_iteration_and_names_the_unfinished_one(
         html.contains("iteration-3/benchmark.json</code>: missing (the evaluation did not finish)"),
         "{html}"
     );
+}
+
+#[test]
+fn each_skills_figures_count_its_calls_failures_refusals_times_and_tokens() {
+    let run_ended = |session: &str, input: u64, output: u64| {
+        let mut event = AuditEvent::new(EventKind::Run, "ada", "skills run", Actor::Model);
+        event.session = Some(session.to_owned());
+        event.tokens = Some(Tokens { input, output });
+        event
+    };
+    let mut failed = call(Actor::Model, "run_skill_script", "converter", "s1", 10_000);
+    failed.is_error = Some(true);
+    let mut refused = call(Actor::Model, "run_skill_script", "converter", "s2", 0);
+    refused.event = EventKind::Refusal;
+    refused.duration_us = None;
+    refused.is_error = None;
+    let records = [
+        // Before the period: counted only in the whole log.
+        record(
+            0,
+            0,
+            call(Actor::Model, "load_skill", "converter", "s0", 1_000_000),
+        ),
+        record(
+            1,
+            DAY,
+            call(Actor::Model, "load_skill", "converter", "s1", 2000),
+        ),
+        record(2, DAY + HOUR, failed),
+        record(3, DAY + 2 * HOUR, run_ended("s1", 100, 20)),
+        record(
+            4,
+            3 * DAY,
+            call(Actor::Runtime, "load_skill", HOSTILE, "s3", 4000),
+        ),
+        record(5, 3 * DAY + HOUR, refused),
+        record(
+            6,
+            3 * DAY + 2 * HOUR,
+            call(Actor::Model, "read_skill_resource", "converter", "s2", 6000),
+        ),
+        record(7, 3 * DAY + 3 * HOUR, run_ended("s2", 50, 5)),
+    ];
+    let known = ["converter".to_owned(), "never-used".to_owned()];
+    let stats = |since| Report::new(&records, since, &known, &[], at(4 * DAY)).stats;
+
+    let period = stats(Some("2026-11-29T00:00:00.000Z"));
+    assert_eq!(
+        serde_json::to_value(&period.skills["converter"]).unwrap(),
+        json!({
+            "activations": {"model": 1},
+            "calls": {"load_skill": 1, "read_skill_resource": 1, "run_skill_script": 1},
+            "failures": 1,
+            "refusals": 1,
+            // Nearest rank over 2, 6 and 10 ms; the record before the period is left out.
+            "median_ms": 6.0,
+            "p95_ms": 10.0,
+            // The two sessions that used it: 100 + 20 and 50 + 5.
+            "tokens": 175,
+            "last_used": "2026-12-01T11:00:00.000Z"
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(&period.skills[HOSTILE]).unwrap(),
+        json!({
+            "activations": {"runtime": 1},
+            "calls": {"load_skill": 1},
+            "failures": 0,
+            "refusals": 0,
+            "median_ms": 4.0,
+            "p95_ms": 4.0,
+            "tokens": 0,
+            "last_used": "2026-12-01T09:00:00.000Z"
+        })
+    );
+    assert_eq!(period.unused, ["never-used"]);
+
+    // The whole log: the first session's activation too.
+    let whole = stats(None);
+    assert_eq!(whole.skills["converter"].activations["model"], 2);
+    assert_eq!(whole.skills["converter"].p95_ms, Some(1000.0));
 }

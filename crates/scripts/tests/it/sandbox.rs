@@ -1,6 +1,6 @@
 //! The limits of the sandbox on real processes: each limit stops a script that goes past it, and
 //! the model is told which one. (The attacks on the file and network rules run as an
-//! unprivileged user in `crates/cli/tests/sandbox.rs`.)
+//! unprivileged user in `crates/cli/tests/it/sandbox.rs`.)
 
 #![cfg(target_os = "linux")]
 
