@@ -34,6 +34,16 @@ fn two_skills(dir: &Path) {
     write(dir, "README.md", "Two skills.\n");
 }
 
+/// The source at the local directory `dir`.
+fn local(dir: &Path) -> Source {
+    Source::parse(dir.to_str().unwrap()).unwrap()
+}
+
+/// An installer into `scope/skills` under `temp`.
+fn scoped(temp: &Path) -> Installer {
+    Installer::new(temp.join("scope/skills"))
+}
+
 fn only(name: &str) -> Selection {
     Selection {
         skills: vec![name.to_owned()],
@@ -61,6 +71,32 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
+/// A new git repository at `dir`, on branch `main`.
+fn repository(dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "--quiet", "--initial-branch=main"]);
+}
+
+/// A repository at `dir` whose first commit (returned) holds [`two_skills`] and whose second
+/// changes `alpha` to version two.
+fn two_versions(dir: &Path) -> String {
+    repository(dir);
+    two_skills(dir);
+    let v1 = commit(dir, "one");
+    write(
+        dir,
+        "skills/alpha/SKILL.md",
+        &skill_md("alpha", "Version two.\n"),
+    );
+    commit(dir, "two");
+    v1
+}
+
+/// The `SKILL.md` of `alpha` as `installer` installed it.
+fn installed_alpha(installer: &Installer) -> String {
+    fs::read_to_string(installer.skills_dir().join("alpha/SKILL.md")).unwrap()
+}
+
 /// Commits every file of `dir`; returns the commit.
 fn commit(dir: &Path, message: &str) -> String {
     git(dir, &["add", "-A"]);
@@ -73,14 +109,9 @@ fn a_local_skill_is_installed_locked_verified_and_removed() {
     let temp = tempfile::tempdir().unwrap();
     let source = temp.path().join("source");
     two_skills(&source);
-    let installer = Installer::new(temp.path().join("scope/skills"));
+    let installer = scoped(temp.path());
 
-    let prepared = installer
-        .prepare(
-            Source::parse(source.to_str().unwrap()).unwrap(),
-            &only("alpha"),
-        )
-        .unwrap();
+    let prepared = installer.prepare(local(&source), &only("alpha")).unwrap();
     let [candidate] = prepared.candidates.as_slice() else {
         panic!("one candidate: {:?}", prepared.candidates);
     };
@@ -91,11 +122,7 @@ fn a_local_skill_is_installed_locked_verified_and_removed() {
         [("scripts/run.py".to_owned(), RiskTier::WriteHigh)]
     );
     assert_eq!(installer.install(&prepared, false).unwrap(), ["alpha"]);
-    assert!(
-        fs::read_to_string(installer.skills_dir().join("alpha/SKILL.md"))
-            .unwrap()
-            .contains("Version one.")
-    );
+    assert!(installed_alpha(&installer).contains("Version one."));
     let lock = installer.lock().unwrap();
     let entry = &lock.skills["alpha"];
     assert_eq!(entry.path, "skills/alpha");
@@ -142,19 +169,10 @@ fn a_local_skill_is_installed_locked_verified_and_removed() {
 fn a_tag_of_a_git_repository_locks_its_commit() {
     let temp = tempfile::tempdir().unwrap();
     let work = temp.path().join("work");
-    fs::create_dir_all(&work).unwrap();
-    git(&work, &["init", "--quiet", "--initial-branch=main"]);
-    two_skills(&work);
-    let v1 = commit(&work, "one");
-    git(&work, &["tag", "v1"]);
-    write(
-        &work,
-        "skills/alpha/SKILL.md",
-        &skill_md("alpha", "Version two.\n"),
-    );
-    commit(&work, "two");
+    let v1 = two_versions(&work);
+    git(&work, &["tag", "v1", &v1]);
     let url = format!("file://{}", work.display());
-    let installer = Installer::new(temp.path().join("scope/skills"));
+    let installer = scoped(temp.path());
 
     let prepared = installer
         .prepare(Source::parse(&format!("{url}@v1")).unwrap(), &only("alpha"))
@@ -163,11 +181,7 @@ fn a_tag_of_a_git_repository_locks_its_commit() {
     installer.install(&prepared, false).unwrap();
 
     // The tag's files, not the branch's newer ones; the lock says where they came from.
-    assert!(
-        fs::read_to_string(installer.skills_dir().join("alpha/SKILL.md"))
-            .unwrap()
-            .contains("Version one.")
-    );
+    assert!(installed_alpha(&installer).contains("Version one."));
     let entry = &installer.lock().unwrap().skills["alpha"];
     assert_eq!(entry.source, url);
     assert_eq!(entry.source_type, "git");
@@ -182,12 +196,9 @@ fn a_link_leaving_the_skill_is_refused_and_nothing_is_installed() {
     let source = temp.path().join("source");
     two_skills(&source);
     std::os::unix::fs::symlink("/etc/passwd", source.join("skills/alpha/passwd")).unwrap();
-    let installer = Installer::new(temp.path().join("scope/skills"));
+    let installer = scoped(temp.path());
 
-    let refused = installer.prepare(
-        Source::parse(source.to_str().unwrap()).unwrap(),
-        &only("alpha"),
-    );
+    let refused = installer.prepare(local(&source), &only("alpha"));
     assert!(
         matches!(&refused, Err(InstallError::Unsafe { skill, .. }) if skill == "alpha"),
         "{refused:?}"
@@ -201,12 +212,9 @@ fn a_skill_missing_from_the_source_is_no_skill_to_install() {
     let temp = tempfile::tempdir().unwrap();
     let source = temp.path().join("source");
     two_skills(&source);
-    let installer = Installer::new(temp.path().join("scope/skills"));
+    let installer = scoped(temp.path());
 
-    let missing = installer.prepare(
-        Source::parse(source.to_str().unwrap()).unwrap(),
-        &only("gamma"),
-    );
+    let missing = installer.prepare(local(&source), &only("gamma"));
     assert!(
         matches!(missing, Err(InstallError::NoSkills { .. })),
         "{missing:?}"
@@ -219,12 +227,11 @@ fn a_skill_missing_from_the_source_is_no_skill_to_install() {
 fn refused_from_git(build: impl FnOnce(&Path)) -> InstallError {
     let temp = tempfile::tempdir().unwrap();
     let work = temp.path().join("work");
-    fs::create_dir_all(&work).unwrap();
-    git(&work, &["init", "--quiet", "--initial-branch=main"]);
+    repository(&work);
     write(&work, "evil/SKILL.md", &skill_md("evil", ""));
     build(&work);
     commit(&work, "evil");
-    let installer = Installer::new(temp.path().join("scope/skills"));
+    let installer = scoped(temp.path());
 
     let source = Source::parse(&format!("file://{}", work.display())).unwrap();
     let Err(refused) = installer.prepare(source, &Selection::default()) else {
@@ -288,28 +295,15 @@ fn a_case_collision_is_refused() {
 fn an_abbreviated_commit_is_locked_as_the_full_one() {
     let temp = tempfile::tempdir().unwrap();
     let work = temp.path().join("work");
-    fs::create_dir_all(&work).unwrap();
-    git(&work, &["init", "--quiet", "--initial-branch=main"]);
-    two_skills(&work);
-    let v1 = commit(&work, "one");
-    write(
-        &work,
-        "skills/alpha/SKILL.md",
-        &skill_md("alpha", "Version two.\n"),
-    );
-    commit(&work, "two");
+    let v1 = two_versions(&work);
     let url = format!("file://{}", work.display());
-    let installer = Installer::new(temp.path().join("scope/skills"));
+    let installer = scoped(temp.path());
 
     let source = Source::parse(&format!("{url}@{}", &v1[..7])).unwrap();
     let prepared = installer.prepare(source, &only("alpha")).unwrap();
     assert_eq!(prepared.commit.as_deref(), Some(v1.as_str()));
     installer.install(&prepared, false).unwrap();
-    assert!(
-        fs::read_to_string(installer.skills_dir().join("alpha/SKILL.md"))
-            .unwrap()
-            .contains("Version one.")
-    );
+    assert!(installed_alpha(&installer).contains("Version one."));
     let entry = &installer.lock().unwrap().skills["alpha"];
     assert_eq!(entry.reference.as_deref(), Some(&v1[..7]));
     assert_eq!(entry.commit.as_deref(), Some(v1.as_str()));
@@ -330,13 +324,8 @@ fn a_lock_entry_whose_digest_is_not_its_file_list_is_refused() {
     let temp = tempfile::tempdir().unwrap();
     let source = temp.path().join("source");
     two_skills(&source);
-    let installer = Installer::new(temp.path().join("scope/skills"));
-    let prepared = installer
-        .prepare(
-            Source::parse(source.to_str().unwrap()).unwrap(),
-            &only("alpha"),
-        )
-        .unwrap();
+    let installer = scoped(temp.path());
+    let prepared = installer.prepare(local(&source), &only("alpha")).unwrap();
     installer.install(&prepared, false).unwrap();
     // The file list loses a file; the digest still names the installed tree.
     let mut lock: serde_json::Value =
