@@ -84,8 +84,9 @@ pub use provider::{
 };
 pub use render::{escape_xml, render_skill};
 pub use tasks::{
-    DEFAULT_POLL_AFTER, DEFAULT_TASK_AFTER, DEFAULT_TASK_LIMIT, InMemoryTaskStore, TaskEvent,
-    TaskId, TaskRecord, TaskSettings, TaskStatus, TaskStore, TaskStoreError, Tasks,
+    DEFAULT_MAX_RUNNING, DEFAULT_POLL_AFTER, DEFAULT_TASK_AFTER, DEFAULT_TASK_LIMIT,
+    InMemoryTaskStore, TaskEvent, TaskId, TaskRecord, TaskSettings, TaskStatus, TaskStore,
+    TaskStoreError, Tasks,
 };
 pub use timeout::{run_script, run_script_monitored, script_limit};
 pub use tool_error::{ToolError, ToolErrorCode};

@@ -48,6 +48,9 @@ pub const DEFAULT_TASK_LIMIT: Duration = Duration::from_secs(30 * 60);
 /// configured: 5 seconds.
 pub const DEFAULT_POLL_AFTER: Duration = Duration::from_secs(5);
 
+/// How many tasks one session may have running when not configured: 8.
+pub const DEFAULT_MAX_RUNNING: usize = 8;
+
 /// How long a cancelled script may take to stop itself (a file script's runner stops its whole
 /// tree) before the call is dropped.
 const CANCEL_GRACE: Duration = Duration::from_secs(10);
@@ -219,15 +222,18 @@ pub enum TaskEvent {
 pub struct TaskSettings {
     after: Duration,
     poll_after: Duration,
+    max_running: usize,
     store: Arc<dyn TaskStore>,
 }
 
 impl Default for TaskSettings {
-    /// [`DEFAULT_TASK_AFTER`], [`DEFAULT_POLL_AFTER`], an [`InMemoryTaskStore`].
+    /// [`DEFAULT_TASK_AFTER`], [`DEFAULT_POLL_AFTER`], [`DEFAULT_MAX_RUNNING`], an
+    /// [`InMemoryTaskStore`].
     fn default() -> Self {
         Self {
             after: DEFAULT_TASK_AFTER,
             poll_after: DEFAULT_POLL_AFTER,
+            max_running: DEFAULT_MAX_RUNNING,
             store: Arc::new(InMemoryTaskStore::default()),
         }
     }
@@ -244,6 +250,13 @@ impl TaskSettings {
     /// How long a model is told to wait before it asks about a running task again.
     pub fn poll_after(mut self, poll_after: Duration) -> Self {
         self.poll_after = poll_after.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How many tasks one session may have running at once (at least one); a call past it is
+    /// waited for as without tasks.
+    pub fn max_running(mut self, max_running: usize) -> Self {
+        self.max_running = max_running.max(1);
         self
     }
 
@@ -388,6 +401,16 @@ impl Tasks {
             let _ = tokio::time::timeout(wait, ended.wait_for(|ended| *ended)).await;
         }
         let mut state = live.state.lock().await;
+        if state.result.is_none()
+            && self.running_in(live.call.session.as_deref()) >= self.settings.max_running
+        {
+            // At the cap, the call is waited for as without tasks: a model cannot start more
+            // processes than the cap by calling long scripts one after another.
+            drop(state);
+            let mut ended = live.ended.subscribe();
+            let _ = ended.wait_for(|ended| *ended).await;
+            state = live.state.lock().await;
+        }
         if let Some(result) = state.result.take() {
             return result;
         }
@@ -542,9 +565,15 @@ impl Tasks {
     /// Whether a task of `session` runs in this process now (a call still within the threshold
     /// is no task).
     pub fn has_running(&self, session: Option<&str>) -> bool {
+        self.running_in(session) > 0
+    }
+
+    /// How many tasks of `session` run in this process now.
+    fn running_in(&self, session: Option<&str>) -> usize {
         lock(&self.live)
             .values()
-            .any(|live| live.call.session.as_deref() == session && live.is_task())
+            .filter(|live| live.call.session.as_deref() == session && live.is_task())
+            .count()
     }
 
     /// Whether the task `id` runs in this process now.

@@ -183,3 +183,36 @@ async fn a_script_that_cannot_stop_itself_is_dropped_a_grace_after_cancel_task()
     assert_eq!(record["status"], "cancelled", "{record}");
     assert!(!tasks.is_live(&id));
 }
+
+#[tokio::test]
+async fn past_the_cap_of_running_tasks_a_call_is_waited_for_as_without_tasks() {
+    let gate = Arc::new(Notify::new());
+    let provider = SkillsProvider::builder(Arc::new(InlineSkillsSource::new([jobs(gate.clone())])))
+        .tasks(
+            TaskSettings::default()
+                .after(Duration::ZERO)
+                .poll_after(Duration::from_secs(60))
+                .max_running(2),
+        )
+        .build()
+        .unwrap();
+    let tasks = Arc::clone(provider.tasks().unwrap());
+    let run = run(&provider, "s").await;
+    started(&run, "forever").await;
+    started(&run, "forever").await;
+    // A third long call is no task: it answers when its script ends.
+    let third = tokio::spawn({
+        let tool = run.tool("run_skill_script").unwrap().clone();
+        async move {
+            tool.invoke(json!({"skillName": "jobs", "scriptName": "gated"}))
+                .await
+        }
+    });
+    tokio::task::yield_now().await;
+    gate.notify_one();
+    assert_eq!(third.await.unwrap(), ToolOutput::Text("gated done".into()));
+    assert_eq!(tasks.list(Some("s")).await.unwrap().len(), 2);
+    // Another session has a cap of its own.
+    let other = self::run(&provider, "t").await;
+    started(&other, "forever").await;
+}
