@@ -18,9 +18,14 @@ use crate::compose::hosts_named;
 use crate::output::{self, Writer};
 use crate::{Outcome, UsageError};
 
-/// Which scope's skills directory and lock, and which agent hosts' directories of that scope.
+/// Which scope's skills directory and lock, which agent hosts' directories of that scope, and
+/// whether the command reports as JSON (each command names its schema in the flag's help, with
+/// `#[command(mut_arg("json", ..))]`).
 #[derive(Debug, clap::Args)]
 pub(crate) struct ScopeArgs {
+    /// Print one JSON document on stdout.
+    #[arg(long)]
+    pub(crate) json: bool,
     /// The user's skills (`~/.agents/skills`, lock `~/.agents/skills-lock.json`): the default.
     #[arg(long, conflicts_with = "project")]
     user: bool,
@@ -38,6 +43,7 @@ impl ScopeArgs {
     /// The other scope (the project's for the user's, and the reverse), and its flag.
     pub(crate) fn other(&self) -> (ScopeArgs, &'static str) {
         let other = ScopeArgs {
+            json: self.json,
             user: self.project,
             project: !self.project,
             agents: self.agents.clone(),
@@ -50,6 +56,7 @@ impl ScopeArgs {
     /// flags reads it.
     pub(crate) fn user_scope() -> Self {
         Self {
+            json: false,
             user: true,
             project: false,
             agents: Vec::new(),
@@ -100,8 +107,8 @@ impl ScopeArgs {
     }
 
     /// Refuses `--json` with more than one `--agent`: a report is about one directory.
-    pub(crate) fn one_report(&self, json: bool) -> anyhow::Result<()> {
-        if json && self.agents.len() > 1 {
+    pub(crate) fn one_report(&self) -> anyhow::Result<()> {
+        if self.json && self.agents.len() > 1 {
             return Err(UsageError(
                 "--json reports on one --agent at a time; run once for each".to_owned(),
             )

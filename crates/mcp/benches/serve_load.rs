@@ -30,7 +30,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 
 const PYTHON_SERVER: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -144,15 +143,10 @@ fn start_ours(bin: &Path, root: &Path) -> Server {
                 bin.display()
             )
         });
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("skills: serving MCP at ")
-        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-        .to_owned();
+    let url = skillful_test_support::announced(
+        child.stderr.take().unwrap(),
+        "skills: serving MCP at ",
+    );
     Server { child, url }
 }
 

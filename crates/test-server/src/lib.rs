@@ -92,6 +92,23 @@ impl Reply {
         Self::tool_calls(&[(id, name, arguments)])
     }
 
+    /// The model calls `load_skill` for `skill`.
+    pub fn load_skill(id: &str, skill: &str) -> Self {
+        Self::tool_call(id, "load_skill", json!({"skillName": skill}))
+    }
+
+    /// The model calls `read_skill_resource` for `resource` of `skill`.
+    pub fn read_skill_resource(id: &str, skill: &str, resource: &str) -> Self {
+        let arguments = json!({"skillName": skill, "resourceName": resource});
+        Self::tool_call(id, "read_skill_resource", arguments)
+    }
+
+    /// The model calls `run_skill_script` for `script` of `skill`, with no arguments.
+    pub fn run_skill_script(id: &str, skill: &str, script: &str) -> Self {
+        let arguments = json!({"skillName": skill, "scriptName": script});
+        Self::tool_call(id, "run_skill_script", arguments)
+    }
+
     /// An error status with `message`.
     pub fn error(status: u16, message: &str) -> Self {
         Self::Error {

@@ -184,6 +184,21 @@ pub fn planted_link(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
     planted
 }
 
+/// The rest of the first line `pipe` gives after `prefix`: what a server started as a child
+/// announces (its address) before anything else.
+///
+/// # Panics
+/// When the first line does not start with `prefix`, naming the line.
+pub fn announced(pipe: impl std::io::Read, prefix: &str) -> String {
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(pipe), &mut line)
+        .expect("reading the child's first line");
+    line.trim()
+        .strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

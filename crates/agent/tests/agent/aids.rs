@@ -115,7 +115,7 @@ async fn without_a_successful_call_the_guard_ends_the_run_as_before() {
     // Every call fails the same way: no result to answer from.
     server.respond(|request| {
         if has_tools(request) {
-            Reply::tool_call("call", "load_skill", json!({"skillName": "no-such-skill"}))
+            Reply::load_skill("call", "no-such-skill")
         } else {
             Reply::text("an answer from nothing")
         }
@@ -434,7 +434,7 @@ fn reloading_model(request: &Value) -> Reply {
         return looping_model(request);
     }
     if tool_names(request).iter().any(|name| name == "load_skill") {
-        Reply::tool_call("call", "load_skill", json!({"skillName": "unit-converter"}))
+        Reply::load_skill("call", "unit-converter")
     } else {
         Reply::tool_call("call", "run_skill_script", run_convert())
     }

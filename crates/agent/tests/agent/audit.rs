@@ -137,11 +137,7 @@ async fn every_decided_call_and_every_run_is_one_chained_record() {
 #[tokio::test]
 async fn a_call_the_rules_refuse_is_a_refusal_by_the_policy() {
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "run_skill_script",
-        json!({"skillName": "ops", "scriptName": "wipe"}),
-    ));
+    server.push(Reply::run_skill_script("c1", "ops", "wipe"));
     server.push(Reply::text("I did not wipe anything."));
     let dir = tempfile::tempdir().unwrap();
     let sink = Arc::new(FileAuditSink::at(dir.path()).unwrap());

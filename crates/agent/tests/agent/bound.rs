@@ -146,17 +146,9 @@ async fn a_changed_skill_md_voids_the_approval() {
 async fn always_for_loading_one_skill_does_not_cover_loading_another() {
     let (_temp, root) = root();
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "load_skill",
-        json!({"skillName": "tools"}),
-    ));
+    server.push(Reply::load_skill("c1", "tools"));
     server.push(Reply::text("loaded"));
-    server.push(Reply::tool_call(
-        "c2",
-        "load_skill",
-        json!({"skillName": "other"}),
-    ));
+    server.push(Reply::load_skill("c2", "other"));
     let runner = Arc::new(CountingRunner::default());
     let agent = agent(server.url(), &root, &runner);
     let mut session = Session::new();

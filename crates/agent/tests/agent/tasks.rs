@@ -104,11 +104,7 @@ async fn the_loop_answers_while_a_task_runs_and_its_result_wakes_the_conversatio
     let _traced =
         tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "run_skill_script",
-        json!({"skillName": "backup", "scriptName": "run"}),
-    ));
+    server.push(Reply::run_skill_script("c1", "backup", "run"));
     server.push(Reply::text(
         "The backup is running; I will tell you when it is done.",
     ));
@@ -210,11 +206,7 @@ fn ended_id(records: &[skillful_audit::AuditRecord]) -> String {
 async fn a_session_resumed_without_its_tasks_process_finds_the_task_lost() {
     let _alone = ALONE.lock().await;
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "run_skill_script",
-        json!({"skillName": "backup", "scriptName": "run"}),
-    ));
+    server.push(Reply::run_skill_script("c1", "backup", "run"));
     server.push(Reply::text("Running."));
     let first = agent(&server, provider(Arc::new(Notify::new())), None);
     let mut session = Session::new();

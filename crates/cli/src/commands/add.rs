@@ -12,7 +12,13 @@ use crate::supply::{
 };
 use crate::{Outcome, UsageError, output};
 
+/// The help of `--json`, naming this command's schema.
+const JSON_HELP: &str = "Print one JSON document on stdout (schema: add.schema.json in the book; \
+    with --list, add-list.schema.json). Never asks: without --yes nothing \
+    is installed (exit 2).";
+
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("json", |json| json.help(JSON_HELP)))]
 pub(crate) struct Args {
     /// A git URL (https://, ssh://, file://, git@host:path; git:// and http:// with a warning
     /// off this machine), owner/repo (GitHub) or a
@@ -33,10 +39,6 @@ pub(crate) struct Args {
     /// nothing.
     #[arg(short, long)]
     list: bool,
-    /// Print one JSON document on stdout (schema: add.schema.json in the book; with --list,
-    /// add-list.schema.json). Never asks: without --yes nothing is installed (exit 2).
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
     install: InstallFlags,
     #[command(flatten)]
@@ -45,7 +47,7 @@ pub(crate) struct Args {
 
 /// Runs `skills add`.
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
-    args.scope.one_report(args.json)?;
+    args.scope.one_report()?;
     let installers = args.scope.installers()?;
     let installer = &installers[0];
     let (source, page_path) =
@@ -63,7 +65,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let ask_which = args.skills.is_empty()
         && !args.all
         && !args.list
-        && !args.json
+        && !args.scope.json
         && !args.install.yes()
         && on_a_terminal();
     let selection = Selection {
@@ -87,7 +89,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             .collect();
     }
     if args.list {
-        if args.json {
+        if args.scope.json {
             output::stdout().json(&prepared.offer())?;
         } else {
             list(&prepared)?;
@@ -102,13 +104,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             }
             result => result?,
         };
-        if !args.json {
+        if !args.scope.json {
             say_replaced(installer, &prepared, &replaces)?;
         }
         targets.push((installer, replaces));
     }
-    let installations = install(targets, &prepared, &args.install, args.json)?;
-    if args.json {
+    let installations = install(targets, &prepared, &args.install, args.scope.json)?;
+    if args.scope.json {
         output::stdout().json(&installations[0])?;
     }
     outcome_of(installations[0].outcome)

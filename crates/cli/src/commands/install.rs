@@ -1,5 +1,6 @@
-//! `skills install`: the scope's skills (or each `--agent`'s) made to match its `skills-lock.json` (missing or changed
-//! ones restored, new sources fetched, scanned and shown first); `--frozen` for CI.
+//! `skills install`: the scope's skills (or each `--agent`'s) made to match its
+//! `skills-lock.json` (missing or changed ones restored, new sources fetched, scanned and shown
+//! first); `--frozen` for CI.
 
 use skillful_core::text::one_line;
 use skillful_install::{
@@ -9,7 +10,12 @@ use skillful_install::{
 use crate::supply::{ScopeArgs, blocking, refuse_not_strict, require_trusted_lock, show};
 use crate::{Outcome, output};
 
+/// The help of `--json`, naming this command's schema.
+const JSON_HELP: &str = "Print one JSON document on stdout (schema: install.schema.json in the \
+    book).";
+
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("json", |json| json.help(JSON_HELP)))]
 pub(crate) struct Args {
     /// Fail (exit 1, naming the skill and what differs) instead of changing the lock: for CI.
     #[arg(long)]
@@ -21,9 +27,6 @@ pub(crate) struct Args {
     /// valid one, a directory that does not match it).
     #[arg(long)]
     strict: bool,
-    /// Print one JSON document on stdout (schema: install.schema.json in the book).
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -32,7 +35,7 @@ pub(crate) struct Args {
 /// the first that does not end well).
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     require_trusted_lock(&args.scope, "install")?;
-    args.scope.one_report(args.json)?;
+    args.scope.one_report()?;
     for installer in args.scope.installers()? {
         let outcome = install_one(&installer, &args)?;
         if !matches!(outcome, Outcome::Ok) {
@@ -56,25 +59,25 @@ fn install_one(installer: &Installer, args: &Args) -> anyhow::Result<Outcome> {
         let (mut refused, mut not_strict) = (false, false);
         for plan in &plans {
             if let (LockedAction::Relock(_), Some(prepared)) = (&plan.action, plan.prepared()) {
-                if !args.json {
+                if !args.scope.json {
                     show(&mut out, prepared)?;
                 }
                 if args.strict {
-                    not_strict |= refuse_not_strict(&mut out, prepared, args.json)?;
+                    not_strict |= refuse_not_strict(&mut out, prepared, args.scope.json)?;
                 }
                 refused |= blocking(prepared);
             }
         }
         if not_strict {
             report.outcome = LockedOutcome::Refused;
-            if args.json {
+            if args.scope.json {
                 out.json(&report)?;
             }
             return Ok(Outcome::Invalid);
         }
         if refused && !args.allow_findings {
             report.outcome = LockedOutcome::Refused;
-            if args.json {
+            if args.scope.json {
                 out.json(&report)?;
             } else {
                 writeln!(
@@ -86,7 +89,7 @@ fn install_one(installer: &Installer, args: &Args) -> anyhow::Result<Outcome> {
         }
     }
     installer.apply_locked(&plans, args.frozen)?;
-    if args.json {
+    if args.scope.json {
         out.json(&report)?;
         return Ok(Outcome::Ok);
     }

@@ -7,12 +7,13 @@ use skillful_install::OutdatedReport;
 use crate::supply::{ScopeArgs, changed_files, require_trusted_lock};
 use crate::{Outcome, output};
 
+/// The help of `--json`, naming this command's schema.
+const JSON_HELP: &str = "Print one JSON document on stdout (schema: outdated.schema.json in the \
+    book); the exit  code is the same.";
+
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("json", |json| json.help(JSON_HELP)))]
 pub(crate) struct Args {
-    /// Print one JSON document on stdout (schema: outdated.schema.json in the book); the exit
-    /// code is the same.
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -28,7 +29,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Invalid
     };
-    if args.json {
+    if args.scope.json {
         out.json(&OutdatedReport {
             lock: installer.lock_path().to_owned(),
             skills: outdated,

@@ -7,14 +7,16 @@ use skillful_install::Removal;
 use crate::supply::ScopeArgs;
 use crate::{Outcome, UsageError, output};
 
+/// The help of `--json`, naming this command's schema.
+const JSON_HELP: &str = "Print one JSON document on stdout (schema: remove.schema.json in the \
+    book).";
+
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("json", |json| json.help(JSON_HELP)))]
 pub(crate) struct Args {
     /// The skills to remove.
     #[arg(required = true, value_name = "NAME")]
     names: Vec<String>,
-    /// Print one JSON document on stdout (schema: remove.schema.json in the book).
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -23,7 +25,7 @@ pub(crate) struct Args {
 /// before any is removed; a name the other scope's lock lists is named with the flag that
 /// reaches it.
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
-    args.scope.one_report(args.json)?;
+    args.scope.one_report()?;
     let installers = args.scope.installers()?;
     // The same hosts' directories in the other scope, in the same order.
     let (other, flag) = args.scope.other();
@@ -55,7 +57,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     for installer in &installers {
         for name in &args.names {
             installer.remove(name)?;
-            if !args.json {
+            if !args.scope.json {
                 let from = if installers.len() > 1 {
                     format!(" from {}", installer.skills_dir().display())
                 } else {
@@ -65,7 +67,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             }
         }
     }
-    if args.json {
+    if args.scope.json {
         output::stdout().json(&Removal {
             lock: installers[0].lock_path().to_owned(),
             removed: args.names,

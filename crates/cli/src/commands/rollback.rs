@@ -6,7 +6,12 @@ use skillful_install::InstallError;
 use crate::supply::ScopeArgs;
 use crate::{Outcome, UsageError, output};
 
+/// The help of `--json`, naming this command's schema.
+const JSON_HELP: &str = "Print one JSON document on stdout (schema: rollback.schema.json in the \
+    book).";
+
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("json", |json| json.help(JSON_HELP)))]
 pub(crate) struct Args {
     /// The skill to roll back.
     #[arg(value_name = "NAME")]
@@ -15,16 +20,13 @@ pub(crate) struct Args {
     /// kept; by default the one the last update or add replaced.
     #[arg(long, value_name = "REF")]
     to: Option<String>,
-    /// Print one JSON document on stdout (schema: rollback.schema.json in the book).
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
 
 /// Runs `skills rollback`.
 pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
-    args.scope.one_report(args.json)?;
+    args.scope.one_report()?;
     for installer in args.scope.installers()? {
         let rolled = match installer.rollback(&args.name, args.to.as_deref()) {
             Err(error @ (InstallError::NotLocked { .. } | InstallError::NoSkills { .. })) => {
@@ -32,7 +34,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             }
             result => result?,
         };
-        if args.json {
+        if args.scope.json {
             output::stdout().json(&rolled)?;
         } else {
             writeln!(

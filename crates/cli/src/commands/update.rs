@@ -12,14 +12,16 @@ use crate::supply::{
 };
 use crate::{Outcome, output};
 
+/// The help of `--json`, naming this command's schema.
+const JSON_HELP: &str = "Print one JSON document on stdout (schema: update.schema.json in the \
+    book). Never asks:  without --yes the first changed skill is left as it \
+    is (exit 2).";
+
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("json", |json| json.help(JSON_HELP)))]
 pub(crate) struct Args {
     /// The skills to update (all locked git skills when none).
     names: Vec<String>,
-    /// Print one JSON document on stdout (schema: update.schema.json in the book). Never asks:
-    /// without --yes the first changed skill is left as it is (exit 2).
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
     install: InstallFlags,
     #[command(flatten)]
@@ -55,7 +57,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             continue;
         };
         if candidate.manifest.digest() == entry.digest {
-            if !args.json {
+            if !args.scope.json {
                 let mut out = output::stdout();
                 match &prepared.commit {
                     Some(latest) if prepared.commit != entry.commit => writeln!(
@@ -70,7 +72,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             continue;
         }
         let replaces = installer.replacements(&prepared)?;
-        if !args.json {
+        if !args.scope.json {
             let mut out = output::stdout();
             writeln!(
                 out,
@@ -86,7 +88,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             vec![(&installer, replaces)],
             &prepared,
             &args.install,
-            args.json,
+            args.scope.json,
         )?
         .remove(0);
         let ended = outcome_of(installation.outcome);
@@ -102,7 +104,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
             }
         }
     }
-    if args.json {
+    if args.scope.json {
         output::stdout().json(&report)?;
     }
     outcome

@@ -6,14 +6,15 @@ use skillful_install::{Verification, Verified};
 use crate::supply::ScopeArgs;
 use crate::{Outcome, output};
 
+/// The help of `--json`, naming this command's schema.
+const JSON_HELP: &str = "Print one JSON document on stdout (schema: verify.schema.json in the \
+    book); the exit  code is the same.";
+
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("json", |json| json.help(JSON_HELP)))]
 pub(crate) struct Args {
     /// The skills to check (all locked skills when none).
     names: Vec<String>,
-    /// Print one JSON document on stdout (schema: verify.schema.json in the book); the exit code
-    /// is the same.
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -23,7 +24,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<Outcome> {
     let installer = args.scope.installer()?;
     let results = installer.verify(&args.names)?;
     let mut out = output::stdout();
-    if args.json {
+    if args.scope.json {
         let verification = Verification::new(installer.lock_path().to_owned(), results);
         out.json(&verification)?;
         return Ok(if verification.intact {

@@ -119,7 +119,7 @@ async fn a_looping_model_gets_the_answer_step_in_the_transcript() {
             .as_array()
             .is_some_and(|tools| !tools.is_empty())
         {
-            Reply::tool_call("c", "load_skill", json!({"skillName": "unit-converter"}))
+            Reply::load_skill("c", "unit-converter")
         } else {
             Reply::text("About 42.16 km.")
         }

@@ -39,11 +39,7 @@ async fn a_run_is_audited_and_the_log_is_printed_verified_and_counted() {
     );
     let state = tempfile::tempdir().unwrap();
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "load_skill",
-        json!({"skillName": "tools"}),
-    ));
+    server.push(Reply::load_skill("c1", "tools"));
     server.push(Reply::tool_call(
         "c2",
         "run_skill_script",
@@ -183,16 +179,8 @@ async fn a_run_killed_mid_script_leaves_a_log_that_verifies_up_to_a_torn_line() 
     let script_path = dir.join("scripts/slow.py");
     let state = tempfile::tempdir().unwrap();
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "load_skill",
-        json!({"skillName": "slow"}),
-    ));
-    server.push(Reply::tool_call(
-        "c2",
-        "run_skill_script",
-        json!({"skillName": "slow", "scriptName": "scripts/slow.py"}),
-    ));
+    server.push(Reply::load_skill("c1", "slow"));
+    server.push(Reply::run_skill_script("c2", "slow", "scripts/slow.py"));
     server.push(Reply::text("done"));
     let args = run_args(
         root.path().to_str().unwrap(),

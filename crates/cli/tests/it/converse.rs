@@ -23,21 +23,17 @@ fn run_args(server: &TestServer, extra: &[&str]) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn run_asks_on_the_terminal_and_shows_the_transcript() {
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "load_skill",
-        json!({"skillName": "unit-converter"}),
-    ));
-    server.push(Reply::tool_call(
+    server.push(Reply::load_skill("c1", "unit-converter"));
+    server.push(Reply::read_skill_resource(
         "c2",
-        "read_skill_resource",
-        json!({"skillName": "unit-converter", "resourceName": "references/conversion-table.md"}),
+        "unit-converter",
+        "references/conversion-table.md",
     ));
     // Another resource: a repeat of the same call would be answered by the answer step.
-    server.push(Reply::tool_call(
+    server.push(Reply::read_skill_resource(
         "c3",
-        "read_skill_resource",
-        json!({"skillName": "unit-converter", "resourceName": "references/units.md"}),
+        "unit-converter",
+        "references/units.md",
     ));
     server.push(Reply::text("A marathon is about 42.16 km."));
 
@@ -126,11 +122,7 @@ async fn run_asks_on_the_terminal_and_shows_the_transcript() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unanswered_approval_waits_in_the_session_file() {
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "load_skill",
-        json!({"skillName": "unit-converter"}),
-    ));
+    server.push(Reply::load_skill("c1", "unit-converter"));
     server.push(Reply::text("Loaded it."));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("session.json");
@@ -687,11 +679,7 @@ async fn a_session_resumed_after_its_process_died_says_its_task_was_lost_and_how
     .unwrap();
     let session = root.path().join("session.json");
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "run_skill_script",
-        json!({"skillName": "forever", "scriptName": "scripts/wait.sh"}),
-    ));
+    server.push(Reply::run_skill_script("c1", "forever", "scripts/wait.sh"));
     server.push(Reply::text("It runs."));
     server.push(Reply::text("Noted."));
     let session_arg = session.to_str().unwrap();

@@ -182,11 +182,7 @@ fn stand_in(body: &Value) -> Reply {
             || prompt.contains("Convert")
             || prompt.contains("tidy")
         {
-            Reply::tool_call(
-                "call-1",
-                "load_skill",
-                json!({"skillName": "unit-converter"}),
-            )
+            Reply::load_skill("call-1", "unit-converter")
         } else {
             Reply::text("Paris.")
         };
@@ -194,11 +190,7 @@ fn stand_in(body: &Value) -> Reply {
     let result = content(&last);
     if result.contains("# Unit converter") {
         return if prompt.contains("tidy") {
-            Reply::tool_call(
-                "call-2",
-                "run_skill_script",
-                json!({"skillName": "unit-converter", "scriptName": "scripts/tidy.py"}),
-            )
+            Reply::run_skill_script("call-2", "unit-converter", "scripts/tidy.py")
         } else {
             Reply::tool_call(
                 "call-2",

@@ -2,7 +2,6 @@
 //! child process's stdio and over HTTP on 127.0.0.1, and the Python MCP SDK's client.
 
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -235,15 +234,10 @@ impl HttpServer {
             .stdout(Stdio::null())
             .spawn()
             .expect("the skills binary runs");
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("skills: serving MCP at ")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .to_owned();
+        let url = skillful_test_support::announced(
+            child.stderr.take().unwrap(),
+            "skills: serving MCP at ",
+        );
         Self { child, url }
     }
 }
@@ -305,11 +299,7 @@ fn an_unreachable_server_is_one_line_naming_it() {
 async fn run_offers_the_skills_of_an_mcp_server_to_the_model() {
     let setup = Setup::new();
     let model = TestServer::start().await;
-    model.push(Reply::tool_call(
-        "c1",
-        "load_skill",
-        json!({"skillName": "remote-notes"}),
-    ));
+    model.push(Reply::load_skill("c1", "remote-notes"));
     model.push(Reply::text("Done."));
     let server = setup.server_command("");
     let (local, endpoint) = (setup.arg("local"), model.url().to_owned());

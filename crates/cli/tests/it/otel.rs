@@ -8,7 +8,6 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use skillful_test_server::otlp::{OtlpReceiver, ReceivedSpan, SpanKind};
 use skillful_test_server::{Reply, TestServer};
 
@@ -35,11 +34,7 @@ async fn scripted_run(state: &Path, env: &[(&str, &str)], extra: &[&str]) -> Out
         &[("a.py", "print('a ran')\n")],
     );
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "run_skill_script",
-        json!({"skillName": "tools", "scriptName": "scripts/a.py"}),
-    ));
+    server.push(Reply::run_skill_script("c1", "tools", "scripts/a.py"));
     server.push(Reply::text("done"));
     let session = state.join("session.json");
     let mut flags = vec![

@@ -3,7 +3,7 @@
 //! server bound to 0.0.0.0 is reachable there).
 
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -107,15 +107,10 @@ impl Server {
             command.env(TOKEN_VAR, token);
         }
         let mut child = command.args(&args).spawn().unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("skills: serving MCP at ")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .to_owned();
+        let url = skillful_test_support::announced(
+            child.stderr.take().unwrap(),
+            "skills: serving MCP at ",
+        );
         let port = url
             .strip_suffix("/mcp")
             .and_then(|rest| rest.rsplit(':').next())

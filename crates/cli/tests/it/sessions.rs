@@ -40,11 +40,7 @@ async fn two_processes_on_one_session_lose_no_turn() {
     let go = dir.join("scripts/go");
     let server = TestServer::start().await;
     // The first request gets the script call; every other one an answer.
-    server.push(Reply::tool_call(
-        "c1",
-        "run_skill_script",
-        json!({"skillName": "sleeper", "scriptName": "scripts/nap.sh"}),
-    ));
+    server.push(Reply::run_skill_script("c1", "sleeper", "scripts/nap.sh"));
     server.repeat(Reply::text("done"));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("session.json");

@@ -45,11 +45,7 @@ async fn escape_sequences_in_tool_results_are_shown_as_text() {
         &[],
     );
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "load_skill",
-        json!({"skillName": "hostile"}),
-    ));
+    server.push(Reply::load_skill("c1", "hostile"));
     server.push(Reply::text("Loaded."));
     let root = root.path().to_str().unwrap();
     let output = skills(

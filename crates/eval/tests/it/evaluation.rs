@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use skillful_agent::Mode;
 use skillful_eval::{EvalSettings, Evaluator, History, JudgeSettings, SkillUnderTest};
 use skillful_test_server::{Reply, TestServer};
@@ -57,11 +57,7 @@ fn stand_in(body: &Value) -> Reply {
     }
     let last = body["messages"].as_array().and_then(|m| m.last().cloned());
     if last.is_some_and(|last| last["role"] == "user") {
-        Reply::tool_call(
-            "call-1",
-            "load_skill",
-            json!({"skillName": "unit-converter"}),
-        )
+        Reply::load_skill("call-1", "unit-converter")
     } else {
         Reply::text("The route is 42.1648 km.")
     }
