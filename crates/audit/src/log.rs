@@ -467,10 +467,9 @@ fn open_append(path: &Path) -> Result<File, AuditError> {
         .metadata()
         .map_err(|error| AuditError::io(path, error))?;
     if !metadata.is_file() {
-        return Err(AuditError::State(skillful_state::StateError::Unsafe {
-            path: path.to_path_buf(),
-            reason: "is not a regular file".to_owned(),
-        }));
+        return Err(AuditError::State(skillful_state::StateError::Fs(
+            skillful_fs::FsError::unsafe_path(path, "is not a regular file"),
+        )));
     }
     Ok(file)
 }

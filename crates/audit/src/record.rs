@@ -62,6 +62,29 @@ pub struct SkillRef {
     pub digest: Option<String>,
 }
 
+impl SkillRef {
+    /// The skill `name` of `origin` kind in `scope`, with no location or digest.
+    ///
+    /// # Example
+    /// ```
+    /// let skill = skillful_audit::SkillRef::new("unit-converter", "files", "user");
+    /// assert_eq!((skill.location, skill.digest), (None, None));
+    /// ```
+    pub fn new(
+        name: impl Into<String>,
+        origin: impl Into<String>,
+        scope: impl Into<String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            origin: origin.into(),
+            scope: scope.into(),
+            location: None,
+            digest: None,
+        }
+    }
+}
+
 /// Token counts of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -389,13 +389,7 @@ fn last_uses_give_each_skills_newest_record_and_skip_records_of_no_skill() {
         (180, Some("a")),
     ] {
         let mut event = event("load_skill");
-        event.skill = skill.map(|name| skillful_audit::SkillRef {
-            name: name.to_owned(),
-            origin: "files".to_owned(),
-            scope: "user".to_owned(),
-            location: None,
-            digest: None,
-        });
+        event.skill = skill.map(|name| skillful_audit::SkillRef::new(name, "files", "user"));
         sink.record_at(event, start + std::time::Duration::from_secs(offset))
             .unwrap();
     }

@@ -65,7 +65,7 @@ pub(crate) fn new_iteration(workspace: &Path, skill_dir: &Path) -> Result<Verifi
     for next in highest + 1..=highest + MAX_ITERATION_TRIES {
         match dir.create_dir(format!("iteration-{next}")) {
             Ok(iteration) => return Ok(iteration),
-            Err(StateError::Io { source, .. })
+            Err(StateError::Fs(skillful_fs::FsError::Io { source, .. }))
                 if source.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(error) => return Err(error.into()),
         }

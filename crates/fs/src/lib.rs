@@ -69,14 +69,16 @@ pub enum FsError {
 }
 
 impl FsError {
-    fn io(path: &Path, source: io::Error) -> Self {
+    /// The operating system's `source` refusing an operation on `path`.
+    pub fn io(path: &Path, source: io::Error) -> Self {
         Self::Io {
             path: path.to_path_buf(),
             source,
         }
     }
 
-    fn unsafe_path(path: &Path, reason: impl Into<String>) -> Self {
+    /// `path` refused as a place to read or write: it `reason` ("is a symbolic link").
+    pub fn unsafe_path(path: &Path, reason: impl Into<String>) -> Self {
         Self::Unsafe {
             path: path.to_path_buf(),
             reason: reason.into(),

@@ -143,10 +143,8 @@ fn start_ours(bin: &Path, root: &Path) -> Server {
                 bin.display()
             )
         });
-    let url = skillful_test_support::announced(
-        child.stderr.take().unwrap(),
-        "skills: serving MCP at ",
-    );
+    let url =
+        skillful_test_support::announced(child.stderr.take().unwrap(), "skills: serving MCP at ");
     Server { child, url }
 }
 

@@ -52,14 +52,6 @@ pub enum StateError {
     /// The platform has no home directory to keep per-user state in.
     #[error("no home directory is known for this user; set HOME")]
     NoHomeDirectory,
-    /// A directory or file that would hold private state is not safe to use.
-    #[error("{}: refused as a place for private state: it {reason}; remove it (it is recreated) or fix its owner and permissions", path.display())]
-    Unsafe {
-        /// The path.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
     /// A directory that would hold private files is one another user could tamper with.
     #[error("{}: {reason}", path.display())]
     Refused {
@@ -68,36 +60,22 @@ pub enum StateError {
         /// What is wrong with it, and what to do.
         reason: String,
     },
-    /// A file could not be read or written (a link, not a regular file, too large).
+    /// A directory or file could not be used: the operating system refused, or it is not safe
+    /// (a link, not a regular file or directory, too large).
     #[error(transparent)]
     Fs(#[from] skillful_fs::FsError),
     /// Blocking work on private state panicked or was cancelled.
     #[error(transparent)]
     Interrupted(#[from] skillful_fs::blocking::Interrupted),
-    /// The operating system refused.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// What the operating system said.
-        #[source]
-        source: io::Error,
-    },
 }
 
 impl StateError {
     fn io(path: &Path, source: io::Error) -> Self {
-        Self::Io {
-            path: path.to_path_buf(),
-            source,
-        }
+        Self::Fs(skillful_fs::FsError::io(path, source))
     }
 
     fn unsafe_path(path: &Path, reason: impl Into<String>) -> Self {
-        Self::Unsafe {
-            path: path.to_path_buf(),
-            reason: reason.into(),
-        }
+        Self::Fs(skillful_fs::FsError::unsafe_path(path, reason))
     }
 }
 
@@ -201,7 +179,7 @@ fn child_of(dir: &Path, name: &std::ffi::OsStr) -> Result<PathBuf, StateError> {
 /// are created as usual.
 ///
 /// # Errors
-/// [`StateError::Unsafe`] or [`StateError::Io`].
+/// [`StateError::Fs`].
 pub fn private_dir(path: &Path) -> Result<(), StateError> {
     let metadata = match fs::symlink_metadata(path) {
         Ok(metadata) => metadata,
@@ -267,7 +245,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
 /// symbolic link, not a regular file, owned by another user, or over `max_bytes`.
 ///
 /// # Errors
-/// [`StateError::Unsafe`] for another user's file; [`StateError::Fs`] as
+/// [`StateError::Fs`] (`FsError::Unsafe`) for another user's file; [`StateError::Fs`] as
 /// [`skillful_fs::read_bounded`].
 pub fn read_private(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, StateError> {
     let Some((file, metadata)) = skillful_fs::open_regular_file(path)? else {

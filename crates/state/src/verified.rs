@@ -47,7 +47,7 @@ impl VerifiedDir {
     ///
     /// # Errors
     /// [`StateError::Refused`] naming the directory that is a symbolic link, not a directory,
-    /// owned by another user or writable by others, and what to do; [`StateError::Io`].
+    /// owned by another user or writable by others, and what to do; [`StateError::Fs`].
     pub fn open_or_create(path: &Path) -> Result<Self, StateError> {
         let absolute = std::path::absolute(path).map_err(|error| StateError::io(path, error))?;
         let mut queue: VecDeque<OsString> = VecDeque::new();
@@ -134,7 +134,7 @@ impl VerifiedDir {
     /// Creates the new directory `name` inside this one, with mode 0700.
     ///
     /// # Errors
-    /// [`StateError::Io`] with [`std::io::ErrorKind::AlreadyExists`] when something has that name;
+    /// [`StateError::Fs`] (`FsError::Io`) with [`std::io::ErrorKind::AlreadyExists`] when something has that name;
     /// [`StateError::Refused`] for a name that is not one plain file name, or a directory that
     /// is not this user's by the time it is opened.
     pub fn create_dir(&self, name: impl AsRef<OsStr>) -> Result<Self, StateError> {
@@ -163,7 +163,7 @@ impl VerifiedDir {
     /// The names of the entries of this directory (`.` and `..` left out).
     ///
     /// # Errors
-    /// [`StateError::Io`].
+    /// [`StateError::Fs`].
     pub fn entries(&self) -> Result<Vec<OsString>, StateError> {
         let io = |error: Errno| StateError::io(&self.path, error.into());
         let mut names = Vec::new();
@@ -281,7 +281,7 @@ mod tests {
         let run = dir.create_dir("run").unwrap();
         assert!(matches!(
             dir.create_dir("run"),
-            Err(StateError::Io { source, .. }) if source.kind() == io::ErrorKind::AlreadyExists
+            Err(StateError::Fs(skillful_fs::FsError::Io { source, .. })) if source.kind() == io::ErrorKind::AlreadyExists
         ));
         let target = temp.path().join("victim.txt");
         std::fs::write(&target, "keep").unwrap();

@@ -18,7 +18,7 @@ impl VerifiedDir {
     /// Opens the directory `path`, creating it and its parents when missing.
     ///
     /// # Errors
-    /// [`StateError::Refused`] when it is a symbolic link; [`StateError::Io`].
+    /// [`StateError::Refused`] when it is a symbolic link; [`StateError::Fs`].
     pub fn open_or_create(path: &Path) -> Result<Self, StateError> {
         let path = std::path::absolute(path).map_err(|error| StateError::io(path, error))?;
         if std::fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.file_type().is_symlink())
@@ -41,7 +41,7 @@ impl VerifiedDir {
     /// The directory `name` inside this one, created when missing.
     ///
     /// # Errors
-    /// [`StateError::Refused`] for a name that is not one plain file name; [`StateError::Io`].
+    /// [`StateError::Refused`] for a name that is not one plain file name; [`StateError::Fs`].
     pub fn dir(&self, name: impl AsRef<OsStr>) -> Result<Self, StateError> {
         let path = crate::child_of(&self.path, name.as_ref())?;
         match std::fs::create_dir(&path) {
@@ -55,7 +55,7 @@ impl VerifiedDir {
     /// Creates the new directory `name` inside this one.
     ///
     /// # Errors
-    /// [`StateError::Io`] with [`io::ErrorKind::AlreadyExists`] when something has that name;
+    /// [`StateError::Fs`] (`FsError::Io`) with [`io::ErrorKind::AlreadyExists`] when something has that name;
     /// [`StateError::Refused`] for a name that is not one plain file name.
     pub fn create_dir(&self, name: impl AsRef<OsStr>) -> Result<Self, StateError> {
         let path = crate::child_of(&self.path, name.as_ref())?;
@@ -76,7 +76,7 @@ impl VerifiedDir {
     /// The names of the entries of this directory.
     ///
     /// # Errors
-    /// [`StateError::Io`].
+    /// [`StateError::Fs`].
     pub fn entries(&self) -> Result<Vec<OsString>, StateError> {
         let io = |error| StateError::io(&self.path, error);
         std::fs::read_dir(&self.path)

@@ -199,6 +199,34 @@ pub fn announced(pipe: impl std::io::Read, prefix: &str) -> String {
         .to_owned()
 }
 
+/// What `git -C dir ARGS` printed on stdout, trimmed, run as a test's author (a fixed user name
+/// and email) and allowing `file://` submodules (a source on this machine, as a hostile
+/// repository's layout may name).
+///
+/// # Panics
+/// When git cannot be started or fails, with its stderr.
+pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
+        .args(["-c", "protocol.file.allow=always"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -262,13 +262,7 @@ fn stale_names_the_skills_unused_unevaluated_or_regressed_and_disables_them() {
             skillful_audit::Actor::Model,
         );
         event.tool = Some("load_skill".to_owned());
-        event.skill = Some(skillful_audit::SkillRef {
-            name: skill.to_owned(),
-            origin: "files".to_owned(),
-            scope: "explicit".to_owned(),
-            location: None,
-            digest: None,
-        });
+        event.skill = Some(skillful_audit::SkillRef::new(skill, "files", "explicit"));
         sink.record_at(event, now - Duration::from_secs(days_ago * 86_400))
             .unwrap();
     }

@@ -13,17 +13,10 @@ fn doctor(root: &Path) -> Output {
         .expect("the skills binary runs")
 }
 
-/// `skills doctor` with every per-user directory under `root`, for a test to add to.
+/// `skills doctor` in `root` as a user whose home is `root/home`, for a test to add to.
 fn doctor_command(root: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
-    command
-        .arg("doctor")
-        .current_dir(root)
-        .env("HOME", root.join("home"))
-        .env("XDG_CONFIG_HOME", root.join("config"))
-        .env("XDG_STATE_HOME", root.join("state"))
-        .env("XDG_CACHE_HOME", root.join("cache"))
-        .env_remove("RUST_LOG");
+    let mut command = common::command_at_home(root, &root.join("home"));
+    command.arg("doctor");
     command
 }
 
@@ -59,7 +52,7 @@ fn a_clean_state_passes_and_says_what_the_machine_enforces() {
         );
     }
     assert!(
-        !temp.path().join("state/skillful").exists(),
+        !temp.path().join("home/.local/state/skillful").exists(),
         "nothing is created"
     );
 }
@@ -67,7 +60,7 @@ fn a_clean_state_passes_and_says_what_the_machine_enforces() {
 #[test]
 fn a_state_directory_others_can_write_fails_naming_it_and_is_left_as_it_is() {
     let temp = tempfile::tempdir().unwrap();
-    let state = temp.path().join("state/skillful");
+    let state = temp.path().join("home/.local/state/skillful");
     fs::create_dir_all(&state).unwrap();
     fs::write(state.join("approvals.json"), "{}").unwrap();
     fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
@@ -97,7 +90,7 @@ fn a_state_directory_others_can_write_fails_naming_it_and_is_left_as_it_is() {
 #[test]
 fn a_trust_store_that_trusts_the_whole_machine_fails() {
     let temp = tempfile::tempdir().unwrap();
-    let config = temp.path().join("config/skillful");
+    let config = temp.path().join("home/.config/skillful");
     fs::create_dir_all(&config).unwrap();
     fs::set_permissions(&config, fs::Permissions::from_mode(0o700)).unwrap();
     let store = config.join("trusted.toml");
@@ -130,7 +123,7 @@ fn a_state_directory_another_user_owns_fails_naming_it() {
         return;
     }
     let temp = tempfile::tempdir().unwrap();
-    let state = temp.path().join("state/skillful");
+    let state = temp.path().join("home/.local/state/skillful");
     fs::create_dir_all(&state).unwrap();
     fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
     skillful_test_support::unprivileged::give_to(
@@ -174,7 +167,7 @@ fn git_python_and_the_skills_of_other_hosts_are_named() {
     assert!(stdout.contains(&unread), "{stdout}");
     assert!(!stdout.contains("Codex:"), "{stdout}");
     // Named in the settings, they are read, and the line goes.
-    let settings = temp.path().join("config/skillful");
+    let settings = temp.path().join("home/.config/skillful");
     fs::create_dir_all(&settings).unwrap();
     fs::write(
         settings.join("config.toml"),
@@ -216,7 +209,7 @@ fn json_says_each_check_and_its_status_and_keeps_the_exit_code() {
     }
     assert!(checks.iter().all(|c| c["status"] != "unsafe"), "{report}");
 
-    let state = temp.path().join("state/skillful");
+    let state = temp.path().join("home/.local/state/skillful");
     fs::create_dir_all(&state).unwrap();
     fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
     let output = doctor_command(temp.path()).arg("--json").output().unwrap();

@@ -25,13 +25,7 @@ fn event(kind: EventKind, actor: Actor, tool: &str, skill: &str, session: &str) 
     let mut event = AuditEvent::new(kind, "ada", "skills run", actor);
     event.tool = Some(tool.to_owned());
     event.session = Some(session.to_owned());
-    event.skill = Some(SkillRef {
-        name: skill.to_owned(),
-        origin: "files".to_owned(),
-        scope: "explicit".to_owned(),
-        location: None,
-        digest: None,
-    });
+    event.skill = Some(SkillRef::new(skill, "files", "explicit"));
     event
 }
 
@@ -356,7 +350,7 @@ fn the_report_holds_the_stats_and_eval_tables_and_escapes_every_name() {
         html.contains("Never used in the period: <code>never-used</code>."),
         "{html}"
     );
-    // The eval tables: newest iteration first; the unfinished one named.
+    // The eval tables, newest iteration first (how each is shown is the report crate's to test).
     assert!(
         html.contains(
             "<tr><td>2</td><td>Sat, 28 Nov 2026 10:00:00 GMT</td><td>qwen2.5-coder-0.5b</td>\
@@ -366,37 +360,16 @@ fn the_report_holds_the_stats_and_eval_tables_and_escapes_every_name() {
         "{html}"
     );
     assert!(
-        html.contains("<td>50% ± 0</td><td>25% ± 0</td><td>+25 pts</td>"),
-        "{html}"
-    );
-    assert!(
-        html.contains("iteration-3/benchmark.json</code>: missing (the evaluation did not finish)"),
-        "{html}"
-    );
-    assert!(
         html.contains("<h3>&lt;img src=x onerror=alert(2)&gt;</h3>"),
         "{html}"
     );
 
-    // No name became markup: the only script elements are the page's own, and the data's
-    // copy of the names cannot end its element.
+    // No name became markup: the only script elements are the page's own.
     assert!(
         !html.contains(HOSTILE) && !html.contains(HOSTILE_EVAL),
         "{html}"
     );
     assert_eq!(html.matches("<script").count(), 2, "{html}");
-    assert!(html.contains(r"\u003cscript\u003ealert(1)\u003c/script\u003e"));
-    // Nothing is fetched: no URL other than the SVG namespace's, which names and loads nothing.
-    let urls: Vec<&str> = html
-        .match_indices("://")
-        .map(|(at, _)| &html[at.saturating_sub(4)..(at + 26).min(html.len())])
-        .collect();
-    assert!(
-        urls.iter()
-            .all(|url| url.starts_with("http://www.w3.org/2000/svg")),
-        "{urls:?}"
-    );
-    assert!(html.contains("default-src 'none'"));
 
     #[cfg(unix)]
     {

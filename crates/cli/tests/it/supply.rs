@@ -3,6 +3,7 @@
 //! branches and several skills; hostile repositories; the real binary with its own HOME.
 
 use crate::common::{self, printed};
+use skillful_test_support::git;
 use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -75,29 +76,6 @@ impl Env {
         names.sort();
         names
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "protocol.file.allow=always",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
 fn write(dir: &Path, path: &str, text: &str) {

@@ -3,11 +3,11 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use skillful_core::RiskTier;
 use skillful_install::{InstallError, Installer, Selection, Source, Verified};
 use skillful_manifest::ManifestError;
+use skillful_test_support::git;
 
 /// A SKILL.md of `name` whose body is `body`; its script `scripts/run.py` declares `write-high`.
 fn skill_md(name: &str, body: &str) -> String {
@@ -49,26 +49,6 @@ fn only(name: &str) -> Selection {
         skills: vec![name.to_owned()],
         path: None,
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=test",
-            "-c",
-            "user.email=test@example.invalid",
-            // A submodule of a repository on this machine (a hostile source's layout).
-            "-c",
-            "protocol.file.allow=always",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
 /// A new git repository at `dir`, on branch `main`.

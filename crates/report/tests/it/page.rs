@@ -26,13 +26,7 @@ fn call(actor: Actor, tool: &str, skill: &str, session: &str, micros: u64) -> Au
     event.session = Some(session.to_owned());
     event.duration_us = Some(micros);
     event.is_error = Some(false);
-    event.skill = Some(SkillRef {
-        name: skill.to_owned(),
-        origin: "files".to_owned(),
-        scope: "explicit".to_owned(),
-        location: None,
-        digest: None,
-    });
+    event.skill = Some(SkillRef::new(skill, "files", "explicit"));
     event
 }
 
@@ -120,6 +114,16 @@ fn the_period_s_usage_is_counted_and_every_name_stays_text() {
     assert_eq!(html.matches("<script").count(), 2, "{html}");
     assert!(html.contains(r"\u003cscript\u003ealert(1)\u003c/script\u003e"));
     assert!(html.contains("default-src 'none'"));
+    // Nothing is fetched: no URL other than the SVG namespace's, which names and loads nothing.
+    let urls: Vec<&str> = html
+        .match_indices("://")
+        .map(|(at, _)| &html[at.saturating_sub(4)..(at + 26).min(html.len())])
+        .collect();
+    assert!(
+        urls.iter()
+            .all(|url| url.starts_with("http://www.w3.org/2000/svg")),
+        "{urls:?}"
+    );
 }
 
 #[test]
