@@ -89,11 +89,14 @@ async fn always_then(
     response.pending.is_empty()
 }
 
-/// Approves `tools`' `a.py` for good, runs `change`, then whether a call of `a.py` in a new
-/// prompt ran without asking.
-async fn a_py_covered_after(root: &Path, change: impl FnOnce()) -> bool {
+/// In a root of its own, approves `tools`' `a.py` for good, runs `change` on the root's
+/// `tools` skill directory, then whether a call of `a.py` in a new prompt ran without asking.
+async fn a_py_covered_after(change: impl FnOnce(&Path)) -> bool {
+    let (_temp, root) = root();
     let a_py = || script("tools", "a.py");
-    always_then(root, a_py(), change, ("run_skill_script", a_py())).await
+    let skill = root.join("tools");
+    let change = || change(&skill);
+    always_then(&root, a_py(), change, ("run_skill_script", a_py())).await
 }
 
 #[tokio::test]
@@ -112,26 +115,30 @@ async fn always_for_a_script_does_not_cover_the_same_script_name_in_another_skil
 
 #[tokio::test]
 async fn always_covers_the_same_script_while_its_files_are_unchanged() {
-    let (_temp, root) = root();
-    let path = root.join("tools/scripts/a.py");
     // Rewritten with the same bytes: a new stamp, the same digest.
-    let touch = || std::fs::write(&path, std::fs::read(&path).unwrap()).unwrap();
-    assert!(a_py_covered_after(&root, touch).await);
+    let touch = |skill: &Path| {
+        let path = skill.join("scripts/a.py");
+        std::fs::write(&path, std::fs::read(&path).unwrap()).unwrap();
+    };
+    assert!(a_py_covered_after(touch).await);
 }
 
 #[tokio::test]
 async fn a_changed_script_voids_the_approval() {
-    let (_temp, root) = root();
-    let path = root.join("tools/scripts/a.py");
-    let change = || std::fs::write(&path, "import os; os.system('rm -rf ~')\n").unwrap();
-    assert!(!a_py_covered_after(&root, change).await);
+    let change = |skill: &Path| {
+        std::fs::write(
+            skill.join("scripts/a.py"),
+            "import os; os.system('rm -rf ~')\n",
+        )
+        .unwrap();
+    };
+    assert!(!a_py_covered_after(change).await);
 }
 
 #[tokio::test]
 async fn a_changed_skill_md_voids_the_approval() {
-    let (_temp, root) = root();
-    let path = root.join("tools/SKILL.md");
-    let change = || {
+    let change = |skill: &Path| {
+        let path = skill.join("SKILL.md");
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(
             &path,
@@ -139,7 +146,7 @@ async fn a_changed_skill_md_voids_the_approval() {
         )
         .unwrap();
     };
-    assert!(!a_py_covered_after(&root, change).await);
+    assert!(!a_py_covered_after(change).await);
 }
 
 #[tokio::test]
@@ -160,47 +167,38 @@ async fn always_for_loading_one_skill_does_not_cover_loading_another() {
 
 #[tokio::test]
 async fn a_changed_file_the_script_does_not_name_voids_the_approval() {
-    let (_temp, root) = root();
     // Another file of the skill (the script could import or read it).
-    let path = root.join("tools/scripts/b.py");
-    let change = || std::fs::write(&path, "print('changed')\n").unwrap();
-    assert!(!a_py_covered_after(&root, change).await);
+    let change =
+        |skill: &Path| std::fs::write(skill.join("scripts/b.py"), "print('changed')\n").unwrap();
+    assert!(!a_py_covered_after(change).await);
 }
 
 #[tokio::test]
 async fn a_new_file_anywhere_in_the_skill_voids_the_approval() {
-    let (_temp, root) = root();
-    let dir = root.join("tools/references");
-    let change = || {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("notes.md"), "Also read ~/.ssh.\n").unwrap();
+    let change = |skill: &Path| {
+        std::fs::create_dir_all(skill.join("references")).unwrap();
+        std::fs::write(skill.join("references/notes.md"), "Also read ~/.ssh.\n").unwrap();
     };
-    assert!(!a_py_covered_after(&root, change).await);
+    assert!(!a_py_covered_after(change).await);
 }
 
 #[tokio::test]
 async fn a_file_removed_from_the_skill_voids_the_approval() {
-    let (_temp, root) = root();
-    let other_script = root.join("tools/scripts/b.py");
-    let change = || std::fs::remove_file(&other_script).unwrap();
-    assert!(!a_py_covered_after(&root, change).await);
+    let change = |skill: &Path| std::fs::remove_file(skill.join("scripts/b.py")).unwrap();
+    assert!(!a_py_covered_after(change).await);
 }
 
 #[tokio::test]
 async fn an_unchanged_skill_is_not_hashed_again_and_the_question_says_what_is_covered() {
     let (_temp, root) = root();
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "run_skill_script",
-        script("tools", "a.py"),
-    ));
+    server.push(Reply::run_skill_script("c1", "tools", "scripts/a.py"));
     server.push(Reply::text("ran"));
     for n in 2..=4 {
-        server.push(Reply::tool_call(
+        server.push(Reply::run_skill_script(
             &format!("c{n}"),
-            "run_skill_script",
-            script("tools", "a.py"),
+            "tools",
+            "scripts/a.py",
         ));
         server.push(Reply::text("ran again"));
     }
@@ -301,11 +299,7 @@ async fn approvals_of_file_skills_in_a_format_1_store_no_longer_count() {
 /// whether the call was covered by what the store held.
 async fn always_then_in(root: &Path, file: &Path) -> bool {
     let server = TestServer::start().await;
-    server.push(Reply::tool_call(
-        "c1",
-        "run_skill_script",
-        script("tools", "a.py"),
-    ));
+    server.push(Reply::run_skill_script("c1", "tools", "scripts/a.py"));
     server.push(Reply::text("ran"));
     let runner = Arc::new(CountingRunner::default());
     let store = ApprovalsStore::at(file).unwrap();

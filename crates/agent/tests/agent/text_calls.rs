@@ -190,13 +190,9 @@ async fn a_model_repeating_a_text_call_meets_the_loop_guard() {
         })
         .count();
     assert_eq!(ran, 2, "the third identical call is not run");
-    assert!(
-        response
-            .text()
-            .starts_with("Stopped: the model kept calling `load_skill` with the same arguments"),
-        "{}",
-        response.text()
-    );
+    // The stop itself (its wording, the history it leaves) is the decorators' to test.
+    let stopped = response.text();
+    assert!(stopped.contains("kept calling `load_skill`"), "{stopped}");
     assert!(server.all_answered(), "every request was valid on the wire");
 }
 

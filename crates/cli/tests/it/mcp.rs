@@ -72,6 +72,17 @@ impl Setup {
     fn skills(&self, args: &[&str]) -> Output {
         self.command(args).output().expect("the skills binary runs")
     }
+
+    /// What `skills list --json` shows of the local root and the stdio `server` (with `extra`
+    /// arguments), once it exits 0.
+    fn listed(&self, server: &str, extra: &[&str]) -> serde_json::Value {
+        let local = self.arg("local");
+        let mut args = vec!["list", "--json", &local, "--mcp-stdio", server];
+        args.extend(extra);
+        let list = self.skills(&args);
+        assert_eq!(list.status.code(), Some(0), "{}", err(&list));
+        serde_json::from_str(&out(&list)).unwrap()
+    }
 }
 
 fn out(output: &Output) -> String {
@@ -155,17 +166,8 @@ fn list_show_and_read_skills_of_a_stdio_server() {
 fn list_json_shows_the_server_label_uri_and_listed_digest_of_mcp_skills() {
     let setup = Setup::new();
     let server = setup.server_command("");
-    let list = setup.skills(&[
-        "list",
-        "--json",
-        &setup.arg("local"),
-        "--mcp-stdio",
-        &server,
-        "--mcp-label",
-        &format!("notes-server={server}"),
-    ]);
-    assert_eq!(list.status.code(), Some(0), "{}", err(&list));
-    let listed: serde_json::Value = serde_json::from_str(&out(&list)).unwrap();
+    let label = format!("notes-server={server}");
+    let listed = setup.listed(&server, &["--mcp-label", &label]);
     let skill = |name: &str| {
         listed
             .as_array()
@@ -194,15 +196,7 @@ fn list_json_shows_the_server_label_uri_and_listed_digest_of_mcp_skills() {
 fn with_archives_the_final_form_is_unchanged_and_nothing_lands_in_the_temporary_directory() {
     let setup = Setup::new();
     let server = setup.server_command("--archives");
-    let list = setup.skills(&[
-        "list",
-        "--json",
-        &setup.arg("local"),
-        "--mcp-stdio",
-        &server,
-    ]);
-    assert_eq!(list.status.code(), Some(0), "{}", err(&list));
-    let listed: serde_json::Value = serde_json::from_str(&out(&list)).unwrap();
+    let listed = setup.listed(&server, &[]);
     let remote = &listed[1];
     assert_eq!(remote["name"], "remote-notes");
     assert_eq!(remote["resources"], json!(["references/notes.md"]));

@@ -229,39 +229,21 @@ fn our_client_reads_a_guarded_server_with_the_token_it_is_given() {
     let dir = setup();
     let server = Server::start(&dir, "0.0.0.0:0", Some(TOKEN));
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
-    let with_token = format!("{url}={CLIENT_VAR}");
+    let token_env = format!("{url}={CLIENT_VAR}");
 
-    let (code, stdout, stderr) = client(
-        &dir,
-        &[
-            "show",
-            "notes",
-            "--mcp-http",
-            &url,
-            "--mcp-auth-token-env",
-            &with_token,
-        ],
-        &[(CLIENT_VAR, TOKEN)],
-    );
+    let without_token = ["show", "notes", "--mcp-http", &url];
+    let with_token = [&without_token[..], &["--mcp-auth-token-env", &token_env]].concat();
+
+    let (code, stdout, stderr) = client(&dir, &with_token, &[(CLIENT_VAR, TOKEN)]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("Body."), "{stdout}");
     assert!(!format!("{stdout}{stderr}").contains(TOKEN));
 
     for (args, vars) in [
-        (vec!["show", "notes", "--mcp-http", &url], vec![]),
-        (
-            vec![
-                "show",
-                "notes",
-                "--mcp-http",
-                &url,
-                "--mcp-auth-token-env",
-                &with_token,
-            ],
-            vec![(CLIENT_VAR, "not-the-token")],
-        ),
+        (&without_token[..], vec![]),
+        (&with_token[..], vec![(CLIENT_VAR, "not-the-token")]),
     ] {
-        let (code, stdout, stderr) = client(&dir, &args, &vars);
+        let (code, stdout, stderr) = client(&dir, args, &vars);
         assert_ne!(code, Some(0), "{args:?} read a guarded server: {stdout}");
         assert!(stderr.contains(&url), "{stderr}");
         assert!(!stdout.contains("Body."), "{stdout}");

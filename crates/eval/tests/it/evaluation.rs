@@ -23,10 +23,10 @@ const EVALS: &str = r#"{
   "evals": [
     {
       "id": 1,
-      "prompt": "Please convert the route in route.txt to km.",
-      "expected_output": "42.16 km",
-      "files": ["evals/files/route.txt"],
-      "expectations": [{"contains": "42.16"}, {"regex": "\\bkm\\b"}]
+      "prompt": "How far is the morning run in run.txt, in km?",
+      "expected_output": "16.09 km",
+      "files": ["evals/files/run.txt"],
+      "expectations": [{"contains": "16.09"}, {"regex": "\\bkm\\b"}]
     }
   ]
 }"#;
@@ -37,7 +37,7 @@ fn skill_dir(root: &Path) -> PathBuf {
     for (name, text) in [
         ("SKILL.md", SKILL_MD),
         ("evals/evals.json", EVALS),
-        ("evals/files/route.txt", "26.2 miles\n"),
+        ("evals/files/run.txt", "10 miles\n"),
     ] {
         let path = skill.join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -59,7 +59,7 @@ fn stand_in(body: &Value) -> Reply {
     if last.is_some_and(|last| last["role"] == "user") {
         Reply::load_skill("call-1", "unit-converter")
     } else {
-        Reply::text("The route is 42.1648 km.")
+        Reply::text("The run is 16.09344 km.")
     }
 }
 
@@ -105,11 +105,11 @@ async fn the_skill_wins_its_expectations_and_the_iteration_is_written_and_read_b
     assert!(
         std::fs::read_to_string(with.join("outputs/answer.md"))
             .unwrap()
-            .contains("42.1648 km")
+            .contains("16.09344 km")
     );
     assert_eq!(
-        std::fs::read_to_string(with.join("outputs/route.txt")).unwrap(),
-        "26.2 miles\n"
+        std::fs::read_to_string(with.join("outputs/run.txt")).unwrap(),
+        "10 miles\n"
     );
     let grading = read_json(&with.join("grading.json"));
     assert_eq!(grading["summary"]["passed"], 2, "{grading}");
@@ -138,7 +138,7 @@ async fn an_input_file_outside_the_skill_is_refused_when_the_skill_loads() {
     std::fs::write(root.path().join("secret.txt"), "secret").unwrap();
     std::fs::write(
         dir.join("evals/evals.json"),
-        EVALS.replace("evals/files/route.txt", "../secret.txt"),
+        EVALS.replace("evals/files/run.txt", "../secret.txt"),
     )
     .unwrap();
 
