@@ -313,21 +313,26 @@ mod tests {
         json!({"uri": uri, "frontmatter": {"name": name, "description": "A skill."}, "resources": resources})
     }
 
+    /// The parsed entry of the skill `name` at `uri` listing `files`, each an empty file.
+    fn listing(uri: &str, name: &str, files: &[&str]) -> Skill {
+        let files: Vec<Value> = files.iter().map(|file_uri| file(file_uri, b"")).collect();
+        parse_entry(entry(uri, name, Value::Array(files))).unwrap()
+    }
+
     fn problem(value: Value) -> EntryProblem {
         parse_entry(value).unwrap_err().problem
     }
 
     #[test]
     fn a_conforming_entry_passes() {
-        let skill = parse_entry(entry(
+        let skill = listing(
             "skill://acme/billing/refunds/SKILL.md",
             "refunds",
-            json!([
-                file("skill://acme/billing/refunds/SKILL.md", b"---\n"),
-                file("skill://acme/billing/refunds/examples/email.md", b"Hi"),
-            ]),
-        ))
-        .unwrap();
+            &[
+                "skill://acme/billing/refunds/SKILL.md",
+                "skill://acme/billing/refunds/examples/email.md",
+            ],
+        );
         assert_eq!(skill_path(&skill.uri), Some("acme/billing/refunds"));
     }
 
@@ -493,15 +498,14 @@ mod tests {
 
     #[test]
     fn relative_paths_resolve_only_to_listed_files() {
-        let skill = parse_entry(entry(
+        let skill = listing(
             "skill://acme/pdf/SKILL.md",
             "pdf",
-            json!([
-                file("skill://acme/pdf/SKILL.md", b""),
-                file("skill://acme/pdf/templates/invoice.md", b""),
-            ]),
-        ))
-        .unwrap();
+            &[
+                "skill://acme/pdf/SKILL.md",
+                "skill://acme/pdf/templates/invoice.md",
+            ],
+        );
         assert_eq!(
             resolve_relative(&skill, "templates/invoice.md").unwrap(),
             "skill://acme/pdf/templates/invoice.md"
