@@ -6,9 +6,12 @@ mod audit;
 mod auth;
 mod catalog;
 mod draft;
+mod error;
 mod http;
 mod spans;
+mod target;
 
+pub use self::error::ServeError;
 pub use self::http::HttpLimits;
 
 use std::collections::BTreeMap;
@@ -36,9 +39,10 @@ use skillful_discovery::FileSkillsSource;
 use skillful_watch::{Reload, WatchedSource};
 use tokio::sync::watch;
 
-use self::audit::Answer;
+use self::audit::{Answer, Audit};
 use self::catalog::{Catalog, SCHEME, Served, Skills, Snapshot, file_uri};
 use self::draft::{archive, archive_uri};
+use self::target::Target;
 use crate::BearerToken;
 use crate::final_form::{CursorKey, Page, page_after};
 use crate::index::{ARCHIVE_TYPE, INDEX_URI, IndexEntry, SKILL_MD_TYPE, SkillIndex};
@@ -73,29 +77,6 @@ const LOOPBACK_ORIGINS: [&str; 6] = [
     "https://127.0.0.1:*",
     "https://[::1]:*",
 ];
-
-/// Why serving stopped.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ServeError {
-    /// The client's handshake failed.
-    #[error("the MCP handshake failed: {0}")]
-    Handshake(String),
-    /// The connection or the listener failed.
-    #[error("serving MCP failed: {0}")]
-    Io(#[from] std::io::Error),
-    /// The session ended abnormally.
-    #[error("the MCP session ended abnormally: {0}")]
-    Session(String),
-    /// An address other hosts can reach was to be served without a bearer token.
-    #[error(
-        "{addr} is not a loopback address: every host that can reach it could read the skills, so serving it needs a bearer token (SkillsMcpServer::with_bearer_token); or serve 127.0.0.1"
-    )]
-    TokenRequired {
-        /// The address.
-        addr: SocketAddr,
-    },
-}
 
 /// Serves the skills a [`FileSkillsSource`] finds over MCP, in both forms of the Skills
 /// extension and both protocol eras (an `initialize` session, 2025-11-25, and the stateless
@@ -178,29 +159,6 @@ struct Settings {
     /// How many requests naming a skill one client (an HTTP session, or the stdio peer) may
     /// make a minute while they are recorded.
     audit_per_minute: NonZeroU32,
-}
-
-/// What a `skill://` URI asks for.
-enum Target<'a> {
-    Index,
-    Archive(&'a str),
-    File { skill: &'a str, file: &'a str },
-}
-
-impl<'a> Target<'a> {
-    fn parse(uri: &'a str) -> Option<Self> {
-        let rest = uri.strip_prefix(SCHEME)?;
-        if rest == "index.json" {
-            return Some(Target::Index);
-        }
-        if let Some(name) = rest.strip_suffix(".tar.gz")
-            && !name.contains('/')
-        {
-            return Some(Target::Archive(name));
-        }
-        let (skill, file) = rest.split_once('/')?;
-        Some(Target::File { skill, file })
-    }
 }
 
 /// An unknown resource, skill or directory: `-32602`, as the final form and the 2026-07-28
@@ -370,6 +328,57 @@ impl SkillsMcpServer {
 
     async fn snapshot(&self) -> Arc<Snapshot> {
         self.inner.catalog.snapshot().await
+    }
+
+    /// Answers a request for `uri` by `method` with what `answer` gives, audited (see
+    /// [`Audit::audited`]).
+    async fn audited<T>(
+        &self,
+        call: (&'static str, &str),
+        context: &RequestContext<RoleServer>,
+        answer: impl Future<Output = Result<T, ErrorData>>,
+        sent: impl for<'t> FnOnce(&'t T) -> Answer<'t>,
+    ) -> Result<T, ErrorData> {
+        let audit = Audit {
+            settings: self.inner.settings.audit.as_ref(),
+            per_minute: self.inner.settings.audit_per_minute,
+            quota: &self.inner.quota,
+        };
+        let skill = async |name: &str, file: Option<&str>| self.audited_skill(name, file).await;
+        audit.audited(call, context, answer, sent, skill).await
+    }
+
+    /// The audit record's reference to the skill `name` and the path of its `file`, as served
+    /// now.
+    async fn audited_skill(
+        &self,
+        name: &str,
+        file: Option<&str>,
+    ) -> Option<(skillful_audit::SkillRef, Option<String>)> {
+        // The snapshot the request was just answered from (or a newer one): waiting for another
+        // reload would double the request's time under churn.
+        let snapshot = match self.inner.catalog.current() {
+            Some(current) => current,
+            None => self.snapshot().await,
+        };
+        let served = snapshot.skill(name)?;
+        let origin = served.skill.origin();
+        let digest = self
+            .inner
+            .catalog
+            .skill_md_digest(&served.skill)
+            .await
+            .ok()
+            .map(|digest| digest.trim_start_matches("sha256:").to_owned());
+        let skill = skillful_audit::SkillRef {
+            name: served.name().to_owned(),
+            origin: origin.kind.to_string(),
+            scope: origin.scope.to_string(),
+            location: origin.location.clone(),
+            digest,
+        };
+        let resource = file.and_then(|file| served.file(file)).map(str::to_owned);
+        Some((skill, resource))
     }
 
     /// The draft index as it is now, with digests of what each URL serves.
@@ -769,9 +778,12 @@ impl ServerHandler for SkillsMcpServer {
         spans::traced(span, async {
             let read = self.read(&request.uri);
             let contents = self
-                .audited("resources/read", &request.uri, &context, read, |contents| {
-                    Answer::Contents(contents)
-                })
+                .audited(
+                    ("resources/read", &request.uri),
+                    &context,
+                    read,
+                    |contents| Answer::Contents(contents),
+                )
                 .await?;
             let result = ReadResourceResult::new(vec![contents]);
             Ok(self.hinted(&context, result).into())
@@ -806,7 +818,7 @@ impl ServerHandler for SkillsMcpServer {
             let uri = request.uri;
             let entry = self.skill_entry(&uri);
             let entry = self
-                .audited("skills/get", &uri, &context, entry, |entry| {
+                .audited(("skills/get", &uri), &context, entry, |entry| {
                     Answer::Entry(entry)
                 })
                 .await?;

@@ -1,6 +1,6 @@
-//! The audit of the server's skill calls (and its quota per client): every request that names a skill (`resources/read` of
-//! one of its files or its archive, `skills/get`) is one record, written before the answer goes
-//! back. Listings (`skills/list`, `resources/list`, the index) name no skill and are not
+//! The audit of the server's skill calls (and its quota per client): every request that names
+//! a skill (`resources/read` of one of its files or its archive, `skills/get`) is one record,
+//! written before the answer goes back. Listings (`skills/list`, `resources/list`, the index) name no skill and are not
 //! recorded.
 
 use std::collections::HashMap;
@@ -12,10 +12,9 @@ use base64::Engine as _;
 use rmcp::model::{ErrorData, ResourceContents, Skill};
 use rmcp::service::{RequestContext, RoleServer};
 use skillful_audit::{Actor, AuditEvent, AuditSettings, EventKind, SkillRef, sha256_hex};
-use skillful_core::Skill as _;
 use skillful_fs::blocking;
 
-use super::{SkillsMcpServer, Target};
+use super::target::Target;
 
 /// The header a streamable HTTP client's `initialize` session is named by.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -61,25 +60,37 @@ impl Answer<'_> {
     }
 }
 
-impl SkillsMcpServer {
+/// What the audit of one server needs: its settings, when it audits, and its clients' quota.
+pub(super) struct Audit<'s> {
+    /// Where and how records are written; `None` when the server does not audit.
+    pub(super) settings: Option<&'s AuditSettings>,
+    /// How many requests naming a skill one client is answered a minute.
+    pub(super) per_minute: NonZeroU32,
+    /// How many each client made in its current minute.
+    pub(super) quota: &'s Quota,
+}
+
+impl Audit<'_> {
     /// Answers a request for `uri` by `method` with what `answer` gives, timing it and recording
-    /// the outcome (`sent` views a success as the [`Answer`] audited) before it goes back.
+    /// the outcome (`sent` views a success as the [`Answer`] audited, `skill` names the skill a
+    /// skill's name and file path refer to) before it goes back.
     pub(super) async fn audited<T>(
         &self,
-        method: &'static str,
-        uri: &str,
+        call: (&'static str, &str),
         context: &RequestContext<RoleServer>,
         answer: impl Future<Output = Result<T, ErrorData>>,
         sent: impl for<'t> FnOnce(&'t T) -> Answer<'t>,
+        skill: impl AsyncFnOnce(&str, Option<&str>) -> Option<(SkillRef, Option<String>)>,
     ) -> Result<T, ErrorData> {
+        let (method, uri) = call;
         let names_skill = matches!(
             Target::parse(uri),
             Some(Target::File { .. } | Target::Archive(_))
         );
-        if self.inner.settings.audit.is_some() && names_skill {
+        if self.settings.is_some() && names_skill {
             let client = session(context).unwrap_or_default();
-            let per_minute = self.inner.settings.audit_per_minute;
-            if let Err(wait) = self.inner.quota.admit(&client, per_minute, Instant::now()) {
+            let per_minute = self.per_minute;
+            if let Err(wait) = self.quota.admit(&client, per_minute, Instant::now()) {
                 tracing::warn!(session = %client, "a client asked for more than {per_minute} skills a minute; refused, not recorded");
                 return Err(ErrorData::invalid_request(
                     format!(
@@ -98,13 +109,18 @@ impl SkillsMcpServer {
             outcome: outcome.as_ref().map(sent),
             duration: started.elapsed(),
         };
-        self.audit(call, context).await;
+        self.record(call, context, skill).await;
         outcome
     }
 
     /// Records `call`, when the server audits (a failure to write is a warning).
-    async fn audit(&self, call: Call<'_>, context: &RequestContext<RoleServer>) {
-        let Some(settings) = &self.inner.settings.audit else {
+    async fn record(
+        &self,
+        call: Call<'_>,
+        context: &RequestContext<RoleServer>,
+        skill: impl AsyncFnOnce(&str, Option<&str>) -> Option<(SkillRef, Option<String>)>,
+    ) {
+        let Some(settings) = self.settings else {
             return;
         };
         let (name, file) = match Target::parse(call.uri) {
@@ -113,30 +129,10 @@ impl SkillsMcpServer {
             Some(Target::Index) | None => return,
         };
         let mut event = event(settings, &call, context);
-        // The snapshot the request was just answered from (or a newer one): waiting for another
-        // reload would double the request's time under churn.
-        let snapshot = match self.inner.catalog.current() {
-            Some(current) => current,
-            None => self.snapshot().await,
-        };
-        if let Some(served) = snapshot.skill(name) {
-            let origin = served.skill.origin();
-            let digest = self
-                .inner
-                .catalog
-                .skill_md_digest(&served.skill)
-                .await
-                .ok()
-                .map(|digest| digest.trim_start_matches("sha256:").to_owned());
-            event.skill = Some(SkillRef {
-                name: served.name().to_owned(),
-                origin: origin.kind.to_string(),
-                scope: origin.scope.to_string(),
-                location: origin.location.clone(),
-                digest,
-            });
+        if let Some((skill, resource)) = skill(name, file).await {
+            event.skill = Some(skill);
             if call.method == "resources/read" {
-                event.resource = file.and_then(|file| served.file(file)).map(str::to_owned);
+                event.resource = resource;
             }
         }
         let sink = std::sync::Arc::clone(&settings.sink);

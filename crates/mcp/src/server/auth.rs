@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use super::ServeError;
+use super::error::ServeError;
 use crate::BearerToken;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
