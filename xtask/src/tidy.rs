@@ -70,7 +70,7 @@ pub(crate) const OWN_READS: [(&str, &str); 7] = [
     ),
     (
         "crates/test-support/src/wait.rs",
-        "/proc of a test's own child",
+        "/proc of a test's own child, and the named pipes a test made",
     ),
 ];
 

@@ -32,27 +32,9 @@ fn gone(pid: u32) -> bool {
     }
 }
 
-/// Waits until process `pid` has exited (its pidfd turns readable), for at most a minute;
-/// whether it did.
+/// Waits until process `pid` has exited, for at most a minute; whether it did.
 fn exits(pid: u32) -> bool {
-    let pid = libc::pid_t::try_from(pid).unwrap();
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        // No such process: it has been reaped already.
-        return std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-    }
-    let fd = libc::c_int::try_from(fd).unwrap();
-    let mut poll = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one live pollfd; the descriptor is ours and closed after.
-    let ready = unsafe { libc::poll(&mut poll, 1, 60_000) };
-    // SAFETY: closing our own descriptor.
-    unsafe { libc::close(fd) };
-    ready == 1
+    skillful_test_support::wait::gone_within(pid, Duration::from_secs(60))
 }
 
 /// The pids a child printed, one a line, until its output ends.
@@ -248,11 +230,14 @@ fn a_detached_child_gets_only_its_environment_and_its_group_ends_together() {
 async fn a_watched_child_shows_its_output_as_it_comes_and_stops_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let gate = dir.path().join("gate");
+    // The child says its own child's pid on this pipe once that runs.
+    let mut said = skillful_test_support::wait::Fifo::create(dir.path().join("pid"));
     // The second line waits for a file the observer of the first creates: the child can only
     // finish if its output is shown while it runs.
     let mut child = shell(&format!(
-        "echo first; while [ ! -e '{0}' ]; do sleep 0.05; done; echo second >&2; sleep 300 & echo $! > '{0}.pid'; wait",
-        gate.display()
+        "echo first; while [ ! -e '{}' ]; do sleep 0.05; done; echo second >&2; sleep 300 & echo $! > '{}'; wait",
+        gate.display(),
+        said.path().display()
     ));
     let seen = std::sync::Mutex::new(Vec::new());
     let on_stdout = |chunk: &[u8]| {
@@ -262,10 +247,15 @@ async fn a_watched_child_shows_its_output_as_it_comes_and_stops_when_asked() {
         seen.lock().unwrap().push(("out", chunk.to_vec()));
     };
     let on_stderr = |chunk: &[u8]| seen.lock().unwrap().push(("err", chunk.to_vec()));
-    let pid_file = dir.path().join("gate.pid");
+    let sleeper = std::sync::OnceLock::new();
     let stop = async {
-        while !pid_file.exists() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let pid = tokio::task::spawn_blocking(move || {
+            said.line_within(Duration::from_secs(60), |_| true)
+        })
+        .await
+        .unwrap();
+        if let Some(pid) = pid {
+            sleeper.set(pid.trim().parse::<u32>().unwrap()).unwrap();
         }
     };
     let watch = skillful_process::Watch {
@@ -283,15 +273,6 @@ async fn a_watched_child_shows_its_output_as_it_comes_and_stops_when_asked() {
         *seen.lock().unwrap(),
         [("out", b"first\n".to_vec()), ("err", b"second\n".to_vec())]
     );
-    let sleeper: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let mut tries = 0;
-    while !gone(sleeper) && tries < 100 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        tries += 1;
-    }
-    assert!(gone(sleeper), "the stopped child's own child still runs");
+    let sleeper = *sleeper.get().expect("the child said its own child's pid");
+    assert!(exits(sleeper), "the stopped child's own child still runs");
 }

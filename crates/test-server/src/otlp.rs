@@ -77,7 +77,23 @@ fn attribute(attributes: &[KeyValue], key: &str) -> Option<String> {
     })
 }
 
-type Received = Arc<Mutex<Vec<ReceivedSpan>>>;
+/// The spans received, and their count sent to whoever waits for spans.
+#[derive(Debug)]
+struct Spans {
+    spans: Mutex<Vec<ReceivedSpan>>,
+    count: tokio::sync::watch::Sender<usize>,
+}
+
+impl Default for Spans {
+    fn default() -> Self {
+        Self {
+            spans: Mutex::default(),
+            count: tokio::sync::watch::Sender::new(0),
+        }
+    }
+}
+
+type Received = Arc<Spans>;
 
 /// A receiver of OTLP traces on a free port of 127.0.0.1, running until dropped.
 #[derive(Debug)]
@@ -144,7 +160,20 @@ impl OtlpReceiver {
 
     /// Every span received so far, in order of arrival.
     pub fn spans(&self) -> Vec<ReceivedSpan> {
-        self.received.lock().expect("not poisoned").clone()
+        self.received.spans.lock().expect("not poisoned").clone()
+    }
+
+    /// Every span received, in order of arrival, once there are at least `count` (woken by
+    /// their arrival), or when `bound` has passed first (then fewer: the test's assertions on
+    /// them say what is missing).
+    pub async fn spans_within(
+        &self,
+        count: usize,
+        bound: std::time::Duration,
+    ) -> Vec<ReceivedSpan> {
+        let mut arrived = self.received.count.subscribe();
+        let _ = tokio::time::timeout(bound, arrived.wait_for(|received| *received >= count)).await;
+        self.spans()
     }
 }
 
@@ -155,7 +184,7 @@ impl Drop for OtlpReceiver {
 }
 
 fn keep(received: &Received, request: ExportTraceServiceRequest) {
-    let mut spans = received.lock().expect("not poisoned");
+    let mut spans = received.spans.lock().expect("not poisoned");
     for resource_spans in request.resource_spans {
         let service = resource_spans
             .resource
@@ -168,6 +197,7 @@ fn keep(received: &Received, request: ExportTraceServiceRequest) {
             }));
         }
     }
+    received.count.send_replace(spans.len());
 }
 
 async fn export_http(State(received): State<Received>, body: Bytes) -> impl IntoResponse {

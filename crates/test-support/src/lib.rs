@@ -8,8 +8,8 @@
 //!   [`python_imports`] apply it to a program on PATH and to Python modules;
 //! - [`unprivileged`]: how a test running as root gets an unprivileged user to run commands as
 //!   (an attacker's script, another user's checkout), created with `useradd` when missing;
-//! - [`wait`]: what a test synchronises on (a child's exit, a process gone, a line on a pipe) is
-//!   waited for as an event within a generous bound, never slept for;
+//! - [`wait`]: what a test synchronises on (a child's exit, a process gone, a line on a pipe or
+//!   on a named pipe) is waited for as an event within a generous bound, never slept for;
 //! - [`planted_link`]: the symbolic link an attacker plants where a private file is read;
 //! - [`dependencies`]: what a crate may name, read from its `Cargo.toml`, for the tests that keep
 //!   an invariant of `ARCHITECTURE.md` of the form "it knows nothing of ...".

@@ -5,7 +5,7 @@
 use crate::common;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use skillful_test_server::{Reply, TestServer};
@@ -172,11 +172,10 @@ async fn a_run_killed_mid_script_leaves_a_log_that_verifies_up_to_a_torn_line() 
     if !common::python_runs() {
         return;
     }
-    // The script is sandboxed (it can write nothing the test could watch), so its start is seen
-    // in /proc: a process whose command line names it.
-    let script = "import time\ntime.sleep(30)\n";
-    let (root, dir) = skill_root("slow", "Run `scripts/slow.py`.", &[("slow.py", script)]);
-    let script_path = dir.join("scripts/slow.py");
+    // The script is sandboxed (it can write nothing the test could watch): its start is the
+    // line it prints, which the run shows on stderr as it comes.
+    let script = "import time\nprint('started', flush=True)\ntime.sleep(30)\n";
+    let (root, _dir) = skill_root("slow", "Run `scripts/slow.py`.", &[("slow.py", script)]);
     let state = tempfile::tempdir().unwrap();
     let server = TestServer::start().await;
     server.push(Reply::load_skill("c1", "slow"));
@@ -188,19 +187,20 @@ async fn a_run_killed_mid_script_leaves_a_log_that_verifies_up_to_a_torn_line() 
         &["Run slow.", "--approve", "all"],
     );
     let mut child: std::process::Child = command_with_state(&args, state.path()).spawn().unwrap();
-    let started = Instant::now();
-    while !running(&script_path) {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the script never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let stderr = child.stderr.take().unwrap();
+    let started = tokio::task::spawn_blocking(move || {
+        skillful_test_support::wait::line_within(stderr, Duration::from_secs(60), |line| {
+            line.starts_with("   [slow scripts/slow.py ") && line.ends_with("] started")
+        })
+    })
+    .await
+    .unwrap();
     Command::new("kill")
         .args(["-9", &child.id().to_string()])
         .status()
         .unwrap();
     let _ = child.wait();
+    assert!(started, "the script never started");
 
     let (code, stdout, stderr) = skills_in(state.path(), &["audit", "--verify"]).await;
     assert_eq!(
@@ -218,24 +218,6 @@ async fn a_run_killed_mid_script_leaves_a_log_that_verifies_up_to_a_torn_line() 
     assert_eq!(code, Some(1));
     assert!(stderr.contains("line 2: the last line is torn"), "{stderr}");
     assert!(stderr.contains("1 record before it verify"), "{stderr}");
-}
-
-/// Whether a process whose command line names `script` (by its path, or by its name from the
-/// script's own directory) is running.
-#[cfg(unix)]
-fn running(script: &std::path::Path) -> bool {
-    let name = script.file_name().unwrap().to_str().unwrap();
-    let dir = script.parent().unwrap();
-    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
-        let names_it = std::fs::read(entry.path().join("cmdline")).is_ok_and(|cmdline| {
-            cmdline
-                .split(|byte| *byte == 0)
-                .any(|argument| argument.ends_with(name.as_bytes()))
-        });
-        names_it
-            && std::fs::read_link(entry.path().join("cwd"))
-                .is_ok_and(|cwd| cwd.starts_with(dir.parent().unwrap()))
-    })
 }
 
 #[test]

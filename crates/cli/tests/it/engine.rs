@@ -7,7 +7,7 @@ use crate::common::{self, EXAMPLES, text};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const FAKE_ENGINE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -66,7 +66,8 @@ impl Home {
             .env("FAKE_ENGINE_EVENTS", self.events_file())
             .env(
                 "SKILLS_ENGINE_ALLOW_ENV",
-                "FAKE_ENGINE_EVENTS,FAKE_ENGINE_DELAY,FAKE_ENGINE_FINISH,FAKE_ENGINE_EXIT",
+                "FAKE_ENGINE_EVENTS,FAKE_ENGINE_EVENTS_FIFO,FAKE_ENGINE_DELAY,FAKE_ENGINE_FINISH,\
+                 FAKE_ENGINE_EXIT",
             )
             .env_remove("RUST_LOG")
             .env_remove("SKILLS_ENDPOINT")
@@ -256,22 +257,23 @@ fn ctrl_c_stops_the_engine_started_for_the_command() {
     }
     assert_default_endpoint_is_free();
     let home = Home::new();
+    // The stand-in says each event on this pipe too, as it happens (held open to the end: a
+    // stand-in writing to it never waits).
+    let mut events = skillful_test_support::wait::Fifo::create(home.dir.path().join("events.fifo"));
+    let fifo = events.path().to_str().unwrap().to_owned();
     let child = home
         .command(
             &["run", "Hello?", "--skills", EXAMPLES],
-            &[("FAKE_ENGINE_DELAY", "60")],
+            &[
+                ("FAKE_ENGINE_DELAY", "60"),
+                ("FAKE_ENGINE_EVENTS_FIFO", &fifo),
+            ],
         )
         .spawn()
         .unwrap();
     // Interrupted while the model "generates".
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !home.events().iter().any(|line| line.starts_with("request")) {
-        assert!(
-            Instant::now() < deadline,
-            "the request never reached the engine"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let request = events.line_within(Duration::from_secs(60), |line| line.starts_with("request"));
+    assert!(request.is_some(), "the request never reached the engine");
     let pid = home.engine_pid();
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])

@@ -208,28 +208,27 @@ async fn serve_answers_every_request_within_3_s_under_continuous_churn() {
     write_skill(root.path(), "alpha", "The first skill.");
     write_skill(root.path(), "beta", "The second skill.");
     std::fs::create_dir(root.path().join("build")).unwrap();
-    let log = root.path().join("build/log.txt");
     // The churn: a separate process rewriting and appending files under the root, 200 times a
-    // second, for as long as the test runs.
-    let _churn = Churn(std::process::Command::new("sh")
+    // second, for as long as the test runs; it says `churning` on its output after 40 rounds.
+    let mut churn = Churn(std::process::Command::new("sh")
         .args([
             "-c",
-            r#"i=0; while :; do echo "$i" >> "$1/build/log.txt"; echo "$i" > "$1/alpha/notes.txt"; i=$((i+1)); sleep 0.005; done"#,
+            r#"i=0; while :; do echo "$i" >> "$1/build/log.txt"; echo "$i" > "$1/alpha/notes.txt"; i=$((i+1)); [ "$i" = 40 ] && echo churning; sleep 0.005; done"#,
             "sh",
         ])
         .arg(root.path())
+        .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap());
+    let churning = churn.0.stdout.take().unwrap();
     let (client, _notifications) = serve_stdio(root.path()).await;
-    // Synchronised on the churn being under way (polled, within the bound of a request).
-    let deadline = std::time::Instant::now() + BOUND;
-    while std::fs::metadata(&log).map_or(0, |metadata| metadata.len()) < 100 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the churn never started"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    // Synchronised on the churn being under way (within the bound of a request).
+    let under_way = tokio::task::spawn_blocking(move || {
+        skillful_test_support::wait::line_within(churning, BOUND, |line| line == "churning")
+    })
+    .await
+    .unwrap();
+    assert!(under_way, "the churn never started");
 
     let mut slowest = Duration::ZERO;
     let mut timed = async |what: &str, round: usize, started: std::time::Instant| {

@@ -357,18 +357,6 @@ async fn a_dead_collector_neither_fails_nor_holds_up_the_run() {
     }
 }
 
-/// Waits (at most 20 s) until `receiver` holds `count` spans; they all, in order of arrival.
-async fn spans_when(receiver: &OtlpReceiver, count: usize) -> Vec<ReceivedSpan> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let spans = receiver.spans();
-        if spans.len() >= count || Instant::now() > deadline {
-            return spans;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_spans_each_mcp_request() {
     use rmcp::ServiceExt as _;
@@ -395,7 +383,7 @@ async fn serve_spans_each_mcp_request() {
     client.peer().list_all_resources().await.unwrap();
     // The server exits when its client leaves, flushing its spans.
     client.cancel().await.unwrap();
-    let spans = spans_when(&receiver, 2).await;
+    let spans = receiver.spans_within(2, Duration::from_secs(20)).await;
     let list = one(&spans, "skills/list");
     assert_eq!(list.kind(), SpanKind::Server);
     assert_eq!(

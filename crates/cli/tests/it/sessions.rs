@@ -102,8 +102,17 @@ async fn a_process_killed_while_writing_leaves_the_old_session_whole() {
         .collect();
     let old = serde_json::to_vec(&json!({"id": "big", "messages": messages})).unwrap();
     std::fs::write(&file, &old).unwrap();
-    let before = std::fs::metadata(&file).unwrap();
 
+    // The write is seen as it starts: a file created beside the session (the new version, renamed
+    // over it once whole), or the session itself changed. The lock beside it is no write.
+    let (sender, changes) = std::sync::mpsc::channel();
+    let mut watcher = notify::recommended_watcher(sender).unwrap();
+    notify::Watcher::watch(
+        &mut watcher,
+        dir.path(),
+        notify::RecursiveMode::NonRecursive,
+    )
+    .unwrap();
     let server = TestServer::start().await;
     server.push(Reply::text("short answer"));
     let session = file.to_str().unwrap();
@@ -116,40 +125,44 @@ async fn a_process_killed_while_writing_leaves_the_old_session_whole() {
     .stdout(Stdio::null())
     .spawn()
     .unwrap();
-    let (killed, mut child) = tokio::task::spawn_blocking({
-        let dir = dir.path().to_owned();
-        let file = file.clone();
-        move || {
-            let deadline = Instant::now() + Duration::from_secs(120);
-            while Instant::now() < deadline {
-                let changed = std::fs::metadata(&file).map_or(true, |now| {
-                    now.len() != before.len() || now.modified().ok() != before.modified().ok()
-                });
-                let other_files =
-                    std::fs::read_dir(&dir)
-                        .unwrap()
-                        .filter_map(Result::ok)
-                        .any(|entry| {
-                            let name = entry.file_name().to_string_lossy().into_owned();
-                            name != "session.json" && !name.ends_with(".lock")
-                        });
-                if changed || other_files {
-                    // SIGKILL: no chance to clean up.
-                    let _ = child.kill();
-                    return (true, child);
-                }
+    let (killed, mut child) = tokio::task::spawn_blocking(move || {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let bound = || deadline.saturating_duration_since(Instant::now());
+        while let Ok(change) = changes.recv_timeout(bound()) {
+            if is_a_write(&change.unwrap()) {
+                // SIGKILL: no chance to clean up.
+                let _ = child.kill();
+                return (true, child);
             }
-            (false, child)
         }
+        (false, child)
     })
     .await
     .unwrap();
+    drop(watcher);
     let _ = child.wait();
     assert!(killed, "the write was never seen");
     let now = std::fs::read(&file).expect("the session file is still there");
     let session: Value = serde_json::from_slice(&now).expect("the session file still parses");
     let count = session["messages"].as_array().unwrap().len();
     assert!(count == 80 || count == 82, "{count} messages");
+}
+
+/// Whether `change` creates, writes or renames a file other than a lock (`*.lock`).
+fn is_a_write(change: &notify::Event) -> bool {
+    use notify::EventKind;
+    use notify::event::ModifyKind;
+    let writes = match change.kind {
+        EventKind::Create(_) => true,
+        EventKind::Modify(modify) => !matches!(modify, ModifyKind::Metadata(_)),
+        _ => false,
+    };
+    writes
+        && change.paths.iter().any(|path| {
+            !path
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().ends_with(".lock"))
+        })
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -3,7 +3,7 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{PRINT_ARGV, request, script};
 use serde_json::json;
@@ -442,21 +442,22 @@ async fn what_a_script_leaves_running_is_killed_when_it_exits() {
 #[tokio::test]
 async fn a_cancelled_run_kills_the_script_and_its_children() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, pid_file) = forking_script(dir.path(), "sleep 300\n");
+    // The pid file is a named pipe: the script says its child's pid there once that runs.
+    let mut said = skillful_test_support::wait::Fifo::create(dir.path().join("child.pid"));
+    let (path, _) = forking_script(dir.path(), "sleep 300\n");
     let runner = runner();
     let request = request(&path, json!(null));
     let mut run = Box::pin(runner.execute(&request));
     // Poll the run until the script has started its child, then drop it.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::fs::read_to_string(&pid_file).map_or(true, |text| text.trim().is_empty()) {
-        assert!(Instant::now() < deadline, "the script never started");
-        tokio::select! {
-            _ = &mut run => panic!("the script finished on its own"),
-            _ = tokio::time::sleep(Duration::from_millis(20)) => {}
-        }
-    }
+    let started =
+        tokio::task::spawn_blocking(move || said.line_within(Duration::from_secs(10), |_| true));
+    let child = tokio::select! {
+        _ = &mut run => panic!("the script finished on its own"),
+        said = started => said.unwrap().expect("the script never started"),
+    };
     drop(run);
-    assert_child_gone(&pid_file).await;
+    let child: u32 = child.trim().parse().unwrap();
+    assert!(gone(child).await, "the script's child {child} still runs");
 }
 
 #[test]
@@ -478,25 +479,15 @@ fn a_runner_refuses_a_zero_timeout_or_limit_and_bad_extensions() {
     assert_eq!(blank.unwrap_err(), BuildError::BlankProgram(".rb".into()));
 }
 
-/// Reads the pid a script wrote to `file` (waiting a few seconds for it to appear).
+/// The pid the daemon wrote to `file`: there (whole, renamed into place) before the script
+/// printed `started`.
 #[cfg(target_os = "linux")]
-async fn pid_in(file: &Path) -> u32 {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Ok(pid) = std::fs::read_to_string(file)
-            .unwrap_or_default()
-            .trim()
-            .parse()
-        {
-            return pid;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            file.display()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+fn pid_in(file: &Path) -> u32 {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
 }
 
 /// A Python script that starts a daemon the classic way (fork, `setsid`, fork again, the middle
@@ -543,7 +534,7 @@ async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_the_scr
     let output = run(&path, json!(null)).await.unwrap();
     assert!(output.succeeded(), "{output:?}");
     assert_eq!(output.stdout, "started\n");
-    let daemon = pid_in(&pid_file).await;
+    let daemon = pid_in(&pid_file);
     assert!(
         gone(daemon).await,
         "the daemon {daemon} survived the script"
@@ -567,7 +558,7 @@ async fn a_daemon_started_with_setsid_and_a_double_fork_does_not_survive_a_timeo
     let output = runner.execute(&request(&path, json!(null))).await.unwrap();
     assert!(output.timed_out, "{output:?}");
     assert_eq!(output.stdout, "started\n");
-    let daemon = pid_in(&pid_file).await;
+    let daemon = pid_in(&pid_file);
     assert!(
         gone(daemon).await,
         "the daemon {daemon} survived the timeout"

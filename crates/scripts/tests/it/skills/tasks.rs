@@ -155,41 +155,44 @@ async fn a_slow_script_becomes_a_task_the_loop_goes_on_and_get_task_shows_it_dur
 #[tokio::test]
 async fn cancel_task_stops_the_script_and_every_process_it_started() {
     let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("forever");
-    let pids = dir.join("pids");
+    // It says its own pid and its child's, in a line of its output, once both run.
     skill(
         root.path(),
         "forever",
         "  risk: read\n  long-running: \"scripts/forever.sh\"\n",
         &[(
             "scripts/forever.sh",
-            "sleep 300 &\necho \"$$ $!\" > \"$1.tmp\"\nmv \"$1.tmp\" \"$1\"\nsleep 300\n",
+            "sleep 300 &\necho \"pids $$ $!\"\nsleep 300\n",
         )],
     );
-    // Written to the skill's own directory, which a read tier may not write: run unconfined.
+    // Unconfined: the cancel is under test, not the sandbox.
     let runner = ProcessRunner::builder()
         .sandbox(skillful_scripts::SandboxMode::Off)
         .build()
         .unwrap();
     let (tasks, run, _provider) = provider(root.path(), runner, Duration::from_secs(60)).await;
+    let mut events = tasks.subscribe();
     // Declared long-running: a task at once, though the threshold is a minute.
     let answer = call(
         &run,
         "run_skill_script",
-        json!({"skillName": "forever", "scriptName": "scripts/forever.sh", "arguments": [pids]}),
+        json!({"skillName": "forever", "scriptName": "scripts/forever.sh"}),
     )
     .await;
     let id = task_id(&answer);
-    let mut written = None;
-    for _ in 0..400 {
-        written = std::fs::read_to_string(&pids).ok();
-        if written.is_some() {
-            break;
+    let said = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if let TaskEvent::Line { task, line, .. } = events.recv().await.unwrap()
+                && task == id
+                && let Some(pids) = line.strip_prefix("pids ")
+            {
+                return pids.to_owned();
+            }
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let written = written.expect("the script wrote its pids");
-    let pids: Vec<u32> = written
+    })
+    .await
+    .expect("the script said its pids");
+    let pids: Vec<u32> = said
         .split_whitespace()
         .map(|pid| pid.parse().unwrap())
         .collect();
