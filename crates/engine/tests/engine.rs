@@ -10,6 +10,8 @@ use skillful_engine::{
     DEFAULT_MODEL, Engine, EngineDirs, EngineError, EngineGuard, EngineRecord, Serving,
     StartOptions, model, template,
 };
+use skillful_test_support::free_port;
+use skillful_test_support::wait::running;
 
 const FAKE_ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_engine.py");
 
@@ -18,18 +20,6 @@ fn engine(root: &Path) -> Engine {
     Engine::new(EngineDirs::under(root))
         .stand_in(FAKE_ENGINE)
         .startup_timeout(Duration::from_secs(60))
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn alive(pid: u32) -> bool {
-    skillful_test_support::wait::running(pid)
 }
 
 /// Waits (bounded) until `pid` is gone.
@@ -78,7 +68,7 @@ async fn an_engine_is_recorded_reused_refused_with_another_template_and_stopped(
     assert!(again.reused());
     assert_eq!(again.record(), &record);
     drop(again);
-    assert!(alive(record.pid), "a reused engine is left running");
+    assert!(running(record.pid), "a reused engine is left running");
 
     let other = StartOptions::new(model)
         .port(port)
@@ -153,12 +143,12 @@ async fn a_stale_record_whose_pid_is_now_another_process_is_removed_and_nothing_
         unrelated.try_wait().unwrap().is_none(),
         "the unrelated process was signalled"
     );
-    assert!(alive(pid));
+    assert!(running(pid));
     assert_eq!(std::fs::read_dir(&records).unwrap().count(), 0);
     std::fs::write(records.join("9.json"), record(9, "")).unwrap();
     assert!(engine.running().unwrap().is_empty());
     assert_eq!(std::fs::read_dir(&records).unwrap().count(), 0);
-    assert!(alive(pid));
+    assert!(running(pid));
     unrelated.kill().unwrap();
     unrelated.wait().unwrap();
 }
@@ -320,7 +310,7 @@ async fn the_guard_prefers_the_default_endpoint_then_a_running_engine_then_start
             .contains("using the running engine at")
     );
     drop(guard);
-    assert!(alive(kept.pid));
+    assert!(running(kept.pid));
 
     // Whatever answers at the default endpoint comes first.
     let guard = EngineGuard::ensure(&engine, &kept.endpoint(), model)

@@ -227,6 +227,18 @@ pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
+/// A TCP port on 127.0.0.1 that nothing listened on a moment ago (the system's choice), for a
+/// server a test starts as a child.
+///
+/// # Panics
+/// When no port can be bound on the loopback address.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a port on 127.0.0.1")
+        .port()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

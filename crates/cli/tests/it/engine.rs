@@ -4,9 +4,10 @@
 // Processes are watched through /proc.
 
 use crate::common::{self, EXAMPLES, text};
-use std::io::Write;
+use skillful_test_support::free_port;
+use skillful_test_support::wait::running;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::Duration;
 
 const FAKE_ENGINE: &str = concat!(
@@ -55,28 +56,18 @@ impl Home {
 
     /// `skills ARGS` with this home, the stand-in engine and `extra` environment variables.
     fn command(&self, args: &[&str], extra: &[(&str, &str)]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
+        let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        let mut command = common::command_with_state(&args, &self.dir.path().join("state"));
         command
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("HOME", self.dir.path())
             .env("XDG_CACHE_HOME", self.dir.path().join("cache"))
-            .env("XDG_STATE_HOME", self.dir.path().join("state"))
             .env("SKILLS_ENGINE_COMMAND", FAKE_ENGINE)
             .env("FAKE_ENGINE_EVENTS", self.events_file())
             .env(
                 "SKILLS_ENGINE_ALLOW_ENV",
                 "FAKE_ENGINE_EVENTS,FAKE_ENGINE_EVENTS_FIFO,FAKE_ENGINE_DELAY,FAKE_ENGINE_FINISH,\
                  FAKE_ENGINE_EXIT",
-            )
-            .env_remove("RUST_LOG")
-            .env_remove("SKILLS_ENDPOINT")
-            .env_remove("SKILLS_MODEL")
-            .env_remove("SKILLS_MAX_TOKENS")
-            .env_remove("SKILLS_CALL_TIMEOUT")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            );
         for (name, value) in extra {
             command.env(name, value);
         }
@@ -84,14 +75,7 @@ impl Home {
     }
 
     fn skills(&self, args: &[&str], extra: &[(&str, &str)], stdin: &str) -> Output {
-        let mut child = self.command(args, extra).spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        wait_bounded(child)
+        wait_bounded(common::spawn_with(&mut self.command(args, extra), stdin))
     }
 }
 
@@ -111,10 +95,6 @@ fn python_runs() -> bool {
     )
 }
 
-fn alive(pid: u32) -> bool {
-    skillful_test_support::wait::running(pid)
-}
-
 /// Waits (bounded) until `pid` is gone.
 fn gone(pid: u32) -> bool {
     skillful_test_support::wait::gone_within(pid, Duration::from_secs(30))
@@ -126,14 +106,6 @@ fn assert_default_endpoint_is_free() {
         std::net::TcpStream::connect("127.0.0.1:1234").is_err(),
         "something listens on 127.0.0.1:1234 (LM Studio?): these tests need it free"
     );
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 #[test]
@@ -309,7 +281,7 @@ fn engine_start_status_stop_and_a_run_that_finds_the_running_engine() {
         )),
         "{stdout}"
     );
-    assert!(alive(pid), "left running");
+    assert!(running(pid), "left running");
 
     let output = home.skills(&["engine", "status"], &[], "");
     assert!(
@@ -338,7 +310,7 @@ fn engine_start_status_stop_and_a_run_that_finds_the_running_engine() {
         )
     );
     assert!(text(&output.stdout).contains(&format!("fake engine on port {port}")));
-    assert!(alive(pid), "a running engine is left running");
+    assert!(running(pid), "a running engine is left running");
 
     let output = home.skills(&["engine", "stop"], &[], "");
     assert_eq!(

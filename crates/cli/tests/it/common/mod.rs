@@ -35,6 +35,8 @@ pub(crate) fn command_with_state(args: &[String], state: &Path) -> Command {
         .env_remove("SKILLS_ENDPOINT")
         .env_remove("SKILLS_MODEL")
         .env_remove("SKILLS_API_KEY")
+        .env_remove("SKILLS_MAX_TOKENS")
+        .env_remove("SKILLS_CALL_TIMEOUT")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -56,20 +58,20 @@ pub(crate) fn command_at_home(dir: &Path, home: &Path) -> Command {
     command
 }
 
+/// `command` started with `stdin` written to its piped standard input, which is then closed.
+pub(crate) fn spawn_with(command: &mut Command, stdin: &str) -> std::process::Child {
+    let mut child = command.spawn().expect("the skills binary runs");
+    let mut input = child.stdin.take().expect("stdin piped");
+    input.write_all(stdin.as_bytes()).unwrap();
+    child
+}
+
 /// Runs `command` with `stdin` piped in, off the runtime so a test server keeps answering.
 pub(crate) async fn run_with(mut command: Command, stdin: String) -> Output {
-    tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn().expect("the skills binary runs");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap()
+    tokio::task::spawn_blocking(move || spawn_with(&mut command, &stdin).wait_with_output())
+        .await
+        .unwrap()
+        .unwrap()
 }
 
 /// Runs `skills ARGS` with `stdin` piped in.
