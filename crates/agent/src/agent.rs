@@ -7,26 +7,24 @@ use skillful_chat::{
     ApprovalRequest, ApprovalResponse, ChatClient, ChatOptions, Content, FunctionCall, Message,
     Role, SharedTool, Usage,
 };
-use skillful_core::{Skill, SourceContext};
+use skillful_core::SourceContext;
 use skillful_decorators::{
     ApprovalPolicy, CallActor, CallEnd, CallObserver, CallRunner, EnsureUserMessageLayer,
-    FunctionInvocationLayer, Layer, Limits, TracingLayer, not_approved,
+    FunctionInvocationLayer, Layer, Limits, TracingLayer,
 };
-use skillful_provider::{CallSubject, SkillsProvider, TaskEvent, TaskId, TaskRecord, ToolKind};
-use tracing::Instrument;
+use skillful_provider::{CallSubject, SkillsProvider, TaskEvent, TaskRecord};
 
 use crate::aids::{AidedModel, Aids, EarlyAnswers};
 use crate::approvals::ApprovalsStore;
 use crate::audit::{AuditSettings, Auditor};
-use crate::context::{ContextProvider, SkillFunction};
+use crate::context::ContextProvider;
 use crate::error::AgentError;
 use crate::mode::{GuidedOptions, Mode};
 use crate::policy::{ApprovalRules, SkillsApprovalPolicy};
 use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::session_approvals::SessionApprovals;
-use crate::session_tasks::{self, EndedTasks, SessionTaskState};
-use crate::spans;
+use crate::session_tasks::EndedTasks;
 use crate::stages::StageRecord;
 
 /// What a run is given: a prompt, or the answers to pending approvals.
@@ -125,13 +123,13 @@ pub struct Agent {
     /// What decides, runs and records calls: the loop's, and the ones the agent makes itself.
     pub(crate) calls: CallRunner,
     pub(crate) instructions: Option<String>,
-    providers: Vec<Provided>,
+    pub(crate) providers: Vec<Provided>,
     pub(crate) skills: Vec<Arc<SkillsProvider>>,
     policy: Arc<SkillsApprovalPolicy>,
     pub(crate) options: ChatOptions,
     pub(crate) auditor: Option<Arc<Auditor>>,
     pub(crate) aids: Aids,
-    name: String,
+    pub(crate) name: String,
     /// The mode asked for, and whether the server is on this machine (to resolve
     /// [`Mode::Auto`]).
     mode: Mode,
@@ -180,169 +178,6 @@ impl Agent {
         run.mode.unwrap_or(self.mode).resolve(self.local)
     }
 
-    /// Runs one turn of `session`: a prompt, or approval answers that resume a held-back run.
-    ///
-    /// The session gains the input and every new message; on error it is left unchanged.
-    ///
-    /// # Errors
-    /// The model failed ([`AgentError::Chat`]), a context provider failed, or an approval answer
-    /// names no pending call.
-    pub async fn run(
-        &self,
-        input: impl Into<Input>,
-        session: &mut Session,
-    ) -> Result<AgentResponse, AgentError> {
-        self.run_with(input, session, &RunOptions::default()).await
-    }
-
-    /// [`Agent::run`] with `options`: skills the user named to load for this turn.
-    ///
-    /// # Errors
-    /// As [`Agent::run`]; also [`AgentError::UnknownSkill`] when `options` names a skill that is
-    /// not offered (before any model call).
-    pub async fn run_with(
-        &self,
-        input: impl Into<Input>,
-        session: &mut Session,
-        run: &RunOptions,
-    ) -> Result<AgentResponse, AgentError> {
-        self.watch_tasks();
-        let span = spans::invoke_agent(&self.name, session.id(), self.options.model.as_deref());
-        let response = async {
-            let response = self.run_turn(input.into(), session, run).await;
-            if let Some(auditor) = &self.auditor {
-                auditor.on_disk().await;
-            }
-            response
-        }
-        .instrument(span.clone())
-        .await;
-        spans::record_run(&span, response.as_ref().map(|response| response.usage));
-        response
-    }
-
-    /// One turn of [`Agent::run_with`], inside its `invoke_agent` span: the input's messages,
-    /// the context gathered, then the mode's strategy.
-    async fn run_turn(
-        &self,
-        input: Input,
-        session: &mut Session,
-        run: &RunOptions,
-    ) -> Result<AgentResponse, AgentError> {
-        let mode = self.mode(run);
-        let input = self.input_messages(input, session).await?;
-        let gathered = self.gather(session).await?;
-        let made = match mode {
-            Mode::Guided => crate::guided::turn(self, &input, &gathered, session, run).await?,
-            Mode::Tools | Mode::Auto => {
-                crate::tool_loop::turn(self, &input, gathered, session, run).await?
-            }
-        };
-        let usage = made.usage;
-        let reply = finish(session, input, made, mode);
-        if let Some(auditor) = &self.auditor {
-            auditor.run_ended(session.id(), usage).await;
-        }
-        Ok(reply)
-    }
-
-    /// What `input` adds to `session`: a new prompt answers the calls still pending as not
-    /// approved (those calls, with what they name, are audited as unanswered), then the prompt;
-    /// approval answers must each name a pending call.
-    async fn input_messages(
-        &self,
-        input: Input,
-        session: &Session,
-    ) -> Result<TurnInput, AgentError> {
-        let pending = session.pending_approvals();
-        let mut turn = TurnInput::default();
-        match input {
-            Input::Text(text) => {
-                if !pending.is_empty() {
-                    if self.auditor.is_some() {
-                        for request in &pending {
-                            let subject = self.describe(&request.call, session).await?;
-                            turn.unanswered.push((request.call.clone(), subject));
-                        }
-                    }
-                    let results = pending
-                        .iter()
-                        .map(|request| Content::FunctionResult(not_approved(&request.call)))
-                        .collect();
-                    turn.messages.push(Message::new(Role::Tool, results));
-                }
-                turn.messages.push(Message::user(text.clone()));
-                turn.query = Some(text);
-            }
-            Input::Approvals(responses) => {
-                if let Some(unknown) = responses.iter().find(|response| {
-                    !pending
-                        .iter()
-                        .any(|request| request.call.call_id == response.call_id)
-                }) {
-                    return Err(AgentError::UnknownApproval {
-                        call_id: unknown.call_id.clone(),
-                    });
-                }
-                let answers = responses.into_iter().map(Content::ApprovalResponse);
-                turn.messages
-                    .push(Message::new(Role::User, answers.collect()));
-            }
-            Input::Tasks(records) => {
-                turn.messages.push(session_tasks::results_message(&records));
-                turn.reported = records.into_iter().map(|record| record.task_id).collect();
-            }
-        }
-        Ok(turn)
-    }
-
-    /// The instructions and tools of every context provider, and each offered skill with the
-    /// `load_skill` that loads it.
-    async fn gather(&self, session: &Session) -> Result<Gathered, AgentError> {
-        let mut gathered = Gathered {
-            instructions: self.instructions.iter().cloned().collect(),
-            ..Gathered::default()
-        };
-        for provider in &self.providers {
-            match provider {
-                Provided::Skills(skills) => {
-                    // Isolated by session: one session's idempotency keys never replay
-                    // another's results.
-                    let context = skills
-                        .context(&SourceContext::isolated(session.id()))
-                        .await?;
-                    gathered
-                        .instructions
-                        .extend(context.instructions().map(str::to_owned));
-                    let functions: Vec<SharedTool> = context
-                        .tools()
-                        .iter()
-                        .map(|tool| Arc::new(SkillFunction(tool.clone())) as SharedTool)
-                        .collect();
-                    let load = functions
-                        .iter()
-                        .find(|tool| tool.name() == ToolKind::LoadSkill.name());
-                    if let Some(load) = load {
-                        for skill in context.skills() {
-                            gathered.offered.push(Offered {
-                                skill: Arc::clone(skill),
-                                tools: functions.clone(),
-                                load: Arc::clone(load),
-                            });
-                        }
-                    }
-                    gathered.tools.extend(functions);
-                }
-                Provided::Other(other) => {
-                    let context = other.context(session).await?;
-                    gathered.instructions.extend(context.instructions);
-                    gathered.tools.extend(context.tools);
-                }
-            }
-        }
-        Ok(gathered)
-    }
-
     /// Records the calls a new prompt left unanswered, when auditing.
     pub(crate) async fn audit_unanswered(
         &self,
@@ -382,161 +217,6 @@ impl Agent {
             ],
         };
         (messages, end)
-    }
-}
-
-/// An id for a call the runtime makes that no call, result or answer of `conversation` uses.
-pub(crate) fn runtime_call_id(conversation: &[Message]) -> String {
-    let used = |id: &str| {
-        conversation
-            .iter()
-            .flat_map(|m| &m.contents)
-            .any(|content| match content {
-                Content::FunctionCall(call)
-                | Content::ApprovalRequest(ApprovalRequest { call }) => call.call_id == id,
-                Content::FunctionResult(result) => result.call_id == id,
-                Content::ApprovalResponse(answer) => answer.call_id == id,
-                Content::Text { .. } => false,
-            })
-    };
-    (1..)
-        .map(|n| format!("runtime-{n}"))
-        .find(|id| !used(id))
-        .unwrap_or_default()
-}
-
-/// What a turn's input adds to the conversation.
-#[derive(Default)]
-pub(crate) struct TurnInput {
-    /// The messages: the pending calls answered as not approved and the prompt, or the answers.
-    pub(crate) messages: Vec<Message>,
-    /// The calls a new prompt left unanswered, with what they name (when auditing).
-    pub(crate) unanswered: Vec<(FunctionCall, Option<CallSubject>)>,
-    /// The prompt's text, for a new prompt.
-    pub(crate) query: Option<String>,
-    /// The tasks whose results the input gives the model.
-    pub(crate) reported: Vec<TaskId>,
-}
-
-/// What the context providers give a turn.
-#[derive(Default)]
-pub(crate) struct Gathered {
-    /// The agent's instructions, then each provider's.
-    pub(crate) instructions: Vec<String>,
-    /// Every provider's tools.
-    pub(crate) tools: Vec<SharedTool>,
-    /// Every offered skill, with its provider's tools.
-    pub(crate) offered: Vec<Offered>,
-}
-
-/// The offered skills a request may be matched to ([`Gathered::matchable`]).
-#[derive(Default)]
-pub(crate) struct Matchable<'a> {
-    /// Name and description of each.
-    pub(crate) skills: Vec<(&'a str, &'a str)>,
-    /// Each skill left out, with the anti-trigger phrase the request holds.
-    pub(crate) excluded: Vec<(&'a str, String)>,
-}
-
-/// A skill a skills provider offers this turn, with that provider's tools.
-pub(crate) struct Offered {
-    pub(crate) skill: Arc<dyn Skill>,
-    /// The provider's tools (`load_skill`, `read_skill_resource`, `run_skill_script`, ...).
-    pub(crate) tools: Vec<SharedTool>,
-    /// Its `load_skill`.
-    pub(crate) load: SharedTool,
-}
-
-impl Gathered {
-    /// Each offered skill's name and description.
-    pub(crate) fn names_and_descriptions(&self) -> Vec<(&str, &str)> {
-        self.offered
-            .iter()
-            .map(|offered| (offered.skill.name(), offered.skill.description()))
-            .collect()
-    }
-
-    /// Each offered skill's name and description that `request` may be matched to: all but
-    /// those whose anti-triggers (`metadata.anti-triggers`) it holds, which are left out with
-    /// the phrase that left each out.
-    pub(crate) fn matchable(&self, request: &str) -> Matchable<'_> {
-        let mut matchable = Matchable::default();
-        for offered in &self.offered {
-            let skill = &offered.skill;
-            match skill.lifecycle().excluded_by(request) {
-                Some(phrase) => matchable.excluded.push((skill.name(), phrase.to_owned())),
-                None => matchable.skills.push((skill.name(), skill.description())),
-            }
-        }
-        matchable
-    }
-
-    /// The offered skill called exactly `name`.
-    pub(crate) fn skill(&self, name: &str) -> Option<&Offered> {
-        self.offered
-            .iter()
-            .find(|offered| offered.skill.name() == name)
-    }
-}
-
-/// What a mode's strategy made of a turn: the new messages with their authors, the tokens,
-/// the last finish reason and the stages.
-#[derive(Default)]
-pub(crate) struct Made {
-    pub(crate) messages: Vec<Message>,
-    pub(crate) authors: Vec<Author>,
-    pub(crate) usage: Option<Usage>,
-    pub(crate) finish_reason: Option<String>,
-    pub(crate) stages: Vec<StageRecord>,
-}
-
-impl Made {
-    /// Adds `messages`, each made by `author`.
-    pub(crate) fn push(&mut self, messages: Vec<Message>, author: Author) {
-        self.authors.extend(messages.iter().map(|_| author));
-        self.messages.extend(messages);
-    }
-
-    /// Adds a model call's tokens.
-    pub(crate) fn add_usage(&mut self, usage: Option<Usage>) {
-        if let Some(usage) = usage {
-            self.usage.get_or_insert_with(Usage::default).add(usage);
-        }
-    }
-}
-
-/// Ends a turn: the input's messages (the conversation's), then what the strategy `made`,
-/// join `session`; what the run gives back.
-fn finish(session: &mut Session, input: TurnInput, made: Made, mode: Mode) -> AgentResponse {
-    let author = if input.reported.is_empty() {
-        Author::Conversation
-    } else {
-        Author::TaskResult
-    };
-    session.extend(input.messages.into_iter().map(|message| (message, author)));
-    for id in &input.reported {
-        session.set_task_state(id, SessionTaskState::Reported);
-    }
-    session.add_tasks(session_tasks::started_in(&made.messages));
-    session.extend(
-        made.messages
-            .iter()
-            .cloned()
-            .zip(made.authors.iter().copied()),
-    );
-    AgentResponse {
-        pending: made
-            .messages
-            .iter()
-            .flat_map(Message::approval_requests)
-            .cloned()
-            .collect(),
-        messages: made.messages,
-        authors: made.authors,
-        usage: made.usage,
-        finish_reason: made.finish_reason,
-        mode,
-        stages: made.stages,
     }
 }
 
@@ -585,7 +265,7 @@ impl fmt::Debug for Agent {
 /// A source of instructions and tools: a skills provider (whose skills the aids also see), or
 /// any other context provider.
 #[derive(Debug)]
-enum Provided {
+pub(crate) enum Provided {
     Skills(Arc<SkillsProvider>),
     Other(Arc<dyn ContextProvider>),
 }

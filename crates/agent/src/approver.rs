@@ -5,15 +5,11 @@ use async_trait::async_trait;
 use skillful_chat::{ApprovalRequest, ApprovalResponse, FunctionCall, Remember};
 
 use crate::agent::{Agent, AgentResponse, Input};
-use crate::error::AgentError;
+use crate::error::{AgentError, ApproverError};
 use crate::question::ApprovalQuestion;
 use crate::run_options::RunOptions;
 use crate::session::Session;
 use crate::session_approvals::SessionApproval;
-
-/// Why an [`Approver`] could not answer (its terminal failed, its session file could not be
-/// written); the turn ends with [`AgentError::Approver`].
-pub type ApproverError = Box<dyn std::error::Error + Send + Sync>;
 
 /// One call held for approval, with what the person must see.
 #[derive(Debug, Clone)]

@@ -31,7 +31,7 @@ pub enum AgentError {
     /// The [`Approver`](crate::Approver) of [`Agent::run_approving`](crate::Agent::run_approving)
     /// failed (its terminal, its session file).
     #[error(transparent)]
-    Approver(crate::ApproverError),
+    Approver(ApproverError),
     /// A task store could not be read (waiting for a session's tasks).
     #[error(transparent)]
     Tasks(#[from] skillful_provider::TaskStoreError),
@@ -44,3 +44,7 @@ fn suggest(closest: &[String]) -> String {
         format!("; did you mean {}?", closest.join(" or "))
     }
 }
+
+/// Why an [`Approver`](crate::Approver) could not answer (its terminal failed, its session file could not be
+/// written); the turn ends with [`AgentError::Approver`].
+pub type ApproverError = Box<dyn std::error::Error + Send + Sync>;

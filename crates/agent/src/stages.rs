@@ -6,6 +6,34 @@ use std::time::Duration;
 use serde::Serialize;
 use skillful_chat::Usage;
 
+/// A decision whose reply did not fit its schema, even after one repair request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecisionError {
+    /// The reply is not one JSON object.
+    #[error(
+        "the model's {decision} reply is not JSON ({reason}) even after a repair request: {reply:?}"
+    )]
+    NotJson {
+        /// Which decision (`selection`, `step`).
+        decision: &'static str,
+        /// What the JSON parser said.
+        reason: String,
+        /// The last reply, cut.
+        reply: String,
+    },
+    /// The reply is JSON that does not fit the schema.
+    #[error(
+        "the model's {decision} reply does not fit its schema even after a repair request: {reply:?}"
+    )]
+    Unfit {
+        /// Which decision (`selection`, `step`).
+        decision: &'static str,
+        /// The last reply, cut.
+        reply: String,
+    },
+}
+
 /// One stage of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -72,7 +100,7 @@ pub struct StageRecord {
     pub notes: Vec<String>,
     /// A decision whose reply did not fit its schema even after a repair request: the stage
     /// ended with it (the selection then chose no skill; the steps went on to the answer).
-    pub error: Option<crate::guided::DecisionError>,
+    pub error: Option<DecisionError>,
 }
 
 impl StageRecord {

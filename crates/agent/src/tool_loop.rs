@@ -7,12 +7,13 @@ use std::time::Instant;
 use skillful_chat::{ChatRequest, ChatResponse, Message, Usage};
 use skillful_decorators::CallActor;
 
-use crate::agent::{Agent, Gathered, Made, TurnInput, runtime_call_id};
+use crate::agent::Agent;
 use crate::aids::{answer_request, skills_to_load};
 use crate::error::AgentError;
 use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
+use crate::turn::{Gathered, Made, TurnInput, runtime_call_id};
 
 /// One turn in the tool loop: the runtime's activations, then the model (unless an activation
 /// waits for approval), then the answer step if a guard stopped the loop.

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why skills could not be composed, or a setting not read or changed.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +37,7 @@ pub enum ConfigError {
     /// another user's, one every user may write in, or one whose `.agents` is such.
     #[error(
         "{}: not trusted: it {risks}; trusting it would load (and run) the skills, settings and plugins of whatever anyone puts below it; trust a project's own directory instead, or pass --force to trust this one anyway",
-        crate::trust::shown_path(path)
+        shown_path(path)
     )]
     Risky {
         /// The directory, canonical.
@@ -72,4 +72,25 @@ pub enum ConfigError {
     /// An MCP server was given in a way that cannot be used.
     #[error("{0}")]
     Mcp(String),
+}
+
+/// `path` as text, losslessly: bytes that are not UTF-8 as `\xNN` (so that a directory and its
+/// look-alike, whose name has U+FFFD where the other has a byte, never show alike).
+pub fn shown_path(path: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut text = String::new();
+        for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+            text.push_str(chunk.valid());
+            for byte in chunk.invalid() {
+                text.push_str(&format!("\\x{byte:02X}"));
+            }
+        }
+        text
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_string_lossy().into_owned()
+    }
 }

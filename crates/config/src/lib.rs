@@ -51,7 +51,7 @@ pub use environment::{
     ADMIN_SKILLS_VARIABLE, AGENTS_DIR, DEFAULT_ADMIN_SKILLS, Environment, PROJECT_CONFIG_FILE,
     Project, USER_CONFIG_FILE,
 };
-pub use error::ConfigError;
+pub use error::{ConfigError, shown_path};
 pub use listing::ListedSkill;
 #[cfg(feature = "mcp")]
 pub use mcp::{McpError, McpLabel, McpServer, McpServers};
@@ -59,5 +59,5 @@ pub use safety::Risk;
 pub use settings::{AGENT_MODES, Enablement, Settings, SettingsLevel};
 pub use trust::{
     DirIdentity, TRUST_FILE, TRUST_FORMAT_VERSION, TrustEntry, TrustListing, TrustStore, Trusted,
-    TrustedDir, TrustedPlugins, Verdict, plugin_dir_digest, shown_path,
+    TrustedDir, TrustedPlugins, Verdict, plugin_dir_digest,
 };

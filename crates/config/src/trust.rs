@@ -10,7 +10,7 @@ use skillful_state::{Dirs, read_private, write_private};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use crate::environment::{Environment, Project, dunce_canonical, is_repository};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, shown_path};
 use crate::safety::{self, Risk};
 use crate::settings::{Settings, SettingsLevel};
 
@@ -488,27 +488,6 @@ fn verifiable(entry: &TrustEntry, environment: &Environment) -> bool {
         && entry.dir.is_dir()
         && safety::home_risk(&entry.dir, home.as_deref()).is_none()
         && safety::ownership_risks(&entry.dir).is_empty()
-}
-
-/// `path` as text, losslessly: bytes that are not UTF-8 as `\xNN` (so that a directory and its
-/// look-alike, whose name has U+FFFD where the other has a byte, never show alike).
-pub fn shown_path(path: &Path) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let mut text = String::new();
-        for chunk in path.as_os_str().as_bytes().utf8_chunks() {
-            text.push_str(chunk.valid());
-            for byte in chunk.invalid() {
-                text.push_str(&format!("\\x{byte:02X}"));
-            }
-        }
-        text
-    }
-    #[cfg(not(unix))]
-    {
-        path.to_string_lossy().into_owned()
-    }
 }
 
 /// The file's text: `path` when the directory's name is UTF-8, else its bytes as `path-bytes`.

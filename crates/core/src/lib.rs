@@ -44,11 +44,12 @@ pub use capability::{
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::SkillError;
 pub use frontmatter::{SPEC_FIELDS, SkillFrontmatter};
+pub use lifecycle::LONG_RUNNING_KEY;
 pub use lifecycle::{
     ANTI_TRIGGERS_KEY, AUTHOR_KEY, DOMAIN_KEY, Lifecycle, LifecycleError, MAX_LIFECYCLE_CHARS,
     OWNER_KEY, TRIGGERS_KEY, VERSION_KEY,
 };
-pub use long_running::{LONG_RUNNING_KEY, LongRunning};
+pub use long_running::LongRunning;
 pub use origin::{OriginKind, Scope, SkillOrigin};
 pub use risk::{DeclaredRisk, RISK_KEY, RiskTier, SCRIPT_RISK_PREFIX, UnknownRiskTier};
 #[cfg(feature = "schema")]

@@ -33,6 +33,10 @@ pub const DOMAIN_KEY: &str = "domain";
 pub const TRIGGERS_KEY: &str = "triggers";
 /// The `metadata` key of the phrases of requests the skill is not for.
 pub const ANTI_TRIGGERS_KEY: &str = "anti-triggers";
+/// The `metadata` key naming a skill's long-running scripts (read as a [`LongRunning`]).
+///
+/// [`LongRunning`]: crate::LongRunning
+pub const LONG_RUNNING_KEY: &str = "long-running";
 
 /// The most characters of a version, a domain or one phrase.
 pub const MAX_LIFECYCLE_CHARS: usize = 200;
@@ -133,7 +137,7 @@ pub enum LifecycleError {
 
 /// What the list `key` holds, and an example of one.
 fn listed(key: &str) -> (&'static str, &'static str) {
-    if key == crate::LONG_RUNNING_KEY {
+    if key == LONG_RUNNING_KEY {
         ("script names", "scripts/train.py; scripts/sync.sh")
     } else {
         ("phrases", "loan payment; amortisation")

@@ -14,10 +14,7 @@
 
 use indexmap::IndexMap;
 
-use crate::lifecycle::{LifecycleError, parse_phrases};
-
-/// The `metadata` key naming a skill's long-running scripts.
-pub const LONG_RUNNING_KEY: &str = "long-running";
+use crate::lifecycle::{LONG_RUNNING_KEY, LifecycleError, parse_phrases};
 
 /// What a skill's `metadata.long-running` declares.
 ///

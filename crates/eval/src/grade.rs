@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use skillful_chat::{ChatClient, ChatOptions, ChatRequest, Message, OpenAiClient};
@@ -13,13 +12,10 @@ use skillful_discovery::FileScriptRequest;
 use skillful_scripts::{ProcessRunner, SandboxMode};
 
 use crate::files::{describe_outputs, resolve_inside};
-use crate::spec::{EvalCase, Expectation};
+use crate::spec::{EvalCase, Expectation, compile};
 
 /// The most characters of the answer or of a check's output quoted as evidence.
 const MAX_EVIDENCE_CHARS: usize = 300;
-
-/// The most bytes a compiled `regex` expectation may take (patterns are the skill author's).
-const MAX_REGEX_BYTES: usize = 1024 * 1024;
 
 /// The most tokens the judge may spend on one verdict.
 const JUDGE_MAX_TOKENS: u32 = 400;
@@ -35,14 +31,6 @@ pub struct Graded {
     pub passed: Option<bool>,
     /// What in the output shows it, or why it could not be graded.
     pub evidence: String,
-}
-
-/// Compiles a `regex` expectation, bounded in size.
-pub(crate) fn compile(pattern: &str) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(pattern)
-        .size_limit(MAX_REGEX_BYTES)
-        .dfa_size_limit(MAX_REGEX_BYTES)
-        .build()
 }
 
 /// The judge: a model asked whether the output meets a statement, with the guide's principle

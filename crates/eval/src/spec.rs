@@ -9,6 +9,8 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
+use regex::{Regex, RegexBuilder};
+
 use crate::error::EvalError;
 use crate::files::{read_bounded, resolve_inside};
 
@@ -207,13 +209,24 @@ pub(crate) fn read_evals(dir: &Path) -> Result<EvalSet, EvalError> {
     Ok(set)
 }
 
+/// The most bytes a compiled `regex` expectation may take (patterns are the skill author's).
+const MAX_REGEX_BYTES: usize = 1024 * 1024;
+
+/// Compiles a `regex` expectation, bounded in size.
+pub(crate) fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern)
+        .size_limit(MAX_REGEX_BYTES)
+        .dfa_size_limit(MAX_REGEX_BYTES)
+        .build()
+}
+
 fn check_expectation(dir: &Path, expectation: &Expectation) -> Result<(), String> {
     match expectation {
         Expectation::Judged(text) if text.trim().is_empty() => {
             Err("an expectation is an empty string".to_owned())
         }
         Expectation::Judged(_) | Expectation::Contains { .. } => Ok(()),
-        Expectation::Regex { regex } => crate::grade::compile(regex)
+        Expectation::Regex { regex } => compile(regex)
             .map(drop)
             .map_err(|error| format!("regex {regex:?} does not compile: {error}")),
         Expectation::JsonPath { json_path, .. } => serde_json_path::JsonPath::parse(json_path)

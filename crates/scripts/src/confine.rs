@@ -29,8 +29,16 @@ use seccompiler::{
 use crate::error::RunFailure;
 use crate::sandbox::{Limits, PROTECTED_NAMES, Profile, SandboxConfig, SandboxSupport};
 
+impl SandboxSupport {
+    /// What this machine can enforce, as the kernel says: its Landlock ABI version, whether
+    /// seccomp filters can be installed, and whether a script can have a mount namespace.
+    pub fn detect() -> Self {
+        detect()
+    }
+}
+
 /// The kernel's Landlock ABI version and whether seccomp filters can be installed.
-pub(crate) fn detect() -> SandboxSupport {
+fn detect() -> SandboxSupport {
     // SAFETY: the version query of landlock_create_ruleset takes no pointer.
     let abi = unsafe {
         libc::syscall(

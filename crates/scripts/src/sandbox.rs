@@ -188,23 +188,20 @@ pub struct SandboxSupport {
     pub mount_namespaces: bool,
 }
 
+// On Linux, `detect` asks the kernel (`confine.rs`, which enforces what it finds).
+#[cfg(not(target_os = "linux"))]
 impl SandboxSupport {
-    /// Asks the kernel (on Linux; elsewhere nothing is supported).
+    /// What this machine can enforce: elsewhere than on Linux, nothing.
     pub fn detect() -> Self {
-        #[cfg(target_os = "linux")]
-        {
-            crate::confine::detect()
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            Self {
-                landlock_abi: None,
-                seccomp: false,
-                mount_namespaces: false,
-            }
+        Self {
+            landlock_abi: None,
+            seccomp: false,
+            mount_namespaces: false,
         }
     }
+}
 
+impl SandboxSupport {
     /// Whether a script's process can be confined at all: Landlock (of any ABI) and seccomp.
     /// Where it can, the runner applies every rule this kernel has, isolated or not.
     pub fn confines(&self) -> bool {

@@ -11,38 +11,10 @@ use skillful_chat::{ChatOptions, ChatRequest, Message, ResponseFormat};
 use crate::agent::Agent;
 use crate::aids::schema::fits;
 use crate::error::AgentError;
-use crate::stages::StageRecord;
+use crate::stages::{DecisionError, StageRecord};
 
 /// The most characters of a reply a [`DecisionError`] keeps.
 const MAX_REPLY_CHARS: usize = 400;
-
-/// A decision whose reply did not fit its schema, even after one repair request.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DecisionError {
-    /// The reply is not one JSON object.
-    #[error(
-        "the model's {decision} reply is not JSON ({reason}) even after a repair request: {reply:?}"
-    )]
-    NotJson {
-        /// Which decision (`selection`, `step`).
-        decision: &'static str,
-        /// What the JSON parser said.
-        reason: String,
-        /// The last reply, cut.
-        reply: String,
-    },
-    /// The reply is JSON that does not fit the schema.
-    #[error(
-        "the model's {decision} reply does not fit its schema even after a repair request: {reply:?}"
-    )]
-    Unfit {
-        /// Which decision (`selection`, `step`).
-        decision: &'static str,
-        /// The last reply, cut.
-        reply: String,
-    },
-}
 
 /// Asks `messages` for a reply fitting `schema` (named `name` on the wire), counting each model
 /// call on `record`; the reply's JSON. A reply that does not fit gets one repair request (the

@@ -71,14 +71,13 @@ use skillful_decorators::{CallActor, CallEnd};
 use skillful_provider::ToolKind;
 use skillful_provider::search::activation_candidates;
 
-pub use constrained::DecisionError;
-
-use crate::agent::{Agent, Gathered, Made, Offered, TurnInput, runtime_call_id};
+use crate::agent::Agent;
 use crate::aids::skills_to_load;
 use crate::error::AgentError;
 use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
 use crate::stages::{Stage, StageRecord};
+use crate::turn::{Gathered, Made, Offered, TurnInput, runtime_call_id};
 use reading::{Passage, Table, answer_step, body_of, names, passages, steps_naming, tables};
 use relevance::{
     Likely, columns_asked, field_asked, flag_condition_met, heading_fits, likely_passages,

@@ -9,6 +9,7 @@ use skillful_core::{OriginKind, Skill, SkillError, SourceContext};
 use skillful_inline::{Precedence, Rank, Ranking};
 
 use super::mcp::mcp_names;
+use super::renamed::Renamed;
 use super::{Composition, Entry, Loaded, Status};
 use crate::locked::Drift;
 
@@ -162,5 +163,32 @@ impl Composition {
             );
         }
         Some(drift.files.clone())
+    }
+}
+
+impl Composition {
+    /// An MCP skill, shown as `shown`; disabling either name disables it.
+    pub(super) fn mcp_entry(
+        &self,
+        skill: Arc<dyn Skill>,
+        own_name: String,
+        shown: String,
+        ranking: &mut Ranking<'_>,
+    ) -> Entry {
+        let enablement = &self.inner.enablement;
+        let enabled = enablement
+            .check(&shown)
+            .and_then(|()| enablement.check(&own_name));
+        let status = Status::ranked(ranking.rank(&skill, &shown, enabled));
+        let skill = if shown == own_name {
+            skill
+        } else {
+            Arc::new(Renamed::new(skill, shown)) as Arc<dyn Skill>
+        };
+        Entry {
+            skill,
+            own_name,
+            status,
+        }
     }
 }

@@ -13,8 +13,6 @@ use skillful_inline::{Precedence, Ranking};
 #[cfg(feature = "mcp")]
 use skillful_mcp::McpSkillsSource;
 
-use super::renamed::Renamed;
-use super::{Composition, Entry, Status};
 #[cfg(feature = "mcp")]
 use crate::environment::Environment;
 #[cfg(feature = "mcp")]
@@ -48,33 +46,6 @@ impl McpPart {
     /// The server's skills, from the first listing that succeeded.
     pub(super) async fn listed(&self) -> Result<Vec<Arc<dyn Skill>>, SkillError> {
         self.listing.skills(&SourceContext::default()).await
-    }
-}
-
-impl Composition {
-    /// An MCP skill, shown as `shown`; disabling either name disables it.
-    pub(super) fn mcp_entry(
-        &self,
-        skill: Arc<dyn Skill>,
-        own_name: String,
-        shown: String,
-        ranking: &mut Ranking<'_>,
-    ) -> Entry {
-        let enablement = &self.inner.enablement;
-        let enabled = enablement
-            .check(&shown)
-            .and_then(|()| enablement.check(&own_name));
-        let status = Status::ranked(ranking.rank(&skill, &shown, enabled));
-        let skill = if shown == own_name {
-            skill
-        } else {
-            Arc::new(Renamed::new(skill, shown)) as Arc<dyn Skill>
-        };
-        Entry {
-            skill,
-            own_name,
-            status,
-        }
     }
 }
 

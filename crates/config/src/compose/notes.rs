@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use crate::environment::{Environment, Project};
 use crate::error::ConfigError;
+use crate::error::shown_path;
 use crate::safety::Risk;
-use crate::trust::{TrustStore, Verdict, shown_path};
+use crate::trust::{TrustStore, Verdict};
 
 /// Something the user should know about how the skills were composed.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

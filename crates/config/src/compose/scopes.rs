@@ -9,8 +9,9 @@ use skillful_discovery::hosts::Host;
 use super::{Note, SkillsConfig};
 use crate::environment::{AGENTS_DIR, Project};
 use crate::error::ConfigError;
+use crate::error::shown_path;
 use crate::settings::{Enablement, Settings, SettingsLevel};
-use crate::trust::{TrustStore, TrustedPlugins, Verdict, plugin_dir_digest, shown_path};
+use crate::trust::{TrustStore, TrustedPlugins, Verdict, plugin_dir_digest};
 
 impl SkillsConfig {
     /// The roots of every scope read, in precedence order, with what their settings say.
