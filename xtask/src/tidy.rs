@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use skillful_plugin_build::{Package, workspace_packages};
 
+mod cycles;
+
 /// The crates that may hold `unsafe` code, and why: system calls `libc` has no safe wrapper
 /// for here (process groups, the reaper, `prctl`, `flock`), and the plugin ABI's export.
 pub(crate) const UNSAFE_CRATES: [&str; 5] = [
@@ -105,11 +107,15 @@ pub(crate) enum Rule {
     /// and one or more [`Keeper`]s), and each keeper named exists: a rule of this file, a clippy
     /// lint the workspace configures, a test function, a type.
     Keepers,
+    /// No crate's modules name one another in a circle (`cycles.rs` says how a module names
+    /// another: a `use` or a path written out, followed through re-exports to the module that
+    /// defines the name; the crate root and test code left out).
+    ModuleCycles,
 }
 
 impl Rule {
     /// Every rule.
-    const ALL: [Rule; 9] = [
+    const ALL: [Rule; 10] = [
         Rule::Layers,
         Rule::ChildProcess,
         Rule::Printing,
@@ -119,6 +125,7 @@ impl Rule {
         Rule::Commands,
         Rule::Layout,
         Rule::Keepers,
+        Rule::ModuleCycles,
     ];
 }
 
@@ -134,6 +141,7 @@ impl fmt::Display for Rule {
             Rule::Commands => "commands",
             Rule::Layout => "layout",
             Rule::Keepers => "keepers",
+            Rule::ModuleCycles => "module-cycles",
         })
     }
 }
@@ -601,7 +609,7 @@ impl Crate {
     }
 
     /// The problems of its source: forbid-unsafe, safety-doc, child-process, printing,
-    /// bounded-reads.
+    /// bounded-reads, module-cycles.
     fn source_problems(&self) -> anyhow::Result<Vec<Problem>> {
         let mut problems = Vec::new();
         let src = self.path.join("src");
@@ -632,6 +640,19 @@ impl Crate {
             });
         }
         let test_files = test_module_files(&files);
+        for circle in cycles::circles(&src, &files, &test_files, test_module_start, is_code) {
+            problems.push(Problem {
+                rule: Rule::ModuleCycles,
+                at: format!("{}/src", self.dir),
+                what: format!(
+                    "modules of {} name one another in a circle: {}; move what they share into a \
+                     module of its own (or pass it in), so that one of them no longer names the \
+                     other",
+                    self.name(),
+                    circle.describe()
+                ),
+            });
+        }
         for (file, text) in &files {
             let relative = file.strip_prefix(&self.path).unwrap_or(file);
             let path = format!("{}/{}", self.dir, relative.display());
@@ -1140,6 +1161,32 @@ mod tests {
             "use std::process::Command;\n",
         );
         assert_eq!(workspace.broken(), []);
+    }
+
+    #[test]
+    fn modules_that_name_one_another_are_a_problem_outside_tests() {
+        let workspace = Workspace::new();
+        workspace.append("crates/agent/src/lib.rs", "mod run;\nmod strategy;\n");
+        workspace.write(
+            "crates/agent/src/strategy.rs",
+            "/// A strategy.\npub struct Strategy;\n\n#[cfg(test)]\nmod tests {\n    \
+             use crate::run::Run;\n}\n",
+        );
+        workspace.write(
+            "crates/agent/src/run.rs",
+            "use crate::strategy::Strategy;\n\n/// A run.\npub struct Run(pub Strategy);\n",
+        );
+        assert_eq!(workspace.broken(), []);
+
+        workspace.write(
+            "crates/agent/src/strategy.rs",
+            "/// A strategy.\npub struct Strategy;\n\n/// The run it serves.\n\
+             pub fn run() -> Option<crate::run::Run> {\n    None\n}\n",
+        );
+        assert_eq!(
+            workspace.broken(),
+            [(Rule::ModuleCycles, "crates/agent/src".to_owned())]
+        );
     }
 
     #[test]
