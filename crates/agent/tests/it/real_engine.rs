@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! cargo xtask llm-server --port 8090 --require-user
-//! SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p skillful-agent --test agent -- --ignored --test-threads=1 real_engine
+//! SKILLS_REAL_ENGINE=http://127.0.0.1:8090/v1 cargo test -p skillful-agent --test it -- --ignored --test-threads=1 real_engine
 //! ```
 //!
 //! They assert protocol facts, not the model's wisdom or its misbehaviour (a better model must

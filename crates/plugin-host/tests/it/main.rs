@@ -1,0 +1,3 @@
+//! The integration tests of `skillful-plugin-host`: one binary, its modules by subject.
+
+mod plugins;

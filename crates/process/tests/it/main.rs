@@ -1,0 +1,3 @@
+//! The integration tests of `skillful-process`: one binary, its modules by subject.
+
+mod process;

@@ -1,0 +1,3 @@
+//! The integration tests of `skillful-state`: one binary, its modules by subject.
+
+mod inspect;

@@ -1,0 +1,3 @@
+//! The integration tests of `skillful-watch`: one binary, its modules by subject.
+
+mod reload;
