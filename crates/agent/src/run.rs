@@ -18,7 +18,7 @@ use crate::error::AgentError;
 use crate::mode::Mode;
 use crate::run_options::RunOptions;
 use crate::session::{Author, Session};
-use crate::session_tasks::{self, SessionTaskState};
+use crate::session_tasks::{self, SessionTask, SessionTaskState};
 use crate::spans;
 use crate::turn::{Gathered, Made, Offered, TurnInput};
 
@@ -82,7 +82,8 @@ impl Agent {
             }
         };
         let usage = made.usage;
-        let reply = finish(session, input, made, mode);
+        let started = self.started_tasks(session, &made.messages).await;
+        let reply = finish(session, input, made, mode, started);
         if let Some(auditor) = &self.auditor {
             auditor.run_ended(session.id(), usage).await;
         }
@@ -189,7 +190,13 @@ impl Agent {
 
 /// Ends a turn: the input's messages (the conversation's), then what the strategy `made`,
 /// join `session`; what the run gives back.
-fn finish(session: &mut Session, input: TurnInput, made: Made, mode: Mode) -> AgentResponse {
+fn finish(
+    session: &mut Session,
+    input: TurnInput,
+    made: Made,
+    mode: Mode,
+    started: Vec<SessionTask>,
+) -> AgentResponse {
     let author = if input.reported.is_empty() {
         Author::Conversation
     } else {
@@ -199,7 +206,7 @@ fn finish(session: &mut Session, input: TurnInput, made: Made, mode: Mode) -> Ag
     for id in &input.reported {
         session.set_task_state(id, SessionTaskState::Reported);
     }
-    session.add_tasks(session_tasks::started_in(&made.messages));
+    session.add_tasks(started);
     session.extend(
         made.messages
             .iter()

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use skillful_chat::Message;
 use skillful_provider::{TaskEvent, TaskId, TaskRecord, TaskStatus, Tasks};
 use tokio::sync::broadcast;
 use tokio::task::JoinSet;
@@ -17,7 +18,7 @@ use crate::audit::Auditor;
 use crate::error::AgentError;
 use crate::run_options::RunOptions;
 use crate::session::Session;
-use crate::session_tasks::{EndedTasks, SessionTask, SessionTaskState, announced_task};
+use crate::session_tasks::{self, EndedTasks, SessionTask, SessionTaskState, announced_task};
 
 impl Agent {
     /// The tasks of every skills provider that has them.
@@ -146,6 +147,24 @@ impl Agent {
             }
         }
         Ok(None)
+    }
+
+    /// The tasks the `run_skill_script` calls of `messages` started: those whose result
+    /// announces a task that a provider of this agent runs or recorded for `session`. A
+    /// script's own output that only reads like an announcement starts none; a task whose
+    /// store could not be read is kept (a later wait finds out).
+    pub(crate) async fn started_tasks(
+        &self,
+        session: &Session,
+        messages: &[Message],
+    ) -> Vec<SessionTask> {
+        let mut started = Vec::new();
+        for task in session_tasks::started_in(messages) {
+            if !matches!(self.find_task(session, &task.task).await, Ok(None)) {
+                started.push(task);
+            }
+        }
+        started
     }
 
     /// Waits for the task `id` of `session` when `result` announces one (the guided strategy's
