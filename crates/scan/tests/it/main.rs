@@ -2,5 +2,6 @@
 
 mod archives;
 mod baseline;
+mod corpora;
 mod framing;
 mod rules;
