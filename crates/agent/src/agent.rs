@@ -1,4 +1,5 @@
-//! The agent: one run of a conversation through the decorated chat client.
+//! The agent: the decorated chat client, its context providers, approvals and audit, built by
+//! [`AgentBuilder`], and the calls it makes itself. How a run goes is `run.rs`'s.
 
 use std::fmt;
 use std::sync::Arc;
