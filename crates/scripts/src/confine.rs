@@ -33,28 +33,23 @@ impl SandboxSupport {
     /// What this machine can enforce, as the kernel says: its Landlock ABI version, whether
     /// seccomp filters can be installed, and whether a script can have a mount namespace.
     pub fn detect() -> Self {
-        detect()
-    }
-}
-
-/// The kernel's Landlock ABI version and whether seccomp filters can be installed.
-fn detect() -> SandboxSupport {
-    // SAFETY: the version query of landlock_create_ruleset takes no pointer.
-    let abi = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<u8>(),
-            0usize,
-            1u32, // LANDLOCK_CREATE_RULESET_VERSION
-        )
-    };
-    // SAFETY: PR_GET_SECCOMP takes no pointer; it fails (EINVAL) without CONFIG_SECCOMP.
-    let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } >= 0
-        && TargetArch::try_from(std::env::consts::ARCH).is_ok();
-    SandboxSupport {
-        landlock_abi: u32::try_from(abi).ok().filter(|abi| *abi > 0),
-        seccomp,
-        mount_namespaces: mount_namespaces(),
+        // SAFETY: the version query of landlock_create_ruleset takes no pointer.
+        let abi = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<u8>(),
+                0usize,
+                1u32, // LANDLOCK_CREATE_RULESET_VERSION
+            )
+        };
+        // SAFETY: PR_GET_SECCOMP takes no pointer; it fails (EINVAL) without CONFIG_SECCOMP.
+        let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } >= 0
+            && TargetArch::try_from(std::env::consts::ARCH).is_ok();
+        Self {
+            landlock_abi: u32::try_from(abi).ok().filter(|abi| *abi > 0),
+            seccomp,
+            mount_namespaces: mount_namespaces(),
+        }
     }
 }
 
