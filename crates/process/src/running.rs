@@ -152,6 +152,13 @@ impl std::fmt::Debug for Watch<'_> {
     }
 }
 
+/// How [`Running::collect_watched`] ended the wait for its child.
+enum Ending {
+    Exited,
+    TimedOut,
+    Stopped,
+}
+
 /// A child started by [`ChildCommand::spawn`] (on Linux, the reaper over it), the leader of its
 /// own process group on Unix. Dropped before it was waited for (a cancelled run, a closed
 /// connection), it is stopped with everything it started.
@@ -197,8 +204,8 @@ impl Running {
     /// Reads the child's piped output while it runs, keeping at most `max_bytes` of each stream
     /// (the rest is read and counted, so the child never blocks on a full pipe), until it exits
     /// or `timeout` (when given) is up, when it is stopped with everything it started. Once the
-    /// child's processes are gone, only what is already in the pipes is read: a process out of
-    /// reach that holds a pipe open cannot hold the result back.
+    /// child's processes are gone (however they ended), what is already in the pipes is read, and
+    /// only that: a process out of reach that holds a pipe open cannot hold the result back.
     ///
     /// # Errors
     /// The operating system's, waiting for the child.
@@ -235,46 +242,47 @@ impl Running {
         let mut stdout = Captured::new(max_bytes);
         let mut stderr = Captured::new(max_bytes);
         let (exited, exit) = tokio::sync::watch::channel(false);
-        let mut status = None;
-        let run = async {
-            let wait = async {
-                status = Some(self.wait().await);
-                exited.send_replace(true);
-            };
-            tokio::join!(
-                wait,
-                stdout.read_from(stdout_pipe, exit.clone(), watch.stdout),
-                stderr.read_from(stderr_pipe, exit, watch.stderr)
-            );
-        };
-        let limited = async {
-            match timeout {
-                Some(timeout) => tokio::time::timeout(timeout, run).await.is_ok(),
-                None => {
-                    run.await;
-                    true
+        let mut ending = Ending::Exited;
+        // A stop or a timeout ends the child here, while its pipes are still being read: what it
+        // wrote before is kept, as after an exit.
+        let wait = async {
+            let time_up = async {
+                match timeout {
+                    Some(timeout) => tokio::time::sleep(timeout).await,
+                    None => std::future::pending().await,
                 }
-            }
+            };
+            let asked = async {
+                match watch.stop {
+                    Some(stop) => stop.await,
+                    None => std::future::pending().await,
+                }
+            };
+            let status = tokio::select! {
+                status = self.wait() => status,
+                () = time_up => {
+                    ending = Ending::TimedOut;
+                    self.stop().await
+                }
+                () = asked => {
+                    ending = Ending::Stopped;
+                    self.stop().await
+                }
+            };
+            exited.send_replace(true);
+            status
         };
-        let (finished, stopped) = match watch.stop {
-            Some(stop) => tokio::select! {
-                finished = limited => (finished, false),
-                () = stop => (true, true),
-            },
-            None => (limited.await, false),
-        };
-        // Asked to stop after the child had exited (its pipes still being read): it ended.
-        let stopped = stopped && status.is_none();
-        let status = match status {
-            Some(exited) => exited,
-            None => self.stop().await,
-        }?;
+        let (status, (), ()) = tokio::join!(
+            wait,
+            stdout.read_from(stdout_pipe, exit.clone(), watch.stdout),
+            stderr.read_from(stderr_pipe, exit, watch.stderr)
+        );
         Ok(Finished {
-            status,
+            status: status?,
             stdout,
             stderr,
-            timed_out: !finished,
-            stopped,
+            timed_out: matches!(ending, Ending::TimedOut),
+            stopped: matches!(ending, Ending::Stopped),
         })
     }
 

@@ -276,3 +276,31 @@ async fn a_watched_child_shows_its_output_as_it_comes_and_stops_when_asked() {
     let sleeper = *sleeper.get().expect("the child said its own child's pid");
     assert!(exits(sleeper), "the stopped child's own child still runs");
 }
+
+#[tokio::test]
+async fn output_written_before_a_stop_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ready = skillful_test_support::wait::Fifo::create(dir.path().join("ready"));
+    let mut child = shell(&format!(
+        "echo last words; echo last error >&2; echo ready > '{}'; sleep 300",
+        ready.path().display()
+    ));
+    // The stop blocks the runtime's only thread until the child has written everything, so its
+    // output is still unread in the pipes when the stop is asked for.
+    let stop = async move {
+        ready
+            .line_within(Duration::from_secs(60), |_| true)
+            .expect("the child says it is ready");
+    };
+    let watch = skillful_process::Watch {
+        stop: Some(Box::pin(stop)),
+        ..skillful_process::Watch::default()
+    };
+    let finished = child
+        .collect_watched(Some(Duration::from_secs(60)), 1024, watch)
+        .await
+        .unwrap();
+    assert!(finished.stopped && !finished.timed_out, "{finished:?}");
+    assert_eq!(finished.stdout.into_text(), "last words\n");
+    assert_eq!(finished.stderr.into_text(), "last error\n");
+}
