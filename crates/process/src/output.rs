@@ -20,6 +20,11 @@ pub struct Captured {
 /// How much is read from a pipe at a time.
 const CHUNK: usize = 8 * 1024;
 
+/// How long a pipe is still read after the child's processes are gone where the platform cannot
+/// say how much it holds: long enough for what was written, while a process out of reach that
+/// holds it open cannot hold the result back.
+const UNCOUNTED_READ_BOUND: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl Captured {
     pub(crate) fn new(limit: usize) -> Self {
         Self {
@@ -31,7 +36,8 @@ impl Captured {
 
     /// Reads `pipe` to its end (or until this future is dropped), keeping at most the limit; once
     /// `exited` turns true (the child's processes are gone), reads only what the pipe holds at
-    /// that moment, since whoever still holds it open is no process of the child's.
+    /// that moment, since whoever still holds it open is no process of the child's (where the
+    /// platform cannot count that, what arrives within [`UNCOUNTED_READ_BOUND`]).
     /// Each chunk read is shown to `observe` as it arrives (kept or not), for live progress.
     pub(crate) async fn read_from<P>(
         &mut self,
@@ -47,16 +53,35 @@ impl Captured {
         let mut chunk = vec![0; CHUNK];
         // After the exit: how many bytes are left to read.
         let mut left: Option<usize> = None;
+        // After the exit, where the platform cannot count them: when reading them ends.
+        let mut uncounted_until = None;
         loop {
             let read = match left {
                 Some(0) => return,
-                Some(left) => pipe.read(&mut chunk[..left.min(CHUNK)]).await,
+                Some(left) => {
+                    let read = pipe.read(&mut chunk[..left.min(CHUNK)]);
+                    match uncounted_until {
+                        None => read.await,
+                        Some(deadline) => {
+                            let Ok(read) = tokio::time::timeout_at(deadline, read).await else {
+                                tracing::warn!(
+                                    "a process outside the child's holds its output open; stopped reading it"
+                                );
+                                return;
+                            };
+                            read
+                        }
+                    }
+                }
                 None => tokio::select! {
                     biased;
                     read = pipe.read(&mut chunk) => read,
                     _ = exited.wait_for(|exited| *exited) => {
-                        // Where the platform cannot tell, read on to the end.
-                        left = Some(pipe.buffered().unwrap_or(usize::MAX));
+                        left = Some(pipe.buffered().unwrap_or_else(|| {
+                            uncounted_until =
+                                Some(tokio::time::Instant::now() + UNCOUNTED_READ_BOUND);
+                            usize::MAX
+                        }));
                         continue;
                     }
                 },
@@ -176,5 +201,31 @@ mod tests {
         capture.read_from(Some(text.as_bytes()), exit, None).await;
         assert!(!capture.truncated());
         assert_eq!(capture.into_text(), text);
+    }
+
+    /// A pipe whose content cannot be counted, as on a platform without `FIONREAD`.
+    impl Buffered for tokio::io::DuplexStream {
+        fn buffered(&self) -> Option<usize> {
+            None
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_uncounted_pipe_held_open_after_the_exit_is_read_for_a_bounded_time() {
+        use tokio::io::AsyncWriteExt;
+        let (mut holder, pipe) = tokio::io::duplex(64);
+        holder.write_all(b"last words\n").await.unwrap();
+        let (exited, exit) = watch::channel(false);
+        exited.send_replace(true);
+        let mut capture = Captured::new(100);
+        // The holder stays open: the pipe never ends.
+        let read = tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            capture.read_from(Some(pipe), exit, None),
+        )
+        .await;
+        assert!(read.is_ok(), "the reading after the exit was not bounded");
+        assert_eq!(capture.into_text(), "last words\n");
+        drop(holder);
     }
 }
